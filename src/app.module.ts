@@ -1,0 +1,54 @@
+import { Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { LoggerModule } from 'nestjs-pino';
+import { AdminModule } from './admin/admin.module.js';
+import { AuthModule } from './auth/auth.module.js';
+import { JwtAuthGuard } from './auth/jwt-auth.guard.js';
+import { ChannelsModule } from './channels/channels.module.js';
+import { CommonModule } from './common/common.module.js';
+import { ErrorEnvelopeFilter } from './common/errors/error-envelope.filter.js';
+import { IdempotencyModule } from './common/idempotency/idempotency.module.js';
+import { AppConfig } from './config/app-config.js';
+import { AppConfigModule } from './config/config.module.js';
+import { typeormOptions } from './database/typeorm-options.js';
+import { HealthModule } from './health/health.module.js';
+import { loggerOptions } from './logging/logger-options.js';
+import { MetricsModule } from './metrics/metrics.module.js';
+import { QueueModule } from './queue/queue.module.js';
+import { RateLimitGuard } from './rate-limiting/rate-limit.guard.js';
+import { RateLimitingModule } from './rate-limiting/rate-limiting.module.js';
+import { WorkspacesModule } from './workspaces/workspaces.module.js';
+import { DemoSeedModule } from './database/demo-seed.module.js';
+
+@Module({
+  imports: [
+    AppConfigModule,
+    LoggerModule.forRootAsync({ inject: [AppConfig], useFactory: loggerOptions }),
+    TypeOrmModule.forRootAsync({
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => ({
+        ...typeormOptions(config.database.url),
+        migrationsRun: config.database.migrationsRun,
+      }),
+    }),
+    CommonModule,
+    MetricsModule,
+    QueueModule,
+    RateLimitingModule,
+    IdempotencyModule,
+    AuthModule,
+    AdminModule,
+    WorkspacesModule,
+    ChannelsModule,
+    HealthModule,
+    DemoSeedModule,
+  ],
+  providers: [
+    { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
+    // Order matters: authenticate first, then count the request against the workspace's limits.
+    { provide: APP_GUARD, useExisting: JwtAuthGuard },
+    { provide: APP_GUARD, useExisting: RateLimitGuard },
+  ],
+})
+export class AppModule {}

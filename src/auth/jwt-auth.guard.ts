@@ -1,0 +1,40 @@
+import { ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AuthGuard } from '@nestjs/passport';
+import { AppConfig } from '../config/app-config.js';
+import { DomainError, ErrorKind } from '../common/errors/domain-error.js';
+import { IS_PUBLIC } from './public.decorator.js';
+import type { Principal } from './principal.js';
+
+/** Global guard: every route needs a valid bearer token with the API scope unless marked `@Public()`. */
+@Injectable()
+export class JwtAuthGuard extends AuthGuard('jwt') {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly config: AppConfig,
+  ) {
+    super();
+  }
+
+  override canActivate(context: ExecutionContext) {
+    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
+    return isPublic ? true : super.canActivate(context);
+  }
+
+  override handleRequest<T = Principal>(err: unknown, user: T | false, info: unknown): T {
+    if (err) throw err;
+    if (!user) {
+      const expired = (info as { name?: string } | undefined)?.name === 'TokenExpiredError';
+      throw new DomainError(
+        expired ? 'Auth:TokenExpired' : 'Auth:Unauthorized',
+        expired ? 'The access token has expired.' : 'A valid bearer token is required.',
+        ErrorKind.Unauthenticated,
+        { headers: { 'WWW-Authenticate': 'Bearer' } },
+      );
+    }
+    if (!(user as unknown as Principal).scopes.includes(this.config.auth.apiScope)) {
+      throw new DomainError('Auth:InsufficientScope', `The token lacks the '${this.config.auth.apiScope}' scope.`, ErrorKind.Forbidden);
+    }
+    return user;
+  }
+}

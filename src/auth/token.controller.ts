@@ -1,0 +1,30 @@
+import { Body, Controller, Header, HttpCode, Post, UseFilters } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { OAuthErrorDto, TokenRequestDto, TokenResponseDto } from './dto/token-request.dto.js';
+import { OAuthErrorFilter } from './oauth-error.js';
+import { Public } from './public.decorator.js';
+import { TokenService } from './token.service.js';
+
+@ApiTags('Account API')
+@Controller('connect')
+export class TokenController {
+  constructor(private readonly tokens: TokenService) {}
+
+  @Public()
+  @Post('token')
+  @HttpCode(200)
+  @Header('Cache-Control', 'no-store')
+  @UseFilters(OAuthErrorFilter)
+  @ApiOperation({
+    summary: 'Service Login',
+    description: 'OAuth 2.0 client credentials: exchanges a client id and secret for a bearer token.',
+  })
+  @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
+  @ApiBody({ type: TokenRequestDto })
+  @ApiOkResponse({ type: TokenResponseDto })
+  @ApiResponse({ status: 400, type: OAuthErrorDto, description: 'invalid_request, unsupported_grant_type or invalid_scope' })
+  @ApiResponse({ status: 401, type: OAuthErrorDto, description: 'invalid_client' })
+  token(@Body() body: TokenRequestDto): Promise<TokenResponseDto> {
+    return this.tokens.issue(body);
+  }
+}

@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import jwt from 'jsonwebtoken';
+import { AppConfig } from '../config/app-config.js';
+import { verifySecret } from '../common/crypto/password-hash.js';
+import { RateLimitPolicy } from '../rate-limiting/rate-limit-policy.js';
+import { RateLimitService } from '../rate-limiting/rate-limit.service.js';
+import type { TokenRequestDto, TokenResponseDto } from './dto/token-request.dto.js';
+import { OAuthError } from './oauth-error.js';
+import { ServiceAccount } from './service-account.entity.js';
+
+// Checked when the client id is unknown, so that a miss costs as much time as a wrong secret.
+const DUMMY_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
+
+/** Issues access tokens for service accounts (OAuth 2.0 client credentials). */
+@Injectable()
+export class TokenService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+    private readonly rateLimits: RateLimitService,
+  ) {}
+
+  async issue(request: TokenRequestDto): Promise<TokenResponseDto> {
+    if (!request.grant_type) throw new OAuthError('invalid_request', 'grant_type is required.');
+    if (request.grant_type !== 'client_credentials') {
+      throw new OAuthError('unsupported_grant_type', 'Only the client_credentials grant is supported.');
+    }
+    if (!request.client_id || !request.client_secret) {
+      throw new OAuthError('invalid_request', 'client_id and client_secret are required.');
+    }
+    const scope = this.grantedScope(request.scope);
+    await this.rateLimits.consume(RateLimitPolicy.TokenRequests, request.client_id);
+    const account = await this.dataSource.getRepository(ServiceAccount).findOne({ where: { clientId: request.client_id } });
+    const secretMatches = await verifySecret(request.client_secret, account?.clientSecretHash ?? DUMMY_HASH);
+    if (!account || !secretMatches || account.revokedAt !== null) {
+      throw new OAuthError('invalid_client', 'Client authentication failed.');
+    }
+    const expiresIn = this.config.auth.jwtExpiresInSeconds;
+    const accessToken = jwt.sign({ workspace_id: account.workspaceId, scope }, this.config.auth.jwtSecret, {
+      algorithm: 'HS256',
+      subject: account.id,
+      issuer: 'messaging-service',
+      expiresIn,
+    });
+    return { access_token: accessToken, token_type: 'Bearer', expires_in: expiresIn, scope };
+  }
+
+  private grantedScope(requested: string | undefined): string {
+    const apiScope = this.config.auth.apiScope;
+    if (requested === undefined || requested.trim() === '') return apiScope;
+    const scopes = requested.trim().split(/\s+/);
+    if (scopes.some((scope) => scope !== apiScope)) throw new OAuthError('invalid_scope', `The only scope is '${apiScope}'.`);
+    return apiScope;
+  }
+}

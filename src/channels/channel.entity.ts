@@ -1,0 +1,65 @@
+import { Column, DeleteDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+import { AuditedEntity } from '../database/audited.entity.js';
+
+export enum ChannelType {
+  PhoneNumber = 1,
+  WhatsApp = 2,
+  PhoneNumberAndWhatsapp = 3,
+}
+
+export type WhatsAppProviderName = 'sandbox' | 'cloud-api';
+export type VoiceProviderName = 'sandbox' | 'twilio';
+
+/** Behaviour of the sandbox voice provider (API.md §3). */
+export interface VoiceSandboxSettings {
+  answer: boolean | 'busy';
+  pressDigits: string[];
+  ringMs: number;
+  talkMs: number;
+}
+
+/** Credentials, write-only: stored sealed, never returned. */
+export interface WhatsAppCredentials {
+  accessToken: string | null;
+  appSecret: string | null;
+  verifyToken: string | null;
+}
+export interface VoiceCredentials {
+  authToken: string | null;
+}
+
+@Entity('channels')
+@Index(['workspaceId', 'creationTime'])
+export class Channel extends AuditedEntity {
+  @PrimaryColumn('uuid') id: string;
+  @Column('uuid') workspaceId: string;
+  @Column({ type: 'varchar', length: 200 }) name: string;
+  @Column({ type: 'smallint' }) type: ChannelType;
+  @Column({ type: 'varchar', length: 2048, nullable: true }) icon: string | null;
+  /** Id of the channel's phone number object in ChannelDto.phoneNumber. */
+  @Column('uuid') phoneNumberId: string;
+  @Column({ type: 'varchar', length: 20 }) phoneNumber: string;
+  @Column({ type: 'varchar', length: 2048, nullable: true }) webhookUrl: string | null;
+  @Column({ type: 'varchar', length: 2048, nullable: true }) postCallWebhookUrl: string | null;
+
+  @Column({ type: 'varchar', length: 20, nullable: true }) whatsAppProvider: WhatsAppProviderName | null;
+  @Column({ type: 'varchar', length: 100, nullable: true }) whatsAppPhoneNumberId: string | null;
+  @Column({ type: 'varchar', length: 100, nullable: true }) whatsAppWabaId: string | null;
+  @Column({ type: 'text', nullable: true }) whatsAppCredentialsSealed: string | null;
+
+  @Column({ type: 'varchar', length: 20, nullable: true }) voiceProvider: VoiceProviderName | null;
+  @Column({ type: 'varchar', length: 100, nullable: true }) voiceAccountSid: string | null;
+  @Column({ type: 'varchar', length: 20, nullable: true }) voiceFromNumber: string | null;
+  @Column({ type: 'jsonb', nullable: true }) voiceSandbox: VoiceSandboxSettings | null;
+  @Column({ type: 'text', nullable: true }) voiceCredentialsSealed: string | null;
+
+  @DeleteDateColumn({ type: 'timestamptz' }) deletionTime: Date | null;
+
+  get hasWhatsApp(): boolean {
+    return this.whatsAppProvider !== null && this.type !== ChannelType.PhoneNumber;
+  }
+
+  get hasVoice(): boolean {
+    return this.voiceProvider !== null && this.type !== ChannelType.WhatsApp;
+  }
+}

@@ -1,0 +1,155 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, Repository } from 'typeorm';
+import { SecretBox } from '../common/crypto/secret-box.js';
+import { newId } from '../common/id.js';
+import type { PagedRequestDto } from '../common/paging/paged-request.dto.js';
+import type { PagedResult } from '../common/paging/paged-result.js';
+import { Channel, ChannelType, type VoiceCredentials, type WhatsAppCredentials } from './channel.entity.js';
+import { ChannelConfigInvalid, ChannelNotFound } from './channels.errors.js';
+import type { ChannelConfigDto } from './dto/channel-config.dto.js';
+
+export type ChannelCapability = 'whatsapp' | 'voice';
+
+/** Channels of a workspace. Every lookup is by workspace and id; credentials are sealed at rest. */
+@Injectable()
+export class ChannelsService {
+  private readonly channels: Repository<Channel>;
+
+  constructor(
+    dataSource: DataSource,
+    private readonly secrets: SecretBox,
+  ) {
+    this.channels = dataSource.getRepository(Channel);
+  }
+
+  async list(workspaceId: string, paging: PagedRequestDto): Promise<PagedResult<Channel>> {
+    const [items, totalCount] = await this.channels.findAndCount({
+      where: { workspaceId },
+      order: { creationTime: 'ASC', id: 'ASC' },
+      skip: paging.skipCount,
+      take: paging.maxResultCount,
+    });
+    return { totalCount, items };
+  }
+
+  /** The channel, or ChannelNotFoundError when it is unknown, another workspace's, or lacks `capability`. */
+  async get(workspaceId: string, id: string, capability?: ChannelCapability): Promise<Channel> {
+    const channel = await this.channels.findOne({ where: { id, workspaceId } });
+    if (!channel) throw ChannelNotFound(id);
+    if (capability === 'whatsapp' && !channel.hasWhatsApp) throw ChannelNotFound(id);
+    if (capability === 'voice' && !channel.hasVoice) throw ChannelNotFound(id);
+    return channel;
+  }
+
+  async create(workspaceId: string, config: ChannelConfigDto): Promise<Channel> {
+    const channel = this.channels.create({ id: newId(), workspaceId, phoneNumberId: newId(), creatorId: null, lastModifierId: null });
+    this.apply(channel, config);
+    return this.channels.save(channel);
+  }
+
+  /** Replaces the configuration; credentials left out of the request keep their stored values. */
+  async update(workspaceId: string, id: string, config: ChannelConfigDto): Promise<Channel> {
+    const channel = await this.get(workspaceId, id);
+    this.apply(channel, config);
+    return this.channels.save(channel);
+  }
+
+  async remove(workspaceId: string, id: string): Promise<void> {
+    const channel = await this.get(workspaceId, id);
+    await this.channels.softRemove(channel);
+  }
+
+  whatsAppCredentials(channel: Channel): WhatsAppCredentials {
+    return channel.whatsAppCredentialsSealed
+      ? this.secrets.openJson<WhatsAppCredentials>(channel.whatsAppCredentialsSealed)
+      : { accessToken: null, appSecret: null, verifyToken: null };
+  }
+
+  voiceCredentials(channel: Channel): VoiceCredentials {
+    return channel.voiceCredentialsSealed ? this.secrets.openJson<VoiceCredentials>(channel.voiceCredentialsSealed) : { authToken: null };
+  }
+
+  private apply(channel: Channel, config: ChannelConfigDto): void {
+    const wantsWhatsApp = config.type !== ChannelType.PhoneNumber;
+    const wantsVoice = config.type !== ChannelType.WhatsApp;
+    if (wantsWhatsApp && !config.whatsApp) throw ChannelConfigInvalid('whatsApp is required for a WhatsApp channel.', 'whatsApp');
+    if (wantsVoice && !config.voice) throw ChannelConfigInvalid('voice is required for a phone number channel.', 'voice');
+    Object.assign(channel, {
+      name: config.name,
+      type: config.type,
+      icon: config.icon ?? null,
+      phoneNumber: config.phoneNumber,
+      webhookUrl: config.webhookUrl ?? null,
+      postCallWebhookUrl: config.postCallWebhookUrl ?? null,
+    });
+    this.applyWhatsApp(channel, wantsWhatsApp ? config.whatsApp : undefined);
+    this.applyVoice(channel, wantsVoice ? config.voice : undefined);
+  }
+
+  private applyWhatsApp(channel: Channel, config: ChannelConfigDto['whatsApp']): void {
+    if (!config) {
+      Object.assign(channel, {
+        whatsAppProvider: null,
+        whatsAppPhoneNumberId: null,
+        whatsAppWabaId: null,
+        whatsAppCredentialsSealed: null,
+      });
+      return;
+    }
+    const stored = this.whatsAppCredentials(channel);
+    const credentials: WhatsAppCredentials = {
+      accessToken: config.accessToken ?? stored.accessToken,
+      appSecret: config.appSecret ?? stored.appSecret,
+      verifyToken: config.verifyToken ?? stored.verifyToken,
+    };
+    if (config.provider === 'cloud-api') {
+      for (const field of ['phoneNumberId', 'wabaId'] as const) {
+        if (!config[field]) throw ChannelConfigInvalid(`whatsApp.${field} is required for the cloud-api provider.`, `whatsApp.${field}`);
+      }
+      for (const field of ['accessToken', 'appSecret', 'verifyToken'] as const) {
+        if (!credentials[field])
+          throw ChannelConfigInvalid(`whatsApp.${field} is required for the cloud-api provider.`, `whatsApp.${field}`);
+      }
+    }
+    Object.assign(channel, {
+      whatsAppProvider: config.provider,
+      whatsAppPhoneNumberId: config.phoneNumberId ?? null,
+      whatsAppWabaId: config.wabaId ?? null,
+      whatsAppCredentialsSealed: this.secrets.sealJson(credentials),
+    });
+  }
+
+  private applyVoice(channel: Channel, config: ChannelConfigDto['voice']): void {
+    if (!config) {
+      Object.assign(channel, {
+        voiceProvider: null,
+        voiceAccountSid: null,
+        voiceFromNumber: null,
+        voiceSandbox: null,
+        voiceCredentialsSealed: null,
+      });
+      return;
+    }
+    const credentials: VoiceCredentials = { authToken: config.authToken ?? this.voiceCredentials(channel).authToken };
+    if (config.provider === 'twilio') {
+      if (!config.accountSid) throw ChannelConfigInvalid('voice.accountSid is required for the twilio provider.', 'voice.accountSid');
+      if (!credentials.authToken) throw ChannelConfigInvalid('voice.authToken is required for the twilio provider.', 'voice.authToken');
+    }
+    const sandbox = config.sandbox;
+    Object.assign(channel, {
+      voiceProvider: config.provider,
+      voiceAccountSid: config.accountSid ?? null,
+      voiceFromNumber: config.fromNumber ?? null,
+      voiceSandbox:
+        config.provider === 'sandbox'
+          ? {
+              answer: sandbox?.answer ?? true,
+              pressDigits: sandbox?.pressDigits ?? [],
+              ringMs: sandbox?.ringMs ?? 1000,
+              talkMs: sandbox?.talkMs ?? 1000,
+            }
+          : null,
+      voiceCredentialsSealed: this.secrets.sealJson(credentials),
+    });
+  }
+}

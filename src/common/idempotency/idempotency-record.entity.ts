@@ -1,0 +1,16 @@
+import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/** The first response to an `Idempotency-Key`, kept 24 h (API.md §1). */
+@Entity('idempotency_records')
+@Index(['expiresAt'])
+export class IdempotencyRecord {
+  @PrimaryColumn('uuid') workspaceId: string;
+  @PrimaryColumn({ type: 'varchar', length: 255 }) key: string;
+  /** Method, route and SHA-256 of the body: a different request under the same key is a 422. */
+  @Column({ type: 'varchar', length: 64 }) requestHash: string;
+  /** Null while the first request is still running. */
+  @Column({ type: 'smallint', nullable: true }) responseStatus: number | null;
+  @Column({ type: 'jsonb', nullable: true }) responseBody: unknown;
+  @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
+  @Column({ type: 'timestamptz' }) expiresAt: Date;
+}

@@ -1,0 +1,34 @@
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { Transform } from 'class-transformer';
+
+export const MAX_PAGE_SIZE = 1000;
+
+const toIntIfNumeric = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
+
+/** `SkipCount` and `MaxResultCount` of every list operation (API.md §1). */
+export class PagedRequestDto {
+  /** Number of items to skip. */
+  @IsOptional()
+  @Transform(toIntIfNumeric)
+  @IsInt()
+  @Min(0)
+  skipCount: number = 0;
+
+  /** Page size, at most 1000. */
+  @IsOptional()
+  @Transform(toIntIfNumeric)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE_SIZE)
+  maxResultCount: number = 20;
+}
+
+/** Paging plus `Sorting` (`"<Field> ASC|DESC"`); each operation whitelists its fields with {@link parseSorting}. */
+export class SortedPagedRequestDto extends PagedRequestDto {
+  /** `"<Field> ASC|DESC"`, field names case-insensitive. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  sorting?: string;
+}

@@ -1,0 +1,76 @@
+import { randomBytes } from 'node:crypto';
+import { Logger } from '@nestjs/common';
+import type { AppRole, EnvSchema } from './env.schema.js';
+import { parseDurationList } from '../common/time/duration.js';
+
+/** Typed, validated configuration, grouped by concern. Built once at boot from the environment. */
+export class AppConfig {
+  readonly env: string;
+  readonly role: AppRole;
+  readonly http: { port: number; host: string; publicBaseUrl: string; shutdownGraceMs: number };
+  readonly database: { url: string; migrationsRun: boolean };
+  readonly redis: { url: string; keyPrefix: string };
+  readonly auth: { jwtSecret: string; jwtExpiresInSeconds: number; apiScope: string };
+  readonly admin: { apiKey: string | undefined };
+  readonly encryptionKey: Buffer | undefined;
+  readonly storageDir: string;
+  readonly seedDemo: boolean;
+  readonly logLevel: string;
+  readonly webhooks: { allowPrivateNetworks: boolean; retryScheduleMs: number[] };
+  readonly rateLimits: {
+    requestsPerMinute: number;
+    whatsappSendsPerSecond: number;
+    ivrCallsPerSecond: number;
+    tokenRequestsPerMinute: number;
+  };
+  readonly outbox: { pollIntervalMs: number };
+
+  constructor(env: EnvSchema) {
+    this.env = env.NODE_ENV;
+    this.role = env.APP_ROLE;
+    this.http = {
+      port: env.PORT,
+      host: env.HOST,
+      publicBaseUrl: env.PUBLIC_BASE_URL.replace(/\/+$/, ''),
+      shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+    };
+    this.database = { url: env.DATABASE_URL, migrationsRun: env.MIGRATIONS_RUN };
+    this.redis = { url: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX };
+    let jwtSecret = env.JWT_SECRET;
+    if (!jwtSecret) {
+      jwtSecret = randomBytes(32).toString('base64url');
+      new Logger('Config').warn(
+        'JWT_SECRET is not set: using a random secret for this process; tokens will not survive a restart or work across replicas',
+      );
+    }
+    this.auth = { jwtSecret, jwtExpiresInSeconds: env.JWT_EXPIRES_IN, apiScope: env.API_SCOPE };
+    this.admin = { apiKey: env.ADMIN_API_KEY };
+    this.encryptionKey = env.ENCRYPTION_KEY ? decodeKey(env.ENCRYPTION_KEY) : undefined;
+    this.storageDir = env.STORAGE_DIR;
+    this.seedDemo = env.SEED_DEMO ?? env.NODE_ENV !== 'production';
+    this.logLevel = env.LOG_LEVEL;
+    this.webhooks = {
+      allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      retryScheduleMs: parseDurationList(env.WEBHOOK_RETRY_SCHEDULE),
+    };
+    this.rateLimits = {
+      requestsPerMinute: env.RATE_LIMIT_REQUESTS_PER_MINUTE,
+      whatsappSendsPerSecond: env.RATE_LIMIT_WHATSAPP_SENDS_PER_SECOND,
+      ivrCallsPerSecond: env.RATE_LIMIT_IVR_CALLS_PER_SECOND,
+      tokenRequestsPerMinute: env.RATE_LIMIT_TOKEN_REQUESTS_PER_MINUTE,
+    };
+    this.outbox = { pollIntervalMs: env.OUTBOX_POLL_INTERVAL_MS };
+  }
+
+  get runsApi(): boolean {
+    return this.role === 'api' || this.role === 'all';
+  }
+
+  get runsWorker(): boolean {
+    return this.role === 'worker' || this.role === 'all';
+  }
+}
+
+function decodeKey(value: string): Buffer {
+  return /^[A-Fa-f0-9]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
+}

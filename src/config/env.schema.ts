@@ -1,0 +1,72 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+
+const toBoolean = ({ value }: { value: unknown }) => {
+  if (typeof value !== 'string') return value;
+  const v = value.trim().toLowerCase();
+  if (['true', '1', 'yes'].includes(v)) return true;
+  if (['false', '0', 'no', ''].includes(v)) return false;
+  return value;
+};
+const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value);
+
+export const APP_ROLES = ['api', 'worker', 'all'] as const;
+export type AppRole = (typeof APP_ROLES)[number];
+
+/**
+ * Every environment variable the service reads, with its default.
+ * Defaults make `npm start` work against PostgreSQL and Redis on localhost.
+ */
+export class EnvSchema {
+  @IsOptional() @IsIn(['development', 'production', 'test']) NODE_ENV: string = 'development';
+  @Transform(toInt) @IsInt() @Min(0) @Max(65535) PORT = 3000;
+  @IsString() @IsOptional() HOST = '0.0.0.0';
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  PUBLIC_BASE_URL = 'http://localhost:3000';
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'must be a postgres:// URL' })
+  DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/messaging';
+  @Matches(/^rediss?:\/\/.+/, { message: 'must be a redis:// URL' })
+  REDIS_URL = 'redis://127.0.0.1:6379';
+  /** Prefix of every Redis key (queues, rate limits); lets several deployments or test runs share one Redis. */
+  @Matches(/^[A-Za-z0-9:_-]{1,64}$/) REDIS_KEY_PREFIX = 'msg';
+  @IsIn(APP_ROLES) APP_ROLE: AppRole = 'all';
+  @Transform(toBoolean) @IsBoolean() MIGRATIONS_RUN = true;
+  @Transform(toBoolean) @IsBoolean() @IsOptional() SEED_DEMO?: boolean;
+  @IsOptional() @IsString() @MinLength(32, { message: 'must be at least 32 characters' }) JWT_SECRET?: string;
+  @Transform(toInt) @IsInt() @Min(60) @Max(86400) JWT_EXPIRES_IN = 3600;
+  @Matches(/^[\w.:-]{1,100}$/) API_SCOPE = 'messaging_api';
+  @IsOptional() @IsString() @MinLength(16, { message: 'must be at least 16 characters' }) ADMIN_API_KEY?: string;
+  /** 32 bytes, base64 or hex: encrypts channel credentials and webhook secrets at rest. */
+  @IsOptional()
+  @Matches(/^([A-Fa-f0-9]{64}|[A-Za-z0-9+/]{43}=)$/, { message: 'must be 32 bytes as 64 hex digits or base64' })
+  ENCRYPTION_KEY?: string;
+  @IsString() STORAGE_DIR = './storage';
+  @Transform(toBoolean) @IsBoolean() WEBHOOK_ALLOW_PRIVATE_NETWORKS = false;
+  @Matches(/^\d+(ms|s|m|h)(,\d+(ms|s|m|h))*$/, { message: 'must be a comma-separated list like 2m,4m,8m' })
+  WEBHOOK_RETRY_SCHEDULE = '2m,4m,8m,16m,32m';
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL = 'info';
+  @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_REQUESTS_PER_MINUTE = 600;
+  @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_WHATSAPP_SENDS_PER_SECOND = 80;
+  @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_IVR_CALLS_PER_SECOND = 10;
+  @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_TOKEN_REQUESTS_PER_MINUTE = 20;
+  @Transform(toInt) @IsInt() @Min(50) @Max(60000) OUTBOX_POLL_INTERVAL_MS = 1000;
+  @Transform(toInt) @IsInt() @Min(0) @Max(120000) SHUTDOWN_GRACE_MS = 10000;
+}
+
+/** Validates `process.env`; throws one error naming every bad variable. */
+export function validateEnv(raw: Record<string, unknown>): EnvSchema {
+  const defined = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined && v !== ''));
+  const env = plainToInstance(EnvSchema, defined, { exposeDefaultValues: true });
+  const errors = validateSync(env, { skipMissingProperties: false });
+  if (errors.length > 0) {
+    const lines = errors.map((e) => `  ${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  if (env.NODE_ENV === 'production' && !env.JWT_SECRET) {
+    throw new Error('Invalid configuration:\n  JWT_SECRET: required when NODE_ENV=production');
+  }
+  if (env.NODE_ENV === 'production' && !env.ENCRYPTION_KEY) {
+    throw new Error('Invalid configuration:\n  ENCRYPTION_KEY: required when NODE_ENV=production');
+  }
+  return env;
+}

@@ -1,0 +1,129 @@
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config.js';
+import { OutboxMessage } from './outbox-message.entity.js';
+import { QueueName } from './queue-names.js';
+
+const BATCH_SIZE = 500;
+const REDIS_TIMEOUT_MS = 5000;
+
+/**
+ * Moves committed outbox rows to Bull. Each row becomes the job whose id is the row id, so a
+ * row dispatched twice (a crash between the push and the stamp) is still one job. Rows are
+ * claimed with `FOR UPDATE SKIP LOCKED`, so any number of processes can relay at once; rows left
+ * behind by a crash or a Redis outage are picked up by the next poll.
+ */
+@Injectable()
+export class OutboxRelay implements OnApplicationBootstrap {
+  private readonly logger = new Logger(OutboxRelay.name);
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly moduleRef: ModuleRef,
+    private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => this.kick(), this.config.outbox.pollIntervalMs);
+    this.timer.unref();
+    this.kick();
+  }
+
+  /** Stops polling and waits for the round in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Dispatches soon; calls while a dispatch runs are folded into one more round. */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.drain()
+      .then(() => undefined)
+      .finally(() => {
+        this.running = undefined;
+        if (this.again && !this.stopped) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  /** Dispatches until no pending row is left (or a round fails). Returns the number of rows moved. */
+  async drain(): Promise<number> {
+    let total = 0;
+    try {
+      for (;;) {
+        const moved = await this.dispatchBatch();
+        total += moved;
+        if (moved < BATCH_SIZE || this.stopped) return total;
+      }
+    } catch (err) {
+      this.logger.warn({ err }, 'Outbox dispatch failed; pending rows stay for the next round');
+      return total;
+    }
+  }
+
+  private dispatchBatch(): Promise<number> {
+    return this.dataSource.transaction(async (manager) => {
+      const rows = await manager
+        .createQueryBuilder(OutboxMessage, 'o')
+        .where('o.dispatched_at IS NULL')
+        .orderBy('o.created_at', 'ASC')
+        .limit(BATCH_SIZE)
+        .setLock('pessimistic_write')
+        .setOnLocked('skip_locked')
+        .getMany();
+      if (rows.length === 0) return 0;
+      await withTimeout(this.push(rows), REDIS_TIMEOUT_MS, 'Redis did not accept the jobs in time');
+      await manager
+        .createQueryBuilder()
+        .update(OutboxMessage)
+        .set({ dispatchedAt: () => 'now()' })
+        .whereInIds(rows.map((row) => row.id))
+        .execute();
+      return rows.length;
+    });
+  }
+
+  private async push(rows: OutboxMessage[]): Promise<void> {
+    const byQueue = new Map<string, OutboxMessage[]>();
+    for (const row of rows) byQueue.set(row.queue, [...(byQueue.get(row.queue) ?? []), row]);
+    const now = Date.now();
+    await Promise.all(
+      [...byQueue].map(([name, queued]) =>
+        this.queue(name as QueueName).addBulk(
+          queued.map((row) => ({
+            name: row.jobName,
+            data: { ...row.payload, outboxId: row.id, workspaceId: row.workspaceId },
+            opts: { jobId: row.id, delay: row.runAt ? Math.max(0, row.runAt.getTime() - now) : undefined },
+          })),
+        ),
+      ),
+    );
+  }
+
+  private queue(name: QueueName): Queue {
+    return this.moduleRef.get<Queue>(getQueueToken(name), { strict: false });
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,43 @@
+import { Global, Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { BullModule } from '@nestjs/bull';
+import { AppConfig } from '../config/app-config.js';
+import { Outbox } from './outbox.service.js';
+import { OutboxRelay } from './outbox.relay.js';
+import { ALL_QUEUES } from './queue-names.js';
+import { QueueMetrics } from './queue-metrics.js';
+import { QueueWorkers } from './queue-workers.js';
+import { QueueRedisConnections } from './redis-connection.js';
+import { QueueLifecycle } from './queue-lifecycle.js';
+
+/** Retries with exponential backoff; finished jobs kept for a day so a re-pushed job id is still recognised. */
+export const DEFAULT_JOB_OPTIONS = {
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 1000 },
+  removeOnComplete: { age: 24 * 3600, count: 50_000 },
+  removeOnFail: { age: 7 * 24 * 3600, count: 50_000 },
+};
+
+@Module({ providers: [QueueRedisConnections], exports: [QueueRedisConnections] })
+class QueueConnectionsModule {}
+
+@Global()
+@Module({
+  imports: [
+    QueueConnectionsModule,
+    DiscoveryModule,
+    BullModule.forRootAsync({
+      imports: [QueueConnectionsModule],
+      inject: [AppConfig, QueueRedisConnections],
+      useFactory: (config: AppConfig, connections: QueueRedisConnections) => ({
+        prefix: `${config.redis.keyPrefix}:bull`,
+        defaultJobOptions: DEFAULT_JOB_OPTIONS,
+        createClient: (type) => connections.connectionFor(type),
+      }),
+    }),
+    BullModule.registerQueue(...ALL_QUEUES.map((name) => ({ name }))),
+  ],
+  providers: [Outbox, OutboxRelay, QueueWorkers, QueueMetrics, QueueLifecycle],
+  exports: [Outbox, OutboxRelay, BullModule],
+})
+export class QueueModule {}

@@ -1,0 +1,40 @@
+import { Injectable } from '@nestjs/common';
+import Redis from 'ioredis';
+import { AppConfig } from '../config/app-config.js';
+
+/**
+ * The Redis connections of the queues. Bull reuses one command connection and one subscriber
+ * across all queues (each worker's blocking connection is its own), and leaves closing
+ * connections it did not create to us: {@link closeAll} does it after the queues have closed.
+ */
+@Injectable()
+export class QueueRedisConnections {
+  private readonly shared: Partial<Record<'client' | 'subscriber', Redis>> = {};
+  private readonly all: Redis[] = [];
+  private readonly blocking = new Set<Redis>();
+
+  constructor(private readonly config: AppConfig) {}
+
+  connectionFor(type: 'client' | 'subscriber' | 'bclient'): Redis {
+    if (type === 'bclient') {
+      const redis = this.open();
+      this.blocking.add(redis);
+      return redis;
+    }
+    return (this.shared[type] ??= this.open());
+  }
+
+  async closeAll(): Promise<void> {
+    // A blocking connection is waiting in BRPOPLPUSH: cut it rather than queue a QUIT behind it.
+    await Promise.all(
+      this.all.map((redis) => (this.blocking.has(redis) ? redis.disconnect() : redis.quit().catch(() => redis.disconnect()))),
+    );
+  }
+
+  private open(): Redis {
+    // `null` retries: commands wait out a Redis outage instead of failing (the outbox relay bounds the wait).
+    const redis = new Redis(this.config.redis.url, { maxRetriesPerRequest: null, enableReadyCheck: false, connectionName: 'queues' });
+    this.all.push(redis);
+    return redis;
+  }
+}

@@ -1,0 +1,7 @@
+import { SetMetadata } from '@nestjs/common';
+import type { RateLimitPolicy } from './rate-limit-policy.js';
+
+export const RATE_LIMIT_POLICY = Symbol('rate-limit-policy');
+
+/** Counts the route against a workspace policy on top of the general request limit (e.g. WhatsApp sends). */
+export const RateLimit = (policy: RateLimitPolicy) => SetMetadata(RATE_LIMIT_POLICY, policy);

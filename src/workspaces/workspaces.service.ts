@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { isUniqueViolation } from '../database/pg-errors.js';
+import { SecretBox } from '../common/crypto/secret-box.js';
+import { newId } from '../common/id.js';
+import type { PagedRequestDto } from '../common/paging/paged-request.dto.js';
+import type { PagedResult } from '../common/paging/paged-result.js';
+import type { CreateWorkspaceUserDto } from './dto/workspace-user.dto.js';
+import { Workspace } from './workspace.entity.js';
+import { WorkspaceUser } from './workspace-user.entity.js';
+import { UserEmailTaken, WorkspaceNotFound } from './workspaces.errors.js';
+
+const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
+
+function newWebhookSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64')}`;
+}
+
+/** Workspaces, their webhook signing secrets and their users. */
+@Injectable()
+export class WorkspacesService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly secrets: SecretBox,
+  ) {}
+
+  async create(name: string): Promise<{ workspace: Workspace; webhookSecret: string }> {
+    const webhookSecret = newWebhookSecret();
+    const workspace = await this.dataSource.getRepository(Workspace).save({
+      id: newId(),
+      name,
+      webhookSecretSealed: this.secrets.seal(webhookSecret),
+      previousWebhookSecretSealed: null,
+      previousWebhookSecretExpiresAt: null,
+    });
+    return { workspace, webhookSecret };
+  }
+
+  async list(paging: PagedRequestDto): Promise<PagedResult<Workspace>> {
+    const [items, totalCount] = await this.dataSource
+      .getRepository(Workspace)
+      .findAndCount({ order: { creationTime: 'ASC', id: 'ASC' }, skip: paging.skipCount, take: paging.maxResultCount });
+    return { totalCount, items };
+  }
+
+  async get(id: string): Promise<Workspace> {
+    const workspace = await this.dataSource.getRepository(Workspace).findOne({ where: { id } });
+    if (!workspace) throw WorkspaceNotFound(id);
+    return workspace;
+  }
+
+  /** Issues a new secret; the old one keeps being signed with for 24 h so receivers can switch over. */
+  async rotateWebhookSecret(id: string): Promise<string> {
+    const workspace = await this.get(id);
+    const webhookSecret = newWebhookSecret();
+    await this.dataSource.getRepository(Workspace).update(
+      { id },
+      {
+        webhookSecretSealed: this.secrets.seal(webhookSecret),
+        previousWebhookSecretSealed: workspace.webhookSecretSealed,
+        previousWebhookSecretExpiresAt: new Date(Date.now() + ROTATION_OVERLAP_MS),
+      },
+    );
+    return webhookSecret;
+  }
+
+  /** The secrets to sign with now: the current one, plus the previous one during a rotation. */
+  async signingSecrets(id: string): Promise<string[]> {
+    const workspace = await this.get(id);
+    const secrets = [this.secrets.open(workspace.webhookSecretSealed)];
+    if (workspace.previousWebhookSecretSealed && (workspace.previousWebhookSecretExpiresAt?.getTime() ?? 0) > Date.now()) {
+      secrets.push(this.secrets.open(workspace.previousWebhookSecretSealed));
+    }
+    return secrets;
+  }
+
+  async addUser(workspaceId: string, input: CreateWorkspaceUserDto): Promise<WorkspaceUser> {
+    await this.get(workspaceId);
+    try {
+      return await this.dataSource.getRepository(WorkspaceUser).save({
+        id: newId(),
+        workspaceId,
+        userId: newId(),
+        email: input.email.toLowerCase(),
+        name: input.name,
+        role: input.role,
+        logoUrl: input.logoUrl ?? null,
+        isAiAgent: input.isAiAgent ?? false,
+        phoneNumber: input.phoneNumber ?? null,
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw UserEmailTaken(input.email);
+      throw err;
+    }
+  }
+
+  listUsers(workspaceId: string): Promise<WorkspaceUser[]> {
+    return this.dataSource.getRepository(WorkspaceUser).find({ where: { workspaceId }, order: { creationTime: 'ASC', id: 'ASC' } });
+  }
+}

@@ -1,0 +1,60 @@
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createApp } from '../../src/create-app.js';
+import { resetConfig } from '../../src/config/load-config.js';
+import { dropDatabase } from '../../src/database/ensure-database.js';
+import { HttpClient } from './http-client.js';
+
+export const ADMIN_KEY = 'test-admin-key-0123456789';
+
+export interface TestApp {
+  app: NestFastifyApplication;
+  baseUrl: string;
+  http: HttpClient;
+  admin: HttpClient;
+  databaseUrl: string;
+  redisPrefix: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Boots the real AppModule on Fastify, listening on 127.0.0.1, against a fresh PostgreSQL
+ * database (created and migrated here, dropped on close) and its own Redis key prefix.
+ */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const runId = `${process.pid}_${randomBytes(4).toString('hex')}`;
+  const databaseUrl = `postgres://postgres@127.0.0.1:5432/msg_test_${runId}`;
+  const redisPrefix = `msgtest:${runId}`;
+  Object.assign(process.env, {
+    NODE_ENV: 'test',
+    DATABASE_URL: databaseUrl,
+    REDIS_KEY_PREFIX: redisPrefix,
+    ADMIN_API_KEY: ADMIN_KEY,
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    SEED_DEMO: 'false',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    OUTBOX_POLL_INTERVAL_MS: '200',
+    ...env,
+  });
+  resetConfig();
+  const app = await createApp();
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.getHttpServer().address() as { port: number };
+  const baseUrl = `http://127.0.0.1:${address.port}`;
+  return {
+    app,
+    baseUrl,
+    databaseUrl,
+    redisPrefix,
+    http: new HttpClient(baseUrl),
+    admin: new HttpClient(baseUrl, ADMIN_KEY),
+    async close() {
+      await app.close();
+      await dropDatabase(databaseUrl);
+    },
+  };
+}
