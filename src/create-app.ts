@@ -11,6 +11,7 @@ import { loadConfig } from './config/load-config.js';
 import { ensureDatabase } from './database/ensure-database.js';
 import { registerHttpMetrics } from './metrics/http-metrics.hook.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
+import { echoRequestId, requestIdOf } from './logging/request-id.js';
 
 export interface CreateAppOptions {
   /** Build the module graph without connecting anywhere (OpenAPI generation). */
@@ -21,7 +22,12 @@ export interface CreateAppOptions {
 export async function createApp(options: CreateAppOptions = {}): Promise<NestFastifyApplication> {
   const config = loadConfig();
   if (!options.preview) await ensureDatabase(config.database.url);
-  const adapter = new FastifyAdapter({ bodyLimit: 2 * 1024 * 1024, routerOptions: { maxParamLength: 500 }, return503OnClosing: true });
+  const adapter = new FastifyAdapter({
+    bodyLimit: 2 * 1024 * 1024,
+    routerOptions: { maxParamLength: 500 },
+    return503OnClosing: true,
+    genReqId: requestIdOf,
+  });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, {
     bufferLogs: true,
     preview: options.preview,
@@ -30,6 +36,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
   if (!options.preview) app.useLogger(app.get(Logger));
   app.useGlobalPipes(new CaseInsensitiveKeysPipe(), createValidationPipe());
   app.enableShutdownHooks();
+  echoRequestId(app);
   if (!options.preview) {
     registerHttpMetrics(app);
     await registerQueueDashboard(app, config);

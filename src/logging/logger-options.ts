@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Params } from 'nestjs-pino';
 import type { AppConfig } from '../config/app-config.js';
 
-export const REQUEST_ID_HEADER = 'x-request-id';
+import { requestIdOf } from './request-id.js';
 
 /** Paths whose values never reach the log. */
 export const REDACTED_PATHS = [
@@ -24,18 +23,14 @@ export const REDACTED_PATHS = [
   '*.password',
 ];
 
-/** Structured JSON logs; each request gets an id (taken from `X-Request-Id` when sent) echoed in the response. */
+/** Structured JSON logs, credentials redacted, each line of a request carrying its request id. */
 export function loggerOptions(config: AppConfig): Params {
   return {
     pinoHttp: {
       level: config.logLevel,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-      genReqId: (req: IncomingMessage, res: ServerResponse) => {
-        const sent = req.headers[REQUEST_ID_HEADER];
-        const id = typeof sent === 'string' && /^[\w.:-]{1,128}$/.test(sent) ? sent : randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
+      // Fastify assigned the id (see request-id.ts); the log lines carry the same one.
+      genReqId: (req: IncomingMessage) => req.id ?? requestIdOf(req),
       autoLogging: { ignore: (req: IncomingMessage) => req.url === '/health/live' || req.url === '/metrics' },
       customProps: () => ({ role: config.role }),
     },

@@ -58,11 +58,11 @@ function nestedType(target: Ctor, property: string): Ctor | undefined {
   return type && !isPrimitiveType(type) ? type : undefined;
 }
 
-/** Parsed JSON objects, and query objects (which may have a null prototype). */
+/** Parsed JSON objects, and query objects (fast-querystring builds them on a null-prototype base). */
 function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null) return false;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
+  return proto === null || proto === Object.prototype || Object.getPrototypeOf(proto) === null;
 }
 
 function isPrimitiveType(type: unknown): boolean {
