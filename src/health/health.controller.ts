@@ -1,6 +1,7 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, Res, ServiceUnavailableException } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../auth/public.decorator.js';
 import { RedisHealthIndicator } from './redis.health.js';
 
@@ -20,10 +21,15 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** PostgreSQL and Redis answer; 503 otherwise. */
+  /** PostgreSQL and Redis answer; 503 with the failing dependency otherwise. */
   @Get('ready')
-  @HealthCheck()
-  ready() {
-    return this.health.check([() => this.database.pingCheck('database', { timeout: 1000 }), () => this.redis.check()]);
+  async ready(@Res({ passthrough: true }) reply: FastifyReply) {
+    try {
+      return await this.health.check([() => this.database.pingCheck('database', { timeout: 1000 }), () => this.redis.check()]);
+    } catch (err) {
+      if (!(err instanceof ServiceUnavailableException)) throw err;
+      void reply.status(503);
+      return err.getResponse();
+    }
   }
 }

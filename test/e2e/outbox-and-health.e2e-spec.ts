@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
+import { DataSource, In, IsNull } from 'typeorm';
+import { Outbox } from '../../src/queue/outbox.service.js';
+import { OutboxMessage } from '../../src/queue/outbox-message.entity.js';
+import { JobName, QueueName } from '../../src/queue/queue-names.js';
+import { waitFor } from '../support/fixtures.js';
+import { ScratchRedis } from '../support/redis-server.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+describe('Transactional outbox and readiness through a Redis outage', () => {
+  let redis: ScratchRedis;
+  let t: TestApp;
+  let outbox: Outbox;
+  let dataSource: DataSource;
+  let queue: Queue;
+
+  before(async () => {
+    redis = await ScratchRedis.start();
+    // API role: the relay pushes to Bull, no worker consumes, so the jobs stay visible in the queue.
+    t = await startTestApp({ REDIS_URL: redis.url, APP_ROLE: 'api' });
+    outbox = t.app.get(Outbox);
+    dataSource = t.app.get(DataSource);
+    queue = t.app.get<Queue>(getQueueToken(QueueName.Maintenance), { strict: false });
+  });
+  after(async () => {
+    await redis.start();
+    await t.close();
+    await redis.stop();
+  });
+
+  async function enqueueInTransaction(marker: string): Promise<string> {
+    const [id] = await dataSource.transaction((manager) =>
+      outbox.enqueue(manager, [{ jobName: JobName.PurgeExpiredIdempotencyKeys, payload: { marker } }]),
+    );
+    outbox.afterCommit();
+    return id;
+  }
+
+  it('moves a committed row to Bull with the row id as the job id', async () => {
+    const id = await enqueueInTransaction('first');
+    const job = await waitFor(() => queue.getJob(id), 5000, 'job in Bull');
+    assert.equal(job.name, JobName.PurgeExpiredIdempotencyKeys);
+    assert.equal(job.data.marker, 'first');
+    const row = await dataSource.getRepository(OutboxMessage).findOneByOrFail({ id });
+    assert.ok(row.dispatchedAt, 'row stamped as dispatched');
+  });
+
+  it('picks up rows left behind without a kick (as after a crash between commit and push)', async () => {
+    const [id] = await dataSource.transaction((manager) =>
+      outbox.enqueue(manager, [{ jobName: JobName.PurgeExpiredIdempotencyKeys, payload: { marker: 'left-behind' } }]),
+    );
+    const job = await waitFor(() => queue.getJob(id), 5000, 'the poll to dispatch the row');
+    assert.equal(job.data.marker, 'left-behind');
+  });
+
+  it('writes nothing when the transaction rolls back', async () => {
+    const before = await dataSource.getRepository(OutboxMessage).count();
+    await assert.rejects(
+      dataSource.transaction(async (manager) => {
+        await outbox.enqueue(manager, [{ jobName: JobName.PurgeExpiredIdempotencyKeys, payload: { marker: 'rolled-back' } }]);
+        throw new Error('business rule failed');
+      }),
+    );
+    assert.equal(await dataSource.getRepository(OutboxMessage).count(), before);
+  });
+
+  it('reports Redis down on /health/ready (503) and keeps rows enqueued during the outage until Redis is back', async () => {
+    await redis.stop();
+    const ready = await waitFor(
+      async () => {
+        const res = await t.http.get('/health/ready');
+        return res.status === 503 ? res : undefined;
+      },
+      10_000,
+      'readiness to fail',
+    );
+    assert.equal(ready.body.details.redis.status, 'down');
+    assert.equal(ready.body.details.database.status, 'up');
+    assert.equal((await t.http.get('/health/live')).status, 200);
+
+    const ids = [];
+    for (let i = 0; i < 5; i++) ids.push(await enqueueInTransaction(`during-outage-${i}`));
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const pending = await dataSource.getRepository(OutboxMessage).countBy({ id: In(ids), dispatchedAt: IsNull() });
+    assert.equal(pending, 5, 'rows stay pending while Redis is down');
+
+    await redis.start();
+    for (const id of ids) {
+      const job = await waitFor(() => queue.getJob(id), 20_000, `job ${id} after Redis came back`);
+      assert.match(String(job.data.marker), /^during-outage-/);
+    }
+    await waitFor(async () => (await t.http.get('/health/ready')).status === 200, 10_000, 'readiness to recover');
+  });
+});
