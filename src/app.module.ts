@@ -27,10 +27,8 @@ import { DemoSeedModule } from './database/demo-seed.module.js';
     LoggerModule.forRootAsync({ inject: [AppConfig], useFactory: loggerOptions }),
     TypeOrmModule.forRootAsync({
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({
-        ...typeormOptions(config.database.url),
-        migrationsRun: config.database.migrationsRun,
-      }),
+      // Migrations ran before the app was created (createApp), under a lock.
+      useFactory: (config: AppConfig) => typeormOptions(config.database.url),
     }),
     CommonModule,
     MetricsModule,

@@ -1,4 +1,4 @@
-import { Logger as NestLogger } from '@nestjs/common';
+import { type DynamicModule, Logger as NestLogger, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
@@ -9,6 +9,7 @@ import { CaseInsensitiveKeysPipe } from './common/validation/case-insensitive-ke
 import { createValidationPipe } from './common/validation/validation.pipe.js';
 import { loadConfig } from './config/load-config.js';
 import { ensureDatabase } from './database/ensure-database.js';
+import { runMigrations } from './database/run-migrations.js';
 import { registerHttpMetrics } from './metrics/http-metrics.hook.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { echoRequestId, requestIdOf } from './logging/request-id.js';
@@ -16,27 +17,36 @@ import { echoRequestId, requestIdOf } from './logging/request-id.js';
 export interface CreateAppOptions {
   /** Build the module graph without connecting anywhere (OpenAPI generation). */
   preview?: boolean;
+  /** Modules booted beside AppModule (tests mount probe controllers this way). */
+  extraModules?: Array<Type<unknown> | DynamicModule>;
+}
+
+function rootModule(extraModules: CreateAppOptions['extraModules'] = []): Type<unknown> | DynamicModule {
+  return extraModules.length === 0 ? AppModule : { module: class TestRootModule {}, imports: [AppModule, ...extraModules] };
 }
 
 /** Creates the configured application (not yet listening). Shared by main.ts, tests, benchmarks and the OpenAPI script. */
 export async function createApp(options: CreateAppOptions = {}): Promise<NestFastifyApplication> {
   const config = loadConfig();
-  if (!options.preview) await ensureDatabase(config.database.url);
+  if (!options.preview) {
+    await ensureDatabase(config.database.url);
+    if (config.database.migrationsRun) await runMigrations(config.database.url);
+  }
   const adapter = new FastifyAdapter({
     bodyLimit: 2 * 1024 * 1024,
     routerOptions: { maxParamLength: 500 },
     return503OnClosing: true,
     genReqId: requestIdOf,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(rootModule(options.extraModules), adapter, {
     bufferLogs: true,
     preview: options.preview,
     abortOnError: false,
   });
   if (!options.preview) app.useLogger(app.get(Logger));
   app.useGlobalPipes(new CaseInsensitiveKeysPipe(), createValidationPipe());
-  app.enableShutdownHooks();
   echoRequestId(app);
+  closeConnectionsWhenClosing(app);
   if (!options.preview) {
     registerHttpMetrics(app);
     await registerQueueDashboard(app, config);
@@ -47,6 +57,18 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
     swaggerOptions: { persistAuthorization: true },
   });
   return app;
+}
+
+/** Responses finished while the server closes tell keep-alive clients to go, so close() does not wait on idle sockets. */
+function closeConnectionsWhenClosing(app: NestFastifyApplication): void {
+  const fastify = app.getHttpAdapter().getInstance();
+  let closing = false;
+  fastify.addHook('preClose', async () => {
+    closing = true;
+  });
+  fastify.addHook('onSend', async (_request, reply) => {
+    if (closing) void reply.header('Connection', 'close');
+  });
 }
 
 /** Boots by APP_ROLE: `api` serves HTTP only, `worker` processes queues only, `all` both. */
@@ -62,5 +84,33 @@ export async function startApp(): Promise<NestFastifyApplication> {
     await app.init();
     new NestLogger('Bootstrap').log(`Worker started, role=${config.role}`);
   }
+  closeOnSignals(app, config.http.shutdownGraceMs);
   return app;
+}
+
+/**
+ * SIGTERM/SIGINT: stop accepting connections, let in-flight requests and active jobs finish
+ * (Fastify's and Bull's close), close the database and Redis, exit 0. Past the grace period, exit 1.
+ */
+function closeOnSignals(app: NestFastifyApplication, graceMs: number): void {
+  let closing = false;
+  const logger = new NestLogger('Shutdown');
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (closing) return;
+    closing = true;
+    logger.log(`${signal} received: finishing in-flight work`);
+    setTimeout(() => {
+      logger.error(`Still busy after ${graceMs} ms: exiting anyway`);
+      process.exit(1);
+    }, graceMs).unref();
+    app.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error(err);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
 }

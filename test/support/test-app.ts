@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createApp } from '../../src/create-app.js';
+import { createApp, type CreateAppOptions } from '../../src/create-app.js';
 import { resetConfig } from '../../src/config/load-config.js';
 import { dropDatabase } from '../../src/database/ensure-database.js';
 import { HttpClient } from './http-client.js';
@@ -22,7 +22,7 @@ export interface TestApp {
  * Boots the real AppModule on Fastify, listening on 127.0.0.1, against a fresh PostgreSQL
  * database (created and migrated here, dropped on close) and its own Redis key prefix.
  */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, options: CreateAppOptions = {}): Promise<TestApp> {
   const runId = `${process.pid}_${randomBytes(4).toString('hex')}`;
   const databaseUrl = `postgres://postgres@127.0.0.1:5432/msg_test_${runId}`;
   const redisPrefix = `msgtest:${runId}`;
@@ -41,7 +41,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     ...env,
   });
   resetConfig();
-  const app = await createApp();
+  const app = await createApp(options);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address() as { port: number };
   const baseUrl = `http://127.0.0.1:${address.port}`;

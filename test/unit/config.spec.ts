@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { validateEnv } from '../../src/config/env.schema.js';
+import { AppConfig } from '../../src/config/app-config.js';
+
+describe('configuration', () => {
+  it('gives the documented defaults', () => {
+    const env = validateEnv({ JWT_SECRET: 'x'.repeat(32) });
+    const config = new AppConfig(env);
+    assert.equal(config.http.port, 3000);
+    assert.equal(config.http.publicBaseUrl, 'http://localhost:3000');
+    assert.equal(config.database.url, 'postgres://postgres@127.0.0.1:5432/messaging');
+    assert.equal(config.redis.url, 'redis://127.0.0.1:6379');
+    assert.equal(config.role, 'all');
+    assert.equal(config.database.migrationsRun, true);
+    assert.equal(config.seedDemo, true);
+    assert.equal(config.auth.jwtExpiresInSeconds, 3600);
+    assert.deepEqual(config.webhooks.retryScheduleMs, [120_000, 240_000, 480_000, 960_000, 1_920_000]);
+    assert.equal(config.webhooks.allowPrivateNetworks, false);
+    assert.equal(config.rateLimits.requestsPerMinute, 600);
+  });
+
+  it('names every bad variable in one error', () => {
+    assert.throws(
+      () => validateEnv({ PORT: 'eighty', APP_ROLE: 'both', DATABASE_URL: 'mysql://x', WEBHOOK_RETRY_SCHEDULE: '2 minutes' }),
+      (err: Error) => {
+        for (const name of ['PORT', 'APP_ROLE', 'DATABASE_URL', 'WEBHOOK_RETRY_SCHEDULE'])
+          assert.match(err.message, new RegExp(`\\b${name}=`));
+        return true;
+      },
+    );
+  });
+
+  it('requires JWT_SECRET and ENCRYPTION_KEY in production, and no demo seed there', () => {
+    assert.throws(() => validateEnv({ NODE_ENV: 'production' }), /JWT_SECRET/);
+    assert.throws(() => validateEnv({ NODE_ENV: 'production', JWT_SECRET: 'y'.repeat(40) }), /ENCRYPTION_KEY/);
+    const config = new AppConfig(validateEnv({ NODE_ENV: 'production', JWT_SECRET: 'y'.repeat(40), ENCRYPTION_KEY: 'ab'.repeat(32) }));
+    assert.equal(config.seedDemo, false);
+    assert.equal(config.encryptionKey?.length, 32);
+  });
+
+  it('reads booleans and integers from strings', () => {
+    const config = new AppConfig(
+      validateEnv({ MIGRATIONS_RUN: 'false', SEED_DEMO: '1', PORT: '8080', WEBHOOK_RETRY_SCHEDULE: '1s,500ms' }),
+    );
+    assert.equal(config.database.migrationsRun, false);
+    assert.equal(config.seedDemo, true);
+    assert.equal(config.http.port, 8080);
+    assert.deepEqual(config.webhooks.retryScheduleMs, [1000, 500]);
+  });
+});
