@@ -13,4 +13,5 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 USER node
 EXPOSE 3000
-CMD ["node", "dist/src/main.js"]
+ENV HEAP_LIMIT_MB=256
+CMD ["sh", "-c", "exec node --max-old-space-size=$HEAP_LIMIT_MB dist/src/main.js"]

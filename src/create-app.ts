@@ -11,6 +11,7 @@ import { loadConfig } from './config/load-config.js';
 import { ensureDatabase } from './database/ensure-database.js';
 import { runMigrations } from './database/run-migrations.js';
 import { registerHttpMetrics } from './metrics/http-metrics.hook.js';
+import { registerLiveness } from './health/liveness.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { echoRequestId, requestIdOf } from './logging/request-id.js';
 
@@ -46,6 +47,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
   if (!options.preview) app.useLogger(app.get(Logger));
   app.useGlobalPipes(new CaseInsensitiveKeysPipe(), createValidationPipe());
   echoRequestId(app);
+  registerLiveness(app);
   closeConnectionsWhenClosing(app);
   if (!options.preview) {
     registerHttpMetrics(app);
@@ -59,15 +61,14 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
   return app;
 }
 
-/** Responses finished while the server closes tell keep-alive clients to go, so close() does not wait on idle sockets. */
+/**
+ * Keep-alive sockets that finish a response while the server closes are closed right after it,
+ * so close() waits for in-flight requests but not for idle keep-alive clients.
+ */
 function closeConnectionsWhenClosing(app: NestFastifyApplication): void {
   const fastify = app.getHttpAdapter().getInstance();
-  let closing = false;
   fastify.addHook('preClose', async () => {
-    closing = true;
-  });
-  fastify.addHook('onSend', async (_request, reply) => {
-    if (closing) void reply.header('Connection', 'close');
+    fastify.server.keepAliveTimeout = 1;
   });
 }
 

@@ -15,12 +15,6 @@ export class HealthController {
     private readonly redis: RedisHealthIndicator,
   ) {}
 
-  /** The process is up. */
-  @Get('live')
-  live() {
-    return { status: 'ok' };
-  }
-
   /** PostgreSQL and Redis answer; 503 with the failing dependency otherwise. */
   @Get('ready')
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {

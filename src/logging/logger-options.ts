@@ -1,3 +1,4 @@
+import { RequestMethod } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import type { Params } from 'nestjs-pino';
 import type { AppConfig } from '../config/app-config.js';
@@ -26,12 +27,17 @@ export const REDACTED_PATHS = [
 /** Structured JSON logs, credentials redacted, each line of a request carrying its request id. */
 export function loggerOptions(config: AppConfig): Params {
   return {
+    // Probes and scrapes are frequent and uninteresting: no per-request logger for them.
+    exclude: [
+      { method: RequestMethod.ALL, path: 'health/*path' },
+      { method: RequestMethod.ALL, path: 'metrics' },
+    ],
     pinoHttp: {
       level: config.logLevel,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       // Fastify assigned the id (see request-id.ts); the log lines carry the same one.
       genReqId: (req: IncomingMessage) => req.id ?? requestIdOf(req),
-      autoLogging: { ignore: (req: IncomingMessage) => req.url === '/health/live' || req.url === '/metrics' },
+      autoLogging: true,
       customProps: () => ({ role: config.role }),
     },
   };

@@ -15,8 +15,9 @@ export function echoRequestId(app: NestFastifyApplication): void {
   app
     .getHttpAdapter()
     .getInstance()
-    .addHook('onRequest', async (request, reply) => {
+    .addHook('onRequest', (request, reply, done) => {
       request.raw.id = request.id;
       void reply.header('X-Request-Id', request.id);
+      done();
     });
 }

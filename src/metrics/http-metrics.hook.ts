@@ -7,8 +7,9 @@ export function registerHttpMetrics(app: NestFastifyApplication): void {
   app
     .getHttpAdapter()
     .getInstance()
-    .addHook('onResponse', async (request, reply) => {
+    .addHook('onResponse', (request, reply, done) => {
       const route = request.routeOptions.url ?? 'unmatched';
       metrics.requestDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+      done();
     });
 }

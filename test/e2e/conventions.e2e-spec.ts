@@ -115,6 +115,18 @@ describe('Platform conventions (API.md §1)', () => {
     assert.equal(sent.headers.get('x-request-id'), 'trace-abc-123');
   });
 
+  it('exposes Prometheus metrics with HTTP latency by route template and queue depth', async () => {
+    await t.admin.put(`/admin/v1/workspaces/${ws.workspaceId}/channels/0190a1b2-0000-7000-8000-000000000001`, {});
+    const res = await t.http.get('/metrics');
+    assert.equal(res.status, 200);
+    assert.match(
+      res.text,
+      /http_request_duration_seconds_bucket\{[^}]*route="\/admin\/v1\/workspaces\/:workspaceId\/channels\/:channelId"/,
+    );
+    assert.doesNotMatch(res.text, /route="[^"]*0190a1b2/, 'raw ids never become labels');
+    assert.match(res.text, /queue_depth\{queue="maintenance",state="waiting"\}/);
+  });
+
   it('serves the Swagger UI and the OpenAPI document', async () => {
     const ui = await t.http.get('/docs');
     assert.equal(ui.status, 200);

@@ -1,0 +1,74 @@
+import { randomBytes } from 'node:crypto';
+import { freePort, NodeProcess } from './harness.js';
+
+export const ADMIN_KEY = 'bench-admin-key-0123456789';
+
+/** The production build under test, against a scratch database, and a logged-in workspace. */
+export interface BenchContext {
+  api: NodeProcess;
+  apiUrl: string;
+  databaseUrl: string;
+  jwtSecret: string;
+  workspaceId: string;
+  token: string;
+  admin(method: string, path: string, body?: unknown): Promise<any>;
+  call(method: string, path: string, body?: unknown): Promise<any>;
+}
+
+export async function startContext(): Promise<BenchContext> {
+  const databaseUrl = `postgres://postgres@127.0.0.1:5432/msg_bench_${process.pid}`;
+  const jwtSecret = randomBytes(32).toString('hex');
+  const port = await freePort();
+  const apiUrl = `http://127.0.0.1:${port}`;
+  const api = NodeProcess.start(
+    'dist/src/main.js',
+    {
+      NODE_ENV: 'production',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_BASE_URL: apiUrl,
+      DATABASE_URL: databaseUrl,
+      REDIS_KEY_PREFIX: `msgbench:${process.pid}`,
+      JWT_SECRET: jwtSecret,
+      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      ADMIN_API_KEY: ADMIN_KEY,
+      LOG_LEVEL: 'warn',
+      SEED_DEMO: 'false',
+      RATE_LIMIT_REQUESTS_PER_MINUTE: '1000000000',
+      RATE_LIMIT_WHATSAPP_SENDS_PER_SECOND: '1000000000',
+      RATE_LIMIT_IVR_CALLS_PER_SECOND: '1000000000',
+    },
+    // As `npm run start:prod` runs it.
+    [`--max-old-space-size=${process.env.HEAP_LIMIT_MB ?? 256}`],
+  );
+  await api.waitForHttp(`${apiUrl}/health/ready`);
+  const request = async (auth: string, method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${apiUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${auth}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+  const admin = (method: string, path: string, body?: unknown) => request(ADMIN_KEY, method, path, body);
+  const workspace = await admin('POST', '/admin/v1/workspaces', { name: 'Bench' });
+  const account = await admin('POST', `/admin/v1/workspaces/${workspace.id}/service-accounts`, { name: 'bench' });
+  const tokenRes = await fetch(`${apiUrl}/connect/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ grant_type: 'client_credentials', client_id: account.clientId, client_secret: account.clientSecret }),
+  });
+  const token = ((await tokenRes.json()) as { access_token: string }).access_token;
+  return {
+    api,
+    apiUrl,
+    databaseUrl,
+    jwtSecret,
+    workspaceId: workspace.id,
+    token,
+    admin,
+    call: (method, path, body) => request(token, method, path, body),
+  };
+}

@@ -1,0 +1,111 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import autocannon from 'autocannon';
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  non2xx: number;
+}
+
+export interface LoadOptions {
+  url: string;
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  headers?: Record<string, string>;
+  /** A fixed body, or one per request. */
+  body?: string | (() => string);
+  connections?: number;
+  durationSeconds?: number;
+}
+
+/** Drives `url` with autocannon after a short warm-up and returns throughput and latency. */
+export async function load(options: LoadOptions): Promise<LoadResult> {
+  const connections = options.connections ?? 32;
+  const run = (duration: number) => {
+    const body = options.body;
+    return autocannon({
+      url: options.url,
+      method: options.method ?? 'GET',
+      headers: options.headers,
+      connections,
+      duration,
+      ...(typeof body === 'function'
+        ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, body: body() }) }] }
+        : body !== undefined
+          ? { body }
+          : {}),
+    });
+  };
+  await run(2);
+  const result = await run(options.durationSeconds ?? Number(process.env.BENCH_SECONDS ?? 10));
+  return {
+    requestsPerSecond: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+/** A child Node process (the API under test, or a baseline server) whose peak RSS we can read. */
+export class NodeProcess {
+  private output = '';
+
+  private constructor(readonly child: ChildProcess) {
+    child.stdout?.on('data', (chunk) => (this.output += chunk));
+    child.stderr?.on('data', (chunk) => (this.output += chunk));
+  }
+
+  static start(script: string, env: Record<string, string>, nodeArgs: string[] = []): NodeProcess {
+    return new NodeProcess(
+      spawn(process.execPath, [...nodeArgs, script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }),
+    );
+  }
+
+  get log(): string {
+    return this.output;
+  }
+
+  async waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (this.child.exitCode !== null) throw new Error(`process exited early:\n${this.output}`);
+      const ok = await fetch(url).then(
+        (res) => res.ok,
+        () => false,
+      );
+      if (ok) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`${url} did not answer:\n${this.output}`);
+  }
+
+  /** Peak resident set size in MB (VmHWM), as the kernel counted it. */
+  peakRssMb(): number {
+    const status = readFileSync(`/proc/${this.child.pid}/status`, 'utf8');
+    const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    return Math.round(kb / 1024);
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      this.child.once('exit', () => resolve());
+      this.child.kill('SIGTERM');
+    });
+  }
+}

@@ -1,0 +1,82 @@
+// `npm run bench [filter]`: starts the production build against a scratch database, runs each
+// scenario against the API and its baseline in the same run, prints the table and writes
+// bench/results/<time>.json. Exits 1 when a target is missed.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dropDatabase } from '../src/database/ensure-database.js';
+import { startContext } from './context.js';
+import { SCENARIOS, type ScenarioResult } from './scenarios/index.js';
+
+const API_RSS_LIMIT_MB = 250;
+
+function row(cells: Array<string | number>): string {
+  return `| ${cells.join(' | ')} |`;
+}
+
+async function main(): Promise<void> {
+  const filter = process.argv[2];
+  const ctx = await startContext();
+  const results: ScenarioResult[] = [];
+  try {
+    for (const scenario of SCENARIOS.filter((s) => !filter || s.name.includes(filter))) {
+      process.stdout.write(`running ${scenario.name} ...\n`);
+      results.push(await scenario.run(ctx));
+    }
+  } finally {
+    const peakRssMb = ctx.api.peakRssMb();
+    await ctx.api.stop();
+    if (process.env.BENCH_VERBOSE) console.log(ctx.api.log);
+    await dropDatabase(ctx.databaseUrl);
+    print(results, peakRssMb);
+  }
+}
+
+function print(results: ScenarioResult[], peakRssMb: number): void {
+  const lines = [
+    row([
+      'scenario',
+      'API req/s',
+      'API p50 ms',
+      'API p99 ms',
+      'baseline req/s',
+      'baseline p50 ms',
+      'baseline p99 ms',
+      'ratio',
+      'target',
+      'other checks',
+      'result',
+    ]),
+    row(Array(11).fill('---')),
+  ];
+  let allOk = true;
+  for (const r of results) {
+    const ok = r.ratio >= r.targetRatio && r.checks.every((c) => c.ok);
+    allOk &&= ok;
+    lines.push(
+      row([
+        r.name,
+        Math.round(r.api.requestsPerSecond),
+        r.api.p50Ms,
+        r.api.p99Ms,
+        Math.round(r.baseline.requestsPerSecond),
+        r.baseline.p50Ms,
+        r.baseline.p99Ms,
+        r.ratio.toFixed(2),
+        `≥ ${r.targetRatio}`,
+        r.checks.map((c) => `${c.what}: ${c.ok ? 'ok' : 'MISSED'}`).join('; '),
+        ok ? 'met' : 'MISSED',
+      ]),
+    );
+  }
+  const rssOk = peakRssMb <= API_RSS_LIMIT_MB;
+  allOk &&= rssOk;
+  lines.push('', `API peak RSS: ${peakRssMb} MB (target ≤ ${API_RSS_LIMIT_MB} MB: ${rssOk ? 'met' : 'MISSED'})`);
+  console.log(`\n${lines.join('\n')}\n`);
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync(`bench/results/${new Date().toISOString().replace(/[:.]/g, '-')}.json`, JSON.stringify({ results, peakRssMb }, null, 2));
+  if (!allOk) process.exitCode = 1;
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,97 @@
+import type { BenchContext } from '../context.js';
+import { load, NodeProcess, freePort, type LoadResult } from '../harness.js';
+
+/** One row of the table: the API's figures next to its baseline's, measured in the same run. */
+export interface ScenarioResult {
+  name: string;
+  api: LoadResult;
+  baseline: LoadResult;
+  /** API requests/s ÷ baseline requests/s. */
+  ratio: number;
+  targetRatio: number;
+  /** Extra targets and what was measured for them, e.g. `p99 ≤ 50 ms`. */
+  checks: Array<{ what: string; ok: boolean }>;
+}
+
+export interface Scenario {
+  name: string;
+  targetRatio: number;
+  run(ctx: BenchContext): Promise<ScenarioResult>;
+}
+
+/** Loads the same request against the API and against a baseline server script started for it. */
+export async function compareWithBaseline(
+  ctx: BenchContext,
+  options: {
+    name: string;
+    targetRatio: number;
+    baselineScript: string;
+    path: string;
+    headers?: Record<string, string>;
+    connections?: number;
+  },
+): Promise<ScenarioResult> {
+  const api = await load({ url: `${ctx.apiUrl}${options.path}`, headers: options.headers, connections: options.connections });
+  const port = await freePort();
+  const baselineProcess = NodeProcess.start(options.baselineScript, {
+    PORT: String(port),
+    DATABASE_URL: ctx.databaseUrl,
+    JWT_SECRET: ctx.jwtSecret,
+  });
+  try {
+    await baselineProcess.waitForHttp(`http://127.0.0.1:${port}/health/live`);
+    const baseline = await load({
+      url: `http://127.0.0.1:${port}${options.path}`,
+      headers: options.headers,
+      connections: options.connections,
+    });
+    return {
+      name: options.name,
+      api,
+      baseline,
+      ratio: api.requestsPerSecond / baseline.requestsPerSecond,
+      targetRatio: options.targetRatio,
+      checks: [
+        { what: 'no errors or non-2xx', ok: api.errors === 0 && api.non2xx === 0 && baseline.errors === 0 && baseline.non2xx === 0 },
+      ],
+    };
+  } finally {
+    await baselineProcess.stop();
+  }
+}
+
+export const healthLive: Scenario = {
+  name: 'GET /health/live',
+  targetRatio: 0.75,
+  run: (ctx) =>
+    compareWithBaseline(ctx, {
+      name: 'GET /health/live',
+      targetRatio: 0.75,
+      baselineScript: 'dist/bench/baselines/bare-health.js',
+      path: '/health/live',
+    }),
+};
+
+export const workspaceUsers: Scenario = {
+  name: 'GET /v1/workspaces/users',
+  targetRatio: 0.6,
+  async run(ctx) {
+    for (let i = 0; i < 10; i++) {
+      await ctx.admin('POST', `/admin/v1/workspaces/${ctx.workspaceId}/users`, {
+        email: `user${i}@bench.example`,
+        name: `User ${i}`,
+        role: i === 0 ? 1 : 2,
+      });
+    }
+    return compareWithBaseline(ctx, {
+      name: 'GET /v1/workspaces/users',
+      targetRatio: 0.6,
+      baselineScript: 'dist/bench/baselines/bare-workspace-users.js',
+      path: '/v1/workspaces/users',
+      headers: { authorization: `Bearer ${ctx.token}` },
+    });
+  },
+};
+
+/** Every scenario, in the order the table prints them. Later capabilities add theirs here. */
+export const SCENARIOS: Scenario[] = [healthLive, workspaceUsers];
