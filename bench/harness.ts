@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import autocannon from 'autocannon';
+import { freePort } from '../test/support/free-port.js';
+export { freePort };
 
 export interface LoadResult {
   requestsPerSecond: number;
@@ -50,16 +51,6 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   };
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 /** A child Node process (the API under test, or a baseline server) whose peak RSS we can read. */
 export class NodeProcess {

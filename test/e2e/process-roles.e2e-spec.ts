@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { dropDatabase } from '../../src/database/ensure-database.js';
 import { waitFor } from '../support/fixtures.js';
-import { freePort } from '../support/redis-server.js';
+import { freePort } from '../support/free-port.js';
 
 const MAIN = 'dist/src/main.js';
 

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import Redis from 'ioredis';
+import { freePort } from './free-port.js';
 
 /** A private redis-server on a free port, for tests that stop and restart Redis. */
 export class ScratchRedis {
@@ -52,15 +52,4 @@ export class ScratchRedis {
       child.kill('SIGKILL');
     });
   }
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
