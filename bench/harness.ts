@@ -51,7 +51,6 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   };
 }
 
-
 /** A child Node process (the API under test, or a baseline server) whose peak RSS we can read. */
 export class NodeProcess {
   private output = '';

@@ -19,6 +19,7 @@ import { QueueModule } from './queue/queue.module.js';
 import { RateLimitGuard } from './rate-limiting/rate-limit.guard.js';
 import { RateLimitingModule } from './rate-limiting/rate-limiting.module.js';
 import { WorkspacesModule } from './workspaces/workspaces.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
 import { DemoSeedModule } from './database/demo-seed.module.js';
 
 @Module({
@@ -39,6 +40,7 @@ import { DemoSeedModule } from './database/demo-seed.module.js';
     AdminModule,
     WorkspacesModule,
     ChannelsModule,
+    WebhooksModule,
     HealthModule,
     DemoSeedModule,
   ],

@@ -23,7 +23,8 @@ export class AppConfig {
     ivrCallsPerSecond: number;
     tokenRequestsPerMinute: number;
   };
-  readonly outbox: { pollIntervalMs: number };
+  readonly outbox: { pollIntervalMs: number; recoverAfterMs: number };
+  readonly queues: { lockDurationMs: number };
 
   constructor(env: EnvSchema) {
     this.env = env.NODE_ENV;
@@ -59,7 +60,8 @@ export class AppConfig {
       ivrCallsPerSecond: env.RATE_LIMIT_IVR_CALLS_PER_SECOND,
       tokenRequestsPerMinute: env.RATE_LIMIT_TOKEN_REQUESTS_PER_MINUTE,
     };
-    this.outbox = { pollIntervalMs: env.OUTBOX_POLL_INTERVAL_MS };
+    this.outbox = { pollIntervalMs: env.OUTBOX_POLL_INTERVAL_MS, recoverAfterMs: env.OUTBOX_RECOVER_AFTER_MS };
+    this.queues = { lockDurationMs: env.QUEUE_LOCK_DURATION_MS };
   }
 
   get runsApi(): boolean {

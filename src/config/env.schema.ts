@@ -50,7 +50,11 @@ export class EnvSchema {
   @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_IVR_CALLS_PER_SECOND = 10;
   @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_TOKEN_REQUESTS_PER_MINUTE = 20;
   @Transform(toInt) @IsInt() @Min(50) @Max(60000) OUTBOX_POLL_INTERVAL_MS = 1000;
+  /** How long a dispatched job may stay unfinished before the relay checks that Redis still has it. */
+  @Transform(toInt) @IsInt() @Min(1000) OUTBOX_RECOVER_AFTER_MS = 300_000;
   @Transform(toInt) @IsInt() @Min(0) @Max(120000) SHUTDOWN_GRACE_MS = 10000;
+  /** Bull's job lock: a job whose worker died is taken up again after about this long. */
+  @Transform(toInt) @IsInt() @Min(1000) @Max(600000) QUEUE_LOCK_DURATION_MS = 30000;
 }
 
 /** Validates `process.env`; throws one error naming every bad variable. */

@@ -7,6 +7,7 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm'
  */
 @Entity('outbox_messages')
 @Index('ix_outbox_messages_pending', ['createdAt'], { where: 'dispatched_at IS NULL' })
+@Index('ix_outbox_messages_unfinished', ['dispatchedAt'], { where: 'dispatched_at IS NOT NULL AND completed_at IS NULL' })
 export class OutboxMessage {
   @PrimaryColumn('uuid') id: string;
   @Column({ type: 'uuid', nullable: true }) workspaceId: string | null;
@@ -17,4 +18,6 @@ export class OutboxMessage {
   @Column({ type: 'timestamptz', nullable: true }) runAt: Date | null;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
   @Column({ type: 'timestamptz', nullable: true }) dispatchedAt: Date | null;
+  /** Set when a worker finished the job (or gave up on it); a dispatched row without it whose job Redis lost is pushed again. */
+  @Column({ type: 'timestamptz', nullable: true }) completedAt: Date | null;
 }

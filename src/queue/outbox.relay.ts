@@ -9,6 +9,8 @@ import { QueueName } from './queue-names.js';
 
 const BATCH_SIZE = 500;
 const REDIS_TIMEOUT_MS = 5000;
+/** A dispatched job unfinished for this long is looked up in Redis, and pushed again if Redis lost it. */
+const RECOVERY_CHECK_EVERY_MS = 10_000;
 
 /**
  * Moves committed outbox rows to Bull. Each row becomes the job whose id is the row id, so a
@@ -23,6 +25,7 @@ export class OutboxRelay implements OnApplicationBootstrap {
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  private lastRecoveryCheck = 0;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -68,12 +71,50 @@ export class OutboxRelay implements OnApplicationBootstrap {
       for (;;) {
         const moved = await this.dispatchBatch();
         total += moved;
-        if (moved < BATCH_SIZE || this.stopped) return total;
+        if (moved < BATCH_SIZE || this.stopped) break;
+      }
+      if (Date.now() - this.lastRecoveryCheck >= Math.min(RECOVERY_CHECK_EVERY_MS, this.config.outbox.recoverAfterMs)) {
+        this.lastRecoveryCheck = Date.now();
+        await this.recoverLostJobs();
       }
     } catch (err) {
       this.logger.warn({ err }, 'Outbox dispatch failed; pending rows stay for the next round');
-      return total;
     }
+    return total;
+  }
+
+  /**
+   * Redis keeps jobs in memory: a restart without persistence, a failover or an eviction can lose
+   * jobs that were already dispatched. Rows dispatched a while ago and still unfinished are looked
+   * up in their queue, and pushed again (same job id) when the queue no longer has them.
+   */
+  async recoverLostJobs(): Promise<number> {
+    return this.dataSource.transaction(async (manager) => {
+      const rows = await manager
+        .createQueryBuilder(OutboxMessage, 'o')
+        .where('o.dispatched_at IS NOT NULL AND o.completed_at IS NULL')
+        .andWhere(`o.dispatched_at < now() - make_interval(secs => :after)`, { after: this.config.outbox.recoverAfterMs / 1000 })
+        .orderBy('o.dispatched_at', 'ASC')
+        .limit(BATCH_SIZE)
+        .setLock('pessimistic_write')
+        .setOnLocked('skip_locked')
+        .getMany();
+      const lost: OutboxMessage[] = [];
+      for (const row of rows) {
+        const job = await withTimeout(this.queue(row.queue as QueueName).getJob(row.id), REDIS_TIMEOUT_MS, 'Redis did not answer');
+        if (!job) lost.push(row);
+      }
+      if (lost.length > 0) {
+        await withTimeout(this.push(lost), REDIS_TIMEOUT_MS, 'Redis did not accept the jobs in time');
+        this.logger.warn(`Pushed ${lost.length} job(s) again that Redis had lost`);
+      }
+      return lost.length;
+    });
+  }
+
+  /** Marks a job's row finished, so recovery leaves it alone. */
+  async markCompleted(outboxId: string): Promise<void> {
+    await this.dataSource.query('UPDATE outbox_messages SET completed_at = now() WHERE id = $1 AND completed_at IS NULL', [outboxId]);
   }
 
   private dispatchBatch(): Promise<number> {

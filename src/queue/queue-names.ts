@@ -4,14 +4,18 @@
  */
 export enum QueueName {
   Maintenance = 'maintenance',
+  Webhooks = 'webhooks',
 }
 
 export enum JobName {
   PurgeExpiredIdempotencyKeys = 'maintenance.purge-expired-idempotency-keys',
+  /** One attempt to deliver one webhook event: `{ deliveryId, attempt }`. */
+  DeliverWebhook = 'webhooks.deliver',
 }
 
 export const QUEUE_OF_JOB: Record<JobName, QueueName> = {
   [JobName.PurgeExpiredIdempotencyKeys]: QueueName.Maintenance,
+  [JobName.DeliverWebhook]: QueueName.Webhooks,
 };
 
 export const ALL_QUEUES: QueueName[] = Object.values(QueueName);

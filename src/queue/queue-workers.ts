@@ -6,6 +6,7 @@ import { AppConfig } from '../config/app-config.js';
 import { JOB_HANDLER, type JobHandlerOptions } from './job-handler.decorator.js';
 import { JobName, QUEUE_OF_JOB } from './queue-names.js';
 import { QueueMetrics } from './queue-metrics.js';
+import { OutboxRelay } from './outbox.relay.js';
 
 type Handler = (job: Job) => Promise<unknown>;
 
@@ -25,6 +26,7 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
     private readonly moduleRef: ModuleRef,
     private readonly config: AppConfig,
     private readonly metrics: QueueMetrics,
+    private readonly relay: OutboxRelay,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -36,12 +38,26 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
       const queue = this.moduleRef.get<Queue>(getQueueToken(QUEUE_OF_JOB[name]), { strict: false });
       // process() settles when the worker loop ends; during shutdown that is a closed connection, not a failure.
       queue
-        .process(name, options.concurrency ?? 1, (job: Job) => this.metrics.track(queue.name, name, () => handler(job)))
+        .process(name, options.concurrency ?? 1, (job: Job) => this.metrics.track(queue.name, name, () => this.run(job, handler)))
         .catch((err: Error) => {
           if (!this.stopping) this.logger.error({ err }, `Worker loop for ${name} stopped`);
         });
     }
     this.logger.log(`Processing ${handlers.size} job type(s)`);
+  }
+
+  /** Runs the handler; a job that succeeded, or failed its last attempt, marks its outbox row finished. */
+  private async run(job: Job, handler: Handler): Promise<unknown> {
+    const outboxId = (job.data as { outboxId?: string }).outboxId;
+    try {
+      const result = await handler(job);
+      if (outboxId) await this.relay.markCompleted(outboxId);
+      return result;
+    } catch (err) {
+      const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      if (outboxId && lastAttempt) await this.relay.markCompleted(outboxId).catch(() => undefined);
+      throw err;
+    }
   }
 
   beforeApplicationShutdown(): void {

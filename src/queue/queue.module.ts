@@ -32,6 +32,7 @@ class QueueConnectionsModule {}
       useFactory: (config: AppConfig, connections: QueueRedisConnections) => ({
         prefix: `${config.redis.keyPrefix}:bull`,
         defaultJobOptions: DEFAULT_JOB_OPTIONS,
+        settings: { lockDuration: config.queues.lockDurationMs, stalledInterval: config.queues.lockDurationMs },
         createClient: (type) => connections.connectionFor(type),
       }),
     }),

@@ -1,0 +1,49 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsEnum, IsOptional } from 'class-validator';
+import { PagedRequestDto } from '../../common/paging/paged-request.dto.js';
+import { TimestampFormat, formatTimestamp } from '../../common/time/timestamp-format.js';
+import type { WebhookDelivery } from '../webhook-delivery.entity.js';
+import { WebhookDeliveryStatus, WebhookKind } from '../webhook-kind.js';
+
+export class ListWebhookDeliveriesDto extends PagedRequestDto {
+  @ApiProperty({ enum: WebhookKind, enumName: 'WebhookKind', required: false })
+  @IsOptional()
+  @IsEnum(WebhookKind)
+  kind?: WebhookKind;
+
+  @ApiProperty({ enum: WebhookDeliveryStatus, enumName: 'WebhookDeliveryStatus', required: false })
+  @IsOptional()
+  @IsEnum(WebhookDeliveryStatus)
+  status?: WebhookDeliveryStatus;
+}
+
+export class WebhookDeliveryDto {
+  /** Also the `webhook-id` header of every attempt. */
+  id: string;
+  @ApiProperty({ enum: WebhookKind, enumName: 'WebhookKind' }) kind: string;
+  targetUrl: string;
+  @ApiProperty({ enum: WebhookDeliveryStatus, enumName: 'WebhookDeliveryStatus' }) status: WebhookDeliveryStatus;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  /** ISO 8601 UTC; null once the event succeeded or failed for good. */
+  nextAttemptAt: string | null;
+  /** ISO 8601 UTC. */
+  creationTime: string;
+  @ApiProperty({ type: 'object', additionalProperties: true }) payload: Record<string, unknown>;
+
+  static from(delivery: WebhookDelivery): WebhookDeliveryDto {
+    return {
+      id: delivery.id,
+      kind: delivery.kind,
+      targetUrl: delivery.targetUrl,
+      status: delivery.status,
+      attempts: delivery.attempts,
+      lastStatusCode: delivery.lastStatusCode,
+      lastError: delivery.lastError,
+      nextAttemptAt: formatTimestamp(delivery.nextAttemptAt, TimestampFormat.utc),
+      creationTime: TimestampFormat.utc(delivery.creationTime),
+      payload: delivery.payload,
+    };
+  }
+}

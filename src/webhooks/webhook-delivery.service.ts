@@ -1,0 +1,192 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource, IsNull, Not, Repository } from 'typeorm';
+import { Counter, Histogram, Registry } from 'prom-client';
+import { AppConfig } from '../config/app-config.js';
+import type { PagedResult } from '../common/paging/paged-result.js';
+import { Outbox } from '../queue/outbox.service.js';
+import { JobName } from '../queue/queue-names.js';
+import { WorkspacesService } from '../workspaces/workspaces.service.js';
+import type { ListWebhookDeliveriesDto } from './dto/webhook-delivery.dto.js';
+import { WebhookDelivery } from './webhook-delivery.entity.js';
+import { WebhookDeliveryStatus } from './webhook-kind.js';
+import { ATTEMPT_TIMEOUT_MS, WebhookSender, type AttemptOutcome } from './webhook-sender.js';
+import { DeliveryInProgress, DeliveryNotFound } from './webhooks.errors.js';
+
+/** An attempt's lease: longer than the attempt's own deadline, so only a dead worker's lease runs out. */
+const LEASE_MS = ATTEMPT_TIMEOUT_MS + 5_000;
+
+/** Thrown when another worker holds the attempt: Bull retries the job after a backoff. */
+export class AttemptLeaseHeldError extends Error {}
+const SECRETS_CACHE_MS = 5_000;
+
+interface ClaimedDelivery {
+  id: string;
+  workspace_id: string;
+  kind: string;
+  target_url: string;
+  payload: Record<string, unknown>;
+}
+
+type Verdict = { status: WebhookDeliveryStatus; nextAttemptAt: Date | null; outcome: 'succeeded' | 'retrying' | 'failed' };
+
+/** Delivers webhook events attempt by attempt, keeps their log, and answers the delivery-log API. */
+@Injectable()
+export class WebhookDeliveryService {
+  private readonly logger = new Logger(WebhookDeliveryService.name);
+  private readonly deliveries: Repository<WebhookDelivery>;
+  private readonly secretsCache = new Map<string, { secrets: string[]; until: number }>();
+  private readonly outcomes: Counter<'kind' | 'outcome'>;
+  private readonly attemptDuration: Histogram<'kind'>;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly sender: WebhookSender,
+    private readonly workspaces: WorkspacesService,
+    private readonly outbox: Outbox,
+    private readonly config: AppConfig,
+    registry: Registry,
+  ) {
+    this.deliveries = dataSource.getRepository(WebhookDelivery);
+    this.outcomes = new Counter({
+      name: 'webhook_deliveries_total',
+      help: 'Webhook attempts by kind and outcome (succeeded, retrying, failed)',
+      labelNames: ['kind', 'outcome'],
+      registers: [registry],
+    });
+    this.attemptDuration = new Histogram({
+      name: 'webhook_attempt_duration_seconds',
+      help: 'Time of one webhook attempt, request to response',
+      labelNames: ['kind'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    });
+  }
+
+  /**
+   * Makes attempt number `attempt` of the current cycle. A job for an attempt that was already
+   * made, or that another worker is making, does nothing; one whose worker died mid-attempt takes
+   * over once the lease ran out (the receiver may then see the event twice, same `webhook-id`).
+   */
+  async attempt(deliveryId: string, attempt: number): Promise<void> {
+    const claimed = await this.claim(deliveryId, attempt);
+    if (!claimed) return;
+    const stopTimer = this.attemptDuration.startTimer({ kind: claimed.kind });
+    const outcome = await this.sender.send({
+      webhookId: claimed.id,
+      kind: claimed.kind,
+      targetUrl: claimed.target_url,
+      body: JSON.stringify(claimed.payload),
+      secrets: await this.signingSecrets(claimed.workspace_id),
+    });
+    stopTimer();
+    const verdict = this.judge(outcome, attempt);
+    await this.record(claimed, attempt, outcome, verdict);
+    this.outcomes.inc({ kind: claimed.kind, outcome: verdict.outcome });
+  }
+
+  async list(workspaceId: string, query: ListWebhookDeliveriesDto): Promise<PagedResult<WebhookDelivery>> {
+    const [items, totalCount] = await this.deliveries.findAndCount({
+      where: { workspaceId, ...(query.kind ? { kind: query.kind } : {}), ...(query.status ? { status: query.status } : {}) },
+      order: { creationTime: 'DESC', id: 'DESC' },
+      skip: query.skipCount,
+      take: query.maxResultCount,
+    });
+    return { totalCount, items };
+  }
+
+  /** Queues a finished event (succeeded or failed) for a new cycle of attempts, same `webhook-id`. */
+  async redeliver(workspaceId: string, id: string): Promise<WebhookDelivery> {
+    await this.dataSource.transaction(async (manager) => {
+      const delivery = await manager.findOne(WebhookDelivery, { where: { id, workspaceId }, lock: { mode: 'pessimistic_write' } });
+      if (!delivery) throw DeliveryNotFound(id);
+      if (delivery.status === WebhookDeliveryStatus.Pending) throw DeliveryInProgress(id);
+      await manager.update(
+        WebhookDelivery,
+        { id },
+        { status: WebhookDeliveryStatus.Pending, cycleAttempts: 0, nextAttemptAt: new Date(), leaseUntil: null },
+      );
+      await this.outbox.enqueue(manager, [{ jobName: JobName.DeliverWebhook, workspaceId, payload: { deliveryId: id, attempt: 1 } }]);
+    });
+    this.outbox.afterCommit();
+    return this.deliveries.findOneByOrFail({ id, workspaceId });
+  }
+
+  private async claim(id: string, attempt: number): Promise<ClaimedDelivery | undefined> {
+    const [rows] = (await this.dataSource.query(
+      `UPDATE webhook_deliveries SET lease_until = now() + make_interval(secs => $3)
+        WHERE id = $1 AND status = 'Pending' AND cycle_attempts = $2 - 1 AND (lease_until IS NULL OR lease_until < now())
+        RETURNING id, workspace_id, kind, target_url, payload`,
+      [id, attempt, LEASE_MS / 1000],
+    )) as [ClaimedDelivery[], number];
+    if (rows[0]) return rows[0];
+    // Not claimable: either this attempt was made already (a duplicate job: nothing to do), or a
+    // worker holds it right now, perhaps one that died; then try again once its lease may be over.
+    const held = await this.deliveries.exists({
+      where: { id, status: WebhookDeliveryStatus.Pending, cycleAttempts: attempt - 1, leaseUntil: Not(IsNull()) },
+    });
+    if (held) throw new AttemptLeaseHeldError(`Attempt ${attempt} of webhook ${id} is held by another worker`);
+    return undefined;
+  }
+
+  private judge(outcome: AttemptOutcome, attempt: number): Verdict {
+    if (outcome.kind === 'success') return { status: WebhookDeliveryStatus.Succeeded, nextAttemptAt: null, outcome: 'succeeded' };
+    const gone = outcome.kind === 'http-failure' && outcome.statusCode === 410;
+    const schedule = this.config.webhooks.retryScheduleMs;
+    if (gone || outcome.kind === 'refused' || attempt > schedule.length) {
+      return { status: WebhookDeliveryStatus.Failed, nextAttemptAt: null, outcome: 'failed' };
+    }
+    const retryAfter = outcome.kind === 'http-failure' ? (outcome.retryAfterMs ?? 0) : 0;
+    return {
+      status: WebhookDeliveryStatus.Pending,
+      nextAttemptAt: new Date(Date.now() + Math.max(schedule[attempt - 1], retryAfter)),
+      outcome: 'retrying',
+    };
+  }
+
+  private async record(claimed: ClaimedDelivery, attempt: number, outcome: AttemptOutcome, verdict: Verdict): Promise<void> {
+    const statusCode = outcome.kind === 'success' || outcome.kind === 'http-failure' ? outcome.statusCode : null;
+    const error =
+      outcome.kind === 'network-failure' || outcome.kind === 'refused'
+        ? outcome.error
+        : statusCode && statusCode >= 300
+          ? `HTTP ${statusCode}`
+          : null;
+    await this.dataSource.transaction(async (manager) => {
+      await manager.update(
+        WebhookDelivery,
+        { id: claimed.id },
+        {
+          status: verdict.status,
+          attempts: () => 'attempts + 1',
+          cycleAttempts: attempt,
+          lastStatusCode: statusCode,
+          lastError: error?.slice(0, 1000) ?? null,
+          lastAttemptAt: new Date(),
+          nextAttemptAt: verdict.nextAttemptAt,
+          leaseUntil: null,
+        },
+      );
+      if (verdict.status === WebhookDeliveryStatus.Pending) {
+        await this.outbox.enqueue(manager, [
+          {
+            jobName: JobName.DeliverWebhook,
+            workspaceId: claimed.workspace_id,
+            runAt: verdict.nextAttemptAt,
+            payload: { deliveryId: claimed.id, attempt: attempt + 1 },
+          },
+        ]);
+      }
+    });
+    if (verdict.status === WebhookDeliveryStatus.Pending) this.outbox.afterCommit();
+    if (verdict.outcome === 'failed') this.logger.warn(`Webhook ${claimed.id} (${claimed.kind}) failed for good: ${error}`);
+  }
+
+  private async signingSecrets(workspaceId: string): Promise<string[]> {
+    const hit = this.secretsCache.get(workspaceId);
+    if (hit && hit.until > Date.now()) return hit.secrets;
+    const secrets = await this.workspaces.signingSecrets(workspaceId);
+    if (this.secretsCache.size > 10_000) this.secretsCache.clear();
+    this.secretsCache.set(workspaceId, { secrets, until: Date.now() + SECRETS_CACHE_MS });
+    return secrets;
+  }
+}

@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
+import { newId } from '../common/id.js';
+import { Outbox } from '../queue/outbox.service.js';
+import { JobName } from '../queue/queue-names.js';
+import { WebhookDelivery } from './webhook-delivery.entity.js';
+import { WebhookDeliveryStatus, type WebhookKind } from './webhook-kind.js';
+import { InvalidWebhookTarget } from './webhooks.errors.js';
+
+export interface WebhookEvent {
+  workspaceId: string;
+  kind: WebhookKind;
+  targetUrl: string;
+  payload: Record<string, unknown>;
+}
+
+export function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Records webhook events in the caller's transaction, together with the outbox job that delivers
+ * them: the event exists exactly when the change that caused it does. Call `Outbox.afterCommit()`
+ * once the transaction has committed.
+ */
+@Injectable()
+export class WebhookPublisher {
+  constructor(private readonly outbox: Outbox) {}
+
+  async publish(manager: EntityManager, events: WebhookEvent[]): Promise<string[]> {
+    if (events.length === 0) return [];
+    for (const event of events) if (!isHttpUrl(event.targetUrl)) throw InvalidWebhookTarget(event.targetUrl);
+    const rows = events.map((event) => ({
+      id: newId(),
+      workspaceId: event.workspaceId,
+      kind: event.kind,
+      targetUrl: event.targetUrl,
+      payload: event.payload,
+      status: WebhookDeliveryStatus.Pending,
+      nextAttemptAt: new Date(),
+    }));
+    await manager
+      .createQueryBuilder()
+      .insert()
+      .into(WebhookDelivery)
+      .values(rows as QueryDeepPartialEntity<WebhookDelivery>[])
+      .execute();
+    await this.outbox.enqueue(
+      manager,
+      rows.map((row) => ({ jobName: JobName.DeliverWebhook, workspaceId: row.workspaceId, payload: { deliveryId: row.id, attempt: 1 } })),
+    );
+    return rows.map((row) => row.id);
+  }
+}

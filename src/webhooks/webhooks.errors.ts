@@ -1,0 +1,10 @@
+import { ConflictError, NotFoundError, ValidationError } from '../common/errors/domain-error.js';
+
+export const DeliveryNotFound = (id: string) => new NotFoundError('Webhooks:DeliveryNotFound', `Webhook delivery '${id}' was not found.`);
+export const DeliveryInProgress = (id: string) =>
+  new ConflictError(
+    'Webhooks:DeliveryInProgress',
+    `Webhook delivery '${id}' is still being delivered; redeliver it once it has succeeded or failed.`,
+  );
+export const InvalidWebhookTarget = (url: string) =>
+  new ValidationError('Webhooks:InvalidTarget', `'${url}' is not an absolute http(s) URL.`);

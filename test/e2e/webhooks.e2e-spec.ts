@@ -1,0 +1,225 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createWorkspace, waitFor, type WorkspaceFixture } from '../support/fixtures.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { verifySignature, WebhookReceiver } from '../support/webhook-receiver.js';
+import { publishEvent } from '../support/webhooks.js';
+import { WebhookKind } from '../../src/webhooks/webhook-kind.js';
+
+describe('Outgoing webhooks: signed, retried, logged', () => {
+  let t: TestApp;
+  let a: WorkspaceFixture;
+  let b: WorkspaceFixture;
+  let receiver: WebhookReceiver;
+
+  const delivery = async (ws: WorkspaceFixture, id: string) =>
+    (await ws.api.get('/v1/webhook-deliveries?MaxResultCount=1000')).body.items.find((d: { id: string }) => d.id === id);
+  const settled = (ws: WorkspaceFixture, id: string, timeoutMs = 15_000) =>
+    waitFor(
+      async () => {
+        const d = await delivery(ws, id);
+        return d && d.status !== 'Pending' ? d : undefined;
+      },
+      timeoutMs,
+      `delivery ${id} to settle`,
+    );
+
+  before(async () => {
+    receiver = await WebhookReceiver.start();
+    t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '300ms,300ms,300ms' });
+    a = await createWorkspace(t, 'A');
+    b = await createWorkspace(t, 'B');
+  });
+  after(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  it('delivers on the first attempt with Standard Webhooks headers the workspace secret verifies', async () => {
+    const id = await publishEvent(t, a.workspaceId, receiver.url('/ok'), { callId: 'c1', status: 1 }, WebhookKind.Call);
+    const d = await settled(a, id);
+    assert.equal(d.status, 'Succeeded');
+    assert.equal(d.attempts, 1);
+    assert.equal(d.lastStatusCode, 200);
+    assert.equal(d.nextAttemptAt, null);
+    assert.equal(d.kind, 'call');
+    assert.deepEqual(d.payload, { callId: 'c1', status: 1 });
+    const [got] = receiver.at('/ok');
+    assert.equal(got.headers['webhook-id'], id);
+    assert.equal(got.headers['webhook-event'], 'call');
+    assert.equal(got.headers['content-type'], 'application/json');
+    assert.match(String(got.headers['webhook-signature']), /^v1,[A-Za-z0-9+/=]+$/);
+    assert.ok(Math.abs(Number(got.headers['webhook-timestamp']) - Date.now() / 1000) < 30);
+    assert.deepEqual(verifySignature(got, a.webhookSecret), { callId: 'c1', status: 1 });
+    assert.throws(() => verifySignature(got, b.webhookSecret), 'another workspace’s secret does not verify');
+  });
+
+  it('retries 500, 500 then delivers on the third attempt with the same webhook-id', async () => {
+    receiver.script('/flaky', { status: 500 }, { status: 500 });
+    const id = await publishEvent(t, a.workspaceId, receiver.url('/flaky'));
+    const d = await settled(a, id);
+    assert.equal(d.status, 'Succeeded');
+    assert.equal(d.attempts, 3);
+    const got = receiver.at('/flaky');
+    assert.equal(got.length, 3);
+    assert.deepEqual(
+      got.map((r) => r.headers['webhook-id']),
+      [id, id, id],
+    );
+    for (const r of got) verifySignature(r, a.webhookSecret);
+  });
+
+  it('stops at once on 410 Gone', async () => {
+    receiver.script('/gone', { status: 410 });
+    const id = await publishEvent(t, a.workspaceId, receiver.url('/gone'));
+    const d = await settled(a, id);
+    assert.equal(d.status, 'Failed');
+    assert.equal(d.attempts, 1);
+    assert.equal(d.lastStatusCode, 410);
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    assert.equal(receiver.at('/gone').length, 1);
+  });
+
+  it('fails for good after the last scheduled retry and keeps the event in the log', async () => {
+    receiver.script('/down', { status: 503 }, { status: 503 }, { status: 503 }, { status: 503 }, { status: 503 });
+    const id = await publishEvent(t, a.workspaceId, receiver.url('/down'));
+    const d = await settled(a, id);
+    assert.equal(d.status, 'Failed');
+    assert.equal(d.attempts, 4, 'first attempt + 3 retries of the schedule');
+    assert.equal(d.lastStatusCode, 503);
+    assert.equal(d.lastError, 'HTTP 503');
+    const failed = await a.api.get('/v1/webhook-deliveries?Status=Failed&Kind=call');
+    assert.ok(failed.body.items.some((x: { id: string }) => x.id === id));
+    assert.ok(failed.body.items.every((x: { status: string }) => x.status === 'Failed'));
+  });
+
+  it('honours a Retry-After longer than the schedule', async () => {
+    receiver.script('/later', { status: 429, headers: { 'Retry-After': '2' } });
+    const id = await publishEvent(t, a.workspaceId, receiver.url('/later'));
+    await waitFor(async () => receiver.at('/later').length === 1, 5000, 'first attempt');
+    const d = await waitFor(async () => {
+      const x = await delivery(a, id);
+      return x?.attempts === 1 ? x : undefined;
+    });
+    const wait = Date.parse(d.nextAttemptAt) - Date.now();
+    assert.ok(wait > 1000, `next attempt in ${wait} ms, not the 300 ms of the schedule`);
+    const done = await settled(a, id);
+    assert.equal(done.status, 'Succeeded');
+    const [first, second] = receiver.at('/later');
+    assert.ok(second.receivedAt - first.receivedAt >= 1900);
+  });
+
+  it('does not follow a redirect: it counts as a failed attempt', async () => {
+    receiver.script(
+      '/moved',
+      { status: 302, headers: { Location: receiver.url('/elsewhere') } },
+      { status: 302, headers: { Location: receiver.url('/elsewhere') } },
+      { status: 302, headers: { Location: receiver.url('/elsewhere') } },
+      { status: 302, headers: { Location: receiver.url('/elsewhere') } },
+    );
+    const id = await publishEvent(t, a.workspaceId, receiver.url('/moved'));
+    const d = await settled(a, id);
+    assert.equal(d.status, 'Failed');
+    assert.equal(d.lastStatusCode, 302);
+    assert.equal(receiver.at('/elsewhere').length, 0);
+  });
+
+  it('counts a receiver that does not answer within 10 s as a failed attempt', async () => {
+    receiver.script('/slow', { delayMs: 12_000 });
+    const id = await publishEvent(t, a.workspaceId, receiver.url('/slow'));
+    const afterFirst = await waitFor(
+      async () => {
+        const x = await delivery(a, id);
+        return x?.attempts >= 1 ? x : undefined;
+      },
+      15_000,
+      'the first attempt to time out',
+    );
+    assert.match(afterFirst.lastError, /No response within 10 s/);
+    assert.equal(afterFirst.lastStatusCode, null);
+    const d = await settled(a, id);
+    assert.equal(d.status, 'Succeeded');
+    assert.equal(d.attempts, 2);
+  });
+
+  it('signs with both secrets during a rotation', async () => {
+    const rotated = await t.admin.post(`/admin/v1/workspaces/${b.workspaceId}/webhook-secret`);
+    const id = await publishEvent(t, b.workspaceId, receiver.url('/rotation'));
+    await settled(b, id);
+    const [got] = receiver.at('/rotation');
+    assert.equal(String(got.headers['webhook-signature']).split(' ').length, 2);
+    verifySignature(got, rotated.body.webhookSecret);
+    verifySignature(got, b.webhookSecret);
+  });
+
+  it('redelivers a finished event with the same webhook-id', async () => {
+    const id = await publishEvent(t, a.workspaceId, receiver.url('/again'));
+    await settled(a, id);
+    const res = await a.api.post(`/v1/webhook-deliveries/${id}/redeliver`);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.status, 'Pending');
+    await waitFor(async () => receiver.at('/again').length === 2, 5000, 'the redelivery');
+    const d = await settled(a, id);
+    assert.equal(d.attempts, 2);
+    assert.deepEqual(
+      receiver.at('/again').map((r) => r.headers['webhook-id']),
+      [id, id],
+    );
+  });
+
+  it('shows another workspace none of the log, and 404s its ids', async () => {
+    const id = await publishEvent(t, a.workspaceId, receiver.url('/private'));
+    await settled(a, id);
+    const bLog = await b.api.get('/v1/webhook-deliveries?MaxResultCount=1000');
+    assert.ok(bLog.body.items.every((d: { id: string }) => d.id !== id));
+    assert.ok(!JSON.stringify(bLog.body).includes('/private'));
+    const steal = await b.api.post(`/v1/webhook-deliveries/${id}/redeliver`);
+    assert.equal(steal.status, 404);
+    assert.equal(steal.body.error.code, 'Webhooks:DeliveryNotFound');
+    assert.equal((await a.api.post('/v1/webhook-deliveries/not-a-uuid/redeliver')).status, 404);
+  });
+
+  it('refuses to redeliver an event still being delivered (409) and bad filters (400)', async () => {
+    receiver.script('/hold', { delayMs: 1500 });
+    const id = await publishEvent(t, a.workspaceId, receiver.url('/hold'));
+    const res = await a.api.post(`/v1/webhook-deliveries/${id}/redeliver`);
+    assert.equal(res.status, 409);
+    assert.equal((await a.api.get('/v1/webhook-deliveries?Status=Lost')).status, 400);
+    await settled(a, id);
+  });
+});
+
+describe('Webhook targets on private networks', () => {
+  let t: TestApp;
+  let a: WorkspaceFixture;
+  let receiver: WebhookReceiver;
+
+  before(async () => {
+    receiver = await WebhookReceiver.start();
+    t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false', WEBHOOK_RETRY_SCHEDULE: '300ms' });
+    a = await createWorkspace(t);
+  });
+  after(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  for (const [name, url] of [
+    ['a loopback address', () => receiver.url('/ssrf')],
+    ['a name resolving to loopback', () => `http://localhost:${receiver.port}/ssrf`],
+    ['the cloud metadata address', () => 'http://169.254.169.254/latest/meta-data/'],
+    ['an IPv4-mapped IPv6 loopback', () => `http://[::ffff:127.0.0.1]:${receiver.port}/ssrf`],
+    ['a private range', () => 'http://10.0.0.1/hook'],
+  ] as const) {
+    it(`refuses ${name} without connecting`, async () => {
+      const id = await publishEvent(t, a.workspaceId, url());
+      const d = await waitFor(async () => {
+        const x = (await a.api.get('/v1/webhook-deliveries?MaxResultCount=1000')).body.items.find((y: { id: string }) => y.id === id);
+        return x?.status === 'Failed' ? x : undefined;
+      });
+      assert.match(d.lastError, /Refused: .* private networks are not allowed/);
+      assert.equal(d.attempts, 1);
+      assert.equal(receiver.at('/ssrf').length, 0);
+    });
+  }
+});

@@ -1,0 +1,75 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { Webhook } from 'standardwebhooks';
+
+export interface ReceivedWebhook {
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+  receivedAt: number;
+}
+
+export interface ScriptedResponse {
+  status?: number;
+  delayMs?: number;
+  headers?: Record<string, string>;
+}
+
+/**
+ * A webhook receiver on 127.0.0.1: records every request, answers from a per-path script
+ * (then 200), and verifies Standard Webhooks signatures with given secrets.
+ */
+export class WebhookReceiver {
+  readonly received: ReceivedWebhook[] = [];
+  private readonly scripts = new Map<string, ScriptedResponse[]>();
+  private server!: Server;
+  port = 0;
+
+  static async start(): Promise<WebhookReceiver> {
+    const receiver = new WebhookReceiver();
+    receiver.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const path = req.url ?? '/';
+        receiver.received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() });
+        const next = receiver.scripts.get(path)?.shift() ?? {};
+        setTimeout(() => {
+          if (res.destroyed) return;
+          res.writeHead(next.status ?? 200, next.headers ?? {});
+          res.end('ok');
+        }, next.delayMs ?? 0);
+      });
+    });
+    receiver.server.keepAliveTimeout = 30_000;
+    await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
+    receiver.port = (receiver.server.address() as { port: number }).port;
+    return receiver;
+  }
+
+  url(path: string): string {
+    return `http://127.0.0.1:${this.port}${path}`;
+  }
+
+  /** The next answers for `path`, in order; after them, 200. */
+  script(path: string, ...responses: ScriptedResponse[]): void {
+    this.scripts.set(path, responses);
+  }
+
+  at(path: string): ReceivedWebhook[] {
+    return this.received.filter((r) => r.path === path);
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/** Verifies a received webhook with one secret (throws when no signature in the header matches). */
+export function verifySignature(received: ReceivedWebhook, secret: string): unknown {
+  return new Webhook(secret).verify(received.body, {
+    'webhook-id': String(received.headers['webhook-id']),
+    'webhook-timestamp': String(received.headers['webhook-timestamp']),
+    'webhook-signature': String(received.headers['webhook-signature']),
+  });
+}

@@ -1,0 +1,20 @@
+import { DataSource } from 'typeorm';
+import { Outbox } from '../../src/queue/outbox.service.js';
+import { WebhookKind } from '../../src/webhooks/webhook-kind.js';
+import { WebhookPublisher } from '../../src/webhooks/webhook-publisher.js';
+import type { TestApp } from './test-app.js';
+
+/** Publishes one event the way domain code does: in a transaction, then a kick after commit. */
+export async function publishEvent(
+  t: TestApp,
+  workspaceId: string,
+  targetUrl: string,
+  payload: Record<string, unknown> = { hello: 'world' },
+  kind = WebhookKind.Call,
+): Promise<string> {
+  const [id] = await t.app
+    .get(DataSource)
+    .transaction((manager) => t.app.get(WebhookPublisher).publish(manager, [{ workspaceId, kind, targetUrl, payload }]));
+  t.app.get(Outbox).afterCommit();
+  return id;
+}
