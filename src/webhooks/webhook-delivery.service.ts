@@ -15,8 +15,6 @@ import { DeliveryInProgress, DeliveryNotFound } from './webhooks.errors.js';
 /** An attempt's lease: longer than the attempt's own deadline, so only a dead worker's lease runs out. */
 const LEASE_MS = ATTEMPT_TIMEOUT_MS + 5_000;
 
-/** Thrown when another worker holds the attempt: Bull retries the job after a backoff. */
-export class AttemptLeaseHeldError extends Error {}
 const SECRETS_CACHE_MS = 5_000;
 
 interface ClaimedDelivery {
@@ -121,11 +119,23 @@ export class WebhookDeliveryService {
     if (rows[0]) return rows[0];
     // Not claimable: either this attempt was made already (a duplicate job: nothing to do), or a
     // worker holds it right now, perhaps one that died; then try again once its lease may be over.
-    const held = await this.deliveries.exists({
+    const held = await this.deliveries.findOne({
+      select: { id: true, workspaceId: true, leaseUntil: true },
       where: { id, status: WebhookDeliveryStatus.Pending, cycleAttempts: attempt - 1, leaseUntil: Not(IsNull()) },
     });
-    if (held) throw new AttemptLeaseHeldError(`Attempt ${attempt} of webhook ${id} is held by another worker`);
+    if (held?.leaseUntil) await this.checkBackAfterLease(held, attempt);
     return undefined;
+  }
+
+  /** Another worker holds the attempt (or held it and died): look again once its lease has run out. */
+  private async checkBackAfterLease(held: WebhookDelivery, attempt: number): Promise<void> {
+    const runAt = new Date(Math.max(held.leaseUntil!.getTime(), Date.now()) + 100);
+    await this.dataSource.transaction((manager) =>
+      this.outbox.enqueue(manager, [
+        { jobName: JobName.DeliverWebhook, workspaceId: held.workspaceId, runAt, payload: { deliveryId: held.id, attempt } },
+      ]),
+    );
+    this.outbox.afterCommit();
   }
 
   private judge(outcome: AttemptOutcome, attempt: number): Verdict {

@@ -8,7 +8,6 @@ import { WebhookDeliveryService } from './webhook-delivery.service.js';
 export class WebhooksProcessor {
   constructor(private readonly deliveries: WebhookDeliveryService) {}
 
-  // Lease conflicts are retried by Bull with its exponential backoff (1 s, 2 s, 4 s, ...), outlasting a dead worker's lease.
   @JobHandler(JobName.DeliverWebhook, { concurrency: 64 })
   deliver(job: Job<{ deliveryId: string; attempt: number }>): Promise<void> {
     return this.deliveries.attempt(job.data.deliveryId, job.data.attempt);

@@ -8,6 +8,14 @@ import { HttpClient } from './http-client.js';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';
 
+const ORIGINAL_ENV = { ...process.env };
+
+/** Each app starts from the environment the test process began with, plus its own overrides. */
+function resetEnv(values: Record<string, string>): void {
+  for (const key of Object.keys(process.env)) if (!(key in ORIGINAL_ENV)) delete process.env[key];
+  Object.assign(process.env, ORIGINAL_ENV, values);
+}
+
 export interface TestApp {
   app: NestFastifyApplication;
   baseUrl: string;
@@ -26,7 +34,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Cr
   const runId = `${process.pid}_${randomBytes(4).toString('hex')}`;
   const databaseUrl = `postgres://postgres@127.0.0.1:5432/msg_test_${runId}`;
   const redisPrefix = `msgtest:${runId}`;
-  Object.assign(process.env, {
+  resetEnv({
     NODE_ENV: 'test',
     DATABASE_URL: databaseUrl,
     REDIS_KEY_PREFIX: redisPrefix,
