@@ -6,6 +6,9 @@ export const ADMIN_KEY = 'bench-admin-key-0123456789';
 /** The production build under test, against a scratch database, and a logged-in workspace. */
 export interface BenchContext {
   api: NodeProcess;
+  /** The environment the API runs with (scenarios start workers with the same). */
+  env: Record<string, string>;
+  nodeArgs: string[];
   apiUrl: string;
   databaseUrl: string;
   jwtSecret: string;
@@ -20,27 +23,26 @@ export async function startContext(): Promise<BenchContext> {
   const jwtSecret = randomBytes(32).toString('hex');
   const port = await freePort();
   const apiUrl = `http://127.0.0.1:${port}`;
-  const api = NodeProcess.start(
-    'dist/src/main.js',
-    {
-      NODE_ENV: 'production',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      PUBLIC_BASE_URL: apiUrl,
-      DATABASE_URL: databaseUrl,
-      REDIS_KEY_PREFIX: `msgbench:${process.pid}`,
-      JWT_SECRET: jwtSecret,
-      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      ADMIN_API_KEY: ADMIN_KEY,
-      LOG_LEVEL: 'warn',
-      SEED_DEMO: 'false',
-      RATE_LIMIT_REQUESTS_PER_MINUTE: '1000000000',
-      RATE_LIMIT_WHATSAPP_SENDS_PER_SECOND: '1000000000',
-      RATE_LIMIT_IVR_CALLS_PER_SECOND: '1000000000',
-    },
-    // As `npm run start:prod` runs it.
-    [`--max-old-space-size=${process.env.HEAP_LIMIT_MB ?? 256}`],
-  );
+  const env: Record<string, string> = {
+    NODE_ENV: 'production',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_BASE_URL: apiUrl,
+    DATABASE_URL: databaseUrl,
+    REDIS_KEY_PREFIX: `msgbench:${process.pid}`,
+    JWT_SECRET: jwtSecret,
+    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    ADMIN_API_KEY: ADMIN_KEY,
+    LOG_LEVEL: 'warn',
+    SEED_DEMO: 'false',
+    RATE_LIMIT_REQUESTS_PER_MINUTE: '1000000000',
+    RATE_LIMIT_WHATSAPP_SENDS_PER_SECOND: '1000000000',
+    RATE_LIMIT_IVR_CALLS_PER_SECOND: '1000000000',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+  };
+  // As `npm run start:prod` runs it.
+  const nodeArgs = [`--max-old-space-size=${process.env.HEAP_LIMIT_MB ?? 256}`];
+  const api = NodeProcess.start('dist/src/main.js', { ...env, APP_ROLE: 'api' }, nodeArgs);
   await api.waitForHttp(`${apiUrl}/health/ready`);
   const request = async (auth: string, method: string, path: string, body?: unknown) => {
     const res = await fetch(`${apiUrl}${path}`, {
@@ -63,6 +65,8 @@ export async function startContext(): Promise<BenchContext> {
   const token = ((await tokenRes.json()) as { access_token: string }).access_token;
   return {
     api,
+    env,
+    nodeArgs,
     apiUrl,
     databaseUrl,
     jwtSecret,

@@ -48,20 +48,22 @@ function print(results: ScenarioResult[], peakRssMb: number): void {
     row(Array(11).fill('---')),
   ];
   let allOk = true;
+  const num = (value: number | undefined, digits = 0) => (value === undefined ? '–' : value.toFixed(digits));
   for (const r of results) {
-    const ok = r.ratio >= r.targetRatio && r.checks.every((c) => c.ok);
+    const ratioOk = r.ratio === undefined || r.targetRatio === undefined || r.ratio >= r.targetRatio;
+    const ok = ratioOk && r.checks.every((c) => c.ok);
     allOk &&= ok;
     lines.push(
       row([
         r.name,
-        Math.round(r.api.requestsPerSecond),
-        r.api.p50Ms,
-        r.api.p99Ms,
-        Math.round(r.baseline.requestsPerSecond),
-        r.baseline.p50Ms,
-        r.baseline.p99Ms,
-        r.ratio.toFixed(2),
-        `≥ ${r.targetRatio}`,
+        num(r.api?.requestsPerSecond),
+        num(r.api?.p50Ms),
+        num(r.api?.p99Ms),
+        num(r.baseline?.requestsPerSecond),
+        num(r.baseline?.p50Ms),
+        num(r.baseline?.p99Ms),
+        num(r.ratio, 2),
+        r.targetRatio === undefined ? '–' : `≥ ${r.targetRatio}`,
         r.checks.map((c) => `${c.what}: ${c.ok ? 'ok' : 'MISSED'}`).join('; '),
         ok ? 'met' : 'MISSED',
       ]),
