@@ -20,6 +20,8 @@ import { RateLimitGuard } from './rate-limiting/rate-limit.guard.js';
 import { RateLimitingModule } from './rate-limiting/rate-limiting.module.js';
 import { WorkspacesModule } from './workspaces/workspaces.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
+import { ContactPropertiesModule } from './contact-properties/contact-properties.module.js';
+import { ContactsModule } from './contacts/contacts.module.js';
 import { DemoSeedModule } from './database/demo-seed.module.js';
 
 @Module({
@@ -41,6 +43,8 @@ import { DemoSeedModule } from './database/demo-seed.module.js';
     WorkspacesModule,
     ChannelsModule,
     WebhooksModule,
+    ContactPropertiesModule,
+    ContactsModule,
     HealthModule,
     DemoSeedModule,
   ],

@@ -10,6 +10,7 @@ interface AccessTokenClaims {
   sub: string;
   workspace_id: string;
   scope: string;
+  name?: string;
 }
 
 /** Verifies the bearer JWT (signature, expiry, issuer) and that its service account is still active. */
@@ -32,6 +33,6 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     if (!(await this.status.isActive(claims.sub, claims.workspace_id))) {
       throw new DomainError('Auth:TokenRevoked', 'The access token has been revoked.', ErrorKind.Unauthenticated);
     }
-    return { serviceAccountId: claims.sub, workspaceId: claims.workspace_id, scopes: claims.scope.split(' ') };
+    return { serviceAccountId: claims.sub, workspaceId: claims.workspace_id, scopes: claims.scope.split(' '), name: claims.name };
   }
 }

@@ -5,6 +5,8 @@ export interface Principal {
   serviceAccountId: string;
   workspaceId: string;
   scopes: string[];
+  /** The service account's name, shown as the author of notes. */
+  name?: string;
 }
 
 /** The workspace of the bearer token; every workspace-scoped query filters by it. */

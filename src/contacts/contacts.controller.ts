@@ -1,0 +1,126 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, CurrentWorkspace, type Principal } from '../auth/principal.js';
+import { ParseIdPipe } from '../common/http/uuid-param.pipe.js';
+import { PagedRequestDto } from '../common/paging/paged-request.dto.js';
+import { PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
+import { TimestampFormat } from '../common/time/timestamp-format.js';
+import { ContactViews } from './contact-views.js';
+import { ContactsService } from './contacts.service.js';
+import {
+  ContactDto,
+  ContactHistoryEntryDto,
+  CreateContactDto,
+  GetContactsQueryDto,
+  SetPropertyValueDto,
+  UpdateContactDto,
+} from './dto/contact.dto.js';
+import { SearchContactsDto } from './dto/search-contacts.dto.js';
+
+const ContactId = (name = 'id') => Param(name, new ParseIdPipe('Contacts:Contact'));
+const PropertyId = () => Param('propertyId', new ParseIdPipe('ContactProperties:Property'));
+const PagedContacts = PagedResultOf(ContactDto, 'PagedResultOfContactDto');
+
+@ApiTags('Contact')
+@ApiBearerAuth()
+@Controller('v1/contacts')
+export class ContactsController {
+  constructor(
+    private readonly contacts: ContactsService,
+    private readonly views: ContactViews,
+  ) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Create Contact' })
+  async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateContactDto): Promise<ContactDto> {
+    return this.views.one(await this.contacts.create(principal, body));
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'Get Contacts' })
+  @ApiOkResponse({ type: PagedContacts })
+  async list(@CurrentWorkspace() workspaceId: string, @Query() query: GetContactsQueryDto): Promise<PagedResult<ContactDto>> {
+    const page = await this.contacts.find(workspaceId, query, query);
+    return { totalCount: page.totalCount, items: await this.views.many(page.items) };
+  }
+
+  @Post('search')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Search Contacts' })
+  @ApiOkResponse({ type: PagedContacts })
+  async search(@CurrentWorkspace() workspaceId: string, @Body() body: SearchContactsDto): Promise<PagedResult<ContactDto>> {
+    const page = await this.contacts.find(workspaceId, body, body);
+    return { totalCount: page.totalCount, items: await this.views.many(page.items) };
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get Contact By Id' })
+  async get(@CurrentWorkspace() workspaceId: string, @ContactId() id: string): Promise<ContactDto> {
+    return this.views.one(await this.contacts.get(workspaceId, id));
+  }
+
+  @Put(':id')
+  @ApiOperation({ summary: 'Update Contact' })
+  async update(@CurrentPrincipal() principal: Principal, @ContactId() id: string, @Body() body: UpdateContactDto): Promise<ContactDto> {
+    return this.views.one(await this.contacts.update(principal, id, body));
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete Contact' })
+  async remove(@CurrentWorkspace() workspaceId: string, @ContactId() id: string): Promise<void> {
+    await this.contacts.remove(workspaceId, id);
+  }
+
+  @Put(':contactId/properties/:propertyId')
+  @ApiOperation({
+    summary: 'Set Property Value on Contact',
+    description:
+      'propertyId is the id of the property definition (List Contact Properties), not of a value record. null removes the value; a required property cannot be set to null; a Select value must be one of selectOptions.',
+  })
+  async setProperty(
+    @CurrentPrincipal() principal: Principal,
+    @ContactId('contactId') contactId: string,
+    @PropertyId() propertyId: string,
+    @Body() body: SetPropertyValueDto,
+  ): Promise<ContactDto> {
+    return this.views.one(await this.contacts.setPropertyValue(principal, contactId, propertyId, body.value));
+  }
+
+  @Delete(':contactId/properties/:propertyId')
+  @ApiOperation({
+    summary: 'Delete Property Value on Contact',
+    description: 'Same as setting the value to null, including the required check.',
+  })
+  async deleteProperty(
+    @CurrentPrincipal() principal: Principal,
+    @ContactId('contactId') contactId: string,
+    @PropertyId() propertyId: string,
+  ): Promise<ContactDto> {
+    return this.views.one(await this.contacts.setPropertyValue(principal, contactId, propertyId, null));
+  }
+
+  @Get(':contactId/history')
+  @ApiOperation({ summary: 'Contacts History' })
+  @ApiOkResponse({ type: PagedResultOf(ContactHistoryEntryDto, 'PagedResultOfContactHistoryEntryDto') })
+  async history(
+    @CurrentWorkspace() workspaceId: string,
+    @ContactId('contactId') contactId: string,
+    @Query() paging: PagedRequestDto,
+  ): Promise<PagedResult<ContactHistoryEntryDto>> {
+    const page = await this.contacts.history(workspaceId, contactId, paging.skipCount, paging.maxResultCount);
+    return {
+      totalCount: page.totalCount,
+      items: page.items.map((e) => ({
+        id: e.id,
+        propertyName: e.propertyName,
+        propertyDefinitionId: e.propertyDefinitionId,
+        oldValue: e.oldValue,
+        newValue: e.newValue,
+        creationTime: TimestampFormat.noOffset(e.creationTime),
+        creatorId: e.creatorId,
+      })),
+    };
+  }
+}

@@ -1,0 +1,16 @@
+import { ConflictError, NotFoundError, ValidationError } from '../common/errors/domain-error.js';
+
+export const ContactNotFound = (id: string) => new NotFoundError('Contacts:ContactNotFound', `Contact '${id}' was not found.`);
+export const PhoneNumberTaken = (phoneNumber: string) =>
+  new ConflictError('Contacts:DuplicatePhoneNumber', `A contact with phone number '${phoneNumber}' already exists.`);
+/** The specification's message, to the letter. */
+export const PropertyRequired = (name: string) => new ValidationError('Contacts:PropertyRequired', `Property '${name}' is required.`);
+/** The specification's message, to the letter. */
+export const InvalidSelectOption = (value: string, name: string) =>
+  new ValidationError('Contacts:InvalidSelectOption', `Invalid select option '${value}' for property '${name}'.`);
+export const InvalidPropertyValue = (name: string, expected: string) =>
+  new ValidationError('Contacts:InvalidPropertyValue', `The value for property '${name}' must be ${expected}.`, {
+    validationErrors: [{ message: `must be ${expected}`, members: ['value'] }],
+  });
+export const InvalidSearchFilter = (message: string, member: string) =>
+  new ValidationError('Contacts:InvalidSearchFilter', message, { validationErrors: [{ message, members: [member] }] });

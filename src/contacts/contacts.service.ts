@@ -1,0 +1,231 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager, Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
+import type { Principal } from '../auth/principal.js';
+import { ContactPropertiesService } from '../contact-properties/contact-properties.service.js';
+import type { ContactPropertyDefinition } from '../contact-properties/contact-property-definition.entity.js';
+import { newId } from '../common/id.js';
+import type { PagedResult } from '../common/paging/paged-result.js';
+import { isUniqueViolation } from '../database/pg-errors.js';
+import { ContactHistoryEntry } from './contact-history-entry.entity.js';
+import { ContactNote } from './contact-note.entity.js';
+import { ContactPropertyValue } from './contact-property-value.entity.js';
+import { Contact, ContactType } from './contact.entity.js';
+import { ContactNotFound, PhoneNumberTaken, PropertyRequired } from './contacts.errors.js';
+import type { CreateContactDto, UpdateContactDto } from './dto/contact.dto.js';
+import { sameValue, toTypedValue, valueAsString, type TypedValue } from './property-value.js';
+import { applyContactCriteria, type ContactCriteria } from './contact-query.js';
+
+/** Built-in fields whose changes the audit trail records, with how each reads as a string. */
+const AUDITED_FIELDS = {
+  Name: (c: Partial<Contact>) => c.name ?? null,
+  PhoneNumber: (c: Partial<Contact>) => c.phoneNumber ?? null,
+  Email: (c: Partial<Contact>) => c.email ?? null,
+  Company: (c: Partial<Contact>) => c.company ?? null,
+  Position: (c: Partial<Contact>) => c.position ?? null,
+  ContactType: (c: Partial<Contact>) => (c.contactType === undefined || c.contactType === null ? null : String(c.contactType)),
+} as const;
+
+type HistoryChange = Pick<ContactHistoryEntry, 'propertyName' | 'propertyDefinitionId' | 'oldValue' | 'newValue'>;
+
+/** Contacts of a workspace, their custom property values and their audit trail. */
+@Injectable()
+export class ContactsService {
+  private readonly contacts: Repository<Contact>;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly properties: ContactPropertiesService,
+  ) {
+    this.contacts = dataSource.getRepository(Contact);
+  }
+
+  async get(workspaceId: string, id: string, manager?: EntityManager, lock = false): Promise<Contact> {
+    const contact = await (manager ?? this.dataSource.manager).findOne(Contact, {
+      where: { id, workspaceId },
+      ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
+    if (!contact) throw ContactNotFound(id);
+    return contact;
+  }
+
+  async create(principal: Principal, input: CreateContactDto): Promise<Contact> {
+    return this.writeUnique(input.phoneNumber, (manager) => this.insert(manager, principal, input));
+  }
+
+  /** Creates the contact with its history (one entry per filled built-in field) and optional note. */
+  async insert(manager: EntityManager, principal: Principal, input: CreateContactDto): Promise<Contact> {
+    const contact = manager.create(Contact, {
+      id: newId(),
+      workspaceId: principal.workspaceId,
+      name: input.name,
+      phoneNumber: input.phoneNumber,
+      contactType: input.contactType ?? ContactType.Individual,
+      email: input.email ?? null,
+      company: input.company ?? null,
+      position: input.position ?? null,
+      customFields: input.customFields ?? null,
+      creatorId: principal.serviceAccountId,
+      lastModifierId: principal.serviceAccountId,
+    });
+    await manager.insert(Contact, contact as QueryDeepPartialEntity<Contact>);
+    await this.recordHistory(manager, contact, principal, builtInChanges({}, contact));
+    if (input.note) await this.addNote(manager, contact, principal, input.note);
+    return manager.findOneByOrFail(Contact, { id: contact.id });
+  }
+
+  async update(principal: Principal, id: string, input: UpdateContactDto): Promise<Contact> {
+    return this.writeUnique(input.phoneNumber, async (manager) => {
+      const contact = await this.get(principal.workspaceId, id, manager, true);
+      const before = { ...contact };
+      for (const field of ['name', 'phoneNumber', 'email', 'company', 'position', 'contactType', 'customFields'] as const) {
+        if (input[field] !== undefined) (contact as unknown as Record<string, unknown>)[field] = input[field];
+      }
+      const changes = builtInChanges(before, contact);
+      const customFieldsChanged = JSON.stringify(before.customFields) !== JSON.stringify(contact.customFields);
+      if (changes.length > 0 || customFieldsChanged || input.note) {
+        contact.lastModifierId = principal.serviceAccountId;
+        contact.lastModificationTime = new Date();
+        await manager.save(Contact, contact);
+        await this.recordHistory(manager, contact, principal, changes);
+        if (input.note) await this.addNote(manager, contact, principal, input.note);
+      }
+      return manager.findOneByOrFail(Contact, { id });
+    });
+  }
+
+  async remove(workspaceId: string, id: string): Promise<void> {
+    const result = await this.contacts.delete({ id, workspaceId });
+    if (!result.affected) throw ContactNotFound(id);
+  }
+
+  /**
+   * Set Property Value on Contact, rules 1-6 of the specification: update in place or add; null
+   * removes the entry; required + null and a foreign select option fail with the specification's
+   * messages; every actual change (and only that) goes to the audit trail, in the same transaction.
+   * The contact row is locked, so concurrent sets on one contact apply one after the other.
+   */
+  async setPropertyValue(principal: Principal, contactId: string, propertyId: string, raw: unknown): Promise<Contact> {
+    return this.dataSource.transaction(async (manager) => {
+      const definition = await this.properties.get(principal.workspaceId, propertyId);
+      const contact = await this.get(principal.workspaceId, contactId, manager, true);
+      if (raw === null || raw === undefined) {
+        if (definition.isRequired) throw PropertyRequired(definition.name);
+        await this.applyValue(manager, principal, contact, definition, null);
+      } else {
+        await this.applyValue(manager, principal, contact, definition, toTypedValue(definition, raw));
+      }
+      return manager.findOneByOrFail(Contact, { id: contactId });
+    });
+  }
+
+  /** Get Contacts and Search Contacts: the criteria of API.md §5, one page, with the total. */
+  async find(
+    workspaceId: string,
+    criteria: ContactCriteria,
+    paging: { skipCount: number; maxResultCount: number },
+  ): Promise<PagedResult<Contact>> {
+    const definitionIds = (criteria.customPropertyFilters ?? []).map((f) => f.propertyDefinitionId);
+    const definitions = await this.properties.getMany(workspaceId, definitionIds);
+    const qb = this.contacts.createQueryBuilder('c').where('c.workspace_id = :workspaceId', { workspaceId });
+    const [items, totalCount] = await applyContactCriteria(qb, criteria, definitions)
+      .skip(paging.skipCount)
+      .take(paging.maxResultCount)
+      .getManyAndCount();
+    return { totalCount, items };
+  }
+
+  async history(workspaceId: string, contactId: string, skip: number, take: number): Promise<PagedResult<ContactHistoryEntry>> {
+    await this.get(workspaceId, contactId);
+    const [items, totalCount] = await this.dataSource.getRepository(ContactHistoryEntry).findAndCount({
+      where: { workspaceId, contactId },
+      order: { creationTime: 'DESC', id: 'DESC' },
+      skip,
+      take,
+    });
+    return { totalCount, items };
+  }
+
+  private async applyValue(
+    manager: EntityManager,
+    principal: Principal,
+    contact: Contact,
+    definition: ContactPropertyDefinition,
+    next: TypedValue | null,
+  ): Promise<void> {
+    const values = manager.getRepository(ContactPropertyValue);
+    const existing = await values.findOne({ where: { contactId: contact.id, propertyDefinitionId: definition.id } });
+    const previous: TypedValue | null = existing && {
+      textValue: existing.textValue,
+      numberValue: existing.numberValue,
+      dateValue: existing.dateValue,
+      selectValue: existing.selectValue,
+    };
+    if (sameValue(previous, next)) return; // re-setting the same value changes and records nothing
+    if (next === null) {
+      await values.delete({ id: existing!.id });
+    } else {
+      await manager
+        .createQueryBuilder()
+        .insert()
+        .into(ContactPropertyValue)
+        .values({ id: newId(), workspaceId: contact.workspaceId, contactId: contact.id, propertyDefinitionId: definition.id, ...next })
+        .orUpdate(['text_value', 'number_value', 'date_value', 'select_value'], ['contact_id', 'property_definition_id'])
+        .execute();
+    }
+    await manager.update(Contact, { id: contact.id }, { lastModificationTime: new Date(), lastModifierId: principal.serviceAccountId });
+    await this.recordHistory(manager, contact, principal, [
+      {
+        propertyName: definition.name,
+        propertyDefinitionId: definition.id,
+        oldValue: valueAsString(previous),
+        newValue: valueAsString(next),
+      },
+    ]);
+  }
+
+  private async recordHistory(manager: EntityManager, contact: Contact, principal: Principal, changes: HistoryChange[]): Promise<void> {
+    if (changes.length === 0) return;
+    await manager.insert(
+      ContactHistoryEntry,
+      // Stamped here, after the contact's row lock, so the order of entries is the order of the changes
+      // (now() would be the time each waiting transaction began).
+      changes.map((change) => ({
+        id: newId(),
+        workspaceId: contact.workspaceId,
+        contactId: contact.id,
+        creatorId: principal.serviceAccountId,
+        creationTime: new Date(),
+        ...change,
+      })),
+    );
+  }
+
+  private async addNote(manager: EntityManager, contact: Contact, principal: Principal, text: string): Promise<void> {
+    await manager.insert(ContactNote, {
+      id: newId(),
+      workspaceId: contact.workspaceId,
+      contactId: contact.id,
+      text,
+      creatorName: principal.name ?? null,
+      creatorId: principal.serviceAccountId,
+      lastModifierId: principal.serviceAccountId,
+    });
+  }
+
+  /** Runs `work` in a transaction; a duplicate phone number in the workspace is a 409. */
+  private async writeUnique<T>(phoneNumber: string | undefined, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    try {
+      return await this.dataSource.transaction(work);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw PhoneNumberTaken(phoneNumber ?? '');
+      throw err;
+    }
+  }
+}
+
+function builtInChanges(before: Partial<Contact>, after: Partial<Contact>): HistoryChange[] {
+  return Object.entries(AUDITED_FIELDS)
+    .map(([propertyName, read]) => ({ propertyName, propertyDefinitionId: null, oldValue: read(before), newValue: read(after) }))
+    .filter((change) => change.oldValue !== change.newValue);
+}

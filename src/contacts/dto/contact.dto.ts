@@ -1,0 +1,121 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { Allow, IsEmail, IsEnum, IsObject, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { PhoneNumberField } from '../../common/phone/phone-number.js';
+import { SortedPagedRequestDto } from '../../common/paging/paged-request.dto.js';
+import { IntEnumProperty } from '../../openapi/int-enum.js';
+import { ContactPropertyType } from '../../contact-properties/contact-property-definition.entity.js';
+import { ContactType } from '../contact.entity.js';
+
+const emptyToNull = ({ value }: { value: unknown }) => (value === '' ? null : value);
+
+export class CreateContactDto {
+  @IsString() @MinLength(1) @MaxLength(200) name: string;
+  @PhoneNumberField() phoneNumber: string;
+  @IsOptional() @Transform(emptyToNull) @ValidateIf((_, v) => v !== null) @IsEmail() @MaxLength(320) email?: string | null;
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(200) company?: string | null;
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(200) position?: string | null;
+  @IsOptional() @IntEnumProperty(ContactType, 'ContactType') @IsEnum(ContactType) contactType?: ContactType;
+  @ApiProperty({ required: false, nullable: true, type: Object, additionalProperties: true, description: 'A free JSON object.' })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsObject()
+  customFields?: Record<string, unknown> | null;
+  /** Appended to the contact's notes. */
+  @IsOptional() @IsString() @MinLength(1) @MaxLength(4000) note?: string;
+}
+
+/** Same fields as create, all optional: only fields present in the body change. */
+export class UpdateContactDto {
+  @IsOptional() @IsString() @MinLength(1) @MaxLength(200) name?: string;
+  @IsOptional() @PhoneNumberField() phoneNumber?: string;
+  @IsOptional() @Transform(emptyToNull) @ValidateIf((_, v) => v !== null) @IsEmail() @MaxLength(320) email?: string | null;
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(200) company?: string | null;
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(200) position?: string | null;
+  @IsOptional() @IntEnumProperty(ContactType, 'ContactType') @IsEnum(ContactType) contactType?: ContactType;
+  @ApiProperty({ required: false, nullable: true, type: Object, additionalProperties: true })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsObject()
+  customFields?: Record<string, unknown> | null;
+  /** Appended to the contact's notes. */
+  @IsOptional() @IsString() @MinLength(1) @MaxLength(4000) note?: string;
+}
+
+export class GetContactsQueryDto extends SortedPagedRequestDto {
+  /** Contains, in name, phone number or email (case-insensitive). */
+  @IsOptional() @IsString() @MaxLength(200) filter?: string;
+  /** Contains, in the phone number (digits). */
+  @IsOptional() @IsString() @MaxLength(32) phoneNumber?: string;
+  /** Contains, in the name (case-insensitive). */
+  @IsOptional() @IsString() @MaxLength(200) name?: string;
+}
+
+export class ContactNoteDto {
+  id: string;
+  contactId: string;
+  text: string;
+  creatorName: string | null;
+  /** ISO 8601 without offset (UTC). */
+  creationTime: string;
+  creatorId: string | null;
+  lastModificationTime: string | null;
+  lastModifierId: string | null;
+}
+
+/** An element of Contact.customProperties. */
+export class ContactCustomPropertyDto {
+  propertyDefinitionId: string;
+  propertyName: string;
+  @IntEnumProperty(ContactPropertyType, 'ContactPropertyType') propertyType: ContactPropertyType;
+  @ApiProperty({ type: String, nullable: true }) textValue: string | null;
+  @ApiProperty({ type: Number, nullable: true }) numberValue: number | null;
+  /** ISO 8601 without offset (UTC). */
+  @ApiProperty({ type: String, nullable: true }) dateValue: string | null;
+  @ApiProperty({ type: String, nullable: true }) selectValue: string | null;
+}
+
+/** The specification's Contact. */
+export class ContactDto {
+  id: string;
+  workspaceId: string;
+  name: string;
+  /** E.164 with a leading +. */
+  phoneNumber: string;
+  @IntEnumProperty(ContactType, 'ContactType') contactType: ContactType;
+  @ApiProperty({ type: String, nullable: true }) email: string | null;
+  @ApiProperty({ type: String, nullable: true }) company: string | null;
+  @ApiProperty({ type: String, nullable: true }) position: string | null;
+  @ApiProperty({ type: 'object', nullable: true, additionalProperties: true }) customFields: Record<string, unknown> | null;
+  notes: ContactNoteDto[];
+  customProperties: ContactCustomPropertyDto[];
+  /** ISO 8601 without offset (UTC). */
+  lastModificationTime: string;
+  @ApiProperty({ type: String, nullable: true }) lastModifierId: string | null;
+  /** ISO 8601 without offset (UTC). */
+  creationTime: string;
+  @ApiProperty({ type: String, nullable: true }) creatorId: string | null;
+}
+
+export class SetPropertyValueDto {
+  @ApiProperty({
+    nullable: true,
+    oneOf: [{ type: 'string' }, { type: 'number' }],
+    description:
+      'Text: a string. Number: a number or numeric string. Select: one of the selectOptions. Date: ISO 8601 date or date-time. null removes the value.',
+  })
+  @Allow()
+  value: unknown;
+}
+
+export class ContactHistoryEntryDto {
+  id: string;
+  /** The custom property's name, or Name, PhoneNumber, Email, Company, Position, ContactType. */
+  propertyName: string;
+  @ApiProperty({ type: String, nullable: true, description: 'Null for built-in fields.' }) propertyDefinitionId: string | null;
+  @ApiProperty({ type: String, nullable: true }) oldValue: string | null;
+  @ApiProperty({ type: String, nullable: true }) newValue: string | null;
+  /** ISO 8601 without offset (UTC). */
+  creationTime: string;
+  @ApiProperty({ type: String, nullable: true }) creatorId: string | null;
+}

@@ -1,0 +1,39 @@
+import { Type } from 'class-transformer';
+import { Allow, ArrayMaxSize, IsArray, IsEnum, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
+import { ApiProperty } from '@nestjs/swagger';
+import { SortedPagedRequestDto } from '../../common/paging/paged-request.dto.js';
+import { IntEnumProperty } from '../../openapi/int-enum.js';
+
+export enum SearchOperator {
+  Equals = 1,
+  NotEquals = 2,
+  Contains = 3,
+  StartsWith = 4,
+  GreaterThan = 5,
+  GreaterThanOrEqual = 6,
+  LessThan = 7,
+  LessThanOrEqual = 8,
+  HasValue = 9,
+  HasNoValue = 10,
+}
+
+export class CustomPropertyFilterDto {
+  @IsUUID() propertyDefinitionId: string;
+  @IntEnumProperty(SearchOperator, 'SearchOperator') @IsEnum(SearchOperator) operator: SearchOperator;
+  /** Compared as the property's type; not used by HasValue and HasNoValue. */
+  @ApiProperty({ required: false, nullable: true, oneOf: [{ type: 'string' }, { type: 'number' }] })
+  @Allow()
+  value?: unknown;
+}
+
+export class SearchContactsDto extends SortedPagedRequestDto {
+  /** Contains, in name, phone number or email (case-insensitive). */
+  @IsOptional() @IsString() @MaxLength(200) filter?: string;
+  /** AND-ed. */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @ValidateNested({ each: true })
+  @Type(() => CustomPropertyFilterDto)
+  customPropertyFilters?: CustomPropertyFilterDto[];
+}
