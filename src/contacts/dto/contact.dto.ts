@@ -99,8 +99,7 @@ export class ContactDto {
 
 export class SetPropertyValueDto {
   @ApiProperty({
-    nullable: true,
-    oneOf: [{ type: 'string' }, { type: 'number' }],
+    oneOf: [{ type: 'string', nullable: true }, { type: 'number', nullable: true }],
     description:
       'Text: a string. Number: a number or numeric string. Select: one of the selectOptions. Date: ISO 8601 date or date-time. null removes the value.',
   })
