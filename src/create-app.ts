@@ -34,7 +34,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
     if (config.database.migrationsRun) await runMigrations(config.database.url);
   }
   const adapter = new FastifyAdapter({
-    bodyLimit: 2 * 1024 * 1024,
+    // Room for 10,000 vCards in one import; uploads are streamed separately.
+    bodyLimit: 20 * 1024 * 1024,
     routerOptions: { maxParamLength: 500 },
     return503OnClosing: true,
     genReqId: requestIdOf,

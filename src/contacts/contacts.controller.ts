@@ -16,6 +16,8 @@ import {
   UpdateContactDto,
 } from './dto/contact.dto.js';
 import { SearchContactsDto } from './dto/search-contacts.dto.js';
+import { ImportVCardsDto, ImportVCardsResultDto } from './dto/import-vcards.dto.js';
+import { ContactImportService } from './contact-import.service.js';
 
 const ContactId = (name = 'id') => Param(name, new ParseIdPipe('Contacts:Contact'));
 const PropertyId = () => Param('propertyId', new ParseIdPipe('ContactProperties:Property'));
@@ -28,6 +30,7 @@ export class ContactsController {
   constructor(
     private readonly contacts: ContactsService,
     private readonly views: ContactViews,
+    private readonly imports: ContactImportService,
   ) {}
 
   @Post()
@@ -52,6 +55,17 @@ export class ContactsController {
   async search(@CurrentWorkspace() workspaceId: string, @Body() body: SearchContactsDto): Promise<PagedResult<ContactDto>> {
     const page = await this.contacts.find(workspaceId, body, body);
     return { totalCount: page.totalCount, items: await this.views.many(page.items) };
+  }
+
+  @Post('import/vcards')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Create Bulk Contacts vCards',
+    description:
+      'Up to 10,000 vCards (2.1, 3.0, 4.0). Unreadable cards are reported by index; numbers already in the workspace are not overwritten.',
+  })
+  importVCards(@CurrentPrincipal() principal: Principal, @Body() body: ImportVCardsDto): Promise<ImportVCardsResultDto> {
+    return this.imports.importVCards(principal, body.vCards);
   }
 
   @Get(':id')

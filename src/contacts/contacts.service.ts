@@ -15,18 +15,7 @@ import { ContactNotFound, PhoneNumberTaken, PropertyRequired } from './contacts.
 import type { CreateContactDto, UpdateContactDto } from './dto/contact.dto.js';
 import { sameValue, toTypedValue, valueAsString, type TypedValue } from './property-value.js';
 import { applyContactCriteria, type ContactCriteria } from './contact-query.js';
-
-/** Built-in fields whose changes the audit trail records, with how each reads as a string. */
-const AUDITED_FIELDS = {
-  Name: (c: Partial<Contact>) => c.name ?? null,
-  PhoneNumber: (c: Partial<Contact>) => c.phoneNumber ?? null,
-  Email: (c: Partial<Contact>) => c.email ?? null,
-  Company: (c: Partial<Contact>) => c.company ?? null,
-  Position: (c: Partial<Contact>) => c.position ?? null,
-  ContactType: (c: Partial<Contact>) => (c.contactType === undefined || c.contactType === null ? null : String(c.contactType)),
-} as const;
-
-type HistoryChange = Pick<ContactHistoryEntry, 'propertyName' | 'propertyDefinitionId' | 'oldValue' | 'newValue'>;
+import { builtInChanges, type HistoryChange } from './contact-history.js';
 
 /** Contacts of a workspace, their custom property values and their audit trail. */
 @Injectable()
@@ -222,10 +211,4 @@ export class ContactsService {
       throw err;
     }
   }
-}
-
-function builtInChanges(before: Partial<Contact>, after: Partial<Contact>): HistoryChange[] {
-  return Object.entries(AUDITED_FIELDS)
-    .map(([propertyName, read]) => ({ propertyName, propertyDefinitionId: null, oldValue: read(before), newValue: read(after) }))
-    .filter((change) => change.oldValue !== change.newValue);
 }

@@ -99,7 +99,10 @@ export class ContactDto {
 
 export class SetPropertyValueDto {
   @ApiProperty({
-    oneOf: [{ type: 'string', nullable: true }, { type: 'number', nullable: true }],
+    oneOf: [
+      { type: 'string', nullable: true },
+      { type: 'number', nullable: true },
+    ],
     description:
       'Text: a string. Number: a number or numeric string. Select: one of the selectOptions. Date: ISO 8601 date or date-time. null removes the value.',
   })

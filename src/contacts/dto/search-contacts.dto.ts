@@ -21,7 +21,13 @@ export class CustomPropertyFilterDto {
   @IsUUID() propertyDefinitionId: string;
   @IntEnumProperty(SearchOperator, 'SearchOperator') @IsEnum(SearchOperator) operator: SearchOperator;
   /** Compared as the property's type; not used by HasValue and HasNoValue. */
-  @ApiProperty({ required: false, oneOf: [{ type: 'string', nullable: true }, { type: 'number', nullable: true }] })
+  @ApiProperty({
+    required: false,
+    oneOf: [
+      { type: 'string', nullable: true },
+      { type: 'number', nullable: true },
+    ],
+  })
   @Allow()
   value?: unknown;
 }
