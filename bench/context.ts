@@ -15,6 +15,8 @@ export interface BenchContext {
   workspaceId: string;
   token: string;
   admin(method: string, path: string, body?: unknown): Promise<any>;
+  /** State scenarios hand on to later ones (e.g. the seeded contacts). */
+  shared: Map<string, unknown>;
   call(method: string, path: string, body?: unknown): Promise<any>;
 }
 
@@ -74,5 +76,6 @@ export async function startContext(): Promise<BenchContext> {
     token,
     admin,
     call: (method, path, body) => request(token, method, path, body),
+    shared: new Map(),
   };
 }

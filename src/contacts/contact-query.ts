@@ -90,7 +90,7 @@ function addPropertyFilter(
   const p = `p${index}`;
   const v = `v${index}`;
   const exists = (condition = '') =>
-    `EXISTS (SELECT 1 FROM contact_property_values pv${index} WHERE pv${index}.contact_id = c.id AND pv${index}.property_definition_id = :${p}${condition})`;
+    `EXISTS (SELECT 1 FROM contact_property_values pv${index} WHERE pv${index}.workspace_id = c.workspace_id AND pv${index}.contact_id = c.id AND pv${index}.property_definition_id = :${p}${condition})`;
   qb.setParameter(p, definition.id);
   if (filter.operator === SearchOperator.HasValue) return void qb.andWhere(exists());
   if (filter.operator === SearchOperator.HasNoValue) return void qb.andWhere(`NOT ${exists()}`);

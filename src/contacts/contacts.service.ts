@@ -116,12 +116,27 @@ export class ContactsService {
   ): Promise<PagedResult<Contact>> {
     const definitionIds = (criteria.customPropertyFilters ?? []).map((f) => f.propertyDefinitionId);
     const definitions = await this.properties.getMany(workspaceId, definitionIds);
-    const qb = this.contacts.createQueryBuilder('c').where('c.workspace_id = :workspaceId', { workspaceId });
-    const [items, totalCount] = await applyContactCriteria(qb, criteria, definitions)
-      .skip(paging.skipCount)
-      .take(paging.maxResultCount)
-      .getManyAndCount();
+    const qb = applyContactCriteria(
+      this.contacts.createQueryBuilder('c').where('c.workspace_id = :workspaceId', { workspaceId }),
+      criteria,
+      definitions,
+    );
+    const page = qb.clone().skip(paging.skipCount).take(paging.maxResultCount);
+    // Without criteria the total is the workspace's maintained count, not a count of a million rows.
+    const [items, totalCount] = await Promise.all([
+      page.getMany(),
+      hasCriteria(criteria) ? qb.getCount() : this.workspaceContactCount(workspaceId),
+    ]);
     return { totalCount, items };
+  }
+
+  private async workspaceContactCount(workspaceId: string): Promise<number> {
+    const [row] = (await this.dataSource.query('SELECT coalesce(sum(total), 0)::int AS total FROM contact_counts WHERE workspace_id = $1', [
+      workspaceId,
+    ])) as Array<{
+      total: number;
+    }>;
+    return row.total;
   }
 
   async history(workspaceId: string, contactId: string, skip: number, take: number): Promise<PagedResult<ContactHistoryEntry>> {
@@ -211,4 +226,10 @@ export class ContactsService {
       throw err;
     }
   }
+}
+
+function hasCriteria(criteria: ContactCriteria): boolean {
+  return Boolean(
+    criteria.filter?.trim() || criteria.name?.trim() || criteria.phoneNumber?.replace(/\D/g, '') || criteria.customPropertyFilters?.length,
+  );
 }
