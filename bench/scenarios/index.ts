@@ -1,6 +1,7 @@
 import type { BenchContext } from '../context.js';
 import { load, NodeProcess, freePort, type LoadResult } from '../harness.js';
 import { webhookDelivery } from './webhook-delivery.js';
+import { listScenario, searchScenario, seedScenario, setPropertyScenario, vcardScenario } from './contacts.js';
 
 /** One row of the table: the API's figures next to its baseline's, measured in the same run. */
 export interface ScenarioResult {
@@ -26,12 +27,15 @@ export async function compareWithBaseline(
     name: string;
     targetRatio: number;
     baselineScript: string;
-    path: string;
+    path?: string;
+    method?: 'GET' | 'POST' | 'PUT';
     headers?: Record<string, string>;
     connections?: number;
+    next?: () => { path?: string; body?: string };
   },
 ): Promise<ScenarioResult> {
-  const api = await load({ url: `${ctx.apiUrl}${options.path}`, headers: options.headers, connections: options.connections });
+  const request = { method: options.method, headers: options.headers, connections: options.connections, next: options.next };
+  const api = await load({ url: `${ctx.apiUrl}${options.path ?? '/'}`, ...request });
   const port = await freePort();
   const baselineProcess = NodeProcess.start(options.baselineScript, {
     PORT: String(port),
@@ -92,4 +96,13 @@ export const workspaceUsers: Scenario = {
 };
 
 /** Every scenario, in the order the table prints them. Later capabilities add theirs here. */
-export const SCENARIOS: Scenario[] = [healthLive, workspaceUsers, webhookDelivery];
+export const SCENARIOS: Scenario[] = [
+  healthLive,
+  workspaceUsers,
+  webhookDelivery,
+  seedScenario,
+  setPropertyScenario,
+  searchScenario,
+  listScenario,
+  vcardScenario,
+];
