@@ -44,11 +44,7 @@ export async function compareWithBaseline(
   });
   try {
     await baselineProcess.waitForHttp(`http://127.0.0.1:${port}/health/live`);
-    const baseline = await load({
-      url: `http://127.0.0.1:${port}${options.path}`,
-      headers: options.headers,
-      connections: options.connections,
-    });
+    const baseline = await load({ url: `http://127.0.0.1:${port}${options.path ?? '/'}`, ...request });
     return {
       name: options.name,
       api,

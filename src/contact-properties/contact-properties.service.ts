@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, In, Repository } from 'typeorm';
+import { DataSource, EntityManager, In, Repository } from 'typeorm';
 import { newId } from '../common/id.js';
 import { isUniqueViolation } from '../database/pg-errors.js';
 import { ContactPropertyDefinition, ContactPropertyType, type SelectOption } from './contact-property-definition.entity.js';
@@ -36,8 +36,11 @@ export class ContactPropertiesService {
     return this.definitions.find({ where: { workspaceId }, order: { creationTime: 'ASC', id: 'ASC' } });
   }
 
-  async get(workspaceId: string, id: string): Promise<ContactPropertyDefinition> {
-    const definition = await this.definitions.findOne({ where: { id, workspaceId } });
+  /** Pass `manager` inside a transaction: a second pooled connection per request can starve the pool. */
+  async get(workspaceId: string, id: string, manager?: EntityManager): Promise<ContactPropertyDefinition> {
+    const definition = await (manager?.getRepository(ContactPropertyDefinition) ?? this.definitions).findOne({
+      where: { id, workspaceId },
+    });
     if (!definition) throw PropertyNotFound(id);
     return definition;
   }

@@ -96,7 +96,7 @@ export class ContactsService {
    */
   async setPropertyValue(principal: Principal, contactId: string, propertyId: string, raw: unknown): Promise<Contact> {
     return this.dataSource.transaction(async (manager) => {
-      const definition = await this.properties.get(principal.workspaceId, propertyId);
+      const definition = await this.properties.get(principal.workspaceId, propertyId, manager);
       const contact = await this.get(principal.workspaceId, contactId, manager, true);
       if (raw === null || raw === undefined) {
         if (definition.isRequired) throw PropertyRequired(definition.name);
@@ -104,7 +104,7 @@ export class ContactsService {
       } else {
         await this.applyValue(manager, principal, contact, definition, toTypedValue(definition, raw));
       }
-      return manager.findOneByOrFail(Contact, { id: contactId });
+      return contact; // applyValue kept its modification stamps in step with the row
     });
   }
 
@@ -177,7 +177,13 @@ export class ContactsService {
         .orUpdate(['text_value', 'number_value', 'date_value', 'select_value'], ['contact_id', 'property_definition_id'])
         .execute();
     }
-    await manager.update(Contact, { id: contact.id }, { lastModificationTime: new Date(), lastModifierId: principal.serviceAccountId });
+    contact.lastModificationTime = new Date();
+    contact.lastModifierId = principal.serviceAccountId;
+    await manager.update(
+      Contact,
+      { id: contact.id },
+      { lastModificationTime: contact.lastModificationTime, lastModifierId: contact.lastModifierId },
+    );
     await this.recordHistory(manager, contact, principal, [
       {
         propertyName: definition.name,
