@@ -121,12 +121,17 @@ export class ContactsService {
       criteria,
       definitions,
     );
-    const page = qb.clone().skip(paging.skipCount).take(paging.maxResultCount);
-    // Without criteria the total is the workspace's maintained count, not a count of a million rows.
-    const [items, totalCount] = await Promise.all([
-      page.getMany(),
-      hasCriteria(criteria) ? qb.getCount() : this.workspaceContactCount(workspaceId),
-    ]);
+    const page = qb.skip(paging.skipCount).take(paging.maxResultCount);
+    if (!hasCriteria(criteria)) {
+      // No criteria: the total is the workspace's maintained count, not a count of a million rows.
+      const [items, totalCount] = await Promise.all([page.getMany(), this.workspaceContactCount(workspaceId)]);
+      return { totalCount, items };
+    }
+    // With criteria the matching rows are found for the sort anyway: count them in the same pass.
+    const { entities, raw } = await page.addSelect('count(*) OVER ()', 'total_count').getRawAndEntities<{ total_count: string }>();
+    const totalCount =
+      raw.length > 0 ? Number(raw[0].total_count) : paging.skipCount > 0 ? await qb.skip(undefined).take(undefined).getCount() : 0;
+    const items = entities;
     return { totalCount, items };
   }
 

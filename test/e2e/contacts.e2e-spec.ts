@@ -339,6 +339,18 @@ describe('Contacts and Set Property Value on Contact (specification rules 1-6)',
     assert.ok(res.body.items.every((c: { workspaceId: string }) => c.workspaceId === a.workspaceId));
     const byPhone = await a.api.get('/v1/contacts?PhoneNumber=966501234567');
     assert.equal(byPhone.body.totalCount, 1);
+    const pastTheEnd = await a.api.get('/v1/contacts?Filter=contact%20%2B1415555010&SkipCount=1000');
+    assert.deepEqual(pastTheEnd.body.items, []);
+    assert.equal(pastTheEnd.body.totalCount, res.body.totalCount, 'the total holds past the last page');
+    const everyone = (await a.api.get('/v1/contacts?MaxResultCount=1')).body.totalCount;
+    const doomed = await newContact(a, '+14155550159');
+    assert.equal((await a.api.get('/v1/contacts?MaxResultCount=1')).body.totalCount, everyone + 1);
+    assert.equal((await a.api.delete(`/v1/contacts/${doomed.id}`)).status, 204);
+    assert.equal((await a.api.get(`/v1/contacts/${doomed.id}`)).status, 404);
+    assert.equal((await a.api.get('/v1/contacts?MaxResultCount=1')).body.totalCount, everyone, 'the maintained count follows deletes');
+    const mover = await newContact(a, '+14155550158');
+    const taken = await a.api.put(`/v1/contacts/${mover.id}`, { phoneNumber: '+966501234567' });
+    assert.equal(taken.status, 409, 'moving to a number already in the workspace');
     const badSort = await a.api.get('/v1/contacts?Sorting=Password');
     assert.equal(badSort.status, 400);
   });
