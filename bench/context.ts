@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { randomBytes } from 'node:crypto';
 import { freePort, NodeProcess } from './harness.js';
 
@@ -65,6 +66,7 @@ export async function startContext(): Promise<BenchContext> {
     body: JSON.stringify({ grant_type: 'client_credentials', client_id: account.clientId, client_secret: account.clientSecret }),
   });
   const token = ((await tokenRes.json()) as { access_token: string }).access_token;
+  await settle(databaseUrl);
   return {
     api,
     env,
@@ -78,4 +80,17 @@ export async function startContext(): Promise<BenchContext> {
     call: (method, path, body) => request(token, method, path, body),
     shared: new Map(),
   };
+}
+
+/**
+ * Creating the scratch database and migrating it (or dropping the previous run's) leaves PostgreSQL
+ * flushing in the background; on 2 cores that showed as a halved first scenario. Checkpoint, then
+ * give the machine a moment before anything is measured.
+ */
+export async function settle(databaseUrl: string): Promise<void> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  await client.query('CHECKPOINT');
+  await client.end();
+  await new Promise((resolve) => setTimeout(resolve, 3000));
 }

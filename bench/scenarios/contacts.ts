@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import type { BenchContext } from '../context.js';
+import { settle, type BenchContext } from '../context.js';
 import { load } from '../harness.js';
 import { seedContacts, type SeededContacts } from '../seed-contacts.js';
 import { compareWithBaseline, type Scenario, type ScenarioResult } from './index.js';
@@ -27,6 +27,7 @@ export const seedScenario: Scenario = {
     const { rows } = await client.query('SELECT id FROM contacts WHERE workspace_id = $1 ORDER BY random() LIMIT 20000', [ctx.workspaceId]);
     if (process.env.BENCH_VERBOSE) await explain(client, ctx.workspaceId, result.properties.tier);
     await client.end();
+    await settle(ctx.databaseUrl);
     ctx.shared.set('contacts', { ...result, contactIds: rows.map((r) => r.id as string) });
     return { name: this.name, checks: [{ what: `${result.seconds.toFixed(1)} s ≤ 180 s`, ok: result.seconds <= 180 }] };
   },
