@@ -22,6 +22,8 @@ import { WorkspacesModule } from './workspaces/workspaces.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 import { ContactPropertiesModule } from './contact-properties/contact-properties.module.js';
 import { ContactsModule } from './contacts/contacts.module.js';
+import { TagsModule } from './tags/tags.module.js';
+import { ConversationsModule } from './conversations/conversations.module.js';
 import { DemoSeedModule } from './database/demo-seed.module.js';
 
 @Module({
@@ -45,6 +47,8 @@ import { DemoSeedModule } from './database/demo-seed.module.js';
     WebhooksModule,
     ContactPropertiesModule,
     ContactsModule,
+    TagsModule,
+    ConversationsModule,
     HealthModule,
     DemoSeedModule,
   ],

@@ -63,6 +63,41 @@ export class ContactsService {
     return manager.findOneByOrFail(Contact, { id: contact.id });
   }
 
+  /**
+   * The workspace's contact with this number, created (name = `name` or the number) when there is
+   * none. Safe under concurrency: a contact created meanwhile by another request is found, not duplicated.
+   */
+  async findOrCreateByPhone(manager: EntityManager, principal: Principal, phoneNumber: string, name?: string): Promise<Contact> {
+    const existing = await manager.findOne(Contact, { where: { workspaceId: principal.workspaceId, phoneNumber } });
+    if (existing) return existing;
+    const contact = manager.create(Contact, {
+      id: newId(),
+      workspaceId: principal.workspaceId,
+      name: name?.trim() || phoneNumber,
+      phoneNumber,
+      contactType: ContactType.Individual,
+      email: null,
+      company: null,
+      position: null,
+      customFields: null,
+      creatorId: principal.serviceAccountId,
+      lastModifierId: principal.serviceAccountId,
+    });
+    const inserted = await manager
+      .createQueryBuilder()
+      .insert()
+      .into(Contact)
+      .values(contact as QueryDeepPartialEntity<Contact>)
+      .orIgnore()
+      .returning(['id'])
+      .execute();
+    if ((inserted.raw as unknown[]).length === 0) {
+      return manager.findOneOrFail(Contact, { where: { workspaceId: principal.workspaceId, phoneNumber } });
+    }
+    await this.recordHistory(manager, contact, principal, builtInChanges({}, contact));
+    return manager.findOneByOrFail(Contact, { id: contact.id });
+  }
+
   async update(principal: Principal, id: string, input: UpdateContactDto): Promise<Contact> {
     return this.writeUnique(input.phoneNumber, async (manager) => {
       const contact = await this.get(principal.workspaceId, id, manager, true);

@@ -1,0 +1,55 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Conversation, EventDirection, EventSourceType } from './conversation.entity.js';
+
+export interface AssignationInfo {
+  assignedUserId: string | null;
+  assignedUserName: string | null;
+  assignedAiAgentId: string | null;
+  assignedAiAgentName: string | null;
+  assignedByUserId: string | null;
+  assignedByUserName: string | null;
+}
+
+export interface LocationInfo {
+  latitude: number;
+  longitude: number;
+  name: string | null;
+  address: string | null;
+}
+
+/** One entry of a conversation's timeline: a message, a call or an assignment. */
+@Entity('conversation_events')
+@Index(['workspaceId', 'conversationId', 'creationTime'])
+@Index(['workspaceId', 'sourceType', 'sourceId'])
+export class ConversationEvent {
+  @PrimaryColumn('uuid') id: string;
+  @Column('uuid') workspaceId: string;
+  @Column('uuid') conversationId: string;
+  @ManyToOne(() => Conversation, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'conversation_id' })
+  conversation?: Conversation;
+  @Column('uuid') contactId: string;
+  @Column('uuid') channelId: string;
+  @Column({ type: 'smallint' }) sourceType: EventSourceType;
+  /** The message or call this event stands for (provider message id, call record id). */
+  @Column({ type: 'varchar', length: 200, nullable: true }) sourceId: string | null;
+  @Column({ type: 'smallint' }) direction: EventDirection;
+  @Column({ type: 'timestamptz' }) creationTime: Date;
+  @Column({ type: 'varchar', length: 30, nullable: true }) status: string | null;
+  @Column({ type: 'varchar', length: 100, nullable: true }) errorCode: string | null;
+  @Column({ type: 'varchar', length: 1000, nullable: true }) failureReason: string | null;
+  @Column({ type: 'boolean', default: false }) isAi: boolean;
+  @Column({ type: 'jsonb', nullable: true }) attachment: Record<string, unknown> | null;
+  @Column({ type: 'uuid', nullable: true }) ownerUserId: string | null;
+  @Column({ type: 'uuid', nullable: true }) aiAgentId: string | null;
+  /** `hh:mm:ss` for calls, a size for media. */
+  @Column({ type: 'varchar', length: 30, nullable: true }) durationOrSize: string | null;
+  @Column({ type: 'varchar', length: 30, nullable: true }) ringingDuration: string | null;
+  @Column({ type: 'text', nullable: true }) body: string | null;
+  @Column({ type: 'varchar', length: 200, nullable: true }) handlerName: string | null;
+  @Column({ type: 'jsonb', nullable: true }) aiSummary: { summary: string | null; transcription: string | null } | null;
+  @Column({ type: 'jsonb', nullable: true }) replyTo: { repliedToEventId: string | null; repliedToBody: string | null } | null;
+  @Column({ type: 'jsonb', nullable: true }) internalThread: { id: string; isResolved: boolean; messageCount: number } | null;
+  @Column({ type: 'jsonb', nullable: true }) location: LocationInfo | null;
+  @Column({ type: 'jsonb', nullable: true }) assignation: AssignationInfo | null;
+}

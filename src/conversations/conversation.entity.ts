@@ -1,0 +1,49 @@
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Contact } from '../contacts/contact.entity.js';
+
+export enum ConversationStatus {
+  Open = 1,
+  Closed = 2,
+}
+
+export enum EventSourceType {
+  Call = 1,
+  WhatsApp = 2,
+  Assignation = 3,
+}
+
+export enum EventDirection {
+  Inbound = 1,
+  Outbound = 2,
+  Internal = 3,
+}
+
+/** One conversation per contact and channel while open (a partial unique index), then a new one. */
+@Entity('conversations')
+@Index('ux_conversations_open', ['workspaceId', 'channelId', 'contactId'], { unique: true, where: 'status = 1' })
+@Index(['workspaceId', 'channelId', 'lastActivityAt'])
+@Index(['workspaceId', 'channelId', 'assigneeUserId', 'lastActivityAt'])
+@Index(['workspaceId', 'contactId'])
+export class Conversation {
+  @PrimaryColumn('uuid') id: string;
+  @Column('uuid') workspaceId: string;
+  @Column('uuid') channelId: string;
+  @Column('uuid') contactId: string;
+  @ManyToOne(() => Contact, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'contact_id' })
+  contact?: Contact;
+  @Column({ type: 'smallint', default: ConversationStatus.Open }) status: ConversationStatus;
+  /** The `userId` of a workspace user (not an AI agent). */
+  @Column({ type: 'uuid', nullable: true }) assigneeUserId: string | null;
+  /** The `userId` of a workspace user marked `isAiAgent`. */
+  @Column({ type: 'uuid', nullable: true }) assignedAiAgentId: string | null;
+  @Column({ type: 'varchar', length: 20, nullable: true }) sentiment: string | null;
+  @Column({ type: 'timestamptz' }) lastActivityAt: Date;
+  @Column({ type: 'smallint', nullable: true }) lastEventSourceType: EventSourceType | null;
+  @Column({ type: 'smallint', nullable: true }) lastEventDirection: EventDirection | null;
+  @Column({ type: 'varchar', length: 30, nullable: true }) lastEventStatus: string | null;
+  @Column({ type: 'varchar', length: 200, nullable: true }) lastEventPreviewBody: string | null;
+  @Column({ type: 'timestamptz', nullable: true }) lastEventOccurredAt: Date | null;
+  @Column({ type: 'int', default: 0 }) lastEventsCount: number;
+  @CreateDateColumn({ type: 'timestamptz' }) creationTime: Date;
+}

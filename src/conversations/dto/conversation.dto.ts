@@ -1,0 +1,125 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { IsBoolean, IsEnum, IsISO8601, IsOptional, IsString, IsUUID, MaxLength, ArrayMaxSize, IsArray } from 'class-validator';
+import { PhoneNumberField } from '../../common/phone/phone-number.js';
+import { SortedPagedRequestDto } from '../../common/paging/paged-request.dto.js';
+import { IntEnumProperty } from '../../openapi/int-enum.js';
+import { ChannelType } from '../../channels/channel.entity.js';
+import { ContactType } from '../../contacts/contact.entity.js';
+import { TagDto } from '../../tags/dto/tag.dto.js';
+import { ConversationStatus, EventDirection, EventSourceType } from '../conversation.entity.js';
+
+/** `a,b,c` (or repeated parameters) → array. */
+const commaList = ({ value }: { value: unknown }) =>
+  (Array.isArray(value) ? value : typeof value === 'string' ? [value] : [])
+    .flatMap((item: unknown) => String(item).split(','))
+    .map((item) => item.trim())
+    .filter(Boolean);
+const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
+const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
+
+export class ListConversationsQueryDto extends SortedPagedRequestDto {
+  @IsOptional()
+  @Transform(toInt)
+  @IntEnumProperty(ConversationStatus, 'ConversationStatus')
+  @IsEnum(ConversationStatus)
+  status?: ConversationStatus;
+  /** Comma-separated user ids (`userId` of Get Workspace Users). */
+  @ApiProperty({ required: false, type: String })
+  @IsOptional()
+  @Transform(commaList)
+  @IsArray()
+  @ArrayMaxSize(100)
+  @IsUUID('all', { each: true })
+  assigneeUserIds?: string[];
+  /** Only conversations nobody (user or AI agent) is assigned to. */
+  @IsOptional() @Transform(toBoolean) @IsBoolean() getUnAssigned?: boolean;
+  @ApiProperty({ required: false, type: String, description: 'Comma-separated contact ids.' })
+  @IsOptional()
+  @Transform(commaList)
+  @IsArray()
+  @ArrayMaxSize(100)
+  @IsUUID('all', { each: true })
+  contactIds?: string[];
+  @ApiProperty({ required: false, type: String, description: 'Comma-separated tag ids: conversations carrying any of them.' })
+  @IsOptional()
+  @Transform(commaList)
+  @IsArray()
+  @ArrayMaxSize(100)
+  @IsUUID('all', { each: true })
+  tagIds?: string[];
+  /** Contact name contains (case-insensitive). */
+  @IsOptional() @IsString() @MaxLength(200) name?: string;
+  /** Contact phone number contains (digits). */
+  @IsOptional() @IsString() @MaxLength(32) phoneNumber?: string;
+  /** Last activity at or after (ISO 8601). */
+  @IsOptional() @IsISO8601({ strict: true }) fromDate?: string;
+  /** Last activity at or before (ISO 8601). */
+  @IsOptional() @IsISO8601({ strict: true }) toDate?: string;
+  /** Last event inbound and unanswered. */
+  @IsOptional() @Transform(toBoolean) @IsBoolean() isLost?: boolean;
+}
+
+export class CreateConversationDto {
+  @IsUUID() channelId: string;
+  @PhoneNumberField() phoneNumber: string;
+  @IsOptional() @IsString() @MaxLength(200) contactName?: string;
+  @IsOptional() @IsUUID() assignToUserId?: string;
+  @IsOptional() @IsUUID() assignToAiAgentId?: string;
+}
+
+export class AssignConversationDto {
+  @IsOptional() @IsUUID() assignedUserId?: string | null;
+  @IsOptional() @IsUUID() assignedAiAgentId?: string | null;
+}
+
+export class ConversationStatusDto {
+  @IntEnumProperty(ConversationStatus, 'ConversationStatus') @Transform(toInt) @IsEnum(ConversationStatus) status: ConversationStatus;
+}
+
+export class TagConversationDto {
+  @IsArray() @ArrayMaxSize(100) @IsUUID('all', { each: true }) tagIds: string[];
+}
+
+export class TimelineQueryDto extends SortedPagedRequestDto {}
+
+export class ChannelConversationDto {
+  id: string;
+  name: string;
+  @IntEnumProperty(ChannelType, 'ChannelType') type: ChannelType;
+  @ApiProperty({ type: String, nullable: true }) icon: string | null;
+  phoneNumber: string;
+}
+
+export class ConversationDto {
+  id: string;
+  @ApiProperty({ type: String, nullable: true }) sentiment: string | null;
+  @IntEnumProperty(ConversationStatus, 'ConversationStatus') status: ConversationStatus;
+  /** ISO 8601 UTC. */
+  lastActivityAt: string;
+  contactId: string;
+  contactName: string;
+  @IntEnumProperty(ContactType, 'ContactType') contactType: ContactType;
+  phoneNumber: string;
+  channelId: string;
+  @ApiProperty({ type: String, nullable: true }) assigneeId: string | null;
+  @ApiProperty({ type: String, nullable: true }) assignedAiAgentId: string | null;
+  isAiAssignee: boolean;
+  @ApiProperty({ type: String, nullable: true }) assigneeName: string | null;
+  @Type(() => ChannelConversationDto) channel: ChannelConversationDto;
+  @ApiProperty({ enum: EventSourceType, enumName: 'EventSourceType', nullable: true, description: '1 Call, 2 WhatsApp, 3 Assignation' })
+  lastEventSourceType: EventSourceType | null;
+  @ApiProperty({ enum: EventDirection, enumName: 'EventDirection', nullable: true, description: '1 Inbound, 2 Outbound, 3 Internal' })
+  lastEventDirection: EventDirection | null;
+  @ApiProperty({ type: String, nullable: true }) lastEventStatus: string | null;
+  @ApiProperty({ type: String, nullable: true }) lastEventPreviewBody: string | null;
+  @ApiProperty({ type: String, nullable: true }) lastEventOccurredAt: string | null;
+  lastEventsCount: number;
+  @ApiProperty({ type: [TagDto] }) tags: TagDto[];
+  unreadCount: number;
+}
+
+export class CreateConversationResultDto {
+  conversation: ConversationDto;
+  contactId: string;
+}

@@ -1,0 +1,96 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { formatTimestamp, TimestampFormat } from '../../common/time/timestamp-format.js';
+import type { ConversationEvent } from '../conversation-event.entity.js';
+import { EventDirection, EventSourceType } from '../conversation.entity.js';
+
+export class AiSummaryDto {
+  @ApiProperty({ type: String, nullable: true }) summary: string | null;
+  @ApiProperty({ type: String, nullable: true }) transcription: string | null;
+}
+
+export class ReplyInfoDto {
+  @ApiProperty({ type: String, nullable: true }) repliedToEventId: string | null;
+  @ApiProperty({ type: String, nullable: true }) repliedToBody: string | null;
+}
+
+export class InternalThreadDto {
+  id: string;
+  isResolved: boolean;
+  messageCount: number;
+}
+
+export class LocationMessageDto {
+  latitude: number;
+  longitude: number;
+  @ApiProperty({ type: String, nullable: true }) name: string | null;
+  @ApiProperty({ type: String, nullable: true }) address: string | null;
+}
+
+export class AssignationInfoDto {
+  @ApiProperty({ type: String, nullable: true }) assignedUserId: string | null;
+  @ApiProperty({ type: String, nullable: true }) assignedUserName: string | null;
+  @ApiProperty({ type: String, nullable: true }) assignedAiAgentId: string | null;
+  @ApiProperty({ type: String, nullable: true }) assignedAiAgentName: string | null;
+  @ApiProperty({ type: String, nullable: true }) assignedByUserId: string | null;
+  @ApiProperty({ type: String, nullable: true }) assignedByUserName: string | null;
+}
+
+export class ConversationTimelineDto {
+  eventId: string;
+  conversationId: string;
+  contactId: string;
+  channelId: string;
+  @ApiProperty({ enum: EventSourceType, enumName: 'EventSourceType', description: '1 Call, 2 WhatsApp, 3 Assignation' })
+  sourceType: EventSourceType;
+  @ApiProperty({ type: String, nullable: true }) sourceId: string | null;
+  @ApiProperty({ enum: EventDirection, enumName: 'EventDirection', description: '1 Inbound, 2 Outbound, 3 Internal' })
+  direction: EventDirection;
+  /** ISO 8601 UTC. */
+  creationTime: string;
+  @ApiProperty({ type: String, nullable: true }) status: string | null;
+  @ApiProperty({ type: String, nullable: true }) errorCode: string | null;
+  @ApiProperty({ type: String, nullable: true }) failureReason: string | null;
+  isAi: boolean;
+  @ApiProperty({ type: Object, nullable: true, additionalProperties: true }) attachment: Record<string, unknown> | null;
+  @ApiProperty({ type: String, nullable: true }) ownerUserId: string | null;
+  @ApiProperty({ type: String, nullable: true }) aiAgentId: string | null;
+  /** `hh:mm:ss` for calls. */
+  @ApiProperty({ type: String, nullable: true }) durationOrSize: string | null;
+  @ApiProperty({ type: String, nullable: true }) ringingDuration: string | null;
+  @ApiProperty({ type: String, nullable: true }) body: string | null;
+  @ApiProperty({ type: String, nullable: true }) handlerName: string | null;
+  @ApiProperty({ type: AiSummaryDto, nullable: true }) aiSummary: AiSummaryDto | null;
+  @ApiProperty({ type: ReplyInfoDto, nullable: true }) replyTo: ReplyInfoDto | null;
+  @ApiProperty({ type: InternalThreadDto, nullable: true }) internalThread: InternalThreadDto | null;
+  @ApiProperty({ type: LocationMessageDto, nullable: true }) location: LocationMessageDto | null;
+  @ApiProperty({ type: AssignationInfoDto, nullable: true }) assignation: AssignationInfoDto | null;
+
+  static from(event: ConversationEvent): ConversationTimelineDto {
+    return {
+      eventId: event.id,
+      conversationId: event.conversationId,
+      contactId: event.contactId,
+      channelId: event.channelId,
+      sourceType: event.sourceType,
+      sourceId: event.sourceId,
+      direction: event.direction,
+      creationTime: formatTimestamp(event.creationTime, TimestampFormat.utc)!,
+      status: event.status,
+      errorCode: event.errorCode,
+      failureReason: event.failureReason,
+      isAi: event.isAi,
+      attachment: event.attachment,
+      ownerUserId: event.ownerUserId,
+      aiAgentId: event.aiAgentId,
+      durationOrSize: event.durationOrSize,
+      ringingDuration: event.ringingDuration,
+      body: event.body,
+      handlerName: event.handlerName,
+      aiSummary: event.aiSummary,
+      replyTo: event.replyTo,
+      internalThread: event.internalThread,
+      location: event.location,
+      assignation: event.assignation,
+    };
+  }
+}

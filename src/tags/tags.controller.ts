@@ -1,0 +1,44 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentWorkspace } from '../auth/principal.js';
+import { ParseIdPipe } from '../common/http/uuid-param.pipe.js';
+import { PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
+import { CreateTagDto, ListTagsQueryDto, TagDto, UpdateTagDto } from './dto/tag.dto.js';
+import { TagsService } from './tags.service.js';
+
+const TagId = () => Param('id', new ParseIdPipe('Tags:Tag'));
+
+@ApiTags('Tags API')
+@ApiBearerAuth()
+@Controller('v1/tags/service-account')
+export class TagsController {
+  constructor(private readonly tags: TagsService) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Create Tag' })
+  async create(@CurrentWorkspace() workspaceId: string, @Body() body: CreateTagDto): Promise<TagDto> {
+    return TagDto.from(await this.tags.create(workspaceId, body));
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List Tags' })
+  @ApiOkResponse({ type: PagedResultOf(TagDto, 'PagedResultOfTagDto') })
+  async list(@CurrentWorkspace() workspaceId: string, @Query() query: ListTagsQueryDto): Promise<PagedResult<TagDto>> {
+    const page = await this.tags.list(workspaceId, query);
+    return { totalCount: page.totalCount, items: page.items.map(TagDto.from) };
+  }
+
+  @Put(':id')
+  @ApiOperation({ summary: 'Update Tag' })
+  async update(@CurrentWorkspace() workspaceId: string, @TagId() id: string, @Body() body: UpdateTagDto): Promise<TagDto> {
+    return TagDto.from(await this.tags.update(workspaceId, id, body));
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete Tag' })
+  async remove(@CurrentWorkspace() workspaceId: string, @TagId() id: string): Promise<void> {
+    await this.tags.remove(workspaceId, id);
+  }
+}
