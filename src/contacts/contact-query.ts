@@ -50,11 +50,23 @@ export interface ContactCriteria {
   phoneNumber?: string;
   sorting?: string;
   customPropertyFilters?: CustomPropertyFilterDto[];
+  tagIds?: string[];
 }
 
 function likePattern(text: string, prefixOnly = false): string {
   const escaped = text.replace(/[\\%_]/g, '\\$&');
   return prefixOnly ? `${escaped}%` : `%${escaped}%`;
+}
+
+/** True when the criteria narrow the workspace's contacts (so the total must be counted, not read). */
+export function hasCriteria(criteria: ContactCriteria): boolean {
+  return Boolean(
+    criteria.filter?.trim() ||
+    criteria.name?.trim() ||
+    criteria.phoneNumber?.replace(/\D/g, '') ||
+    criteria.customPropertyFilters?.length ||
+    criteria.tagIds?.length,
+  );
 }
 
 /** Adds the list/search criteria (already workspace-scoped by the caller) and the order to a contacts query. */
@@ -75,6 +87,13 @@ export function applyContactCriteria(
   const digits = criteria.phoneNumber?.replace(/\D/g, '');
   if (digits) qb.andWhere('c.phone_number LIKE :phone', { phone: likePattern(digits) });
   (criteria.customPropertyFilters ?? []).forEach((filter, index) => addPropertyFilter(qb, filter, index, definitions));
+  if (criteria.tagIds?.length) {
+    qb.andWhere(
+      `EXISTS (SELECT 1 FROM conversations cv JOIN conversation_tags ct ON ct.conversation_id = cv.id
+                WHERE cv.workspace_id = c.workspace_id AND cv.contact_id = c.id AND ct.tag_id IN (:...tagIds))`,
+      { tagIds: criteria.tagIds },
+    );
+  }
   const sort = parseSorting(criteria.sorting, SORTABLE, DEFAULT_SORT);
   return qb.orderBy(sort.column, sort.direction).addOrderBy('c.id', sort.direction);
 }

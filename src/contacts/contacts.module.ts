@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ContactPropertiesModule } from '../contact-properties/contact-properties.module.js';
+import { TagsModule } from '../tags/tags.module.js';
 import { ContactViews } from './contact-views.js';
 import { ContactsController } from './contacts.controller.js';
 import { ContactsService } from './contacts.service.js';
@@ -8,7 +9,7 @@ import { PropertyStatisticsController } from './property-statistics.controller.j
 import { PropertyStatisticsService } from './property-statistics.service.js';
 
 @Module({
-  imports: [ContactPropertiesModule],
+  imports: [ContactPropertiesModule, TagsModule],
   controllers: [ContactsController, PropertyStatisticsController],
   providers: [ContactsService, ContactViews, ContactImportService, PropertyStatisticsService],
   exports: [ContactsService, ContactViews],

@@ -3,6 +3,7 @@ import { DataSource, EntityManager, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import type { Principal } from '../auth/principal.js';
 import { ContactPropertiesService } from '../contact-properties/contact-properties.service.js';
+import { TagsService } from '../tags/tags.service.js';
 import type { ContactPropertyDefinition } from '../contact-properties/contact-property-definition.entity.js';
 import { newId } from '../common/id.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
@@ -14,7 +15,7 @@ import { Contact, ContactType } from './contact.entity.js';
 import { ContactNotFound, PhoneNumberTaken, PropertyRequired } from './contacts.errors.js';
 import type { CreateContactDto, UpdateContactDto } from './dto/contact.dto.js';
 import { sameValue, toTypedValue, valueAsString, type TypedValue } from './property-value.js';
-import { applyContactCriteria, type ContactCriteria } from './contact-query.js';
+import { applyContactCriteria, hasCriteria, type ContactCriteria } from './contact-query.js';
 import { builtInChanges, type HistoryChange } from './contact-history.js';
 
 /** Contacts of a workspace, their custom property values and their audit trail. */
@@ -25,6 +26,7 @@ export class ContactsService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly properties: ContactPropertiesService,
+    private readonly tags: TagsService,
   ) {
     this.contacts = dataSource.getRepository(Contact);
   }
@@ -151,6 +153,7 @@ export class ContactsService {
   ): Promise<PagedResult<Contact>> {
     const definitionIds = (criteria.customPropertyFilters ?? []).map((f) => f.propertyDefinitionId);
     const definitions = await this.properties.getMany(workspaceId, definitionIds);
+    await this.tags.getMany(workspaceId, criteria.tagIds ?? []); // unknown or foreign tag ids are a 404
     const qb = applyContactCriteria(
       this.contacts.createQueryBuilder('c').where('c.workspace_id = :workspaceId', { workspaceId }),
       criteria,
@@ -272,10 +275,4 @@ export class ContactsService {
       throw err;
     }
   }
-}
-
-function hasCriteria(criteria: ContactCriteria): boolean {
-  return Boolean(
-    criteria.filter?.trim() || criteria.name?.trim() || criteria.phoneNumber?.replace(/\D/g, '') || criteria.customPropertyFilters?.length,
-  );
 }

@@ -23,6 +23,19 @@ export function IntEnumProperty(
   return ApiProperty({ description, ...options, enum: enumObject, enumName } as ApiPropertyOptions);
 }
 
+/**
+ * A nullable reference (`allOf: [$ref]` + `nullable`) needs a `type` beside it in OpenAPI 3.0:
+ * give such properties the type of the integer enum they point to.
+ */
+export function typeNullableEnumReferences(schemas: Record<string, Record<string, unknown>> | undefined): void {
+  for (const schema of Object.values(schemas ?? {})) {
+    for (const property of Object.values((schema.properties ?? {}) as Record<string, Record<string, unknown>>)) {
+      const ref = (property.allOf as Array<{ $ref?: string }> | undefined)?.[0]?.$ref?.split('/').pop();
+      if (property.nullable && ref && registry.has(ref) && !property.type) property.type = 'integer';
+    }
+  }
+}
+
 /** Adds `x-enum-varnames` to every registered enum schema of the document. */
 export function annotateIntEnums(schemas: Record<string, Record<string, unknown>> | undefined): void {
   for (const [name, enumObject] of registry) {

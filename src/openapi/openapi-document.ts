@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import { annotateIntEnums } from './int-enum.js';
+import { annotateIntEnums, typeNullableEnumReferences } from './int-enum.js';
 
 const DESCRIPTION = `Workspace-scoped messaging and contact management: WhatsApp messages and templates, contacts
 with custom properties and an audit trail, conversations and tags, outbound IVR calls, signed webhooks.
@@ -23,7 +23,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     operationIdFactory: (controllerKey, methodKey) => `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
   });
   markPublicOperations(document);
-  annotateIntEnums(document.components?.schemas as Record<string, Record<string, unknown>> | undefined);
+  const schemas = document.components?.schemas as Record<string, Record<string, unknown>> | undefined;
+  annotateIntEnums(schemas);
+  typeNullableEnumReferences(schemas);
   return sortKeys(document) as OpenAPIObject;
 }
 

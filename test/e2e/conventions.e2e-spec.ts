@@ -134,5 +134,39 @@ describe('Platform conventions (API.md §1)', () => {
     const doc = await t.http.get('/docs-json');
     assert.equal(doc.status, 200);
     assert.equal(doc.body.paths['/connect/token'].post.summary, 'Service Login');
+    // Schema names the specification lists, for the groups built so far.
+    const named = [
+      'ConversationDto',
+      'ChannelConversationDto',
+      'ConversationTimelineDto',
+      'CreateTagDto',
+      'UpdateTagDto',
+      'TagDto',
+      'AiSummaryDto',
+      'ReplyInfoDto',
+      'InternalThreadDto',
+      'LocationMessageDto',
+      'AssignationInfoDto',
+      'PagedResultOfTagDto',
+      'PagedResultOfConversationDto',
+      'PagedResultOfConversationTimelineDto',
+    ];
+    assert.deepEqual(
+      named.filter((name) => !(name in doc.body.components.schemas)),
+      [],
+    );
+    const summaries = Object.values(doc.body.paths as Record<string, Record<string, { summary: string }>>).flatMap((item) =>
+      Object.values(item).map((op) => op.summary),
+    );
+    for (const summary of [
+      'Set Property Value on Contact',
+      'Contacts History',
+      'Create Bulk Contacts vCards',
+      'Tag a conversation',
+      'Get Conversation Timeline',
+      'List Tags',
+    ]) {
+      assert.ok(summaries.includes(summary), summary);
+    }
   });
 });

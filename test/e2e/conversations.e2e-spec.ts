@@ -239,6 +239,23 @@ describe('Conversations API and Tags API', () => {
     assert.equal((await list('MaxResultCount=5000')).status, 400);
   });
 
+  it('lets Search Contacts filter by conversation tags', async () => {
+    const vipContact = (await open('+14155550340')).conversation;
+    const plainContact = (await open('+14155550341')).conversation;
+    const gold = await tag('Gold Tier');
+    await a.api.put(`/v2/conversations/service-account/${vipContact.id}/tags/${gold.id}`);
+    const res = await a.api.post('/v1/contacts/search', { tagIds: [gold.id], maxResultCount: 100 });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(
+      res.body.items.map((c: { id: string }) => c.id),
+      [vipContact.contactId],
+    );
+    assert.equal(res.body.totalCount, 1);
+    assert.ok(!res.body.items.some((c: { id: string }) => c.id === plainContact.contactId));
+    const foreign = await tag('Other WS', b);
+    assert.equal((await a.api.post('/v1/contacts/search', { tagIds: [foreign.id] })).status, 404);
+  });
+
   it('closes and reopens', async () => {
     const { conversation } = await open('+14155550320');
     const closed = await a.api.post(`/v2/conversations/service-account/${conversation.id}/status`, { status: 2 });

@@ -35,6 +35,8 @@ export class CustomPropertyFilterDto {
 export class SearchContactsDto extends SortedPagedRequestDto {
   /** Contains, in name, phone number or email (case-insensitive). */
   @IsOptional() @IsString() @MaxLength(200) filter?: string;
+  /** Contacts with a conversation carrying any of these tags. */
+  @IsOptional() @IsArray() @ArrayMaxSize(100) @IsUUID('all', { each: true }) tagIds?: string[];
   /** AND-ed. */
   @IsOptional()
   @IsArray()

@@ -107,9 +107,9 @@ export class ConversationDto {
   isAiAssignee: boolean;
   @ApiProperty({ type: String, nullable: true }) assigneeName: string | null;
   @Type(() => ChannelConversationDto) channel: ChannelConversationDto;
-  @ApiProperty({ enum: EventSourceType, enumName: 'EventSourceType', nullable: true, description: '1 Call, 2 WhatsApp, 3 Assignation' })
+  @IntEnumProperty(EventSourceType, 'EventSourceType', { nullable: true })
   lastEventSourceType: EventSourceType | null;
-  @ApiProperty({ enum: EventDirection, enumName: 'EventDirection', nullable: true, description: '1 Inbound, 2 Outbound, 3 Internal' })
+  @IntEnumProperty(EventDirection, 'EventDirection', { nullable: true })
   lastEventDirection: EventDirection | null;
   @ApiProperty({ type: String, nullable: true }) lastEventStatus: string | null;
   @ApiProperty({ type: String, nullable: true }) lastEventPreviewBody: string | null;

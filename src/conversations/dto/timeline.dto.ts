@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { formatTimestamp, TimestampFormat } from '../../common/time/timestamp-format.js';
+import { IntEnumProperty } from '../../openapi/int-enum.js';
 import type { ConversationEvent } from '../conversation-event.entity.js';
 import { EventDirection, EventSourceType } from '../conversation.entity.js';
 
