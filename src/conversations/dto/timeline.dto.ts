@@ -41,10 +41,10 @@ export class ConversationTimelineDto {
   conversationId: string;
   contactId: string;
   channelId: string;
-  @ApiProperty({ enum: EventSourceType, enumName: 'EventSourceType', description: '1 Call, 2 WhatsApp, 3 Assignation' })
+  @IntEnumProperty(EventSourceType, 'EventSourceType')
   sourceType: EventSourceType;
   @ApiProperty({ type: String, nullable: true }) sourceId: string | null;
-  @ApiProperty({ enum: EventDirection, enumName: 'EventDirection', description: '1 Inbound, 2 Outbound, 3 Internal' })
+  @IntEnumProperty(EventDirection, 'EventDirection')
   direction: EventDirection;
   /** ISO 8601 UTC. */
   creationTime: string;
