@@ -1,8 +1,8 @@
 import { Client } from 'pg';
 import { settle, type BenchContext } from '../context.js';
-import { load } from '../harness.js';
 import { seedContacts, type SeededContacts } from '../seed-contacts.js';
-import { compareWithBaseline, type Scenario, type ScenarioResult } from './index.js';
+import { compareWithBaseline, type Scenario } from './index.js';
+import { latencyScenario } from './latency.js';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
 
@@ -51,28 +51,6 @@ export const setPropertyScenario: Scenario = {
     return { ...result, checks: [...result.checks, { what: `API p99 ${result.api!.p99Ms} ms ≤ 50 ms`, ok: result.api!.p99Ms <= 50 }] };
   },
 };
-
-/**
- * A latency target: measured one request at a time (the latency a caller sees), and reported under
- * 8 concurrent connections too (where, on 2 cores shared with PostgreSQL and the load generator,
- * queueing dominates). autocannon gives p97.5, not p95; p97.5 is quoted, which is never below p95.
- */
-async function latencyScenario(name: string, targetMs: number, options: Parameters<typeof load>[0]): Promise<ScenarioResult> {
-  const serial = await load({ ...options, connections: 1 });
-  const loaded = await load({ ...options, connections: 8 });
-  return {
-    name,
-    api: serial,
-    checks: [
-      { what: `1 connection: p97.5 ${serial.p97_5Ms} ms (≥ p95) ≤ ${targetMs} ms`, ok: serial.p97_5Ms <= targetMs },
-      {
-        what: `(8 connections: ${Math.round(loaded.requestsPerSecond)} req/s, p50 ${loaded.p50Ms} ms, p97.5 ${loaded.p97_5Ms} ms)`,
-        ok: true,
-      },
-      { what: 'no errors or non-2xx', ok: serial.errors + loaded.errors === 0 && serial.non2xx + loaded.non2xx === 0 },
-    ],
-  };
-}
 
 export const searchScenario: Scenario = {
   name: 'POST /v1/contacts/search (Select = one of 1,000 options, ~0.1%)',

@@ -1,6 +1,7 @@
 import type { BenchContext } from '../context.js';
 import { load, NodeProcess, freePort, type LoadResult } from '../harness.js';
 import { webhookDelivery } from './webhook-delivery.js';
+import { listConversationsScenario, seedScenario as conversationSeedScenario, timelineScenario } from './conversations.js';
 import { listScenario, searchScenario, seedScenario, setPropertyScenario, vcardScenario } from './contacts.js';
 
 /** One row of the table: the API's figures next to its baseline's, measured in the same run. */
@@ -101,4 +102,7 @@ export const SCENARIOS: Scenario[] = [
   searchScenario,
   listScenario,
   vcardScenario,
+  conversationSeedScenario,
+  listConversationsScenario,
+  timelineScenario,
 ];
