@@ -7,6 +7,7 @@ import { TagsService } from '../tags/tags.service.js';
 import type { ContactPropertyDefinition } from '../contact-properties/contact-property-definition.entity.js';
 import { newId } from '../common/id.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
+import { pageWithTotal } from '../common/paging/page-with-total.js';
 import { isUniqueViolation } from '../database/pg-errors.js';
 import { ContactHistoryEntry } from './contact-history-entry.entity.js';
 import { ContactNote } from './contact-note.entity.js';
@@ -159,17 +160,12 @@ export class ContactsService {
       criteria,
       definitions,
     );
-    const page = qb.skip(paging.skipCount).take(paging.maxResultCount);
-    if (!hasCriteria(criteria)) {
-      // No criteria: the total is the workspace's maintained count, not a count of a million rows.
-      const [items, totalCount] = await Promise.all([page.getMany(), this.workspaceContactCount(workspaceId)]);
-      return { totalCount, items };
-    }
-    // With criteria the matching rows are found for the sort anyway: count them in the same pass.
-    const { entities, raw } = await page.addSelect('count(*) OVER ()', 'total_count').getRawAndEntities<{ total_count: string }>();
-    const totalCount =
-      raw.length > 0 ? Number(raw[0].total_count) : paging.skipCount > 0 ? await qb.skip(undefined).take(undefined).getCount() : 0;
-    const items = entities;
+    if (hasCriteria(criteria)) return pageWithTotal(qb, paging.skipCount, paging.maxResultCount);
+    // No criteria: the total is the workspace's maintained count, not a count of a million rows.
+    const [items, totalCount] = await Promise.all([
+      qb.skip(paging.skipCount).take(paging.maxResultCount).getMany(),
+      this.workspaceContactCount(workspaceId),
+    ]);
     return { totalCount, items };
   }
 

@@ -4,6 +4,7 @@ import type { Principal } from '../auth/principal.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { newId } from '../common/id.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
+import { pageWithTotal } from '../common/paging/page-with-total.js';
 import { parseSorting } from '../common/paging/sorting.js';
 import { ContactsService } from '../contacts/contacts.service.js';
 import { TagsService } from '../tags/tags.service.js';
@@ -136,13 +137,7 @@ export class ConversationsService {
       });
     }
     const sort = parseSorting(query.sorting, SORTABLE, { column: 'v.last_activity_at', direction: 'DESC' });
-    const [items, totalCount] = await qb
-      .orderBy(sort.column, sort.direction)
-      .addOrderBy('v.id', sort.direction)
-      .skip(query.skipCount)
-      .take(query.maxResultCount)
-      .getManyAndCount();
-    return { totalCount, items };
+    return pageWithTotal(qb.orderBy(sort.column, sort.direction).addOrderBy('v.id', sort.direction), query.skipCount, query.maxResultCount);
   }
 
   async timelinePage(workspaceId: string, id: string, query: TimelineQueryDto): Promise<PagedResult<ConversationEvent>> {
