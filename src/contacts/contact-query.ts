@@ -10,25 +10,20 @@ import { toTypedValue } from './property-value.js';
 const SORTABLE = { name: 'c.name', creationtime: 'c.creation_time', lastmodificationtime: 'c.last_modification_time' };
 const DEFAULT_SORT = { column: 'c.creation_time', direction: 'DESC' as const };
 
+/** Numbers and dates are ordered: they compare. */
+const ORDERED_OPERATORS = [
+  SearchOperator.Equals,
+  SearchOperator.NotEquals,
+  SearchOperator.GreaterThan,
+  SearchOperator.GreaterThanOrEqual,
+  SearchOperator.LessThan,
+  SearchOperator.LessThanOrEqual,
+];
 const OPERATORS_BY_TYPE: Record<ContactPropertyType, SearchOperator[]> = {
   [ContactPropertyType.Text]: [SearchOperator.Equals, SearchOperator.NotEquals, SearchOperator.Contains, SearchOperator.StartsWith],
   [ContactPropertyType.Select]: [SearchOperator.Equals, SearchOperator.NotEquals],
-  [ContactPropertyType.Number]: [
-    SearchOperator.Equals,
-    SearchOperator.NotEquals,
-    SearchOperator.GreaterThan,
-    SearchOperator.GreaterThanOrEqual,
-    SearchOperator.LessThan,
-    SearchOperator.LessThanOrEqual,
-  ],
-  [ContactPropertyType.Date]: [
-    SearchOperator.Equals,
-    SearchOperator.NotEquals,
-    SearchOperator.GreaterThan,
-    SearchOperator.GreaterThanOrEqual,
-    SearchOperator.LessThan,
-    SearchOperator.LessThanOrEqual,
-  ],
+  [ContactPropertyType.Number]: ORDERED_OPERATORS,
+  [ContactPropertyType.Date]: ORDERED_OPERATORS,
 };
 const COMPARISON: Partial<Record<SearchOperator, string>> = {
   [SearchOperator.Equals]: '=',

@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { plainToInstance, Transform, Type } from 'class-transformer';
 import {
@@ -36,6 +37,18 @@ export class SelectOptionDto {
   @IsOptional() @IsString() @Matches(/^#?[0-9A-Za-z]{1,20}$/) color?: string | null;
 }
 
+/** `selectOptions` of create and update: strings or `{ value, color }`, at most 200. */
+const SelectOptionsField = () =>
+  applyDecorators(
+    ApiProperty({ required: false, description: 'Strings or { value, color }', type: [SelectOptionDto] }),
+    IsOptional(),
+    Transform(toOptions),
+    IsArray(),
+    ArrayMaxSize(200),
+    ValidateNested({ each: true }),
+    Type(() => SelectOptionDto),
+  );
+
 export class CreateContactPropertyDto {
   @IsString() @MinLength(1) @MaxLength(100) name: string;
   @ApiProperty({
@@ -49,13 +62,7 @@ export class CreateContactPropertyDto {
   @IsEnum(ContactPropertyType, { message: 'type must be one of 1 Text, 2 Number, 3 Select, 4 Date' })
   type: ContactPropertyType;
   @IsOptional() @IsBoolean() isRequired?: boolean;
-  @ApiProperty({ required: false, description: 'Strings or { value, color }', type: [SelectOptionDto] })
-  @IsOptional()
-  @Transform(toOptions)
-  @IsArray()
-  @ArrayMaxSize(200)
-  @ValidateNested({ each: true })
-  @Type(() => SelectOptionDto)
+  @SelectOptionsField()
   selectOptions?: SelectOptionDto[];
 }
 
@@ -68,13 +75,7 @@ export class UpdateContactPropertyDto {
   @IsEnum(ContactPropertyType)
   type?: ContactPropertyType;
   @IsOptional() @IsBoolean() isRequired?: boolean;
-  @ApiProperty({ required: false, type: [SelectOptionDto] })
-  @IsOptional()
-  @Transform(toOptions)
-  @IsArray()
-  @ArrayMaxSize(200)
-  @ValidateNested({ each: true })
-  @Type(() => SelectOptionDto)
+  @SelectOptionsField()
   selectOptions?: SelectOptionDto[];
 }
 
