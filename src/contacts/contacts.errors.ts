@@ -14,3 +14,7 @@ export const InvalidPropertyValue = (name: string, expected: string) =>
   });
 export const InvalidSearchFilter = (message: string, member: string) =>
   new ValidationError('Contacts:InvalidSearchFilter', message, { validationErrors: [{ message, members: [member] }] });
+export const ValueMissing = () =>
+  new ValidationError('Contacts:ValueMissing', 'The body must have a value (null removes the property from the contact).', {
+    validationErrors: [{ message: 'value is required; null removes it', members: ['value'] }],
+  });

@@ -13,7 +13,7 @@ import { ContactHistoryEntry } from './contact-history-entry.entity.js';
 import { ContactNote } from './contact-note.entity.js';
 import { ContactPropertyValue } from './contact-property-value.entity.js';
 import { Contact, ContactType } from './contact.entity.js';
-import { ContactNotFound, PhoneNumberTaken, PropertyRequired } from './contacts.errors.js';
+import { ContactNotFound, PhoneNumberTaken, PropertyRequired, ValueMissing } from './contacts.errors.js';
 import type { CreateContactDto, UpdateContactDto } from './dto/contact.dto.js';
 import { sameValue, toTypedValue, valueAsString, type TypedValue } from './property-value.js';
 import { applyContactCriteria, hasCriteria, type ContactCriteria } from './contact-query.js';
@@ -136,7 +136,8 @@ export class ContactsService {
     return this.dataSource.transaction(async (manager) => {
       const definition = await this.properties.get(principal.workspaceId, propertyId, manager);
       const contact = await this.get(principal.workspaceId, contactId, manager, true);
-      if (raw === null || raw === undefined) {
+      if (raw === undefined) throw ValueMissing();
+      if (raw === null) {
         if (definition.isRequired) throw PropertyRequired(definition.name);
         await this.applyValue(manager, principal, contact, definition, null);
       } else {

@@ -192,6 +192,9 @@ describe('Contacts and Set Property Value on Contact (specification rules 1-6)',
     assert.equal((await setValue(a, contact.id, birthday.id, '2026-03-01T14:47:18.501+02:00')).status, 200);
     const got = (await a.api.get(`/v1/contacts/${contact.id}`)).body.customProperties;
     assert.equal(got.find((p: { propertyName: string }) => p.propertyName === 'Birthday').dateValue, '2026-03-01T12:47:18.501');
+    const missing = await a.api.put(`/v1/contacts/${contact.id}/properties/${score.id}`, {});
+    assert.equal(missing.status, 400, 'a body without value removes nothing');
+    assert.equal(missing.body.error.code, 'Contacts:ValueMissing');
     for (const [property, value] of [
       [score, 'twelve'],
       [score, { n: 1 }],
