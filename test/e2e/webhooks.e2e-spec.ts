@@ -52,6 +52,9 @@ describe('Outgoing webhooks: signed, retried, logged', () => {
     assert.ok(Math.abs(Number(got.headers['webhook-timestamp']) - Date.now() / 1000) < 30);
     assert.deepEqual(verifySignature(got, a.webhookSecret), { callId: 'c1', status: 1 });
     assert.throws(() => verifySignature(got, b.webhookSecret), 'another workspace’s secret does not verify');
+    const metrics = (await t.http.get('/metrics')).text;
+    assert.match(metrics, /webhook_deliveries_total\{kind="call",outcome="succeeded"\} [1-9]/);
+    assert.match(metrics, /webhook_attempt_duration_seconds_count\{kind="call"\} [1-9]/);
   });
 
   it('retries 500, 500 then delivers on the third attempt with the same webhook-id', async () => {
