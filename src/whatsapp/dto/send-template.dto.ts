@@ -1,0 +1,61 @@
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { PhoneNumberField } from '../../common/phone/phone-number.js';
+
+/** ParameterValueDto: one value of a template parameter entry. */
+export class ParameterValueDto {
+  /** `text`, `image`, `document` or `video`. */
+  @IsIn(['text', 'image', 'document', 'video']) type: 'text' | 'image' | 'document' | 'video';
+  /** For Type text. */
+  @IsOptional() @IsString() @MaxLength(1024) text?: string;
+  /** For Type image. */
+  @IsOptional() @IsString() @MaxLength(2048) imageUrl?: string;
+  /** For Type document. */
+  @IsOptional() @IsString() @MaxLength(2048) documentUrl?: string;
+  /** For Type document. */
+  @IsOptional() @IsString() @MaxLength(240) documentFilename?: string;
+  /** For Type video. */
+  @IsOptional() @IsString() @MaxLength(2048) videoUrl?: string;
+}
+
+/** TemplateParameterDto: fills one component of the template. */
+export class TemplateParameterDto {
+  /** `Header`, `Body` or `Buttons`: the component filled. */
+  @IsIn(['Header', 'Body', 'Buttons']) type: 'Header' | 'Body' | 'Buttons';
+  /** `url` or `quick_reply`; required for Buttons entries. */
+  @IsOptional() @IsIn(['url', 'quick_reply']) subType?: 'url' | 'quick_reply';
+  /** Button position: `0` first, `1` second, `2` third; required for Buttons entries. */
+  @IsOptional() @Matches(/^\d{1,2}$/) index?: string;
+  @IsArray() @ArrayMaxSize(100) @ValidateNested({ each: true }) @Type(() => ParameterValueDto) values: ParameterValueDto[];
+}
+
+/** Send Template (the specification's request). */
+export class SendTemplateDto {
+  /** Channel to send through. */
+  @IsUUID() channelId: string;
+  /** Name of the approved template. */
+  @IsString() @MinLength(1) @MaxLength(512) templateName: string;
+  /** Language code of the template. */
+  @IsString() @MinLength(2) @MaxLength(20) language: string;
+  /** Recipient phone number, digits only. */
+  @PhoneNumberField('Recipient phone number, digits only.') toNumber: string;
+  /** Fills template components. */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @ValidateNested({ each: true })
+  @Type(() => TemplateParameterDto)
+  parameters: TemplateParameterDto[] = [];
+}
+
+/** The Template message response of the specification (the same for every send). */
+export class SendMessageResultDto {
+  /** Contact the message belongs to. */
+  contactId: string;
+  /** `accepted` when queued for delivery. */
+  status: string;
+  /** Human-readable result text. */
+  message: string;
+  /** Identifier of the conversation event created. */
+  conversationEventId: string;
+}
