@@ -24,6 +24,7 @@ import { ContactPropertiesModule } from './contact-properties/contact-properties
 import { ContactsModule } from './contacts/contacts.module.js';
 import { TagsModule } from './tags/tags.module.js';
 import { ConversationsModule } from './conversations/conversations.module.js';
+import { WhatsAppModule } from './whatsapp/whatsapp.module.js';
 import { DemoSeedModule } from './database/demo-seed.module.js';
 
 @Module({
@@ -49,6 +50,7 @@ import { DemoSeedModule } from './database/demo-seed.module.js';
     ContactsModule,
     TagsModule,
     ConversationsModule,
+    WhatsAppModule,
     HealthModule,
     DemoSeedModule,
   ],

@@ -41,6 +41,13 @@ export class ChannelsService {
     return channel;
   }
 
+  /** Operators' lookup by id alone (admin routes that name a channel without its workspace). */
+  async getForAdmin(id: string): Promise<Channel> {
+    const channel = await this.channels.findOne({ where: { id } });
+    if (!channel) throw ChannelNotFound(id);
+    return channel;
+  }
+
   async create(workspaceId: string, config: ChannelConfigDto): Promise<Channel> {
     const channel = this.channels.create({ id: newId(), workspaceId, phoneNumberId: newId(), creatorId: null, lastModifierId: null });
     this.apply(channel, config);

@@ -25,6 +25,7 @@ export class AppConfig {
   };
   readonly outbox: { pollIntervalMs: number; recoverAfterMs: number };
   readonly queues: { lockDurationMs: number };
+  readonly whatsapp: { graphUrl: string };
 
   constructor(env: EnvSchema) {
     this.env = env.NODE_ENV;
@@ -62,6 +63,7 @@ export class AppConfig {
     };
     this.outbox = { pollIntervalMs: env.OUTBOX_POLL_INTERVAL_MS, recoverAfterMs: env.OUTBOX_RECOVER_AFTER_MS };
     this.queues = { lockDurationMs: env.QUEUE_LOCK_DURATION_MS };
+    this.whatsapp = { graphUrl: env.WHATSAPP_GRAPH_URL.replace(/\/+$/, '') };
   }
 
   get runsApi(): boolean {

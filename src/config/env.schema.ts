@@ -41,6 +41,9 @@ export class EnvSchema {
   @Matches(/^([A-Fa-f0-9]{64}|[A-Za-z0-9+/]{43}=)$/, { message: 'must be 32 bytes as 64 hex digits or base64' })
   ENCRYPTION_KEY?: string;
   @IsString() STORAGE_DIR = './storage';
+  /** Base URL of the WhatsApp Cloud API (Graph API, with its version). */
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  WHATSAPP_GRAPH_URL = 'https://graph.facebook.com/v21.0';
   @Transform(toBoolean) @IsBoolean() WEBHOOK_ALLOW_PRIVATE_NETWORKS = false;
   @Matches(/^\d+(ms|s|m|h)(,\d+(ms|s|m|h))*$/, { message: 'must be a comma-separated list like 2m,4m,8m' })
   WEBHOOK_RETRY_SCHEDULE = '2m,4m,8m,16m,32m';

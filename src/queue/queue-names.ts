@@ -5,17 +5,21 @@
 export enum QueueName {
   Maintenance = 'maintenance',
   Webhooks = 'webhooks',
+  WhatsApp = 'whatsapp',
 }
 
 export enum JobName {
   PurgeExpiredIdempotencyKeys = 'maintenance.purge-expired-idempotency-keys',
   /** One attempt to deliver one webhook event: `{ deliveryId, attempt }`. */
   DeliverWebhook = 'webhooks.deliver',
+  /** Sends one outbound WhatsApp message: `{ eventId, channelId, request }`. */
+  SendWhatsAppMessage = 'whatsapp.send',
 }
 
 export const QUEUE_OF_JOB: Record<JobName, QueueName> = {
   [JobName.PurgeExpiredIdempotencyKeys]: QueueName.Maintenance,
   [JobName.DeliverWebhook]: QueueName.Webhooks,
+  [JobName.SendWhatsAppMessage]: QueueName.WhatsApp,
 };
 
 export const ALL_QUEUES: QueueName[] = Object.values(QueueName);

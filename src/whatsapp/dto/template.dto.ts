@@ -1,0 +1,145 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsObject, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
+import { PagedRequestDto } from '../../common/paging/paged-request.dto.js';
+import { TimestampFormat } from '../../common/time/timestamp-format.js';
+import { placeholderCount } from '../template-message.js';
+import type { TemplateComponent, WhatsAppTemplate } from '../whatsapp-template.entity.js';
+
+/** TemplateDefinition of API.md §3: a WhatsApp template as the Business Management API describes it. */
+export class TemplateDefinitionDto {
+  @IsString() @MinLength(1) @MaxLength(512) name: string;
+  @IsString() @MinLength(2) @MaxLength(20) language: string;
+  @IsIn(['MARKETING', 'UTILITY', 'AUTHENTICATION']) category: string;
+  @IsIn(['APPROVED', 'PENDING', 'REJECTED', 'PAUSED', 'DISABLED']) status: string;
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+    description: 'HEADER, BODY, FOOTER and BUTTONS components.',
+  })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(4)
+  @IsObject({ each: true })
+  components: TemplateComponent[];
+}
+
+export class ListTemplatesQueryDto extends PagedRequestDto {
+  @IsOptional() @IsUUID() channelId?: string;
+  @IsOptional() @IsString() @MaxLength(512) name?: string;
+  @IsOptional() @IsString() @MaxLength(20) language?: string;
+  @IsOptional() @IsString() @MaxLength(30) status?: string;
+}
+
+export class TemplateHeaderDto {
+  format: string;
+  @ApiProperty({ type: String, nullable: true }) text: string | null;
+  @ApiProperty({ type: String, nullable: true }) exampleUrl: string | null;
+}
+
+export class TemplateButtonDto {
+  index: number;
+  type: string;
+  text: string;
+  @ApiProperty({ type: String, nullable: true }) url: string | null;
+  @ApiProperty({ type: String, nullable: true }) phoneNumber: string | null;
+  /** Takes a Buttons entry in Send Template (a URL with a placeholder, or a quick reply). */
+  isDynamic: boolean;
+}
+
+/** One value Send Template expects, and where it goes. */
+export class ServiceAccountTemplateParameterDto {
+  /** `Header`, `Body` or `Buttons`. */
+  component: string;
+  /** Position: the placeholder number for Body, the button index for Buttons, 0 for Header. */
+  index: number;
+  @ApiProperty({ type: String, nullable: true, description: '`url` or `quick_reply` for Buttons.' }) subType: string | null;
+  /** Value type to send: text, image, document or video. */
+  type: string;
+  @ApiProperty({ type: String, nullable: true }) placeholder: string | null;
+  @ApiProperty({ type: String, nullable: true }) example: string | null;
+}
+
+export class ServiceAccountTemplateDto {
+  id: string;
+  channelId: string;
+  name: string;
+  language: string;
+  category: string;
+  status: string;
+  @ApiProperty({ type: TemplateHeaderDto, nullable: true }) header: TemplateHeaderDto | null;
+  @ApiProperty({ type: String, nullable: true }) body: string | null;
+  @ApiProperty({ type: String, nullable: true }) footer: string | null;
+  @ApiProperty({ type: [TemplateButtonDto] }) buttons: TemplateButtonDto[];
+  @ApiProperty({ type: [ServiceAccountTemplateParameterDto] }) parameters: ServiceAccountTemplateParameterDto[];
+  /** ISO 8601 UTC. */
+  creationTime: string;
+
+  static from(template: WhatsAppTemplate): ServiceAccountTemplateDto {
+    const find = <T extends TemplateComponent['type']>(type: T) =>
+      template.components.find((c) => c.type === type) as Extract<TemplateComponent, { type: T }> | undefined;
+    const header = find('HEADER');
+    const body = find('BODY');
+    const buttons = (find('BUTTONS')?.buttons ?? []).map((b, index) => ({
+      index,
+      type: b.type,
+      text: b.text,
+      url: b.url ?? null,
+      phoneNumber: b.phone_number ?? null,
+      isDynamic: b.type === 'QUICK_REPLY' || (b.type === 'URL' && placeholderCount(b.url) > 0),
+    }));
+    const parameters: ServiceAccountTemplateParameterDto[] = [];
+    if (header && (header.format !== 'TEXT' || placeholderCount(header.text) > 0)) {
+      const exampleUrl = header.example?.header_handle?.[0] ?? header.example?.header_url?.[0] ?? null;
+      parameters.push({
+        component: 'Header',
+        index: 0,
+        subType: null,
+        type: header.format.toLowerCase(),
+        placeholder: header.format === 'TEXT' ? '{{1}}' : null,
+        example: exampleUrl,
+      });
+    }
+    for (let n = 1; n <= placeholderCount(body?.text); n++)
+      parameters.push({ component: 'Body', index: n, subType: null, type: 'text', placeholder: `{{${n}}}`, example: null });
+    for (const b of buttons.filter((x) => x.isDynamic)) {
+      parameters.push({
+        component: 'Buttons',
+        index: b.index,
+        subType: b.type === 'URL' ? 'url' : 'quick_reply',
+        type: 'text',
+        placeholder: b.type === 'URL' ? '{{1}}' : null,
+        example: null,
+      });
+    }
+    return {
+      id: template.id,
+      channelId: template.channelId,
+      name: template.name,
+      language: template.language,
+      category: template.category,
+      status: template.status,
+      header: header
+        ? {
+            format: header.format,
+            text: header.text ?? null,
+            exampleUrl: header.example?.header_handle?.[0] ?? header.example?.header_url?.[0] ?? null,
+          }
+        : null,
+      body: body?.text ?? null,
+      footer: find('FOOTER')?.text ?? null,
+      buttons,
+      parameters,
+      creationTime: TimestampFormat.utc(template.creationTime),
+    };
+  }
+}
+
+export class SandboxMessageDto {
+  id: string;
+  /** ISO 8601 UTC. */
+  creationTime: string;
+  @ApiProperty({ type: Object, additionalProperties: true, description: 'The exact WhatsApp Cloud API request body.' }) request: Record<
+    string,
+    unknown
+  >;
+}

@@ -1,0 +1,102 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { Principal } from '../auth/principal.js';
+import { ChannelsService } from '../channels/channels.service.js';
+import { ContactsService } from '../contacts/contacts.service.js';
+import { ConversationEvent } from '../conversations/conversation-event.entity.js';
+import { Conversation, EventDirection, EventSourceType } from '../conversations/conversation.entity.js';
+import { ConversationsService } from '../conversations/conversations.service.js';
+import { TimelineService } from '../conversations/timeline.service.js';
+import { Outbox } from '../queue/outbox.service.js';
+import { JobName } from '../queue/queue-names.js';
+import type { SendMessageResultDto, SendTemplateDto } from './dto/send-template.dto.js';
+import { CloudApiWhatsAppProvider } from './providers/cloud-api.provider.js';
+import { SandboxWhatsAppProvider } from './providers/sandbox.provider.js';
+import type { SendOutcome, WhatsAppProvider } from './providers/whatsapp-provider.js';
+import { buildTemplateMessage } from './template-message.js';
+import { TemplatesService } from './templates.service.js';
+
+export class ProviderRetryError extends Error {}
+
+/**
+ * WhatsApp sends: the request path validates and records a Pending outbound event with its outbox
+ * job in one transaction; the worker calls the channel's provider and records Sent or Failed.
+ */
+@Injectable()
+export class MessagingService {
+  private readonly logger = new Logger(MessagingService.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly channels: ChannelsService,
+    private readonly contacts: ContactsService,
+    private readonly conversations: ConversationsService,
+    private readonly timeline: TimelineService,
+    private readonly templates: TemplatesService,
+    private readonly outbox: Outbox,
+    private readonly sandbox: SandboxWhatsAppProvider,
+    private readonly cloudApi: CloudApiWhatsAppProvider,
+  ) {}
+
+  async sendTemplate(principal: Principal, input: SendTemplateDto): Promise<SendMessageResultDto> {
+    const channel = await this.channels.get(principal.workspaceId, input.channelId, 'whatsapp');
+    const template = await this.templates.approved(channel, input.templateName, input.language);
+    const { request, preview } = buildTemplateMessage(template, input.toNumber, input.parameters ?? []);
+    const result = await this.dataSource.transaction(async (manager) => {
+      const contact = await this.contacts.findOrCreateByPhone(manager, principal, input.toNumber);
+      const conversation = await this.conversations.findOrOpen(manager, principal.workspaceId, channel.id, contact.id);
+      const event = await this.timeline.record(manager, conversation, {
+        sourceType: EventSourceType.WhatsApp,
+        direction: EventDirection.Outbound,
+        status: 'Pending',
+        body: preview,
+        attachment: { messageType: 'Template', templateName: template.name, language: template.language },
+        handlerName: principal.name ?? null,
+      });
+      await this.outbox.enqueue(manager, [
+        {
+          jobName: JobName.SendWhatsAppMessage,
+          workspaceId: principal.workspaceId,
+          payload: { eventId: event.id, channelId: channel.id, request },
+        },
+      ]);
+      return {
+        contactId: contact.id,
+        status: 'accepted',
+        message: `Template '${template.name}' (${template.language}) accepted for delivery to ${input.toNumber}.`,
+        conversationEventId: event.id,
+      };
+    });
+    this.outbox.afterCommit();
+    return result;
+  }
+
+  /** Worker: sends a Pending event through its channel's provider, once. */
+  async deliver(workspaceId: string, eventId: string, channelId: string, request: Record<string, unknown>): Promise<void> {
+    const event = await this.dataSource.getRepository(ConversationEvent).findOne({ where: { id: eventId, workspaceId } });
+    if (!event || event.status !== 'Pending') return; // already sent (a retried job) or gone
+    const channel = await this.channels.get(workspaceId, channelId).catch(() => undefined);
+    const outcome: SendOutcome = channel?.whatsAppProvider
+      ? await this.provider(channel.whatsAppProvider).send(channel, request)
+      : { kind: 'failed', errorCode: 'Channels:ChannelNotFound', failureReason: 'The channel was deleted or has no WhatsApp.' };
+    if (outcome.kind === 'retry') throw new ProviderRetryError(`WhatsApp provider: ${outcome.reason}`);
+    await this.dataSource.transaction(async (manager) => {
+      const changes =
+        outcome.kind === 'sent'
+          ? { status: 'Sent', sourceId: outcome.providerMessageId }
+          : { status: 'Failed', errorCode: outcome.errorCode, failureReason: outcome.failureReason.slice(0, 1000) };
+      await manager.update(ConversationEvent, { id: eventId, workspaceId, status: 'Pending' }, changes);
+      // The conversation shows the status of its last event.
+      await manager.update(
+        Conversation,
+        { id: event.conversationId, workspaceId, lastEventOccurredAt: event.creationTime },
+        { lastEventStatus: changes.status },
+      );
+    });
+    if (outcome.kind === 'failed') this.logger.warn(`WhatsApp message ${eventId} failed: ${outcome.errorCode} ${outcome.failureReason}`);
+  }
+
+  private provider(name: string): WhatsAppProvider {
+    return name === 'cloud-api' ? this.cloudApi : this.sandbox;
+  }
+}

@@ -1,0 +1,49 @@
+import { Injectable } from '@nestjs/common';
+import type { Channel } from '../../channels/channel.entity.js';
+import { ChannelsService } from '../../channels/channels.service.js';
+import { AppConfig } from '../../config/app-config.js';
+import { parseRetryAfter } from '../../webhooks/webhook-sender.js';
+import type { SendOutcome, WhatsAppProvider } from './whatsapp-provider.js';
+
+const TIMEOUT_MS = 15_000;
+
+/** The WhatsApp Cloud API: `POST {WHATSAPP_GRAPH_URL}/{phone-number-id}/messages` with the channel's own token. */
+@Injectable()
+export class CloudApiWhatsAppProvider implements WhatsAppProvider {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly channels: ChannelsService,
+  ) {}
+
+  async send(channel: Channel, request: Record<string, unknown>): Promise<SendOutcome> {
+    const { accessToken } = this.channels.whatsAppCredentials(channel);
+    let response: Response;
+    try {
+      response = await fetch(`${this.config.whatsapp.graphUrl}/${channel.whatsAppPhoneNumberId}/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(request),
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
+    } catch (err) {
+      return { kind: 'retry', reason: (err as Error).message };
+    }
+    const body = (await response.json().catch(() => ({}))) as {
+      messages?: Array<{ id: string }>;
+      error?: { code?: number; message?: string };
+    };
+    if (response.ok && body.messages?.[0]?.id) return { kind: 'sent', providerMessageId: body.messages[0].id };
+    if (response.status === 429 || response.status >= 500) {
+      return {
+        kind: 'retry',
+        reason: `HTTP ${response.status}`,
+        retryAfterMs: parseRetryAfter(response.headers.get('retry-after') ?? undefined) ?? undefined,
+      };
+    }
+    return {
+      kind: 'failed',
+      errorCode: String(body.error?.code ?? response.status),
+      failureReason: body.error?.message ?? `HTTP ${response.status}`,
+    };
+  }
+}

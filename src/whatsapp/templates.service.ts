@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, ILike, Repository } from 'typeorm';
+import type { Channel } from '../channels/channel.entity.js';
+import { ValidationError } from '../common/errors/domain-error.js';
+import { newId } from '../common/id.js';
+import type { PagedResult } from '../common/paging/paged-result.js';
+import { isUniqueViolation } from '../database/pg-errors.js';
+import { ConflictError } from '../common/errors/domain-error.js';
+import type { ListTemplatesQueryDto, TemplateDefinitionDto } from './dto/template.dto.js';
+import { WhatsAppTemplate } from './whatsapp-template.entity.js';
+import { TemplateNotFound } from './whatsapp.errors.js';
+
+/** Message templates stored per channel. */
+@Injectable()
+export class TemplatesService {
+  private readonly templates: Repository<WhatsAppTemplate>;
+
+  constructor(dataSource: DataSource) {
+    this.templates = dataSource.getRepository(WhatsAppTemplate);
+  }
+
+  /** Admin: a template for a sandbox channel (cloud-api channels get theirs from the WhatsApp Business Account). */
+  async create(channel: Channel, input: TemplateDefinitionDto): Promise<WhatsAppTemplate> {
+    if (channel.whatsAppProvider !== 'sandbox') {
+      throw new ValidationError(
+        'WhatsApp:NotASandboxChannel',
+        'Templates are created by hand only on sandbox channels; cloud-api channels sync them.',
+      );
+    }
+    if (!input.components.some((c) => c.type === 'BODY' && typeof c.text === 'string')) {
+      throw new ValidationError('WhatsApp:InvalidTemplate', 'A template needs a BODY component with text.');
+    }
+    try {
+      return await this.templates.save({ id: newId(), workspaceId: channel.workspaceId, channelId: channel.id, ...input });
+    } catch (err) {
+      if (isUniqueViolation(err))
+        throw new ConflictError(
+          'WhatsApp:DuplicateTemplate',
+          `Template '${input.name}' (${input.language}) already exists on this channel.`,
+        );
+      throw err;
+    }
+  }
+
+  async list(workspaceId: string, query: ListTemplatesQueryDto): Promise<PagedResult<WhatsAppTemplate>> {
+    const [items, totalCount] = await this.templates.findAndCount({
+      where: {
+        workspaceId,
+        ...(query.channelId ? { channelId: query.channelId } : {}),
+        ...(query.name ? { name: ILike(`%${query.name.replace(/[\\%_]/g, '\\$&')}%`) } : {}),
+        ...(query.language ? { language: query.language } : {}),
+        ...(query.status ? { status: query.status.toUpperCase() } : {}),
+      },
+      order: { name: 'ASC', language: 'ASC' },
+      skip: query.skipCount,
+      take: query.maxResultCount,
+    });
+    return { totalCount, items };
+  }
+
+  /** The channel's APPROVED template of this name and language, or 400 WhatsApp:TemplateNotFound. */
+  async approved(channel: Channel, name: string, language: string): Promise<WhatsAppTemplate> {
+    const template = await this.templates.findOne({
+      where: { workspaceId: channel.workspaceId, channelId: channel.id, name, language, status: 'APPROVED' },
+    });
+    if (!template) throw TemplateNotFound(name, language);
+    return template;
+  }
+}

@@ -1,0 +1,53 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { DataSource } from 'typeorm';
+import { AdminKeyGuard } from '../admin/admin-key.guard.js';
+import { Public } from '../auth/public.decorator.js';
+import { ChannelsService } from '../channels/channels.service.js';
+import { ParseIdPipe } from '../common/http/uuid-param.pipe.js';
+import { PagedRequestDto } from '../common/paging/paged-request.dto.js';
+import { PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
+import { TimestampFormat } from '../common/time/timestamp-format.js';
+import { SandboxMessageDto, ServiceAccountTemplateDto, TemplateDefinitionDto } from './dto/template.dto.js';
+import { SandboxMessage } from './sandbox-message.entity.js';
+import { TemplatesService } from './templates.service.js';
+
+const ChannelId = () => Param('channelId', new ParseIdPipe('Channels:Channel'));
+
+/** Operators' WhatsApp routes (API.md §3): sandbox templates and what the sandbox sent. */
+@ApiTags('Admin')
+@ApiBearerAuth('admin-key')
+@Public()
+@UseGuards(AdminKeyGuard)
+@Controller('admin/v1/channels')
+export class WhatsAppAdminController {
+  constructor(
+    private readonly channels: ChannelsService,
+    private readonly templates: TemplatesService,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  @Post(':channelId/templates')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Create Sandbox Template' })
+  async createTemplate(@ChannelId() channelId: string, @Body() body: TemplateDefinitionDto): Promise<ServiceAccountTemplateDto> {
+    return ServiceAccountTemplateDto.from(await this.templates.create(await this.channels.getForAdmin(channelId), body));
+  }
+
+  @Get(':channelId/sandbox/messages')
+  @ApiOperation({
+    summary: 'List Sandbox Messages',
+    description: 'What the sandbox provider was asked to send, newest first: the exact Cloud API request bodies.',
+  })
+  @ApiOkResponse({ type: PagedResultOf(SandboxMessageDto) })
+  async sandboxMessages(@ChannelId() channelId: string, @Query() paging: PagedRequestDto): Promise<PagedResult<SandboxMessageDto>> {
+    await this.channels.getForAdmin(channelId);
+    const [items, totalCount] = await this.dataSource.getRepository(SandboxMessage).findAndCount({
+      where: { channelId },
+      order: { creationTime: 'DESC', id: 'DESC' },
+      skip: paging.skipCount,
+      take: paging.maxResultCount,
+    });
+    return { totalCount, items: items.map((m) => ({ id: m.id, creationTime: TimestampFormat.utc(m.creationTime), request: m.request })) };
+  }
+}

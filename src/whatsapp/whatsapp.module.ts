@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { AdminKeyGuard } from '../admin/admin-key.guard.js';
+import { ChannelsModule } from '../channels/channels.module.js';
+import { ContactsModule } from '../contacts/contacts.module.js';
+import { ConversationsModule } from '../conversations/conversations.module.js';
+import { MessagingService } from './messaging.service.js';
+import { CloudApiWhatsAppProvider } from './providers/cloud-api.provider.js';
+import { SandboxWhatsAppProvider } from './providers/sandbox.provider.js';
+import { TemplatesService } from './templates.service.js';
+import { WhatsAppAdminController } from './whatsapp-admin.controller.js';
+import { WhatsAppController } from './whatsapp.controller.js';
+import { WhatsAppProcessor } from './whatsapp.processor.js';
+
+@Module({
+  imports: [ChannelsModule, ContactsModule, ConversationsModule],
+  controllers: [WhatsAppController, WhatsAppAdminController],
+  providers: [MessagingService, TemplatesService, SandboxWhatsAppProvider, CloudApiWhatsAppProvider, WhatsAppProcessor, AdminKeyGuard],
+})
+export class WhatsAppModule {}

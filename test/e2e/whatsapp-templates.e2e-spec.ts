@@ -1,0 +1,281 @@
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { createChannel, createWorkspace, waitFor, type WorkspaceFixture } from '../support/fixtures.js';
+import { freePort } from '../support/free-port.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+const ORDER_TEMPLATE = {
+  name: 'order_update',
+  language: 'en_US',
+  category: 'UTILITY',
+  status: 'APPROVED',
+  components: [
+    { type: 'HEADER', format: 'IMAGE', example: { header_handle: ['https://cdn.example.com/sample.jpg'] } },
+    { type: 'BODY', text: 'Hi {{1}}, your order {{2}} is on its way.' },
+    { type: 'FOOTER', text: 'Reply STOP to opt out' },
+    {
+      type: 'BUTTONS',
+      buttons: [
+        { type: 'URL', text: 'Track', url: 'https://shop.example.com/track/{{1}}' },
+        { type: 'QUICK_REPLY', text: 'Stop updates' },
+        { type: 'PHONE_NUMBER', text: 'Call us', phone_number: '+14155550100' },
+      ],
+    },
+  ],
+};
+
+const SEND = (channelId: string, extra: Record<string, unknown> = {}) => ({
+  ChannelId: channelId,
+  TemplateName: 'order_update',
+  Language: 'en_US',
+  ToNumber: '966501234567',
+  Parameters: [
+    {
+      Type: 'Body',
+      Values: [
+        { Type: 'text', Text: 'Sara' },
+        { Type: 'text', Text: 'A-17' },
+      ],
+    },
+    { Type: 'Buttons', SubType: 'url', Index: '0', Values: [{ Type: 'text', Text: 'A-17' }] },
+    { Type: 'Buttons', SubType: 'quick_reply', Index: '1', Values: [{ Type: 'text', Text: 'STOP_A17' }] },
+  ],
+  ...extra,
+});
+
+/** A stand-in for the WhatsApp Cloud API: records requests, answers from a script, then like Meta. */
+class FakeCloudApi {
+  readonly requests: Array<{ path: string; auth: string | undefined; body: any }> = [];
+  readonly script: Array<{ status: number; body: unknown }> = [];
+  server!: Server;
+  url = '';
+
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => {
+      let raw = '';
+      req.on('data', (c) => (raw += c));
+      req.on('end', () => {
+        this.requests.push({ path: req.url ?? '', auth: req.headers.authorization, body: JSON.parse(raw || '{}') });
+        const next = this.script.shift() ?? {
+          status: 200,
+          body: {
+            messaging_product: 'whatsapp',
+            contacts: [{ wa_id: '966501234567' }],
+            messages: [{ id: `wamid.fake${this.requests.length}` }],
+          },
+        };
+        res.writeHead(next.status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(next.body));
+      });
+    });
+    const port = await freePort();
+    await new Promise<void>((resolve) => this.server.listen(port, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${port}/v21.0`;
+  }
+}
+
+describe('Send Template and List Templates', () => {
+  let t: TestApp;
+  let a: WorkspaceFixture;
+  let b: WorkspaceFixture;
+  let sandbox: { id: string };
+  let cloud: { id: string };
+  const fake = new FakeCloudApi();
+
+  const eventOf = async (ws: WorkspaceFixture, contactId: string, eventId: string) => {
+    const conversations = await ws.api.post('/v2/conversations/service-account/create', {
+      channelId: sandbox.id,
+      phoneNumber: '+966501234567',
+    });
+    const timeline = await ws.api.get(
+      `/v2/conversations/service-account/${conversations.body.conversation.id}/timeline?MaxResultCount=100`,
+    );
+    return timeline.body.items.find((e: { eventId: string }) => e.eventId === eventId);
+  };
+
+  before(async () => {
+    await fake.start();
+    t = await startTestApp({ WHATSAPP_GRAPH_URL: fake.url, RATE_LIMIT_REQUESTS_PER_MINUTE: '100000' });
+    a = await createWorkspace(t, 'A');
+    b = await createWorkspace(t, 'B');
+    sandbox = await createChannel(t, a.workspaceId, { name: 'Sandbox WA' });
+    const created = await t.admin.post(`/admin/v1/channels/${sandbox.id}/templates`, ORDER_TEMPLATE);
+    assert.equal(created.status, 200, created.text);
+    cloud = (
+      await t.admin.post(`/admin/v1/workspaces/${a.workspaceId}/channels`, {
+        name: 'Cloud WA',
+        type: 2,
+        phoneNumber: '+14155550777',
+        whatsApp: {
+          provider: 'cloud-api',
+          phoneNumberId: '1098765',
+          wabaId: '555',
+          accessToken: 'EAAG-token',
+          appSecret: 's',
+          verifyToken: 'v',
+        },
+      })
+    ).body;
+    // Cloud API channels get their templates by sync; for this test the row is written as sync would.
+    await t.app.get((await import('typeorm')).DataSource).query(
+      `INSERT INTO whatsapp_templates (id, workspace_id, channel_id, name, language, category, status, components)
+       SELECT gen_random_uuid(), workspace_id, $1, name, language, category, status, components FROM whatsapp_templates WHERE channel_id = $2`,
+      [cloud.id, sandbox.id],
+    );
+  });
+  after(async () => {
+    await t.close();
+    fake.server.close();
+  });
+
+  it('lists templates with their parameters', async () => {
+    const res = await a.api.get(`/v1/whatsapp/service-account/templates?ChannelId=${sandbox.id}`);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.totalCount, 1);
+    const template = res.body.items[0];
+    assert.equal(template.body, 'Hi {{1}}, your order {{2}} is on its way.');
+    assert.deepEqual(template.header, { format: 'IMAGE', text: null, exampleUrl: 'https://cdn.example.com/sample.jpg' });
+    assert.deepEqual(
+      template.buttons.map((x: { type: string; isDynamic: boolean }) => [x.type, x.isDynamic]),
+      [
+        ['URL', true],
+        ['QUICK_REPLY', true],
+        ['PHONE_NUMBER', false],
+      ],
+    );
+    assert.deepEqual(
+      template.parameters.map((p: { component: string; index: number; subType: string | null; type: string }) => [
+        p.component,
+        p.index,
+        p.subType,
+        p.type,
+      ]),
+      [
+        ['Header', 0, null, 'image'],
+        ['Body', 1, null, 'text'],
+        ['Body', 2, null, 'text'],
+        ['Buttons', 0, 'url', 'text'],
+        ['Buttons', 1, 'quick_reply', 'text'],
+      ],
+    );
+    assert.equal((await b.api.get('/v1/whatsapp/service-account/templates')).body.totalCount, 0);
+  });
+
+  it('accepts a template (PascalCase body), queues it, and the sandbox receives the exact Cloud API request', async () => {
+    const res = await a.api.post('/v1/whatsapp/service-account/sendTemplate', SEND(sandbox.id));
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(Object.keys(res.body).sort(), ['contactId', 'conversationEventId', 'message', 'status']);
+    assert.equal(res.body.status, 'accepted');
+    const sent = await waitFor(async () => {
+      const page = await t.admin.get(`/admin/v1/channels/${sandbox.id}/sandbox/messages`);
+      return page.body.totalCount > 0 ? page.body.items[0] : undefined;
+    });
+    assert.deepEqual(sent.request, {
+      messaging_product: 'whatsapp',
+      recipient_type: 'individual',
+      to: '966501234567',
+      type: 'template',
+      template: {
+        name: 'order_update',
+        language: { code: 'en_US' },
+        components: [
+          { type: 'header', parameters: [{ type: 'image', image: { link: 'https://cdn.example.com/sample.jpg' } }] },
+          {
+            type: 'body',
+            parameters: [
+              { type: 'text', text: 'Sara' },
+              { type: 'text', text: 'A-17' },
+            ],
+          },
+          { type: 'button', sub_type: 'url', index: '0', parameters: [{ type: 'text', text: 'A-17' }] },
+          { type: 'button', sub_type: 'quick_reply', index: '1', parameters: [{ type: 'payload', payload: 'STOP_A17' }] },
+        ],
+      },
+    });
+    const event = await waitFor(async () => {
+      const e = await eventOf(a, res.body.contactId, res.body.conversationEventId);
+      return e?.status === 'Sent' ? e : undefined;
+    });
+    assert.equal(event.sourceType, 2);
+    assert.equal(event.direction, 2);
+    assert.match(event.sourceId, /^wamid\./);
+    assert.equal(event.body, 'Hi Sara, your order A-17 is on its way.');
+    const contact = await a.api.get(`/v1/contacts/${res.body.contactId}`);
+    assert.equal(contact.body.phoneNumber, '+966501234567', 'the contact was created');
+  });
+
+  it('sends once for a repeated Idempotency-Key', async () => {
+    const before = (await t.admin.get(`/admin/v1/channels/${sandbox.id}/sandbox/messages`)).body.totalCount;
+    const first = await a.api.post('/v1/whatsapp/service-account/sendTemplate', SEND(sandbox.id, { ToNumber: '14155550123' }), {
+      'Idempotency-Key': 'order-A17',
+    });
+    const again = await a.api.post('/v1/whatsapp/service-account/sendTemplate', SEND(sandbox.id, { ToNumber: '14155550123' }), {
+      'Idempotency-Key': 'order-A17',
+    });
+    assert.deepEqual(again.body, first.body);
+    await waitFor(async () => (await t.admin.get(`/admin/v1/channels/${sandbox.id}/sandbox/messages`)).body.totalCount === before + 1);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal((await t.admin.get(`/admin/v1/channels/${sandbox.id}/sandbox/messages`)).body.totalCount, before + 1);
+  });
+
+  it('refuses unknown templates, mismatched parameters and channels that are not WhatsApp channels of the workspace', async () => {
+    const unknown = await a.api.post('/v1/whatsapp/service-account/sendTemplate', SEND(sandbox.id, { TemplateName: 'nope' }));
+    assert.equal(unknown.status, 400);
+    assert.equal(unknown.body.error.code, 'WhatsApp:TemplateNotFound');
+    const wrongLanguage = await a.api.post('/v1/whatsapp/service-account/sendTemplate', SEND(sandbox.id, { Language: 'ar' }));
+    assert.equal(wrongLanguage.body.error.code, 'WhatsApp:TemplateNotFound');
+    const mismatch = await a.api.post(
+      '/v1/whatsapp/service-account/sendTemplate',
+      SEND(sandbox.id, { Parameters: [{ Type: 'Body', Values: [{ Type: 'text', Text: 'only one' }] }] }),
+    );
+    assert.equal(mismatch.status, 400);
+    assert.equal(mismatch.body.error.code, 'WhatsApp:TemplateParametersMismatch');
+    assert.match(mismatch.body.message, /^Body: /);
+    const voiceOnly = await createChannel(t, a.workspaceId, { name: 'Voice', type: 1, whatsApp: undefined, phoneNumber: '+14155550888' });
+    const voice = await a.api.post('/v1/whatsapp/service-account/sendTemplate', SEND(voiceOnly.id));
+    assert.equal(voice.status, 404);
+    assert.equal(voice.body.error.code, 'Channels:ChannelNotFound');
+    const foreign = await b.api.post('/v1/whatsapp/service-account/sendTemplate', SEND(sandbox.id));
+    assert.equal(foreign.status, 404);
+    assert.equal(foreign.body.error.code, 'Channels:ChannelNotFound');
+    const badNumber = await a.api.post('/v1/whatsapp/service-account/sendTemplate', SEND(sandbox.id, { ToNumber: '123' }));
+    assert.equal(badNumber.status, 400);
+  });
+
+  it('sends through the cloud-api provider: retries a 500, then Sent with the provider id', async () => {
+    fake.script.push({ status: 500, body: { error: { message: 'temporary', code: 2 } } });
+    const res = await a.api.post('/v1/whatsapp/service-account/sendTemplate', SEND(cloud.id, { ToNumber: '14155550124' }));
+    assert.equal(res.status, 200, res.text);
+    await waitFor(async () => fake.requests.length >= 2, 15_000, 'the retry');
+    const [first, second] = fake.requests;
+    assert.equal(first.path, '/v21.0/1098765/messages');
+    assert.equal(first.auth, 'Bearer EAAG-token');
+    assert.deepEqual(second.body, first.body);
+    assert.equal(second.body.template.name, 'order_update');
+    const conversation = await a.api.post('/v2/conversations/service-account/create', { channelId: cloud.id, phoneNumber: '+14155550124' });
+    const event = await waitFor(async () => {
+      const page = await a.api.get(`/v2/conversations/service-account/${conversation.body.conversation.id}/timeline`);
+      const e = page.body.items.find((x: { eventId: string }) => x.eventId === res.body.conversationEventId);
+      return e?.status === 'Sent' ? e : undefined;
+    });
+    assert.equal(event.sourceId, 'wamid.fake2');
+  });
+
+  it('ends Failed with the provider’s reason on a permanent error, without retrying', async () => {
+    const before = fake.requests.length;
+    fake.script.push({ status: 400, body: { error: { message: '(#131026) Message undeliverable', code: 131026 } } });
+    const res = await a.api.post('/v1/whatsapp/service-account/sendTemplate', SEND(cloud.id, { ToNumber: '14155550125' }));
+    assert.equal(res.status, 200);
+    const conversation = await a.api.post('/v2/conversations/service-account/create', { channelId: cloud.id, phoneNumber: '+14155550125' });
+    const event = await waitFor(async () => {
+      const page = await a.api.get(`/v2/conversations/service-account/${conversation.body.conversation.id}/timeline`);
+      const e = page.body.items.find((x: { eventId: string }) => x.eventId === res.body.conversationEventId);
+      return e?.status === 'Failed' ? e : undefined;
+    });
+    assert.equal(event.errorCode, '131026');
+    assert.equal(event.failureReason, '(#131026) Message undeliverable');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    assert.equal(fake.requests.length, before + 1, 'a permanent error is not retried');
+  });
+});
