@@ -9,6 +9,13 @@ export interface Principal {
   name?: string;
 }
 
+/** Who a change is recorded as: a service account, or the service itself (null id) for provider-driven changes. */
+export interface Actor {
+  workspaceId: string;
+  serviceAccountId: string | null;
+  name?: string;
+}
+
 /** The workspace of the bearer token; every workspace-scoped query filters by it. */
 export const CurrentWorkspace = createParamDecorator(
   (_: unknown, ctx: ExecutionContext): string => ctx.switchToHttp().getRequest<{ user: Principal }>().user.workspaceId,

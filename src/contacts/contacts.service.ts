@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
-import type { Principal } from '../auth/principal.js';
+import type { Actor, Principal } from '../auth/principal.js';
 import { ContactPropertiesService } from '../contact-properties/contact-properties.service.js';
 import { TagsService } from '../tags/tags.service.js';
 import type { ContactPropertyDefinition } from '../contact-properties/contact-property-definition.entity.js';
@@ -70,7 +70,7 @@ export class ContactsService {
    * The workspace's contact with this number, created (name = `name` or the number) when there is
    * none. Safe under concurrency: a contact created meanwhile by another request is found, not duplicated.
    */
-  async findOrCreateByPhone(manager: EntityManager, principal: Principal, phoneNumber: string, name?: string): Promise<Contact> {
+  async findOrCreateByPhone(manager: EntityManager, principal: Actor, phoneNumber: string, name?: string): Promise<Contact> {
     const existing = await manager.findOne(Contact, { where: { workspaceId: principal.workspaceId, phoneNumber } });
     if (existing) return existing;
     const contact = manager.create(Contact, {
@@ -234,7 +234,7 @@ export class ContactsService {
     ]);
   }
 
-  private async recordHistory(manager: EntityManager, contact: Contact, principal: Principal, changes: HistoryChange[]): Promise<void> {
+  private async recordHistory(manager: EntityManager, contact: Contact, principal: Actor, changes: HistoryChange[]): Promise<void> {
     if (changes.length === 0) return;
     await manager.insert(
       ContactHistoryEntry,

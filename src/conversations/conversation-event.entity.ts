@@ -21,6 +21,7 @@ export interface LocationInfo {
 @Entity('conversation_events')
 @Index(['workspaceId', 'conversationId', 'creationTime'])
 @Index(['workspaceId', 'sourceType', 'sourceId'])
+@Index(['workspaceId', 'contactId', 'channelId', 'creationTime'])
 export class ConversationEvent {
   @PrimaryColumn('uuid') id: string;
   @Column('uuid') workspaceId: string;

@@ -14,12 +14,15 @@ export enum JobName {
   DeliverWebhook = 'webhooks.deliver',
   /** Sends one outbound WhatsApp message: `{ eventId, channelId, request }`. */
   SendWhatsAppMessage = 'whatsapp.send',
+  /** Processes one inbound WhatsApp message: `{ channelId, message }`. */
+  ReceiveWhatsAppMessage = 'whatsapp.receive',
 }
 
 export const QUEUE_OF_JOB: Record<JobName, QueueName> = {
   [JobName.PurgeExpiredIdempotencyKeys]: QueueName.Maintenance,
   [JobName.DeliverWebhook]: QueueName.Webhooks,
   [JobName.SendWhatsAppMessage]: QueueName.WhatsApp,
+  [JobName.ReceiveWhatsAppMessage]: QueueName.WhatsApp,
 };
 
 export const ALL_QUEUES: QueueName[] = Object.values(QueueName);

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager, MoreThan } from 'typeorm';
+import type { Channel } from '../channels/channel.entity.js';
 import type { Principal } from '../auth/principal.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { ContactsService } from '../contacts/contacts.service.js';
@@ -13,10 +14,14 @@ import type { SendMessageResultDto, SendTemplateDto } from './dto/send-template.
 import { CloudApiWhatsAppProvider } from './providers/cloud-api.provider.js';
 import { SandboxWhatsAppProvider } from './providers/sandbox.provider.js';
 import type { SendOutcome, WhatsAppProvider } from './providers/whatsapp-provider.js';
-import { buildTemplateMessage } from './template-message.js';
+import { buildTemplateMessage, type CloudTemplateRequest } from './template-message.js';
+import type { FreeFormMessage } from './free-form-message.js';
+import { ServiceWindowExpired } from './whatsapp.errors.js';
 import { TemplatesService } from './templates.service.js';
 
 export class ProviderRetryError extends Error {}
+
+const SERVICE_WINDOW_MS = 24 * 3600 * 1000;
 
 /**
  * WhatsApp sends: the request path validates and records a Pending outbound event with its outbox
@@ -42,15 +47,43 @@ export class MessagingService {
     const channel = await this.channels.get(principal.workspaceId, input.channelId, 'whatsapp');
     const template = await this.templates.approved(channel, input.templateName, input.language);
     const { request, preview } = buildTemplateMessage(template, input.toNumber, input.parameters ?? []);
+    return this.accept(principal, channel, input.toNumber, request, preview, {
+      attachment: { messageType: 'Template', templateName: template.name, language: template.language },
+      message: `Template '${template.name}' (${template.language}) accepted for delivery to ${input.toNumber}.`,
+      needsServiceWindow: false,
+    });
+  }
+
+  /** Text, media and interactive sends: only inside the 24 h service window the contact opened by writing. */
+  async sendFreeForm(principal: Principal, channelId: string, toNumber: string, message: FreeFormMessage): Promise<SendMessageResultDto> {
+    const channel = await this.channels.get(principal.workspaceId, channelId, 'whatsapp');
+    return this.accept(principal, channel, toNumber, message.request, message.preview, {
+      attachment: { messageType: message.messageType },
+      message: `${message.messageType} message accepted for delivery to ${toNumber}.`,
+      needsServiceWindow: true,
+    });
+  }
+
+  /** The request path of every send: contact, open conversation, Pending event and outbox job in one transaction. */
+  private async accept(
+    principal: Principal,
+    channel: Channel,
+    toNumber: string,
+    request: Record<string, unknown> | CloudTemplateRequest,
+    preview: string,
+    options: { attachment: Record<string, unknown>; message: string; needsServiceWindow: boolean },
+  ): Promise<SendMessageResultDto> {
     const result = await this.dataSource.transaction(async (manager) => {
-      const contact = await this.contacts.findOrCreateByPhone(manager, principal, input.toNumber);
+      const contact = await this.contacts.findOrCreateByPhone(manager, principal, toNumber);
+      if (options.needsServiceWindow && !(await this.serviceWindowOpen(manager, principal.workspaceId, channel.id, contact.id)))
+        throw ServiceWindowExpired();
       const conversation = await this.conversations.findOrOpen(manager, principal.workspaceId, channel.id, contact.id);
       const event = await this.timeline.record(manager, conversation, {
         sourceType: EventSourceType.WhatsApp,
         direction: EventDirection.Outbound,
         status: 'Pending',
         body: preview,
-        attachment: { messageType: 'Template', templateName: template.name, language: template.language },
+        attachment: options.attachment,
         handlerName: principal.name ?? null,
       });
       await this.outbox.enqueue(manager, [
@@ -60,15 +93,24 @@ export class MessagingService {
           payload: { eventId: event.id, channelId: channel.id, request },
         },
       ]);
-      return {
-        contactId: contact.id,
-        status: 'accepted',
-        message: `Template '${template.name}' (${template.language}) accepted for delivery to ${input.toNumber}.`,
-        conversationEventId: event.id,
-      };
+      return { contactId: contact.id, status: 'accepted', message: options.message, conversationEventId: event.id };
     });
     this.outbox.afterCommit();
     return result;
+  }
+
+  /** Did the contact write to us on this channel in the last 24 hours? */
+  private serviceWindowOpen(manager: EntityManager, workspaceId: string, channelId: string, contactId: string): Promise<boolean> {
+    return manager.exists(ConversationEvent, {
+      where: {
+        workspaceId,
+        channelId,
+        contactId,
+        sourceType: EventSourceType.WhatsApp,
+        direction: EventDirection.Inbound,
+        creationTime: MoreThan(new Date(Date.now() - SERVICE_WINDOW_MS)),
+      },
+    });
   }
 
   /** Worker: sends a Pending event through its channel's provider, once. */

@@ -11,6 +11,9 @@ import { TimestampFormat } from '../common/time/timestamp-format.js';
 import { SandboxMessageDto, ServiceAccountTemplateDto, TemplateDefinitionDto } from './dto/template.dto.js';
 import { SandboxMessage } from './sandbox-message.entity.js';
 import { TemplatesService } from './templates.service.js';
+import { InboundService } from './inbound.service.js';
+import { SandboxInboundDto } from './dto/send-message.dto.js';
+import { ValidationError } from '../common/errors/domain-error.js';
 
 const ChannelId = () => Param('channelId', new ParseIdPipe('Channels:Channel'));
 
@@ -25,6 +28,7 @@ export class WhatsAppAdminController {
     private readonly channels: ChannelsService,
     private readonly templates: TemplatesService,
     private readonly dataSource: DataSource,
+    private readonly inbound: InboundService,
   ) {}
 
   @Post(':channelId/templates')
@@ -32,6 +36,16 @@ export class WhatsAppAdminController {
   @ApiOperation({ summary: 'Create Sandbox Template' })
   async createTemplate(@ChannelId() channelId: string, @Body() body: TemplateDefinitionDto): Promise<ServiceAccountTemplateDto> {
     return ServiceAccountTemplateDto.from(await this.templates.create(await this.channels.getForAdmin(channelId), body));
+  }
+
+  @Post(':channelId/sandbox/inbound')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Inject Sandbox Inbound Message', description: 'Processed exactly as if the provider had delivered it.' })
+  async sandboxInbound(@ChannelId() channelId: string, @Body() body: SandboxInboundDto): Promise<{ messageId: string }> {
+    const channel = await this.channels.getForAdmin(channelId);
+    if (channel.whatsAppProvider !== 'sandbox')
+      throw new ValidationError('WhatsApp:NotASandboxChannel', 'Inbound messages are injected only on sandbox channels.');
+    return { messageId: await this.inbound.injectSandbox(channel.workspaceId, channel.id, body) };
   }
 
   @Get(':channelId/sandbox/messages')

@@ -6,6 +6,8 @@ import { PagedResultOf, type PagedResult } from '../common/paging/paged-result.j
 import { RateLimitPolicy } from '../rate-limiting/rate-limit-policy.js';
 import { RateLimit } from '../rate-limiting/rate-limit.decorator.js';
 import { SendMessageResultDto, SendTemplateDto } from './dto/send-template.dto.js';
+import { SendAudioDto, SendFileDto, SendImageDto, SendInteractiveButtonsDto, SendTextDto, SendVideoDto } from './dto/send-message.dto.js';
+import { FreeForm } from './free-form-message.js';
 import { ListTemplatesQueryDto, ServiceAccountTemplateDto } from './dto/template.dto.js';
 import { MessagingService } from './messaging.service.js';
 import { TemplatesService } from './templates.service.js';
@@ -29,6 +31,60 @@ export class WhatsAppController {
   })
   sendTemplate(@CurrentPrincipal() principal: Principal, @Body() body: SendTemplateDto): Promise<SendMessageResultDto> {
     return this.messaging.sendTemplate(principal, body);
+  }
+
+  @Post('sendText')
+  @HttpCode(200)
+  @Idempotent()
+  @RateLimit(RateLimitPolicy.WhatsAppSends)
+  @ApiOperation({ summary: 'Send Text', description: 'Inside the 24-hour service window only.' })
+  sendText(@CurrentPrincipal() principal: Principal, @Body() body: SendTextDto): Promise<SendMessageResultDto> {
+    return this.messaging.sendFreeForm(principal, body.channelId, body.toNumber, FreeForm.text(body));
+  }
+
+  @Post('sendImage')
+  @HttpCode(200)
+  @Idempotent()
+  @RateLimit(RateLimitPolicy.WhatsAppSends)
+  @ApiOperation({ summary: 'Send Image', description: 'Inside the 24-hour service window only.' })
+  sendImage(@CurrentPrincipal() principal: Principal, @Body() body: SendImageDto): Promise<SendMessageResultDto> {
+    return this.messaging.sendFreeForm(principal, body.channelId, body.toNumber, FreeForm.image(body));
+  }
+
+  @Post('sendAudio')
+  @HttpCode(200)
+  @Idempotent()
+  @RateLimit(RateLimitPolicy.WhatsAppSends)
+  @ApiOperation({ summary: 'Send Audio', description: 'Inside the 24-hour service window only.' })
+  sendAudio(@CurrentPrincipal() principal: Principal, @Body() body: SendAudioDto): Promise<SendMessageResultDto> {
+    return this.messaging.sendFreeForm(principal, body.channelId, body.toNumber, FreeForm.audio(body));
+  }
+
+  @Post('sendVideo')
+  @HttpCode(200)
+  @Idempotent()
+  @RateLimit(RateLimitPolicy.WhatsAppSends)
+  @ApiOperation({ summary: 'Send Video', description: 'Inside the 24-hour service window only.' })
+  sendVideo(@CurrentPrincipal() principal: Principal, @Body() body: SendVideoDto): Promise<SendMessageResultDto> {
+    return this.messaging.sendFreeForm(principal, body.channelId, body.toNumber, FreeForm.video(body));
+  }
+
+  @Post('sendFile')
+  @HttpCode(200)
+  @Idempotent()
+  @RateLimit(RateLimitPolicy.WhatsAppSends)
+  @ApiOperation({ summary: 'Send File', description: 'Inside the 24-hour service window only.' })
+  sendFile(@CurrentPrincipal() principal: Principal, @Body() body: SendFileDto): Promise<SendMessageResultDto> {
+    return this.messaging.sendFreeForm(principal, body.channelId, body.toNumber, FreeForm.file(body));
+  }
+
+  @Post('sendInteractiveButtons')
+  @HttpCode(200)
+  @Idempotent()
+  @RateLimit(RateLimitPolicy.WhatsAppSends)
+  @ApiOperation({ summary: 'Send Interactive Buttons', description: 'Up to 3 reply buttons; inside the 24-hour service window only.' })
+  sendInteractiveButtons(@CurrentPrincipal() principal: Principal, @Body() body: SendInteractiveButtonsDto): Promise<SendMessageResultDto> {
+    return this.messaging.sendFreeForm(principal, body.channelId, body.toNumber, FreeForm.interactiveButtons(body));
   }
 
   @Get('templates')

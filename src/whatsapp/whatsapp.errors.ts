@@ -7,3 +7,8 @@ export const TemplateParametersMismatch = (component: string, message: string) =
   new ValidationError('WhatsApp:TemplateParametersMismatch', `${component}: ${message}`, {
     validationErrors: [{ message, members: [`parameters.${component}`] }],
   });
+export const ServiceWindowExpired = () =>
+  new ValidationError(
+    'WhatsApp:ServiceWindowExpired',
+    'The 24-hour service window is closed: the contact has not written on this channel in the last 24 hours. Send an approved template instead.',
+  );

@@ -4,6 +4,8 @@ import { ChannelsModule } from '../channels/channels.module.js';
 import { ContactsModule } from '../contacts/contacts.module.js';
 import { ConversationsModule } from '../conversations/conversations.module.js';
 import { MessagingService } from './messaging.service.js';
+import { InboundService } from './inbound.service.js';
+import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { CloudApiWhatsAppProvider } from './providers/cloud-api.provider.js';
 import { SandboxWhatsAppProvider } from './providers/sandbox.provider.js';
 import { TemplatesService } from './templates.service.js';
@@ -12,8 +14,16 @@ import { WhatsAppController } from './whatsapp.controller.js';
 import { WhatsAppProcessor } from './whatsapp.processor.js';
 
 @Module({
-  imports: [ChannelsModule, ContactsModule, ConversationsModule],
+  imports: [ChannelsModule, ContactsModule, ConversationsModule, WebhooksModule],
   controllers: [WhatsAppController, WhatsAppAdminController],
-  providers: [MessagingService, TemplatesService, SandboxWhatsAppProvider, CloudApiWhatsAppProvider, WhatsAppProcessor, AdminKeyGuard],
+  providers: [
+    MessagingService,
+    InboundService,
+    TemplatesService,
+    SandboxWhatsAppProvider,
+    CloudApiWhatsAppProvider,
+    WhatsAppProcessor,
+    AdminKeyGuard,
+  ],
 })
 export class WhatsAppModule {}

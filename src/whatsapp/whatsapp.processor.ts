@@ -3,14 +3,23 @@ import type { Job } from 'bull';
 import { JobHandler } from '../queue/job-handler.decorator.js';
 import { JobName } from '../queue/queue-names.js';
 import { MessagingService } from './messaging.service.js';
+import { InboundService, type InboundMessage } from './inbound.service.js';
 
 @Injectable()
 export class WhatsAppProcessor {
-  constructor(private readonly messaging: MessagingService) {}
+  constructor(
+    private readonly messaging: MessagingService,
+    private readonly inbound: InboundService,
+  ) {}
 
   /** Provider 429/5xx throw, so Bull retries with its exponential backoff; permanent errors end Failed. */
   @JobHandler(JobName.SendWhatsAppMessage, { concurrency: 32 })
   send(job: Job<{ workspaceId: string; eventId: string; channelId: string; request: Record<string, unknown> }>): Promise<void> {
     return this.messaging.deliver(job.data.workspaceId, job.data.eventId, job.data.channelId, job.data.request);
+  }
+
+  @JobHandler(JobName.ReceiveWhatsAppMessage, { concurrency: 16 })
+  receive(job: Job<{ workspaceId: string; channelId: string; message: InboundMessage }>): Promise<void> {
+    return this.inbound.receive(job.data.workspaceId, job.data.channelId, job.data.message);
   }
 }
