@@ -44,6 +44,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
     bufferLogs: true,
     preview: options.preview,
     abortOnError: false,
+    // The WhatsApp webhook signature is over the raw bytes.
+    rawBody: true,
   });
   if (!options.preview) app.useLogger(app.get(Logger));
   app.useGlobalPipes(new CaseInsensitiveKeysPipe(), createValidationPipe());

@@ -16,6 +16,8 @@ export enum JobName {
   SendWhatsAppMessage = 'whatsapp.send',
   /** Processes one inbound WhatsApp message: `{ channelId, message }`. */
   ReceiveWhatsAppMessage = 'whatsapp.receive',
+  /** Processes one Cloud API webhook notification (messages and statuses): `{ channelId, notification }`. */
+  ProcessWhatsAppWebhook = 'whatsapp.webhook',
 }
 
 export const QUEUE_OF_JOB: Record<JobName, QueueName> = {
@@ -23,6 +25,7 @@ export const QUEUE_OF_JOB: Record<JobName, QueueName> = {
   [JobName.DeliverWebhook]: QueueName.Webhooks,
   [JobName.SendWhatsAppMessage]: QueueName.WhatsApp,
   [JobName.ReceiveWhatsAppMessage]: QueueName.WhatsApp,
+  [JobName.ProcessWhatsAppWebhook]: QueueName.WhatsApp,
 };
 
 export const ALL_QUEUES: QueueName[] = Object.values(QueueName);

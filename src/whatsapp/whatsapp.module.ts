@@ -5,6 +5,8 @@ import { ContactsModule } from '../contacts/contacts.module.js';
 import { ConversationsModule } from '../conversations/conversations.module.js';
 import { MessagingService } from './messaging.service.js';
 import { InboundService } from './inbound.service.js';
+import { StatusService } from './status.service.js';
+import { WhatsAppWebhooksController } from './whatsapp-webhooks.controller.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { CloudApiWhatsAppProvider } from './providers/cloud-api.provider.js';
 import { SandboxWhatsAppProvider } from './providers/sandbox.provider.js';
@@ -15,10 +17,11 @@ import { WhatsAppProcessor } from './whatsapp.processor.js';
 
 @Module({
   imports: [ChannelsModule, ContactsModule, ConversationsModule, WebhooksModule],
-  controllers: [WhatsAppController, WhatsAppAdminController],
+  controllers: [WhatsAppController, WhatsAppAdminController, WhatsAppWebhooksController],
   providers: [
     MessagingService,
     InboundService,
+    StatusService,
     TemplatesService,
     SandboxWhatsAppProvider,
     CloudApiWhatsAppProvider,

@@ -3,6 +3,8 @@ import type { Job } from 'bull';
 import { JobHandler } from '../queue/job-handler.decorator.js';
 import { JobName } from '../queue/queue-names.js';
 import { MessagingService } from './messaging.service.js';
+import { StatusService } from './status.service.js';
+import { readNotification, type CloudWebhookNotification } from './cloud-webhook.js';
 import { InboundService, type InboundMessage } from './inbound.service.js';
 
 @Injectable()
@@ -10,12 +12,20 @@ export class WhatsAppProcessor {
   constructor(
     private readonly messaging: MessagingService,
     private readonly inbound: InboundService,
+    private readonly statuses: StatusService,
   ) {}
 
   /** Provider 429/5xx throw, so Bull retries with its exponential backoff; permanent errors end Failed. */
   @JobHandler(JobName.SendWhatsAppMessage, { concurrency: 32 })
   send(job: Job<{ workspaceId: string; eventId: string; channelId: string; request: Record<string, unknown> }>): Promise<void> {
     return this.messaging.deliver(job.data.workspaceId, job.data.eventId, job.data.channelId, job.data.request);
+  }
+
+  @JobHandler(JobName.ProcessWhatsAppWebhook, { concurrency: 16 })
+  async webhook(job: Job<{ workspaceId: string; channelId: string; notification: CloudWebhookNotification }>): Promise<void> {
+    const { messages, statuses } = readNotification(job.data.notification);
+    for (const message of messages) await this.inbound.receive(job.data.workspaceId, job.data.channelId, message);
+    for (const status of statuses) await this.statuses.apply(job.data.workspaceId, job.data.channelId, status);
   }
 
   @JobHandler(JobName.ReceiveWhatsAppMessage, { concurrency: 16 })

@@ -30,7 +30,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const { body, headers } = this.toResponse(exception);
     for (const [name, value] of Object.entries(headers)) reply.header(name, value);
-    void reply.status(body.statusCode).send(body);
+    void reply.status(body.statusCode).header('Content-Type', 'application/json; charset=utf-8').send(body);
   }
 
   toResponse(exception: unknown): { body: ErrorEnvelopeDto; headers: Record<string, string> } {

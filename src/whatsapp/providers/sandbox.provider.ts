@@ -2,19 +2,51 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Channel } from '../../channels/channel.entity.js';
 import { newId } from '../../common/id.js';
+import { Outbox } from '../../queue/outbox.service.js';
+import { JobName } from '../../queue/queue-names.js';
+import { statusNotification } from '../cloud-webhook.js';
 import { SandboxMessage } from '../sandbox-message.entity.js';
 import type { SendOutcome, WhatsAppProvider } from './whatsapp-provider.js';
 
-/** No network: keeps the exact Cloud API request body for operators to read, and answers with a message id. */
+const STATUS_STEP_MS = 300;
+
+/**
+ * No network: keeps the exact Cloud API request body for operators to read, answers with a message
+ * id, then plays out `sent`, `delivered` and `read` through the same webhook pipeline a real
+ * provider feeds.
+ */
 @Injectable()
 export class SandboxWhatsAppProvider implements WhatsAppProvider {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly outbox: Outbox,
+  ) {}
 
   async send(channel: Channel, request: Record<string, unknown>): Promise<SendOutcome> {
     const providerMessageId = `wamid.sandbox.${newId()}`;
-    await this.dataSource
-      .getRepository(SandboxMessage)
-      .insert({ id: newId(), workspaceId: channel.workspaceId, channelId: channel.id, providerMessageId, request: request as object });
+    const recipient = String(request.to ?? '');
+    await this.dataSource.transaction(async (manager) => {
+      await manager.insert(SandboxMessage, {
+        id: newId(),
+        workspaceId: channel.workspaceId,
+        channelId: channel.id,
+        providerMessageId,
+        request: request as object,
+      });
+      await this.outbox.enqueue(
+        manager,
+        (['sent', 'delivered', 'read'] as const).map((status, i) => ({
+          jobName: JobName.ProcessWhatsAppWebhook,
+          workspaceId: channel.workspaceId,
+          runAt: new Date(Date.now() + STATUS_STEP_MS * (i + 1)),
+          payload: {
+            channelId: channel.id,
+            notification: statusNotification(providerMessageId, status, recipient) as Record<string, unknown>,
+          },
+        })),
+      );
+    });
+    this.outbox.afterCommit();
     return { kind: 'sent', providerMessageId };
   }
 }
