@@ -100,7 +100,12 @@ export function statusNotification(
     entry: [
       {
         changes: [
-          { field: 'messages', value: { statuses: [{ id: providerMessageId, status, timestamp: String(Math.floor(Date.now() / 1000)) }] } },
+          {
+            field: 'messages',
+            value: {
+              statuses: [{ id: providerMessageId, status, timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: recipient }],
+            },
+          },
         ],
       },
     ],
