@@ -27,6 +27,7 @@ export interface CloudWebhookNotification {
           id: string;
           status: string;
           timestamp: string;
+          recipient_id?: string;
           errors?: Array<{ code: number; title?: string; message?: string }>;
         }>;
       };
