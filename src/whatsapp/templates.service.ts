@@ -7,7 +7,13 @@ import type { PagedResult } from '../common/paging/paged-result.js';
 import { isUniqueViolation } from '../database/pg-errors.js';
 import { ConflictError } from '../common/errors/domain-error.js';
 import type { ListTemplatesQueryDto, TemplateDefinitionDto } from './dto/template.dto.js';
-import { WhatsAppTemplate } from './whatsapp-template.entity.js';
+import { WhatsAppTemplate, type TemplateComponent } from './whatsapp-template.entity.js';
+
+/** One page of `GET /{waba-id}/message_templates`. */
+export interface GraphTemplatePage {
+  data: Array<{ name: string; language: string; category: string; status: string; components: TemplateComponent[] }>;
+  paging?: { next?: string };
+}
 import { TemplateNotFound } from './whatsapp.errors.js';
 
 /** Message templates stored per channel. */
@@ -40,6 +46,46 @@ export class TemplatesService {
         );
       throw err;
     }
+  }
+
+  /**
+   * Cloud API channels: pulls every template of the WhatsApp Business Account
+   * (`GET /{waba-id}/message_templates`, following the cursor) and upserts them. Returns how many.
+   */
+  async sync(channel: Channel, fetchPage: (url: string) => Promise<GraphTemplatePage>, firstUrl: string): Promise<number> {
+    if (channel.whatsAppProvider !== 'cloud-api') {
+      throw new ValidationError(
+        'WhatsApp:NotACloudChannel',
+        'Only cloud-api channels sync templates from their WhatsApp Business Account.',
+      );
+    }
+    const templates: GraphTemplatePage['data'] = [];
+    for (let url: string | undefined = firstUrl, pages = 0; url && pages < 100; pages++) {
+      const page = await fetchPage(url);
+      templates.push(...page.data);
+      url = page.paging?.next;
+    }
+    if (templates.length > 0) {
+      // Matched by name and language: a template keeps its id across syncs; category, status and components follow the account.
+      await this.templates
+        .createQueryBuilder()
+        .insert()
+        .values(
+          templates.map((t) => ({
+            id: newId(),
+            workspaceId: channel.workspaceId,
+            channelId: channel.id,
+            name: t.name,
+            language: t.language,
+            category: t.category,
+            status: t.status,
+            components: t.components as never,
+          })),
+        )
+        .orUpdate(['category', 'status', 'components'], ['workspace_id', 'channel_id', 'name', 'language'])
+        .execute();
+    }
+    return templates.length;
   }
 
   async list(workspaceId: string, query: ListTemplatesQueryDto): Promise<PagedResult<WhatsAppTemplate>> {

@@ -12,6 +12,7 @@ import { SandboxMessageDto, ServiceAccountTemplateDto, TemplateDefinitionDto } f
 import { SandboxMessage } from './sandbox-message.entity.js';
 import { TemplatesService } from './templates.service.js';
 import { InboundService } from './inbound.service.js';
+import { CloudApiWhatsAppProvider } from './providers/cloud-api.provider.js';
 import { SandboxInboundDto } from './dto/send-message.dto.js';
 import { ValidationError } from '../common/errors/domain-error.js';
 
@@ -29,6 +30,7 @@ export class WhatsAppAdminController {
     private readonly templates: TemplatesService,
     private readonly dataSource: DataSource,
     private readonly inbound: InboundService,
+    private readonly cloudApi: CloudApiWhatsAppProvider,
   ) {}
 
   @Post(':channelId/templates')
@@ -36,6 +38,18 @@ export class WhatsAppAdminController {
   @ApiOperation({ summary: 'Create Sandbox Template' })
   async createTemplate(@ChannelId() channelId: string, @Body() body: TemplateDefinitionDto): Promise<ServiceAccountTemplateDto> {
     return ServiceAccountTemplateDto.from(await this.templates.create(await this.channels.getForAdmin(channelId), body));
+  }
+
+  @Post(':channelId/templates/sync')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Sync Templates',
+    description: 'Cloud API channels: pulls the approved templates from the WhatsApp Business Account.',
+  })
+  async syncTemplates(@ChannelId() channelId: string): Promise<{ synced: number }> {
+    const channel = await this.channels.getForAdmin(channelId);
+    const { firstUrl, fetchPage } = this.cloudApi.templatePages(channel);
+    return { synced: await this.templates.sync(channel, fetchPage, firstUrl) };
   }
 
   @Post(':channelId/sandbox/inbound')

@@ -48,6 +48,7 @@ const SEND = (channelId: string, extra: Record<string, unknown> = {}) => ({
 class FakeCloudApi {
   readonly requests: Array<{ path: string; auth: string | undefined; body: any }> = [];
   readonly script: Array<{ status: number; body: unknown }> = [];
+  readonly templateReads: string[] = [];
   server!: Server;
   url = '';
 
@@ -56,6 +57,19 @@ class FakeCloudApi {
       let raw = '';
       req.on('data', (c) => (raw += c));
       req.on('end', () => {
+        if (req.method === 'GET' && req.url?.includes('/message_templates')) {
+          const second = req.url.includes('after=');
+          const page = second
+            ? { data: [{ ...ORDER_TEMPLATE, status: 'PAUSED' }] }
+            : {
+                data: [{ ...ORDER_TEMPLATE, name: 'shipping_update' }],
+                paging: { next: `${this.url}/555/message_templates?limit=100&after=CURSOR` },
+              };
+          this.templateReads.push(req.headers.authorization ?? '');
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(page));
+          return;
+        }
         this.requests.push({ path: req.url ?? '', auth: req.headers.authorization, body: JSON.parse(raw || '{}') });
         const next = this.script.shift() ?? {
           status: 200,
@@ -262,10 +276,28 @@ describe('Send Template and List Templates', () => {
     assert.equal(event.sourceId, 'wamid.fake2');
   });
 
+  it('syncs a cloud-api channel’s templates from its WhatsApp Business Account, following the cursor', async () => {
+    const res = await t.admin.post(`/admin/v1/channels/${cloud.id}/templates/sync`);
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body, { synced: 2 });
+    assert.deepEqual(fake.templateReads, ['Bearer EAAG-token', 'Bearer EAAG-token']);
+    const list = await a.api.get(`/v1/whatsapp/service-account/templates?ChannelId=${cloud.id}`);
+    const byName = Object.fromEntries(list.body.items.map((x: { name: string; status: string }) => [x.name, x.status]));
+    assert.deepEqual(byName, { order_update: 'PAUSED', shipping_update: 'APPROVED' });
+    const sandboxSync = await t.admin.post(`/admin/v1/channels/${sandbox.id}/templates/sync`);
+    assert.equal(sandboxSync.status, 400);
+    // A paused template is no longer sendable.
+    const paused = await a.api.post('/v1/whatsapp/service-account/sendTemplate', SEND(cloud.id));
+    assert.equal(paused.body.error.code, 'WhatsApp:TemplateNotFound');
+  });
+
   it('ends Failed with the provider’s reason on a permanent error, without retrying', async () => {
     const before = fake.requests.length;
     fake.script.push({ status: 400, body: { error: { message: '(#131026) Message undeliverable', code: 131026 } } });
-    const res = await a.api.post('/v1/whatsapp/service-account/sendTemplate', SEND(cloud.id, { ToNumber: '14155550125' }));
+    const res = await a.api.post(
+      '/v1/whatsapp/service-account/sendTemplate',
+      SEND(cloud.id, { ToNumber: '14155550125', TemplateName: 'shipping_update' }),
+    );
     assert.equal(res.status, 200);
     const conversation = await a.api.post('/v2/conversations/service-account/create', { channelId: cloud.id, phoneNumber: '+14155550125' });
     const event = await waitFor(async () => {

@@ -87,15 +87,13 @@ describe('Delivery statuses and the Meta webhook endpoints', () => {
 
     // A late `delivered` after `read` is ignored.
     const { StatusService } = await import('../../src/whatsapp/status.service.js');
-    await t.app
-      .get(StatusService)
-      .apply(a.workspaceId, sandbox.id, {
-        providerMessageId: read.sourceId,
-        status: 'Delivered',
-        at: new Date().toISOString(),
-        errorCode: null,
-        errorReason: null,
-      });
+    await t.app.get(StatusService).apply(a.workspaceId, sandbox.id, {
+      providerMessageId: read.sourceId,
+      status: 'Delivered',
+      at: new Date().toISOString(),
+      errorCode: null,
+      errorReason: null,
+    });
     assert.equal((await timelineEvent(sandbox.id, '+14155550501', res.body.conversationEventId)).status, 'Read');
   });
 

@@ -4,6 +4,8 @@ import { ChannelsService } from '../../channels/channels.service.js';
 import { AppConfig } from '../../config/app-config.js';
 import { parseRetryAfter } from '../../webhooks/webhook-sender.js';
 import type { SendOutcome, WhatsAppProvider } from './whatsapp-provider.js';
+import type { GraphTemplatePage } from '../templates.service.js';
+import { ValidationError } from '../../common/errors/domain-error.js';
 
 const TIMEOUT_MS = 15_000;
 
@@ -14,6 +16,24 @@ export class CloudApiWhatsAppProvider implements WhatsAppProvider {
     private readonly config: AppConfig,
     private readonly channels: ChannelsService,
   ) {}
+
+  /** The first page URL of the account's templates, and a reader for any page URL (the cursor's `next`). */
+  templatePages(channel: Channel): { firstUrl: string; fetchPage: (url: string) => Promise<GraphTemplatePage> } {
+    const { accessToken } = this.channels.whatsAppCredentials(channel);
+    return {
+      firstUrl: `${this.config.whatsapp.graphUrl}/${channel.whatsAppWabaId}/message_templates?limit=100`,
+      fetchPage: async (url) => {
+        const response = await fetch(url, { headers: { authorization: `Bearer ${accessToken}` }, signal: AbortSignal.timeout(TIMEOUT_MS) });
+        if (!response.ok) {
+          throw new ValidationError(
+            'WhatsApp:TemplateSyncFailed',
+            `The WhatsApp Business Account answered HTTP ${response.status} for its templates.`,
+          );
+        }
+        return (await response.json()) as GraphTemplatePage;
+      },
+    };
+  }
 
   async send(channel: Channel, request: Record<string, unknown>): Promise<SendOutcome> {
     const { accessToken } = this.channels.whatsAppCredentials(channel);
