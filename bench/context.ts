@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { randomBytes } from 'node:crypto';
 import { freePort, NodeProcess } from './harness.js';
+import { FakeCloudApi } from './fake-cloud-api.js';
 
 export const ADMIN_KEY = 'bench-admin-key-0123456789';
 
@@ -16,12 +17,15 @@ export interface BenchContext {
   workspaceId: string;
   token: string;
   admin(method: string, path: string, body?: unknown): Promise<any>;
+  /** The WhatsApp Cloud API stand-in the API and workers talk to. */
+  cloudApi: FakeCloudApi;
   /** State scenarios hand on to later ones (e.g. the seeded contacts). */
   shared: Map<string, unknown>;
   call(method: string, path: string, body?: unknown): Promise<any>;
 }
 
 export async function startContext(): Promise<BenchContext> {
+  const cloudApi = await FakeCloudApi.start();
   const databaseUrl = `postgres://postgres@127.0.0.1:5432/msg_bench_${process.pid}`;
   const jwtSecret = randomBytes(32).toString('hex');
   const port = await freePort();
@@ -42,6 +46,7 @@ export async function startContext(): Promise<BenchContext> {
     RATE_LIMIT_WHATSAPP_SENDS_PER_SECOND: '1000000000',
     RATE_LIMIT_IVR_CALLS_PER_SECOND: '1000000000',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    WHATSAPP_GRAPH_URL: cloudApi.url,
   };
   // As `npm run start:prod` runs it.
   const nodeArgs = [`--max-old-space-size=${process.env.HEAP_LIMIT_MB ?? 256}`];
@@ -79,6 +84,7 @@ export async function startContext(): Promise<BenchContext> {
     admin,
     call: (method, path, body) => request(token, method, path, body),
     shared: new Map(),
+    cloudApi,
   };
 }
 

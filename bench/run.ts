@@ -24,6 +24,7 @@ async function main(): Promise<void> {
   } finally {
     const peakRssMb = ctx.api.peakRssMb();
     await ctx.api.stop();
+    ctx.cloudApi.close();
     if (process.env.BENCH_VERBOSE) console.log(ctx.api.log);
     await dropDatabase(ctx.databaseUrl);
     print(results, peakRssMb);

@@ -1,6 +1,7 @@
 import type { BenchContext } from '../context.js';
 import { load, NodeProcess, freePort, type LoadResult } from '../harness.js';
 import { webhookDelivery } from './webhook-delivery.js';
+import { sendTemplateScenario, sustainedSendScenario } from './whatsapp.js';
 import { listConversationsScenario, seedScenario as conversationSeedScenario, timelineScenario } from './conversations.js';
 import { listScenario, searchScenario, seedScenario, setPropertyScenario, vcardScenario } from './contacts.js';
 
@@ -105,4 +106,6 @@ export const SCENARIOS: Scenario[] = [
   conversationSeedScenario,
   listConversationsScenario,
   timelineScenario,
+  sendTemplateScenario,
+  sustainedSendScenario,
 ];
