@@ -1,6 +1,5 @@
 import autocannon from 'autocannon';
 import { Client } from 'pg';
-import type { BenchContext } from '../context.js';
 import { NodeProcess } from '../harness.js';
 import { compareWithBaseline, type Scenario, type ScenarioResult } from './index.js';
 
