@@ -106,6 +106,7 @@ export const SCENARIOS: Scenario[] = [
   conversationSeedScenario,
   listConversationsScenario,
   timelineScenario,
-  sendTemplateScenario,
+  // The sustained run first: its worker must not inherit the request-path scenario's backlog.
   sustainedSendScenario,
+  sendTemplateScenario,
 ];
