@@ -4,12 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import Redis from 'ioredis';
-import jwt from 'jsonwebtoken';
+import { verifyBearer } from './bearer.js';
 import { Pool, type PoolClient } from 'pg';
 
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
 const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-const secret = process.env.JWT_SECRET as string;
 const app = Fastify({ logger: false });
 
 async function findOrInsert(
@@ -35,15 +34,8 @@ app.post<{
     parameters: Array<{ values: Array<{ text: string }> }>;
   };
 }>('/v1/whatsapp/service-account/sendTemplate', async (request, reply) => {
-  let claims: { workspace_id: string };
-  try {
-    claims = jwt.verify((request.headers.authorization ?? '').replace(/^Bearer /, ''), secret, {
-      algorithms: ['HS256'],
-      issuer: 'messaging-service',
-    }) as typeof claims;
-  } catch {
-    return reply.code(401).send({ statusCode: 401 });
-  }
+  const claims = verifyBearer(request.headers.authorization);
+  if (!claims) return reply.code(401).send({ statusCode: 401 });
   const ws = claims.workspace_id;
   const body = request.body;
   const to = `+${body.toNumber.replace(/\D/g, '')}`;

@@ -3,26 +3,18 @@
 // history), then the same reads for the response (contact, values, notes, definitions).
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
-import jwt from 'jsonwebtoken';
+import { verifyBearer } from './bearer.js';
 import { Pool } from 'pg';
 
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
-const secret = process.env.JWT_SECRET as string;
 const app = Fastify({ logger: false });
 
 app.get('/health/live', async () => ({ status: 'ok' }));
 app.put<{ Params: { contactId: string; propertyId: string }; Body: { value: number } }>(
   '/v1/contacts/:contactId/properties/:propertyId',
   async (request, reply) => {
-    let claims: { sub: string; workspace_id: string };
-    try {
-      claims = jwt.verify((request.headers.authorization ?? '').replace(/^Bearer /, ''), secret, {
-        algorithms: ['HS256'],
-        issuer: 'messaging-service',
-      }) as typeof claims;
-    } catch {
-      return reply.code(401).send({ statusCode: 401 });
-    }
+    const claims = verifyBearer(request.headers.authorization);
+    if (!claims) return reply.code(401).send({ statusCode: 401 });
     const { contactId, propertyId } = request.params;
     const ws = claims.workspace_id;
     const value = String(request.body.value);

@@ -1,24 +1,16 @@
 // Baseline (b): bare Fastify + pg + jsonwebtoken doing what GET /v1/workspaces/users does:
 // verify the bearer JWT, then the same query, mapped to the same JSON.
 import Fastify from 'fastify';
-import jwt from 'jsonwebtoken';
+import { verifyBearer } from './bearer.js';
 import { Pool } from 'pg';
 
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
-const secret = process.env.JWT_SECRET as string;
 const app = Fastify({ logger: false });
 
 app.get('/health/live', async () => ({ status: 'ok' }));
 app.get('/v1/workspaces/users', async (request, reply) => {
-  const header = request.headers.authorization ?? '';
-  let claims: { workspace_id: string };
-  try {
-    claims = jwt.verify(header.replace(/^Bearer /, ''), secret, { algorithms: ['HS256'], issuer: 'messaging-service' }) as {
-      workspace_id: string;
-    };
-  } catch {
-    return reply.code(401).send({ statusCode: 401 });
-  }
+  const claims = verifyBearer(request.headers.authorization);
+  if (!claims) return reply.code(401).send({ statusCode: 401 });
   const { rows } = await pool.query(
     `SELECT id, workspace_id, user_id, email, name, logo_url, role, is_ai_agent, phone_number, creation_time
        FROM workspace_users WHERE workspace_id = $1 ORDER BY creation_time ASC, id ASC`,

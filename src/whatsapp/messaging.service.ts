@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager, MoreThan } from 'typeorm';
 import type { Channel } from '../channels/channel.entity.js';
+import { NotFoundError } from '../common/errors/domain-error.js';
 import type { Principal } from '../auth/principal.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { ContactsService } from '../contacts/contacts.service.js';
@@ -117,7 +118,11 @@ export class MessagingService {
   async deliver(workspaceId: string, eventId: string, channelId: string, request: Record<string, unknown>): Promise<void> {
     const event = await this.dataSource.getRepository(ConversationEvent).findOne({ where: { id: eventId, workspaceId } });
     if (!event || event.status !== 'Pending') return; // already sent (a retried job) or gone
-    const channel = await this.channels.get(workspaceId, channelId).catch(() => undefined);
+    // A deleted channel ends the message Failed; any other error (the database) lets Bull retry.
+    const channel = await this.channels.get(workspaceId, channelId).catch((err: unknown) => {
+      if (err instanceof NotFoundError) return undefined;
+      throw err;
+    });
     const outcome: SendOutcome = channel?.whatsAppProvider
       ? await this.provider(channel.whatsAppProvider).send(channel, request)
       : { kind: 'failed', errorCode: 'Channels:ChannelNotFound', failureReason: 'The channel was deleted or has no WhatsApp.' };
