@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { ChannelsService } from '../channels/channels.service.js';
 import { newId } from '../common/id.js';
 import { TimestampFormat } from '../common/time/timestamp-format.js';
@@ -68,7 +68,7 @@ export class InboundService {
         attachment: isButton
           ? { messageType: 'Interactive', buttonPayload: message.payload ?? null, buttonText: message.text ?? null }
           : { messageType: 'Text' },
-        replyTo: message.replyToMessageId ? { repliedToEventId: null, repliedToBody: null } : null,
+        replyTo: await this.repliedTo(manager, workspaceId, message.replyToMessageId),
       });
       if (channel.webhookUrl) {
         await this.webhooks.publish(manager, [
@@ -103,6 +103,16 @@ export class InboundService {
       }
     });
     this.outbox.afterCommit();
+  }
+
+  /** The event a reply quotes, found by the provider message id the reply's context names. */
+  private async repliedTo(manager: EntityManager, workspaceId: string, providerMessageId: string | undefined) {
+    if (!providerMessageId) return null;
+    const quoted = await manager.findOne(ConversationEvent, {
+      select: { id: true, body: true },
+      where: { workspaceId, sourceType: EventSourceType.WhatsApp, sourceId: providerMessageId },
+    });
+    return { repliedToEventId: quoted?.id ?? null, repliedToBody: quoted?.body ?? null };
   }
 
   /** Admin sandbox route: queue an inbound message as the provider would deliver it. */

@@ -153,6 +153,10 @@ describe('Contacts and Set Property Value on Contact (specification rules 1-6)',
     const res = await setValue(a, contact.id, nickname.id, null);
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.customProperties, []);
+    await setValue(a, contact.id, score.id, 7);
+    const deleted = await a.api.delete(`/v1/contacts/${contact.id}/properties/${score.id}`);
+    assert.equal(deleted.status, 200, 'Delete Property Value on Contact removes it too');
+    assert.deepEqual(deleted.body.customProperties, []);
     const rows = await t.app
       .get(DataSource)
       .query('SELECT count(*)::int AS n FROM contact_property_values WHERE contact_id = $1', [contact.id]);
@@ -340,6 +344,11 @@ describe('Contacts and Set Property Value on Contact (specification rules 1-6)',
     const names = res.body.items.map((c: { name: string }) => c.name);
     assert.deepEqual(names, [...names].sort().reverse());
     assert.ok(res.body.items.every((c: { workspaceId: string }) => c.workspaceId === a.workspaceId));
+    const byName = await a.api.get('/v1/contacts?Name=CONTACT%20966%2050');
+    assert.deepEqual(
+      byName.body.items.map((c: { phoneNumber: string }) => c.phoneNumber),
+      ['+966501234567'],
+    );
     const byPhone = await a.api.get('/v1/contacts?PhoneNumber=966501234567');
     assert.equal(byPhone.body.totalCount, 1);
     const pastTheEnd = await a.api.get('/v1/contacts?Filter=contact%20%2B1415555010&SkipCount=1000');

@@ -127,6 +127,20 @@ describe('Conversations API and Tags API', () => {
     assert.equal(desc.body.items[0].eventId, third.eventId, 'newest first by default');
   });
 
+  it('creates a conversation assigned to an AI agent', async () => {
+    const { conversation } = await open('+14155550306', { assignToAiAgentId: bot.userId });
+    assert.equal(conversation.assignedAiAgentId, bot.userId);
+    assert.equal(conversation.isAiAssignee, true);
+    assert.equal(conversation.lastEventSourceType, 3);
+    const both = await a.api.post('/v2/conversations/service-account/create', {
+      channelId: channel.id,
+      phoneNumber: '+14155550307',
+      assignToUserId: ann.userId,
+      assignToAiAgentId: bot.userId,
+    });
+    assert.equal(both.status, 400);
+  });
+
   it('refuses both assignees (400), foreign or unknown users (404), and an AI agent given as a user', async () => {
     const { conversation } = await open('+14155550302');
     const both = await a.api.post(`/v2/conversations/service-account/${conversation.id}/assign`, {

@@ -64,6 +64,35 @@ describe('Free-form sends, the service window, and inbound messages (sandbox)', 
     );
   });
 
+  it('links an inbound reply to the message it quotes', async () => {
+    const { InboundService } = await import('../../src/whatsapp/inbound.service.js');
+    const inboundService = t.app.get(InboundService);
+    const at = new Date().toISOString();
+    await inboundService.receive(a.workspaceId, channel.id, {
+      providerMessageId: 'wamid.q-1',
+      fromNumber: '+14155550403',
+      type: 'text',
+      text: 'first',
+      receivedAt: at,
+    });
+    await inboundService.receive(a.workspaceId, channel.id, {
+      providerMessageId: 'wamid.q-2',
+      fromNumber: '+14155550403',
+      type: 'text',
+      text: 'about that',
+      replyToMessageId: 'wamid.q-1',
+      receivedAt: at,
+    });
+    const conversation = (
+      await a.api.post('/v2/conversations/service-account/create', { channelId: channel.id, phoneNumber: '+14155550403' })
+    ).body.conversation;
+    const events = (await a.api.get(`/v2/conversations/service-account/${conversation.id}/timeline`)).body.items;
+    const first = events.find((e: { sourceId: string }) => e.sourceId === 'wamid.q-1');
+    const reply = events.find((e: { sourceId: string }) => e.sourceId === 'wamid.q-2');
+    assert.deepEqual(reply.replyTo, { repliedToEventId: first.eventId, repliedToBody: 'first' });
+    assert.equal(first.replyTo, null);
+  });
+
   it('ignores the same inbound message delivered twice', async () => {
     const { InboundService } = await import('../../src/whatsapp/inbound.service.js');
     const message = {
