@@ -26,6 +26,7 @@ import { TagsModule } from './tags/tags.module.js';
 import { ConversationsModule } from './conversations/conversations.module.js';
 import { WhatsAppModule } from './whatsapp/whatsapp.module.js';
 import { DemoSeedModule } from './database/demo-seed.module.js';
+import { OutboundIvrModule } from './outbound-ivr/outbound-ivr.module.js';
 
 @Module({
   imports: [
@@ -51,6 +52,7 @@ import { DemoSeedModule } from './database/demo-seed.module.js';
     TagsModule,
     ConversationsModule,
     WhatsAppModule,
+    OutboundIvrModule,
     HealthModule,
     DemoSeedModule,
   ],

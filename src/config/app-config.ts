@@ -26,6 +26,7 @@ export class AppConfig {
   readonly outbox: { pollIntervalMs: number; recoverAfterMs: number };
   readonly queues: { lockDurationMs: number };
   readonly whatsapp: { graphUrl: string };
+  readonly voice: { twilioApiUrl: string; inboundGreeting: string };
 
   constructor(env: EnvSchema) {
     this.env = env.NODE_ENV;
@@ -64,6 +65,7 @@ export class AppConfig {
     this.outbox = { pollIntervalMs: env.OUTBOX_POLL_INTERVAL_MS, recoverAfterMs: env.OUTBOX_RECOVER_AFTER_MS };
     this.queues = { lockDurationMs: env.QUEUE_LOCK_DURATION_MS };
     this.whatsapp = { graphUrl: env.WHATSAPP_GRAPH_URL.replace(/\/+$/, '') };
+    this.voice = { twilioApiUrl: env.TWILIO_API_URL.replace(/\/+$/, ''), inboundGreeting: env.INBOUND_CALL_GREETING };
   }
 
   get runsApi(): boolean {

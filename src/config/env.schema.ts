@@ -44,6 +44,11 @@ export class EnvSchema {
   /** Base URL of the WhatsApp Cloud API (Graph API, with its version). */
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   WHATSAPP_GRAPH_URL = 'https://graph.facebook.com/v21.0';
+  /** Base URL of the Twilio-compatible voice API (Twilio, SignalWire, Telnyx TeXML). */
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  TWILIO_API_URL = 'https://api.twilio.com';
+  /** Spoken to inbound callers before the service hangs up. */
+  @IsString() @MinLength(1) INBOUND_CALL_GREETING = 'Thank you for calling. Nobody can take your call right now. Goodbye.';
   @Transform(toBoolean) @IsBoolean() WEBHOOK_ALLOW_PRIVATE_NETWORKS = false;
   @Matches(/^\d+(ms|s|m|h)(,\d+(ms|s|m|h))*$/, { message: 'must be a comma-separated list like 2m,4m,8m' })
   WEBHOOK_RETRY_SCHEDULE = '2m,4m,8m,16m,32m';

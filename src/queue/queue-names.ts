@@ -6,6 +6,7 @@ export enum QueueName {
   Maintenance = 'maintenance',
   Webhooks = 'webhooks',
   WhatsApp = 'whatsapp',
+  OutboundIvr = 'outbound-ivr',
 }
 
 export enum JobName {
@@ -18,6 +19,10 @@ export enum JobName {
   ReceiveWhatsAppMessage = 'whatsapp.receive',
   /** Processes one Cloud API webhook notification (messages and statuses): `{ channelId, notification }`. */
   ProcessWhatsAppWebhook = 'whatsapp.webhook',
+  /** Prepares and places one outbound IVR call, and follows a sandbox call to its end: `{ requestId }`. */
+  PlaceIvrCall = 'outbound-ivr.place',
+  /** Hangs up a cancelled call at its voice provider: `{ requestId }`. */
+  HangUpIvrCall = 'outbound-ivr.hang-up',
 }
 
 export const QUEUE_OF_JOB: Record<JobName, QueueName> = {
@@ -26,6 +31,8 @@ export const QUEUE_OF_JOB: Record<JobName, QueueName> = {
   [JobName.SendWhatsAppMessage]: QueueName.WhatsApp,
   [JobName.ReceiveWhatsAppMessage]: QueueName.WhatsApp,
   [JobName.ProcessWhatsAppWebhook]: QueueName.WhatsApp,
+  [JobName.PlaceIvrCall]: QueueName.OutboundIvr,
+  [JobName.HangUpIvrCall]: QueueName.OutboundIvr,
 };
 
 export const ALL_QUEUES: QueueName[] = Object.values(QueueName);

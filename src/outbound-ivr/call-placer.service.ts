@@ -1,0 +1,122 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource, IsNull, Repository } from 'typeorm';
+import type { Channel } from '../channels/channel.entity.js';
+import { ChannelsService } from '../channels/channels.service.js';
+import { NotFoundError } from '../common/errors/domain-error.js';
+import { CallTracker, type CallRef } from './call-tracker.service.js';
+import type { IvrScript } from './dialog/ivr-script.js';
+import { scriptOfRequest } from './dialog/request-script.js';
+import { OutboundIvrAudioType, OutboundIvrStatus } from './ivr-enums.js';
+import { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
+import { SandboxVoiceProvider } from './providers/sandbox-voice.provider.js';
+import { TwilioVoiceProvider } from './providers/twilio-voice.provider.js';
+import { VoiceProviderRefused, VoiceProviderUnavailable, type CallSession, type VoiceProvider } from './providers/voice-provider.js';
+import { SpeechPort } from './speech-port.js';
+
+/**
+ * The worker's side of a call: synthesize what must be spoken, fix the script, and place the call
+ * through the channel's voice provider exactly once.
+ */
+@Injectable()
+export class CallPlacer {
+  private readonly logger = new Logger(CallPlacer.name);
+  private readonly requests: Repository<OutboundIvrRequestEntity>;
+
+  constructor(
+    dataSource: DataSource,
+    private readonly channels: ChannelsService,
+    private readonly tracker: CallTracker,
+    private readonly speech: SpeechPort,
+    private readonly sandbox: SandboxVoiceProvider,
+    private readonly twilio: TwilioVoiceProvider,
+  ) {
+    this.requests = dataSource.getRepository(OutboundIvrRequestEntity);
+  }
+
+  /**
+   * Places the call of a Pending request. `lastAttempt` says the queue will not retry this job: a
+   * provider that stays unavailable then ends the call Failed instead of leaving it Pending.
+   */
+  async place(ref: CallRef, lastAttempt: boolean): Promise<void> {
+    const request = await this.requests.findOne({ where: { id: ref.id, workspaceId: ref.workspaceId } });
+    if (!request || request.status !== OutboundIvrStatus.Pending) return; // cancelled, or placed by an earlier run
+    // A run that died after asking the provider may have placed the call: never risk calling twice.
+    if (request.placementStartedAt)
+      return this.fail(ref, 'Placing the call was interrupted; it was not retried so the number is never called twice.');
+    const channel = await this.channels.get(ref.workspaceId, request.channelId, 'voice').catch((err: unknown) => {
+      if (err instanceof NotFoundError) return null;
+      throw err;
+    });
+    if (!channel) return this.fail(ref, 'The channel was deleted or no longer has voice.');
+
+    const script = await this.prepareScript(request);
+    const claimed = await this.requests.update(
+      { id: ref.id, workspaceId: ref.workspaceId, status: OutboundIvrStatus.Pending, placementStartedAt: IsNull() },
+      { placementStartedAt: new Date(), script, audioFileUrl: request.audioFileUrl },
+    );
+    if (!claimed.affected) return; // cancelled meanwhile
+    request.script = script;
+
+    try {
+      await this.providerOf(channel).call(channel, request, this.session(ref));
+    } catch (err) {
+      if (err instanceof VoiceProviderUnavailable && !lastAttempt) {
+        await this.requests.update(
+          { id: ref.id, workspaceId: ref.workspaceId, status: OutboundIvrStatus.Pending },
+          { placementStartedAt: null },
+        );
+        throw err;
+      }
+      if (err instanceof VoiceProviderUnavailable || err instanceof VoiceProviderRefused) {
+        const cause = err instanceof VoiceProviderRefused ? err.hangupCause : 'PROVIDER_UNAVAILABLE';
+        await this.tracker.progress(ref, {
+          kind: 'ended',
+          at: new Date(),
+          ending: 'failed',
+          errorMessage: err.message,
+          hangupCause: cause,
+        });
+        return;
+      }
+      throw err;
+    }
+  }
+
+  /** Asks the provider to end a call that was cancelled while it ran. */
+  async hangUp(ref: CallRef): Promise<void> {
+    const request = await this.requests.findOne({ where: { id: ref.id, workspaceId: ref.workspaceId } });
+    if (!request?.callId) return;
+    const channel = await this.channels.get(ref.workspaceId, request.channelId, 'voice').catch(() => null);
+    if (!channel) return;
+    try {
+      await this.providerOf(channel).hangUp(channel, request.callId);
+    } catch (err) {
+      if (err instanceof VoiceProviderRefused) this.logger.warn(`Hang-up of call ${request.callId} refused: ${err.message}`);
+      else throw err;
+    }
+  }
+
+  private session(ref: CallRef): CallSession {
+    return {
+      progress: (progress) => this.tracker.progress(ref, progress),
+      converse: (input, turn) => this.tracker.converse(ref, input, turn),
+      isLive: () => this.tracker.isLive(ref),
+    };
+  }
+
+  private async prepareScript(request: OutboundIvrRequestEntity): Promise<IvrScript> {
+    if (request.audioType === OutboundIvrAudioType.TextToSpeech && request.ttsText && !request.audioFileUrl) {
+      const speech = await this.speech.synthesize(request.workspaceId, request.ttsText, request.ttsVoice);
+      request.audioFileUrl = speech.url;
+    }
+    return scriptOfRequest(request, request.audioFileUrl ?? '');
+  }
+
+  private providerOf(channel: Channel): VoiceProvider {
+    return channel.voiceProvider === 'twilio' ? this.twilio : this.sandbox;
+  }
+
+  private async fail(ref: CallRef, message: string): Promise<void> {
+    await this.tracker.progress(ref, { kind: 'ended', at: new Date(), ending: 'failed', errorMessage: message });
+  }
+}

@@ -1,0 +1,107 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { Channel } from '../channels/channel.entity.js';
+import { formatTimestamp, TimestampFormat } from '../common/time/timestamp-format.js';
+import { ContactsService } from '../contacts/contacts.service.js';
+import { EventDirection, EventSourceType } from '../conversations/conversation.entity.js';
+import { ConversationsService } from '../conversations/conversations.service.js';
+import { TimelineService } from '../conversations/timeline.service.js';
+import { WebhookKind } from '../webhooks/webhook-kind.js';
+import { WebhookPublisher, type WebhookEvent } from '../webhooks/webhook-publisher.js';
+import { CallType, CallWebhookStatus } from './ivr-enums.js';
+
+/** A finished call, inbound or outbound, as the timeline and the Call Webhook describe it. */
+export interface CallReport {
+  workspaceId: string;
+  channelId: string;
+  callId: string;
+  type: CallType;
+  status: CallWebhookStatus;
+  /** The other party: the callee of an outbound call, the caller of an inbound one. */
+  contactNumber: string;
+  pickupTime: Date | null;
+  hangupTime: Date;
+  durationSeconds: number;
+  creationTime: Date;
+  /** One line for the timeline. */
+  summary: string;
+  /** What the timeline event links to (the IVR request, or the inbound call). */
+  sourceId: string;
+  details: Record<string, unknown>;
+}
+
+/** `hh:mm:ss` of a number of seconds. */
+export function callLength(seconds: number): string {
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${two(Math.floor(seconds / 3600))}:${two(Math.floor((seconds % 3600) / 60))}:${two(seconds % 60)}`;
+}
+
+/**
+ * Writes what a finished call leaves behind, in the caller's transaction: a Call event in the
+ * contact's conversation (contact and conversation created if needed) and the Call Webhook to the
+ * channel's postCallWebhookUrl, plus any `extraEvents` (the IVR outcome webhook).
+ */
+@Injectable()
+export class CallReportsService {
+  constructor(
+    private readonly contacts: ContactsService,
+    private readonly conversations: ConversationsService,
+    private readonly timeline: TimelineService,
+    private readonly webhooks: WebhookPublisher,
+  ) {}
+
+  async record(manager: EntityManager, report: CallReport, extraEvents: WebhookEvent[] = []): Promise<void> {
+    const events = [...extraEvents];
+    // A channel deleted mid-call keeps its calls' outcomes but gets no timeline or Call Webhook.
+    const channel = await manager.findOne(Channel, { where: { id: report.channelId, workspaceId: report.workspaceId } });
+    if (channel) {
+      const actor = { workspaceId: report.workspaceId, serviceAccountId: null };
+      const contact = await this.contacts.findOrCreateByPhone(manager, actor, report.contactNumber);
+      const conversation = await this.conversations.findOrOpen(manager, report.workspaceId, channel.id, contact.id);
+      const length = callLength(report.durationSeconds);
+      await this.timeline.record(manager, conversation, {
+        sourceType: EventSourceType.Call,
+        direction: report.type === CallType.Inbound ? EventDirection.Inbound : EventDirection.Outbound,
+        sourceId: report.sourceId,
+        status: CallWebhookStatus[report.status],
+        body: report.summary,
+        durationOrSize: length,
+        attachment: { callId: report.callId, ...report.details },
+        creationTime: report.hangupTime,
+      });
+      if (channel.postCallWebhookUrl) {
+        const ownNumber = channel.voiceFromNumber ?? channel.phoneNumber;
+        const inbound = report.type === CallType.Inbound;
+        events.push({
+          workspaceId: report.workspaceId,
+          kind: WebhookKind.Call,
+          targetUrl: channel.postCallWebhookUrl,
+          payload: {
+            callId: report.callId,
+            workspaceId: report.workspaceId,
+            channelId: channel.id,
+            status: report.status,
+            type: report.type,
+            callerNumber: inbound ? report.contactNumber : ownNumber,
+            calleeNumber: inbound ? ownNumber : report.contactNumber,
+            pickupTime: formatTimestamp(report.pickupTime, TimestampFormat.utc),
+            hangupTime: TimestampFormat.utc(report.hangupTime),
+            userId: null,
+            userName: null,
+            contactId: contact.id,
+            contactNumber: report.contactNumber,
+            callLength: length,
+            aiAgentId: null,
+            recordingUrl: null,
+            transcription: null,
+            summary: null,
+            sentiment: null,
+            evaluationCriteriaResult: null,
+            creationTime: TimestampFormat.utc(report.creationTime),
+          },
+        });
+      }
+    }
+    await this.webhooks.publish(manager, events);
+  }
+}

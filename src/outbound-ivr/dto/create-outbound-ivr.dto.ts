@@ -1,0 +1,76 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  IsUUID,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
+import { PhoneNumberField } from '../../common/phone/phone-number.js';
+import { TtsVoice, TtsVoiceField } from '../../speech/tts-voice.js';
+import { HTTP_URL, OutboundIvrOption, UniqueDigits } from './ivr-option.dto.js';
+
+export const IVR_DEFAULTS = { maxAudioRetries: 2, inputTimeoutMs: 6000, digitTimeoutMs: 3000, ttsVoice: TtsVoice.Female } as const;
+
+/** Create Outbound IVR: the specification's fields plus `ttsText`, `ttsVoice` and `flowId` (API.md §10). */
+export class CreateOutboundIvrRequest {
+  /** Channel used for the call; it must have voice. */
+  @IsUUID() channelId: string;
+  /** Caller-supplied identifier; a second request with the same one returns the first record and places no call. */
+  @IsOptional() @IsString() @MinLength(1) @MaxLength(256) externalId?: string | null;
+  @PhoneNumberField('Number to call: digits, optionally with a leading +.') destinationNumber: string;
+  /** Audio played as the question. Exactly one of audioFileUrl and ttsText, unless flowId is given. */
+  @IsOptional() @IsUrl(HTTP_URL) @MaxLength(2048) audioFileUrl?: string | null;
+  /** Text spoken as the question (synthesized before the call). */
+  @IsOptional() @IsString() @MinLength(1) @MaxLength(5000) ttsText?: string | null;
+  @TtsVoiceField() ttsVoice?: TtsVoice;
+  /** Played once when the call is answered. */
+  @IsOptional() @IsUrl(HTTP_URL) @MaxLength(2048) welcomeMessageFileUrl?: string | null;
+  /** Played after a valid digit whose option has no response file. */
+  @IsOptional() @IsUrl(HTTP_URL) @MaxLength(2048) successMessageFileUrl?: string | null;
+  /** Played after an invalid digit. */
+  @IsOptional() @IsUrl(HTTP_URL) @MaxLength(2048) failedMessageFileUrl?: string | null;
+  /** Selectable digits, 1-12, each digit once (not with flowId). */
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(12)
+  @UniqueDigits()
+  @ValidateNested({ each: true })
+  @Type(() => OutboundIvrOption)
+  options?: OutboundIvrOption[];
+  /** Address that receives the outcome (OutboundIvrWebhookPayload) when the call ends. */
+  @IsUrl(HTTP_URL) @MaxLength(2048) webhookUrl: string;
+  /** Extra tries after no input or an invalid digit, 0-5. */
+  @ApiProperty({ required: false, default: IVR_DEFAULTS.maxAudioRetries, minimum: 0, maximum: 5 })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(5)
+  maxAudioRetries?: number;
+  /** Milliseconds to wait for a digit after the prompt, 1000-30000. */
+  @ApiProperty({ required: false, default: IVR_DEFAULTS.inputTimeoutMs, minimum: 1000, maximum: 30000 })
+  @IsOptional()
+  @IsInt()
+  @Min(1000)
+  @Max(30000)
+  inputTimeoutMs?: number;
+  /** Milliseconds allowed between digits, 1000-10000. */
+  @ApiProperty({ required: false, default: IVR_DEFAULTS.digitTimeoutMs, minimum: 1000, maximum: 10000 })
+  @IsOptional()
+  @IsInt()
+  @Min(1000)
+  @Max(10000)
+  digitTimeoutMs?: number;
+  /** A saved Outbound IVR Flow to run instead of a single question. */
+  @IsOptional() @IsUUID() flowId?: string | null;
+}

@@ -1,0 +1,152 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsEnum, IsOptional, IsString, MaxLength } from 'class-validator';
+import { PagedRequestDto } from '../../common/paging/paged-request.dto.js';
+import { formatTimestamp, TimestampFormat } from '../../common/time/timestamp-format.js';
+import { IntEnumProperty } from '../../openapi/int-enum.js';
+import { TtsVoice } from '../../speech/tts-voice.js';
+import { OutboundIvrAudioType, OutboundIvrResult, OutboundIvrStatus } from '../ivr-enums.js';
+import type { OutboundIvrRequestEntity } from '../outbound-ivr-request.entity.js';
+import { OutboundIvrOption } from './ivr-option.dto.js';
+
+/** One question answered during a flow call. */
+export class OutboundIvrAnswer {
+  stepId: string;
+  /** The question's text, or its audio URL. */
+  prompt: string | null;
+  digit: string;
+  description: string;
+  /** ISO 8601 with time-zone offset. */
+  answeredAt: string;
+}
+
+/** The Outbound IVR request record (the specification's shape, plus answers, callDurationSeconds and flowId). */
+export class OutboundIvrRequest {
+  id: string;
+  workspaceId: string;
+  channelId: string;
+  externalId: string | null;
+  /** Number called, with leading +. */
+  destinationNumber: string;
+  /** Audio played; for speech, the synthesized file once it exists. */
+  audioFileUrl: string | null;
+  ttsText: string | null;
+  @IntEnumProperty(TtsVoice, 'TtsVoice') ttsVoice: TtsVoice;
+  @IntEnumProperty(OutboundIvrAudioType, 'OutboundIvrAudioType', { nullable: true }) audioType: OutboundIvrAudioType | null;
+  @ApiProperty({ type: [OutboundIvrOption] }) options: OutboundIvrOption[];
+  webhookUrl: string;
+  maxAudioRetries: number;
+  inputTimeoutMs: number;
+  digitTimeoutMs: number;
+  @IntEnumProperty(OutboundIvrStatus, 'OutboundIvrStatus') status: OutboundIvrStatus;
+  @IntEnumProperty(OutboundIvrResult, 'OutboundIvrResult') result: OutboundIvrResult;
+  pressedDigit: string | null;
+  /** ISO 8601 with time-zone offset. */
+  initiatedAt: string | null;
+  ringingAt: string | null;
+  answeredAt: string | null;
+  completedAt: string | null;
+  /** The voice provider's call id. */
+  callId: string | null;
+  errorMessage: string | null;
+  hangupCause: string | null;
+  /** ISO 8601 with time-zone offset. */
+  creationTime: string;
+  @ApiProperty({ type: [OutboundIvrAnswer] }) answers: OutboundIvrAnswer[];
+  callDurationSeconds: number | null;
+  flowId: string | null;
+}
+
+/** Sent to the request's webhookUrl when the call ends (`outbound_ivr.completed`). */
+export class OutboundIvrWebhookPayload {
+  id: string;
+  externalId: string | null;
+  workspaceId: string;
+  channelId: string;
+  destinationNumber: string;
+  @IntEnumProperty(OutboundIvrStatus, 'OutboundIvrStatus') status: OutboundIvrStatus;
+  @IntEnumProperty(OutboundIvrResult, 'OutboundIvrResult') result: OutboundIvrResult;
+  pressedDigit: string | null;
+  initiatedAt: string | null;
+  ringingAt: string | null;
+  answeredAt: string | null;
+  completedAt: string | null;
+  callDurationSeconds: number | null;
+  callId: string | null;
+  errorMessage: string | null;
+  hangupCause: string | null;
+  creationTime: string;
+  @ApiProperty({ type: [OutboundIvrAnswer] }) answers: OutboundIvrAnswer[];
+}
+
+export class ListOutboundIvrQueryDto extends PagedRequestDto {
+  @IsOptional()
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value))
+  @IntEnumProperty(OutboundIvrStatus, 'OutboundIvrStatus', { required: false })
+  @IsEnum(OutboundIvrStatus)
+  status?: OutboundIvrStatus;
+  @IsOptional() @IsString() @MaxLength(256) externalId?: string;
+}
+
+const at = (d: Date | null) => formatTimestamp(d, TimestampFormat.withOffset);
+
+export function toOutboundIvrRequest(r: OutboundIvrRequestEntity): OutboundIvrRequest {
+  return {
+    id: r.id,
+    workspaceId: r.workspaceId,
+    channelId: r.channelId,
+    externalId: r.externalId,
+    destinationNumber: r.destinationNumber,
+    audioFileUrl: r.audioFileUrl,
+    ttsText: r.ttsText,
+    ttsVoice: r.ttsVoice,
+    audioType: r.audioType,
+    options: r.options.map((o) => ({ digit: o.digit, description: o.description, responseMessageFileUrl: o.responseMessageFileUrl })),
+    webhookUrl: r.webhookUrl,
+    maxAudioRetries: r.maxAudioRetries,
+    inputTimeoutMs: r.inputTimeoutMs,
+    digitTimeoutMs: r.digitTimeoutMs,
+    status: r.status,
+    result: r.result,
+    pressedDigit: r.pressedDigit,
+    initiatedAt: at(r.initiatedAt),
+    ringingAt: at(r.ringingAt),
+    answeredAt: at(r.answeredAt),
+    completedAt: at(r.completedAt),
+    callId: r.callId,
+    errorMessage: r.errorMessage,
+    hangupCause: r.hangupCause,
+    creationTime: TimestampFormat.withOffset(r.creationTime),
+    answers: r.answers.map(toAnswer),
+    callDurationSeconds: r.callDurationSeconds,
+    flowId: r.flowId,
+  };
+}
+
+export function toWebhookPayload(r: OutboundIvrRequestEntity): OutboundIvrWebhookPayload {
+  const record = toOutboundIvrRequest(r);
+  return {
+    id: record.id,
+    externalId: record.externalId,
+    workspaceId: record.workspaceId,
+    channelId: record.channelId,
+    destinationNumber: record.destinationNumber,
+    status: record.status,
+    result: record.result,
+    pressedDigit: record.pressedDigit,
+    initiatedAt: record.initiatedAt,
+    ringingAt: record.ringingAt,
+    answeredAt: record.answeredAt,
+    completedAt: record.completedAt,
+    callDurationSeconds: record.callDurationSeconds,
+    callId: record.callId,
+    errorMessage: record.errorMessage,
+    hangupCause: record.hangupCause,
+    creationTime: record.creationTime,
+    answers: record.answers,
+  };
+}
+
+function toAnswer(a: OutboundIvrRequestEntity['answers'][number]): OutboundIvrAnswer {
+  return { ...a, answeredAt: TimestampFormat.withOffset(new Date(a.answeredAt)) };
+}

@@ -1,0 +1,67 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { TtsVoice } from '../speech/tts-voice.js';
+import type { DialogState } from './dialog/dialog-state.js';
+import type { IvrScript } from './dialog/ivr-script.js';
+import { OutboundIvrAudioType, OutboundIvrResult, OutboundIvrStatus } from './ivr-enums.js';
+
+export interface StoredIvrOption {
+  digit: string;
+  description: string;
+  responseMessageFileUrl: string | null;
+}
+
+export interface StoredIvrAnswer {
+  stepId: string;
+  prompt: string | null;
+  digit: string;
+  description: string;
+  answeredAt: string;
+}
+
+/** One outbound IVR call: what was asked for, and how the call went. */
+@Entity('outbound_ivr_requests')
+@Index(['workspaceId', 'creationTime'])
+@Index('ux_outbound_ivr_external_id', ['workspaceId', 'externalId'], { unique: true, where: 'external_id IS NOT NULL' })
+@Index('ux_outbound_ivr_call_id', ['callId'], { unique: true, where: 'call_id IS NOT NULL' })
+export class OutboundIvrRequestEntity {
+  @PrimaryColumn('uuid') id: string;
+  @Column('uuid') workspaceId: string;
+  @Column('uuid') channelId: string;
+  @Column({ type: 'varchar', length: 256, nullable: true }) externalId: string | null;
+  @Column({ type: 'varchar', length: 20 }) destinationNumber: string;
+  @Column({ type: 'varchar', length: 2048, nullable: true }) audioFileUrl: string | null;
+  @Column({ type: 'text', nullable: true }) ttsText: string | null;
+  @Column({ type: 'smallint' }) ttsVoice: TtsVoice;
+  @Column({ type: 'smallint', nullable: true }) audioType: OutboundIvrAudioType | null;
+  @Column({ type: 'varchar', length: 2048, nullable: true }) welcomeMessageFileUrl: string | null;
+  @Column({ type: 'varchar', length: 2048, nullable: true }) successMessageFileUrl: string | null;
+  @Column({ type: 'varchar', length: 2048, nullable: true }) failedMessageFileUrl: string | null;
+  @Column({ type: 'jsonb' }) options: StoredIvrOption[];
+  @Column({ type: 'varchar', length: 2048 }) webhookUrl: string;
+  @Column({ type: 'smallint' }) maxAudioRetries: number;
+  @Column({ type: 'int' }) inputTimeoutMs: number;
+  @Column({ type: 'int' }) digitTimeoutMs: number;
+  @Column({ type: 'uuid', nullable: true }) flowId: string | null;
+  @Column({ type: 'int', nullable: true }) flowVersion: number | null;
+
+  @Column({ type: 'smallint', default: OutboundIvrStatus.Pending }) status: OutboundIvrStatus;
+  @Column({ type: 'smallint', default: OutboundIvrResult.None }) result: OutboundIvrResult;
+  @Column({ type: 'varchar', length: 1, nullable: true }) pressedDigit: string | null;
+  @Column({ type: 'timestamptz', nullable: true }) initiatedAt: Date | null;
+  @Column({ type: 'timestamptz', nullable: true }) ringingAt: Date | null;
+  @Column({ type: 'timestamptz', nullable: true }) answeredAt: Date | null;
+  @Column({ type: 'timestamptz', nullable: true }) completedAt: Date | null;
+  @Column({ type: 'int', nullable: true }) callDurationSeconds: number | null;
+  /** The voice provider's id of the call (Twilio CallSid, or the sandbox's). */
+  @Column({ type: 'varchar', length: 100, nullable: true }) callId: string | null;
+  @Column({ type: 'varchar', length: 1000, nullable: true }) errorMessage: string | null;
+  @Column({ type: 'varchar', length: 100, nullable: true }) hangupCause: string | null;
+  @Column({ type: 'jsonb', default: () => "'[]'" }) answers: StoredIvrAnswer[];
+  /** Set just before the provider is asked to call: a retried job never places a second call. */
+  @Column({ type: 'timestamptz', nullable: true }) placementStartedAt: Date | null;
+  /** What the call plays and asks, fixed when the call is placed (a flow's version, speech synthesized). */
+  @Column({ type: 'jsonb', nullable: true }) script: IvrScript | null;
+  /** Where the conversation with the callee stands (the dialog engine's state). */
+  @Column({ type: 'jsonb', nullable: true }) dialog: DialogState | null;
+  @Column({ type: 'timestamptz' }) creationTime: Date;
+}

@@ -1,0 +1,57 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, CurrentWorkspace, type Principal } from '../auth/principal.js';
+import { ParseIdPipe } from '../common/http/uuid-param.pipe.js';
+import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
+import { PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
+import { RateLimitPolicy } from '../rate-limiting/rate-limit-policy.js';
+import { RateLimit } from '../rate-limiting/rate-limit.decorator.js';
+import { CreateOutboundIvrRequest } from './dto/create-outbound-ivr.dto.js';
+import { ListOutboundIvrQueryDto, OutboundIvrRequest } from './dto/outbound-ivr-request.dto.js';
+import { OutboundIvrService } from './outbound-ivr.service.js';
+
+const RequestId = new ParseIdPipe('OutboundIvr:Request');
+
+@ApiTags('Outbound IVR')
+@ApiBearerAuth()
+@Controller('v1/outbound-ivr')
+export class OutboundIvrController {
+  constructor(private readonly ivr: OutboundIvrService) {}
+
+  @Post()
+  @HttpCode(200)
+  @Idempotent()
+  @RateLimit(RateLimitPolicy.IvrCalls)
+  @ApiOperation({
+    summary: 'Create Outbound IVR',
+    description:
+      'Requests an outbound call. When the call terminates, the outcome (OutboundIvrWebhookPayload) is sent to webhookUrl. ' +
+      'A second request with the same externalId returns the first record and places no new call.',
+  })
+  @ApiOkResponse({ type: OutboundIvrRequest })
+  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateOutboundIvrRequest): Promise<OutboundIvrRequest> {
+    return this.ivr.create(principal, body);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List Outbound IVR Requests', description: 'Newest first; filter by Status and ExternalId.' })
+  @ApiOkResponse({ type: PagedResultOf(OutboundIvrRequest, 'PagedResultOfOutboundIvrRequest') })
+  list(@CurrentWorkspace() workspaceId: string, @Query() query: ListOutboundIvrQueryDto): Promise<PagedResult<OutboundIvrRequest>> {
+    return this.ivr.list(workspaceId, query);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get Outbound IVR Request' })
+  @ApiOkResponse({ type: OutboundIvrRequest })
+  get(@CurrentWorkspace() workspaceId: string, @Param('id', RequestId) id: string): Promise<OutboundIvrRequest> {
+    return this.ivr.get(workspaceId, id);
+  }
+
+  @Post(':id/cancel')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Cancel Outbound IVR Request', description: 'Cancels a call not yet finished (409 once it has).' })
+  @ApiOkResponse({ type: OutboundIvrRequest })
+  cancel(@CurrentWorkspace() workspaceId: string, @Param('id', RequestId) id: string): Promise<OutboundIvrRequest> {
+    return this.ivr.cancel(workspaceId, id);
+  }
+}

@@ -1,0 +1,10 @@
+import { ConflictError, NotFoundError, ValidationError } from '../common/errors/domain-error.js';
+
+export const OutboundIvrNotFound = (id: string) =>
+  new NotFoundError('OutboundIvr:RequestNotFound', `Outbound IVR request '${id}' was not found.`);
+
+export const IvrInvalidRequest = (message: string, members: string[]) =>
+  new ValidationError('OutboundIvr:InvalidRequest', message, { validationErrors: [{ message, members }] });
+
+export const IvrAlreadyFinished = (id: string) =>
+  new ConflictError('OutboundIvr:AlreadyFinished', `Outbound IVR request '${id}' has already finished; it cannot be cancelled.`);

@@ -1,0 +1,37 @@
+import { Injectable, Module } from '@nestjs/common';
+import { ChannelsModule } from '../channels/channels.module.js';
+import { ContactsModule } from '../contacts/contacts.module.js';
+import { ConversationsModule } from '../conversations/conversations.module.js';
+import { WebhooksModule } from '../webhooks/webhooks.module.js';
+import { CallPlacer } from './call-placer.service.js';
+import { CallReportsService } from './call-reports.service.js';
+import { CallTracker } from './call-tracker.service.js';
+import { OutboundIvrController } from './outbound-ivr.controller.js';
+import { OutboundIvrProcessor } from './outbound-ivr.processor.js';
+import { OutboundIvrService } from './outbound-ivr.service.js';
+import { SandboxVoiceProvider } from './providers/sandbox-voice.provider.js';
+import { TwilioVoiceProvider } from './providers/twilio-voice.provider.js';
+import { SpeechPort } from './speech-port.js';
+
+@Injectable()
+class SpeechUnavailable extends SpeechPort {
+  synthesize(): Promise<{ url: string }> {
+    return Promise.reject(new Error('Speech synthesis is not wired yet.'));
+  }
+}
+
+@Module({
+  imports: [ChannelsModule, ContactsModule, ConversationsModule, WebhooksModule],
+  controllers: [OutboundIvrController],
+  providers: [
+    OutboundIvrService,
+    CallTracker,
+    CallPlacer,
+    CallReportsService,
+    SandboxVoiceProvider,
+    TwilioVoiceProvider,
+    OutboundIvrProcessor,
+    { provide: SpeechPort, useClass: SpeechUnavailable },
+  ],
+})
+export class OutboundIvrModule {}

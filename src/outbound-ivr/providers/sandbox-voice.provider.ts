@@ -1,0 +1,60 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type BeforeApplicationShutdown, Injectable } from '@nestjs/common';
+import type { Channel, VoiceSandboxSettings } from '../../channels/channel.entity.js';
+import type { OutboundIvrRequestEntity } from '../outbound-ivr-request.entity.js';
+import type { CallSession, VoiceProvider } from './voice-provider.js';
+
+const DEFAULTS: VoiceSandboxSettings = { answer: true, pressDigits: [], ringMs: 1000, talkMs: 1000 };
+/** How often a long wait looks whether the call was cancelled. */
+const LIVENESS_CHECK_MS = 500;
+
+/**
+ * No network: plays the call out in time from the channel's sandbox settings. It rings for
+ * `ringMs`, then answers, is busy or never answers; each prompt takes `talkMs`, and each question
+ * is answered with the next of `pressDigits` (an empty string, or none left, is silence).
+ */
+@Injectable()
+export class SandboxVoiceProvider implements VoiceProvider, BeforeApplicationShutdown {
+  /** Aborts every wait at shutdown: the job fails, and its retry ends the call as interrupted. */
+  private readonly shutdown = new AbortController();
+
+  async call(channel: Channel, request: OutboundIvrRequestEntity, session: CallSession): Promise<void> {
+    const settings = { ...DEFAULTS, ...channel.voiceSandbox };
+    const callId = `SB${request.id.replace(/-/g, '')}`;
+    if (!(await session.progress({ kind: 'initiated', at: new Date(), callId }))) return;
+    if (!(await session.progress({ kind: 'ringing', at: new Date() }))) return;
+    if (!(await this.wait(settings.ringMs, session))) return;
+    if (settings.answer !== true) {
+      const ending = settings.answer === 'busy' ? 'busy' : 'no-answer';
+      await session.progress({ kind: 'ended', at: new Date(), ending });
+      return;
+    }
+    const digits = [...settings.pressDigits];
+    let instructions = await session.converse({ kind: 'answered' });
+    while (instructions.gather) {
+      if (!(await this.wait(settings.talkMs, session))) return;
+      const digit = digits.shift();
+      const input = digit ? ({ kind: 'digit', digit } as const) : ({ kind: 'silence' } as const);
+      instructions = await session.converse(input, instructions.turn);
+    }
+    if (!(await this.wait(settings.talkMs, session))) return;
+    await session.progress({ kind: 'ended', at: new Date(), ending: 'completed' });
+  }
+
+  /** Nothing to do: the simulated call notices at its next check that the record is finished. */
+  async hangUp(): Promise<void> {}
+
+  beforeApplicationShutdown(): void {
+    this.shutdown.abort();
+  }
+
+  /** Waits `ms`, checking now and then that the call was not cancelled; false if it was. */
+  private async wait(ms: number, session: CallSession): Promise<boolean> {
+    const end = Date.now() + ms;
+    for (let left = ms; left > 0; left = end - Date.now()) {
+      await sleep(Math.min(left, LIVENESS_CHECK_MS), undefined, { signal: this.shutdown.signal });
+      if (end - Date.now() > 0 && !(await session.isLive())) return false;
+    }
+    return true;
+  }
+}

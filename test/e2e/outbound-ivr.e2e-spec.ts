@@ -1,0 +1,359 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createChannel, createWorkspace, waitFor, type WorkspaceFixture } from '../support/fixtures.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { verifySignature, WebhookReceiver } from '../support/webhook-receiver.js';
+
+const OFFSET_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;
+const AUDIO = 'https://media.example.com/question.wav';
+
+describe('Outbound IVR with the sandbox voice provider', () => {
+  let t: TestApp;
+  let a: WorkspaceFixture;
+  let b: WorkspaceFixture;
+  let receiver: WebhookReceiver;
+  let callNumber = 0;
+
+  /** A voice channel whose sandbox plays calls out as `sandbox` says, with its own Call Webhook path. */
+  const voiceChannel = async (sandbox: Record<string, unknown>) => {
+    const path = `/calls/${++callNumber}`;
+    const channel = await createChannel(t, a.workspaceId, {
+      type: 1,
+      whatsApp: undefined,
+      voice: { provider: 'sandbox', fromNumber: '+14155550100', sandbox: { ringMs: 0, talkMs: 0, ...sandbox } },
+      postCallWebhookUrl: receiver.url(path),
+    });
+    return { id: channel.id as string, callWebhookPath: path };
+  };
+
+  const request = (channelId: string, extra: Record<string, unknown> = {}) => ({
+    channelId,
+    destinationNumber: '966501234567',
+    audioFileUrl: AUDIO,
+    options: [
+      { digit: '1', description: 'Confirm' },
+      { digit: '2', description: 'Cancel', responseMessageFileUrl: 'https://media.example.com/cancelled.wav' },
+    ],
+    webhookUrl: receiver.url(`/ivr/${++callNumber}`),
+    maxAudioRetries: 1,
+    ...extra,
+  });
+
+  const finished = (id: string, ws = a) =>
+    waitFor(
+      async () => {
+        const res = await ws.api.get(`/v1/outbound-ivr/${id}`);
+        return res.body.status >= 4 ? res.body : null;
+      },
+      10_000,
+      `call ${id} to finish`,
+    );
+
+  /** Places a call, waits for its end and for the signed outcome webhook; returns both. */
+  const callThrough = async (channelId: string, extra: Record<string, unknown> = {}) => {
+    const body = request(channelId, extra);
+    const created = await a.api.post('/v1/outbound-ivr', body);
+    assert.equal(created.status, 200, created.text);
+    const record = await finished(created.body.id);
+    const path = new URL(body.webhookUrl).pathname;
+    const delivery = await waitFor(async () => receiver.at(path)[0], 10_000, 'the outcome webhook');
+    assert.equal(delivery.headers['webhook-event'], 'outbound_ivr.completed');
+    const payload = verifySignature(delivery, a.webhookSecret) as Record<string, unknown>;
+    return { record, payload };
+  };
+
+  before(async () => {
+    receiver = await WebhookReceiver.start();
+    t = await startTestApp({
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      RATE_LIMIT_REQUESTS_PER_MINUTE: '100000',
+      RATE_LIMIT_IVR_CALLS_PER_SECOND: '1000',
+    });
+    a = await createWorkspace(t, 'A');
+    b = await createWorkspace(t, 'B');
+  });
+  after(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  it('answers the specification record on creation: status 0, result 0, the nulls, a + number, offset timestamps', async () => {
+    const channel = await voiceChannel({ ringMs: 60_000 });
+    const res = await a.api.post('/v1/outbound-ivr', {
+      ChannelId: channel.id,
+      ExternalId: 'order-1001',
+      DestinationNumber: '966501234567',
+      AudioFileUrl: AUDIO,
+      WelcomeMessageFileUrl: 'https://media.example.com/welcome.wav',
+      SuccessMessageFileUrl: null,
+      FailedMessageFileUrl: 'https://media.example.com/failed.wav',
+      Options: [{ Digit: '1', Description: 'Confirm', ResponseMessageFileUrl: null }],
+      WebhookUrl: 'https://hooks.example.com/ivr',
+      MaxAudioRetries: 3,
+      InputTimeoutMs: 5000,
+      DigitTimeoutMs: 2000,
+    });
+    assert.equal(res.status, 200, res.text);
+    const r = res.body;
+    assert.match(r.id, /^[0-9a-f-]{36}$/);
+    assert.deepEqual(
+      { ...r, id: undefined, creationTime: undefined },
+      {
+        id: undefined,
+        workspaceId: a.workspaceId,
+        channelId: channel.id,
+        externalId: 'order-1001',
+        destinationNumber: '+966501234567',
+        audioFileUrl: AUDIO,
+        ttsText: null,
+        ttsVoice: 1,
+        audioType: 1,
+        options: [{ digit: '1', description: 'Confirm', responseMessageFileUrl: null }],
+        webhookUrl: 'https://hooks.example.com/ivr',
+        maxAudioRetries: 3,
+        inputTimeoutMs: 5000,
+        digitTimeoutMs: 2000,
+        status: 0,
+        result: 0,
+        pressedDigit: null,
+        initiatedAt: null,
+        ringingAt: null,
+        answeredAt: null,
+        completedAt: null,
+        callId: null,
+        errorMessage: null,
+        hangupCause: null,
+        creationTime: undefined,
+        answers: [],
+        callDurationSeconds: null,
+        flowId: null,
+      },
+    );
+    assert.match(r.creationTime, OFFSET_TIMESTAMP);
+    await a.api.post(`/v1/outbound-ivr/${r.id}/cancel`, {});
+  });
+
+  it('applies the defaults: 2 retries, 6000 ms input, 3000 ms digit timeout, Female voice; TextToSpeech for ttsText', async () => {
+    const channel = await voiceChannel({ ringMs: 60_000 });
+    const res = await a.api.post('/v1/outbound-ivr', {
+      channelId: channel.id,
+      destinationNumber: '+966501234567',
+      ttsText: 'Press 1 to confirm.',
+      ttsVoice: 'Male',
+      options: [{ digit: '1', description: 'Confirm' }],
+      webhookUrl: 'https://hooks.example.com/ivr',
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.maxAudioRetries, 2);
+    assert.equal(res.body.inputTimeoutMs, 6000);
+    assert.equal(res.body.digitTimeoutMs, 3000);
+    assert.equal(res.body.ttsVoice, 2);
+    assert.equal(res.body.audioType, 2);
+    assert.equal(res.body.audioFileUrl, null);
+    assert.equal(res.body.externalId, null);
+    await a.api.post(`/v1/outbound-ivr/${res.body.id}/cancel`, {});
+  });
+
+  it('refuses each invalid request with a 400 naming the field', async () => {
+    const channel = await voiceChannel({});
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ['no channelId', { channelId: undefined }, 'channelId'],
+      ['a bad number', { destinationNumber: '12' }, 'destinationNumber'],
+      ['no webhookUrl', { webhookUrl: undefined }, 'webhookUrl'],
+      ['a webhookUrl that is not http', { webhookUrl: 'ftp://hooks.example.com/x' }, 'webhookUrl'],
+      ['both audio and speech', { ttsText: 'Hello' }, 'audioFileUrl'],
+      ['neither audio nor speech', { audioFileUrl: undefined }, 'audioFileUrl'],
+      ['no options', { options: [] }, 'options'],
+      ['13 options', { options: Array.from({ length: 13 }, (_, i) => ({ digit: String(i % 10), description: 'x' })) }, 'options'],
+      [
+        'a repeated digit',
+        {
+          options: [
+            { digit: '1', description: 'a' },
+            { digit: '1', description: 'b' },
+          ],
+        },
+        'options',
+      ],
+      ['a digit that is not a key', { options: [{ digit: 'A', description: 'a' }] }, 'options[0].digit'],
+      ['maxAudioRetries 6', { maxAudioRetries: 6 }, 'maxAudioRetries'],
+      ['maxAudioRetries -1', { maxAudioRetries: -1 }, 'maxAudioRetries'],
+      ['inputTimeoutMs 999', { inputTimeoutMs: 999 }, 'inputTimeoutMs'],
+      ['inputTimeoutMs 30001', { inputTimeoutMs: 30001 }, 'inputTimeoutMs'],
+      ['digitTimeoutMs 10001', { digitTimeoutMs: 10001 }, 'digitTimeoutMs'],
+      ['an externalId of 257 characters', { externalId: 'x'.repeat(257) }, 'externalId'],
+      ['ttsText of 5001 characters', { audioFileUrl: undefined, ttsText: 'x'.repeat(5001) }, 'ttsText'],
+      ['an unknown voice', { audioFileUrl: undefined, ttsText: 'Hi', ttsVoice: 'Robot' }, 'ttsVoice'],
+      ['a flowId with options', { flowId: '00000000-0000-4000-8000-000000000000', audioFileUrl: undefined }, 'options'],
+    ];
+    for (const [what, change, member] of cases) {
+      const res = await a.api.post('/v1/outbound-ivr', { ...request(channel.id), ...change });
+      assert.equal(res.status, 400, `${what}: ${res.text}`);
+      const members = (res.body.error.validationErrors as Array<{ members: string[] }>).flatMap((e) => e.members);
+      assert.ok(
+        members.some((m) => m === member || m.startsWith(`${member}.`) || m.startsWith(`${member}[`)),
+        `${what}: ${JSON.stringify(members)}`,
+      );
+    }
+    const list = await a.api.get(`/v1/outbound-ivr?MaxResultCount=1000`);
+    assert.equal(list.body.items.filter((r: { channelId: string }) => r.channelId === channel.id).length, 0, 'nothing was written');
+  });
+
+  it('answers ChannelNotFoundError for an unknown, foreign or voice-less channel', async () => {
+    const waOnly = await createChannel(t, a.workspaceId, { type: 2, voice: undefined });
+    const foreign = await createChannel(t, b.workspaceId);
+    for (const channelId of ['5f0c7a43-0000-4000-8000-000000000001', waOnly.id, foreign.id]) {
+      const res = await a.api.post('/v1/outbound-ivr', request(channelId));
+      assert.equal(res.status, 404, res.text);
+      assert.equal(res.body.error.code, 'Channels:ChannelNotFound');
+    }
+  });
+
+  it('a pressed digit: Completed, DigitPressed, timestamps in order, signed outcome, Call Webhook and timeline event', async () => {
+    const channel = await voiceChannel({ pressDigits: ['1'] });
+    const { record, payload } = await callThrough(channel.id, { externalId: 'digit-1' });
+    assert.equal(record.status, 4);
+    assert.equal(record.result, 1);
+    assert.equal(record.pressedDigit, '1');
+    assert.match(record.callId, /^SB[0-9a-f]{32}$/);
+    for (const field of ['initiatedAt', 'ringingAt', 'answeredAt', 'completedAt']) assert.match(record[field], OFFSET_TIMESTAMP, field);
+    assert.ok(record.initiatedAt <= record.ringingAt && record.ringingAt <= record.answeredAt && record.answeredAt <= record.completedAt);
+    assert.equal(record.hangupCause, 'NORMAL_CLEARING');
+    assert.equal(record.errorMessage, null);
+    assert.equal(record.callDurationSeconds, 0);
+    assert.deepEqual(Object.keys(payload).sort(), [
+      'answeredAt',
+      'answers',
+      'callDurationSeconds',
+      'callId',
+      'channelId',
+      'completedAt',
+      'creationTime',
+      'destinationNumber',
+      'errorMessage',
+      'externalId',
+      'hangupCause',
+      'id',
+      'initiatedAt',
+      'pressedDigit',
+      'result',
+      'ringingAt',
+      'status',
+      'workspaceId',
+    ]);
+    assert.equal(payload.id, record.id);
+    assert.equal(payload.externalId, 'digit-1');
+    assert.equal(payload.status, 4);
+    assert.equal(payload.result, 1);
+    assert.equal(payload.pressedDigit, '1');
+    assert.equal(payload.completedAt, record.completedAt);
+
+    const callHook = await waitFor(async () => receiver.at(channel.callWebhookPath)[0], 10_000, 'the Call Webhook');
+    assert.equal(callHook.headers['webhook-event'], 'call');
+    const call = verifySignature(callHook, a.webhookSecret) as Record<string, unknown>;
+    assert.equal(call.callId, record.callId);
+    assert.equal(call.status, 1);
+    assert.equal(call.type, 2);
+    assert.equal(call.callerNumber, '+14155550100');
+    assert.equal(call.calleeNumber, '+966501234567');
+    assert.equal(call.contactNumber, '+966501234567');
+    assert.equal(call.callLength, '00:00:00');
+    assert.equal(typeof call.contactId, 'string');
+
+    const conversation = (
+      await a.api.post('/v2/conversations/service-account/create', { channelId: channel.id, phoneNumber: '+966501234567' })
+    ).body.conversation;
+    const timeline = await a.api.get(`/v2/conversations/service-account/${conversation.id}/timeline`);
+    assert.equal(timeline.status, 200, timeline.text);
+    const event = timeline.body.items.find((e: { sourceType: number }) => e.sourceType === 1);
+    assert.ok(event, JSON.stringify(timeline.body.items));
+    assert.equal(event.direction, 2);
+    assert.equal(event.durationOrSize, '00:00:00');
+  });
+
+  it('an invalid digit and then a valid one: DigitPressed with the second digit', async () => {
+    const channel = await voiceChannel({ pressDigits: ['9', '2'] });
+    const { record } = await callThrough(channel.id);
+    assert.equal(record.status, 4);
+    assert.equal(record.result, 1);
+    assert.equal(record.pressedDigit, '2');
+  });
+
+  it('invalid digits past the retries: InvalidInput', async () => {
+    const channel = await voiceChannel({ pressDigits: ['9', '8', '1'] });
+    const { record } = await callThrough(channel.id, { maxAudioRetries: 1 });
+    assert.equal(record.status, 4);
+    assert.equal(record.result, 3);
+    assert.equal(record.pressedDigit, null);
+  });
+
+  it('silence past the retries: NoInput', async () => {
+    const channel = await voiceChannel({ pressDigits: [] });
+    const { record, payload } = await callThrough(channel.id, { maxAudioRetries: 0 });
+    assert.equal(record.status, 4);
+    assert.equal(record.result, 2);
+    assert.equal(payload.result, 2);
+  });
+
+  it('no answer: NoAnswer, NotAnswered, with a hang-up cause and message; the Call Webhook says NoAnswer', async () => {
+    const channel = await voiceChannel({ answer: false });
+    const { record } = await callThrough(channel.id);
+    assert.equal(record.status, 5);
+    assert.equal(record.result, 4);
+    assert.equal(record.answeredAt, null);
+    assert.equal(record.hangupCause, 'NO_ANSWER');
+    assert.equal(record.errorMessage, 'The destination did not answer.');
+    const call = await waitFor(async () => receiver.at(channel.callWebhookPath)[0], 10_000, 'the Call Webhook');
+    assert.equal((verifySignature(call, a.webhookSecret) as { status: number }).status, 5);
+  });
+
+  it('busy: Busy, DestinationBusy', async () => {
+    const channel = await voiceChannel({ answer: 'busy' });
+    const { record } = await callThrough(channel.id);
+    assert.equal(record.status, 6);
+    assert.equal(record.result, 5);
+    assert.equal(record.hangupCause, 'USER_BUSY');
+  });
+
+  it('cancel while ringing: Cancelled with its outcome webhook; a finished call cannot be cancelled (409)', async () => {
+    const channel = await voiceChannel({ ringMs: 60_000 });
+    const body = request(channel.id);
+    const created = await a.api.post('/v1/outbound-ivr', body);
+    await waitFor(async () => (await a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body.status === 2, 10_000, 'ringing');
+    const cancelled = await a.api.post(`/v1/outbound-ivr/${created.body.id}/cancel`, {});
+    assert.equal(cancelled.status, 200, cancelled.text);
+    assert.equal(cancelled.body.status, 8);
+    assert.equal(cancelled.body.result, 7);
+    const delivery = await waitFor(async () => receiver.at(new URL(body.webhookUrl).pathname)[0], 10_000, 'the outcome webhook');
+    assert.equal((verifySignature(delivery, a.webhookSecret) as { status: number }).status, 8);
+    const again = await a.api.post(`/v1/outbound-ivr/${created.body.id}/cancel`, {});
+    assert.equal(again.status, 409);
+    assert.equal(again.body.error.code, 'OutboundIvr:AlreadyFinished');
+  });
+
+  it('a repeated externalId returns the first record and places no second call', async () => {
+    const channel = await voiceChannel({ pressDigits: ['1'] });
+    const body = request(channel.id, { externalId: 'dup-7' });
+    const first = await a.api.post('/v1/outbound-ivr', body);
+    const second = await a.api.post('/v1/outbound-ivr', { ...body, destinationNumber: '966500000000' });
+    assert.equal(second.status, 200);
+    assert.equal(second.body.id, first.body.id);
+    await finished(first.body.id);
+    await waitFor(async () => receiver.at(new URL(body.webhookUrl).pathname)[0], 10_000, 'the outcome webhook');
+    const listed = await a.api.get('/v1/outbound-ivr?ExternalId=dup-7');
+    assert.equal(listed.body.totalCount, 1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(receiver.at(new URL(body.webhookUrl).pathname).length, 1, 'one call, one outcome');
+  });
+
+  it('keeps workspaces apart: another workspace gets 404 and lists none', async () => {
+    const channel = await voiceChannel({ ringMs: 60_000 });
+    const created = await a.api.post('/v1/outbound-ivr', request(channel.id));
+    assert.equal((await b.api.get(`/v1/outbound-ivr/${created.body.id}`)).status, 404);
+    assert.equal((await b.api.post(`/v1/outbound-ivr/${created.body.id}/cancel`, {})).status, 404);
+    assert.equal((await b.api.get('/v1/outbound-ivr')).body.totalCount, 0);
+    const own = await a.api.get('/v1/outbound-ivr?Status=2&MaxResultCount=1000');
+    assert.equal(own.status, 200);
+    await a.api.post(`/v1/outbound-ivr/${created.body.id}/cancel`, {});
+  });
+});
