@@ -7,6 +7,8 @@ import { CallPlacer } from './call-placer.service.js';
 import { CallReportsService } from './call-reports.service.js';
 import { CallTracker } from './call-tracker.service.js';
 import { OutboundIvrController } from './outbound-ivr.controller.js';
+import { TwilioCallbacksController } from './twilio-callbacks.controller.js';
+import { TwilioCallbacksService } from './twilio-callbacks.service.js';
 import { OutboundIvrProcessor } from './outbound-ivr.processor.js';
 import { OutboundIvrService } from './outbound-ivr.service.js';
 import { SandboxVoiceProvider } from './providers/sandbox-voice.provider.js';
@@ -22,12 +24,13 @@ class SpeechUnavailable extends SpeechPort {
 
 @Module({
   imports: [ChannelsModule, ContactsModule, ConversationsModule, WebhooksModule],
-  controllers: [OutboundIvrController],
+  controllers: [OutboundIvrController, TwilioCallbacksController],
   providers: [
     OutboundIvrService,
     CallTracker,
     CallPlacer,
     CallReportsService,
+    TwilioCallbacksService,
     SandboxVoiceProvider,
     TwilioVoiceProvider,
     OutboundIvrProcessor,

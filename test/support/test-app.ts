@@ -50,7 +50,8 @@ export async function startTestApp(env: Record<string, string> = {}, options: Cr
   });
   resetConfig();
   const app = await createApp(options);
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  // PORT may name a port chosen in advance, when PUBLIC_BASE_URL must point at this app.
+  await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
   const address = app.getHttpServer().address() as { port: number };
   const baseUrl = `http://127.0.0.1:${address.port}`;
   return {

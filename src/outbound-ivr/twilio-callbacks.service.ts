@@ -1,0 +1,190 @@
+import { Injectable } from '@nestjs/common';
+import { validateRequest } from 'twilio/lib/webhooks/webhooks.js';
+import { DataSource } from 'typeorm';
+import type { Channel } from '../channels/channel.entity.js';
+import { ChannelsService } from '../channels/channels.service.js';
+import { DomainError, ErrorKind, NotFoundError } from '../common/errors/domain-error.js';
+import { newId } from '../common/id.js';
+import { toE164 } from '../common/phone/phone-number.js';
+import { AppConfig } from '../config/app-config.js';
+import { Outbox } from '../queue/outbox.service.js';
+import type { CallEnding, CallProgress } from './call-progress.js';
+import { CallReportsService } from './call-reports.service.js';
+import { CallTracker, type CallRef } from './call-tracker.service.js';
+import { InboundCall } from './inbound-call.entity.js';
+import { CallType, CallWebhookStatus } from './ivr-enums.js';
+import { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
+import { renderGreeting, renderInstructions } from './providers/twiml.js';
+import { twilioCallUrls } from './providers/twilio-voice.provider.js';
+
+export type TwilioParams = Record<string, string>;
+
+export interface SignedCallback {
+  /** Path and query as requested; with PUBLIC_BASE_URL, the URL the provider signed. */
+  path: string;
+  params: TwilioParams;
+  signature: string | string[] | undefined;
+}
+
+const InvalidSignature = () =>
+  new DomainError('Voice:InvalidSignature', 'The X-Twilio-Signature header is missing or does not match.', ErrorKind.Forbidden);
+const UnknownCall = (id: string) => new NotFoundError('OutboundIvr:RequestNotFound', `Outbound IVR request '${id}' was not found.`);
+
+const ENDINGS: Record<string, CallEnding> = {
+  completed: 'completed',
+  busy: 'busy',
+  'no-answer': 'no-answer',
+  failed: 'failed',
+  canceled: 'canceled',
+};
+
+const INBOUND_STATUS: Record<CallEnding, CallWebhookStatus> = {
+  completed: CallWebhookStatus.Completed,
+  busy: CallWebhookStatus.Missed,
+  'no-answer': CallWebhookStatus.Missed,
+  canceled: CallWebhookStatus.Missed,
+  failed: CallWebhookStatus.Failed,
+};
+
+/** Twilio-compatible callbacks: checks each signature with the channel's auth token, then drives the call. */
+@Injectable()
+export class TwilioCallbacksService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+    private readonly channels: ChannelsService,
+    private readonly tracker: CallTracker,
+    private readonly reports: CallReportsService,
+    private readonly outbox: Outbox,
+  ) {}
+
+  async answer(id: string, callback: SignedCallback): Promise<string> {
+    const ref = await this.verifiedCall(id, callback);
+    const instructions = await this.tracker.converse(ref, { kind: 'answered' });
+    return renderInstructions(instructions, twilioCallUrls(this.config.http.publicBaseUrl, id).gather);
+  }
+
+  async gather(id: string, turn: number, callback: SignedCallback): Promise<string> {
+    const ref = await this.verifiedCall(id, callback);
+    const digit = callback.params.Digits?.slice(0, 1);
+    const input = digit ? ({ kind: 'digit', digit } as const) : ({ kind: 'silence' } as const);
+    const instructions = await this.tracker.converse(ref, input, Number.isInteger(turn) ? turn : undefined);
+    return renderInstructions(instructions, twilioCallUrls(this.config.http.publicBaseUrl, id).gather);
+  }
+
+  async status(id: string, callback: SignedCallback): Promise<void> {
+    const ref = await this.verifiedCall(id, callback);
+    const progress = toProgress(callback.params);
+    if (progress) await this.tracker.progress(ref, progress);
+  }
+
+  async inbound(channelId: string, callback: SignedCallback): Promise<string> {
+    await this.verifiedChannel(channelId, callback);
+    return renderGreeting(this.config.voice.inboundGreeting);
+  }
+
+  /** A finished inbound call becomes a call record, a timeline event and a Call Webhook, once. */
+  async inboundStatus(channelId: string, callback: SignedCallback): Promise<void> {
+    const channel = await this.verifiedChannel(channelId, callback);
+    const { params } = callback;
+    const ending = ENDINGS[params.CallStatus];
+    const caller = toE164(params.From ?? '');
+    if (!ending || !params.CallSid || !caller) return; // still ringing or talking, or an anonymous caller
+    const hangupTime = timestampOf(params);
+    const durationSeconds = Number(params.CallDuration) || 0;
+    const status = INBOUND_STATUS[ending];
+    const call: InboundCall = {
+      id: newId(),
+      workspaceId: channel.workspaceId,
+      channelId: channel.id,
+      providerCallId: params.CallSid,
+      callerNumber: caller,
+      status,
+      durationSeconds,
+      pickupTime: status === CallWebhookStatus.Completed ? new Date(hangupTime.getTime() - durationSeconds * 1000) : null,
+      hangupTime,
+      creationTime: new Date(),
+    };
+    await this.dataSource.transaction(async (manager) => {
+      const inserted = await manager.createQueryBuilder().insert().into(InboundCall).values(call).orIgnore().returning(['id']).execute();
+      if ((inserted.raw as unknown[]).length === 0) return; // reported before
+      await this.reports.record(manager, {
+        workspaceId: channel.workspaceId,
+        channelId: channel.id,
+        callId: call.providerCallId,
+        type: CallType.Inbound,
+        status,
+        contactNumber: caller,
+        pickupTime: call.pickupTime,
+        hangupTime,
+        durationSeconds,
+        creationTime: call.creationTime,
+        summary: `Inbound call: ${CallWebhookStatus[status]}`,
+        sourceId: call.id,
+        details: { inboundCallId: call.id },
+      });
+    });
+    this.outbox.afterCommit();
+  }
+
+  /** Provider callbacks carry no token: the record is found by id alone, and the signature authenticates. */
+  private async verifiedCall(id: string, callback: SignedCallback): Promise<CallRef> {
+    const record = await this.dataSource
+      .getRepository(OutboundIvrRequestEntity)
+      .findOne({ where: { id }, select: { id: true, workspaceId: true, channelId: true } });
+    if (!record) throw UnknownCall(id);
+    const channel = await this.channels.get(record.workspaceId, record.channelId).catch(() => null);
+    if (!channel) throw UnknownCall(id);
+    this.verify(channel, callback);
+    return { id: record.id, workspaceId: record.workspaceId };
+  }
+
+  private async verifiedChannel(channelId: string, callback: SignedCallback): Promise<Channel> {
+    const channel = await this.channels.getForAdmin(channelId);
+    if (channel.voiceProvider !== 'twilio') throw new NotFoundError('Channels:ChannelNotFound', `Channel '${channelId}' was not found.`);
+    this.verify(channel, callback);
+    return channel;
+  }
+
+  private verify(channel: Channel, { path, params, signature }: SignedCallback): void {
+    const { authToken } = this.channels.voiceCredentials(channel);
+    const url = `${this.config.http.publicBaseUrl}${path}`;
+    if (!authToken || typeof signature !== 'string' || !validateRequest(authToken, signature, url, params)) {
+      throw InvalidSignature();
+    }
+  }
+}
+
+function toProgress(params: TwilioParams): CallProgress | null {
+  const at = timestampOf(params);
+  switch (params.CallStatus) {
+    case 'queued':
+    case 'initiated':
+      return params.CallSid ? { kind: 'initiated', at, callId: params.CallSid } : null;
+    case 'ringing':
+      return { kind: 'ringing', at };
+    case 'in-progress':
+      return { kind: 'answered', at };
+  }
+  const ending = ENDINGS[params.CallStatus];
+  if (!ending) return null;
+  const duration = Number(params.CallDuration);
+  const sip = params.SipResponseCode ? `SIP_${params.SipResponseCode}` : null;
+  const providerError = params.ErrorCode
+    ? `Provider error ${params.ErrorCode}${params.ErrorMessage ? `: ${params.ErrorMessage}` : ''}`
+    : null;
+  return {
+    kind: 'ended',
+    at,
+    ending,
+    durationSeconds: Number.isFinite(duration) && params.CallDuration !== undefined ? duration : null,
+    hangupCause: ending === 'failed' ? sip : null,
+    errorMessage: providerError,
+  };
+}
+
+/** The provider's event time (RFC 2822 `Timestamp`) when it sends one; else now. */
+function timestampOf(params: TwilioParams): Date {
+  const parsed = params.Timestamp ? new Date(params.Timestamp) : null;
+  return parsed && !Number.isNaN(parsed.getTime()) ? parsed : new Date();
+}

@@ -1,0 +1,181 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { FakeTwilio } from '../support/fake-twilio.js';
+import { createChannel, createWorkspace, waitFor, type WorkspaceFixture } from '../support/fixtures.js';
+import { freePort } from '../support/free-port.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { verifySignature, WebhookReceiver } from '../support/webhook-receiver.js';
+
+const AUTH_TOKEN = 'twilio-auth-token-0123456789abcdef';
+const ACCOUNT_SID = 'AC0123456789abcdef0123456789abcdef';
+
+describe('Outbound IVR through a Twilio-compatible voice API', () => {
+  let t: TestApp;
+  let a: WorkspaceFixture;
+  let fake: FakeTwilio;
+  let receiver: WebhookReceiver;
+  let channel: { id: string };
+  let publicBaseUrl: string;
+  let hooks = 0;
+
+  const request = (extra: Record<string, unknown> = {}) => ({
+    channelId: channel.id,
+    destinationNumber: '966501234567',
+    audioFileUrl: 'https://media.example.com/question.wav',
+    welcomeMessageFileUrl: 'https://media.example.com/welcome.wav',
+    failedMessageFileUrl: 'https://media.example.com/failed.wav',
+    options: [
+      { digit: '1', description: 'Confirm' },
+      { digit: '2', description: 'Cancel', responseMessageFileUrl: 'https://media.example.com/cancelled.wav' },
+    ],
+    webhookUrl: receiver.url(`/ivr/${++hooks}`),
+    ...extra,
+  });
+
+  const callThrough = async (extra: Record<string, unknown> = {}) => {
+    const body = request(extra);
+    const created = await a.api.post('/v1/outbound-ivr', body);
+    assert.equal(created.status, 200, created.text);
+    const path = new URL(body.webhookUrl).pathname;
+    const delivery = await waitFor(async () => receiver.at(path)[0], 10_000, 'the outcome webhook');
+    const payload = verifySignature(delivery, a.webhookSecret) as Record<string, unknown>;
+    const record = (await a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body;
+    return { record, payload };
+  };
+
+  before(async () => {
+    fake = await FakeTwilio.start(AUTH_TOKEN);
+    receiver = await WebhookReceiver.start();
+    const port = await freePort();
+    publicBaseUrl = `http://127.0.0.1:${port}`;
+    t = await startTestApp({
+      PORT: String(port),
+      PUBLIC_BASE_URL: publicBaseUrl,
+      TWILIO_API_URL: fake.url,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      RATE_LIMIT_IVR_CALLS_PER_SECOND: '1000',
+      INBOUND_CALL_GREETING: 'Thanks for calling Acme.',
+    });
+    a = await createWorkspace(t, 'A');
+    channel = await createChannel(t, a.workspaceId, {
+      type: 1,
+      whatsApp: undefined,
+      voice: { provider: 'twilio', accountSid: ACCOUNT_SID, authToken: AUTH_TOKEN, fromNumber: '+14155550100' },
+      postCallWebhookUrl: receiver.url('/calls'),
+    });
+  });
+  after(async () => {
+    await t.close();
+    await fake.close();
+    await receiver.close();
+  });
+
+  it('places the call with status callbacks, answers with TwiML, and ends DigitPressed with the response file', async () => {
+    fake.expectCall({ answer: true, digits: ['2'], durationSeconds: 7 });
+    const { record, payload } = await callThrough();
+    assert.equal(record.status, 4);
+    assert.equal(record.result, 1);
+    assert.equal(record.pressedDigit, '2');
+    assert.equal(record.callDurationSeconds, 7);
+    const call = fake.calls.at(-1)!;
+    assert.equal(record.callId, call.sid);
+    assert.equal(payload.callId, call.sid);
+
+    const placed = fake.requests.find((r) => r.path.endsWith('/Calls.json'))!;
+    assert.equal(placed.path, `/2010-04-01/Accounts/${ACCOUNT_SID}/Calls.json`);
+    assert.equal(placed.authorization, `Basic ${Buffer.from(`${ACCOUNT_SID}:${AUTH_TOKEN}`).toString('base64')}`);
+    assert.equal(placed.form.get('To'), '+966501234567');
+    assert.equal(placed.form.get('From'), '+14155550100');
+    assert.equal(placed.form.get('Url'), `${publicBaseUrl}/v1/voice/twilio/calls/${record.id}/answer`);
+    assert.equal(placed.form.get('StatusCallback'), `${publicBaseUrl}/v1/voice/twilio/calls/${record.id}/status`);
+    assert.deepEqual(placed.form.getAll('StatusCallbackEvent'), ['initiated', 'ringing', 'answered', 'completed']);
+
+    const [first, last] = [call.twiml[0], call.twiml.at(-1)!];
+    assert.match(first, /<Play>https:\/\/media\.example\.com\/welcome\.wav<\/Play><Gather numDigits="1" timeout="6"/);
+    assert.match(
+      first,
+      /<Gather[^>]*action="[^"]*\/gather\?turn=0"[^>]*><Play>https:\/\/media\.example\.com\/question\.wav<\/Play><\/Gather>/,
+    );
+    assert.match(first, /<Redirect method="POST">[^<]*\/gather\?turn=0<\/Redirect>/);
+    assert.equal(
+      last,
+      '<?xml version="1.0" encoding="UTF-8"?><Response><Play>https://media.example.com/cancelled.wav</Play><Hangup/></Response>',
+    );
+
+    const callHook = await waitFor(async () => receiver.at('/calls').find((r) => r.body.includes(call.sid)), 10_000, 'the Call Webhook');
+    const callPayload = verifySignature(callHook, a.webhookSecret) as Record<string, unknown>;
+    assert.equal(callPayload.status, 1);
+    assert.equal(callPayload.callLength, '00:00:07');
+  });
+
+  it('an invalid digit plays the failed file and asks again; silence after that ends NoInput', async () => {
+    fake.expectCall({ answer: true, digits: ['9'] });
+    const { record } = await callThrough({ maxAudioRetries: 1 });
+    assert.equal(record.status, 4);
+    assert.equal(record.result, 2);
+    const call = fake.calls.at(-1)!;
+    assert.equal(call.twiml.length, 3);
+    assert.match(call.twiml[1], /^<\?xml[^>]*><Response><Play>https:\/\/media\.example\.com\/failed\.wav<\/Play><Gather[^>]*turn=1/);
+    assert.match(call.twiml[2], /<Hangup\/>/);
+  });
+
+  it('busy and failed calls end Busy/DestinationBusy and Failed/TechnicalFailure', async () => {
+    fake.expectCall({ answer: 'busy' });
+    const busy = await callThrough();
+    assert.equal(busy.record.status, 6);
+    assert.equal(busy.record.result, 5);
+    fake.expectCall({ answer: 'failed' });
+    const failed = await callThrough();
+    assert.equal(failed.record.status, 7);
+    assert.equal(failed.record.result, 6);
+  });
+
+  it('refuses callbacks without a valid X-Twilio-Signature, and late or repeated reports never move a finished call', async () => {
+    fake.expectCall({ answer: true, digits: ['1'] });
+    const { record } = await callThrough();
+    const statusUrl = `${publicBaseUrl}/v1/voice/twilio/calls/${record.id}/status`;
+    const params = { CallSid: record.callId, CallStatus: 'ringing' };
+    const forged = await fake.post(statusUrl, params, 'bm90LWEtc2lnbmF0dXJl');
+    assert.equal(forged.status, 403);
+    assert.match(forged.body, /Voice:InvalidSignature/);
+    const unsigned = await fetch(statusUrl, { method: 'POST', body: new URLSearchParams(params) });
+    assert.equal(unsigned.status, 403);
+    const answerUrl = `${publicBaseUrl}/v1/voice/twilio/calls/${record.id}/answer`;
+    assert.equal((await fake.post(answerUrl, params, 'bm90LWEtc2lnbmF0dXJl')).status, 403);
+
+    assert.equal((await fake.post(statusUrl, params)).status, 204);
+    assert.equal((await fake.post(statusUrl, { CallSid: record.callId, CallStatus: 'busy' })).status, 204);
+    assert.equal((await fake.post(statusUrl, { CallSid: record.callId, CallStatus: 'completed', CallDuration: '99' })).status, 204);
+    const again = (await a.api.get(`/v1/outbound-ivr/${record.id}`)).body;
+    assert.deepEqual(again, record);
+  });
+
+  it('answers an inbound call with the greeting and reports it once: call record, timeline event and Call Webhook', async () => {
+    const inboundUrl = `${publicBaseUrl}/v1/voice/twilio/channels/${channel.id}/inbound`;
+    const params = { CallSid: 'CAinbound0001', From: '+14155550999', To: '+14155550100', CallStatus: 'ringing', Direction: 'inbound' };
+    const greeting = await fake.post(inboundUrl, params);
+    assert.equal(greeting.status, 200);
+    assert.equal(greeting.body, '<?xml version="1.0" encoding="UTF-8"?><Response><Say>Thanks for calling Acme.</Say><Hangup/></Response>');
+    assert.equal((await fake.post(inboundUrl, params, 'bm90LWEtc2lnbmF0dXJl')).status, 403);
+
+    const ended = { ...params, CallStatus: 'completed', CallDuration: '4' };
+    assert.equal((await fake.post(`${inboundUrl}/status`, ended)).status, 204);
+    assert.equal((await fake.post(`${inboundUrl}/status`, ended)).status, 204);
+    const hook = await waitFor(async () => receiver.at('/calls').find((r) => r.body.includes('CAinbound0001')), 10_000, 'the Call Webhook');
+    const payload = verifySignature(hook, a.webhookSecret) as Record<string, unknown>;
+    assert.equal(payload.type, 1);
+    assert.equal(payload.status, 1);
+    assert.equal(payload.callerNumber, '+14155550999');
+    assert.equal(payload.calleeNumber, '+14155550100');
+    assert.equal(payload.callLength, '00:00:04');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(receiver.at('/calls').filter((r) => r.body.includes('CAinbound0001')).length, 1, 'reported once');
+
+    const conversation = (
+      await a.api.post('/v2/conversations/service-account/create', { channelId: channel.id, phoneNumber: '+14155550999' })
+    ).body.conversation;
+    const timeline = await a.api.get(`/v2/conversations/service-account/${conversation.id}/timeline`);
+    const event = timeline.body.items.find((e: { sourceType: number }) => e.sourceType === 1);
+    assert.equal(event?.direction, 1);
+  });
+});

@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { getExpectedTwilioSignature } from 'twilio/lib/webhooks/webhooks.js';
+
+/** How the fake plays one call out. */
+export interface FakeCallScript {
+  /** true answers; 'busy', 'no-answer' and 'failed' end the call that way. */
+  answer: true | 'busy' | 'no-answer' | 'failed';
+  /** Digits pressed at successive gathers; '' or none left is silence. */
+  digits?: string[];
+  /** Seconds reported as CallDuration when the call completes. */
+  durationSeconds?: number;
+}
+
+export interface ReceivedApiRequest {
+  path: string;
+  authorization: string | undefined;
+  form: URLSearchParams;
+}
+
+export interface FakeCall {
+  sid: string;
+  /** Each TwiML document we received from the service, in order. */
+  twiml: string[];
+  done: Promise<void>;
+}
+
+/**
+ * A Twilio-compatible voice API on 127.0.0.1. It accepts Calls.json like Twilio, then plays the
+ * call against the service's callback URLs: signed status callbacks, the answer URL's TwiML, and
+ * each gather's action with the scripted digit, until the TwiML hangs up.
+ */
+export class FakeTwilio {
+  readonly requests: ReceivedApiRequest[] = [];
+  readonly calls: FakeCall[] = [];
+  private server!: Server;
+  private scripts: FakeCallScript[] = [];
+  port = 0;
+
+  private constructor(private readonly authToken: string) {}
+
+  static async start(authToken: string): Promise<FakeTwilio> {
+    const fake = new FakeTwilio(authToken);
+    fake.server = createServer((req, res) => {
+      void readBody(req).then((body) => {
+        const form = new URLSearchParams(body);
+        fake.requests.push({ path: req.url ?? '', authorization: req.headers.authorization, form });
+        if (req.url?.endsWith('/Calls.json')) {
+          const sid = `CA${randomBytes(16).toString('hex')}`;
+          res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ sid, status: 'queued' }));
+          const script = fake.scripts.shift() ?? { answer: true };
+          const call: FakeCall = { sid, twiml: [], done: Promise.resolve() };
+          call.done = fake.play(call, form, script);
+          fake.calls.push(call);
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'completed' }));
+      });
+    });
+    await new Promise<void>((resolve) => fake.server.listen(0, '127.0.0.1', resolve));
+    fake.port = (fake.server.address() as { port: number }).port;
+    return fake;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** The script of the next call placed. */
+  expectCall(script: FakeCallScript): void {
+    this.scripts.push(script);
+  }
+
+  /** POSTs a form to one of the service's URLs, signed as the provider would (or with `signature`). */
+  async post(url: string, params: Record<string, string>, signature?: string): Promise<{ status: number; body: string }> {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-twilio-signature': signature ?? getExpectedTwilioSignature(this.authToken, url, params),
+      },
+      body: new URLSearchParams(params),
+    });
+    return { status: res.status, body: await res.text() };
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async play(call: FakeCall, placed: URLSearchParams, script: FakeCallScript): Promise<void> {
+    const base = {
+      CallSid: call.sid,
+      AccountSid: 'AC-test',
+      From: placed.get('From') ?? '',
+      To: placed.get('To') ?? '',
+      Direction: 'outbound-api',
+    };
+    const status = (CallStatus: string, extra: Record<string, string> = {}) =>
+      this.post(placed.get('StatusCallback')!, { ...base, CallStatus, ...extra });
+    await status('initiated');
+    await status('ringing');
+    if (script.answer !== true) {
+      await status(script.answer);
+      return;
+    }
+    await status('in-progress');
+    const digits = [...(script.digits ?? [])];
+    let twiml = (await this.post(placed.get('Url')!, { ...base, CallStatus: 'in-progress' })).body;
+    call.twiml.push(twiml);
+    for (let exchange = 0; exchange < 60 && !twiml.includes('<Hangup'); exchange++) {
+      const action = /<Gather[^>]*action="([^"]+)"/.exec(twiml)?.[1]?.replace(/&amp;/g, '&');
+      if (!action) break;
+      const digit = digits.shift();
+      twiml = (await this.post(action, { ...base, CallStatus: 'in-progress', ...(digit ? { Digits: digit } : {}) })).body;
+      call.twiml.push(twiml);
+    }
+    await status('completed', { CallDuration: String(script.durationSeconds ?? 7) });
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  });
+}
