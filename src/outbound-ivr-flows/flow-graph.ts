@@ -11,7 +11,8 @@ interface StepReference {
 /**
  * What is wrong with a flow as a graph, each naming the step and the request member: repeated
  * step ids, prompts without exactly one of audioFileUrl / ttsText, a startStepId or a reference
- * that points nowhere, steps that cannot be reached from the start. Empty when the flow is sound.
+ * that points nowhere, steps that cannot be reached from the start (once every reference resolves).
+ * Empty when the flow is sound.
  * Loops are allowed: a run is capped by the call worker, not here.
  */
 export function findFlowIssues(definition: FlowDefinition): ValidationErrorItem[] {
@@ -21,10 +22,13 @@ export function findFlowIssues(definition: FlowDefinition): ValidationErrorItem[
     if (indexById.has(step.id)) issues.push(issue(`Step '${step.id}' is defined more than once.`, `steps[${index}].id`));
     else indexById.set(step.id, index);
   });
+  let dangling = false;
   definition.steps.forEach((step, index) => {
     issues.push(...promptIssues(step, index));
     for (const ref of referencesOf(step, index)) {
-      if (!indexById.has(ref.targetId)) issues.push(issue(`Step '${step.id}': ${ref.label} '${ref.targetId}' does not exist.`, ref.member));
+      if (indexById.has(ref.targetId)) continue;
+      dangling = true;
+      issues.push(issue(`Step '${step.id}': ${ref.label} '${ref.targetId}' does not exist.`, ref.member));
     }
   });
   const start = definition.startStepId;
@@ -32,6 +36,8 @@ export function findFlowIssues(definition: FlowDefinition): ValidationErrorItem[
     issues.push(issue(`startStepId '${start}' does not exist.`, 'startStepId'));
     return issues;
   }
+  // A broken link cuts off what lies behind it: judge reachability once every link resolves.
+  if (dangling) return issues;
   const reached = reachableFrom(start, definition.steps, indexById);
   definition.steps.forEach((step, index) => {
     if (indexById.get(step.id) === index && !reached.has(step.id)) {
