@@ -25,6 +25,7 @@ import { ContactsModule } from './contacts/contacts.module.js';
 import { TagsModule } from './tags/tags.module.js';
 import { ConversationsModule } from './conversations/conversations.module.js';
 import { WhatsAppModule } from './whatsapp/whatsapp.module.js';
+import { OutboundIvrFlowsModule } from './outbound-ivr-flows/outbound-ivr-flows.module.js';
 import { DemoSeedModule } from './database/demo-seed.module.js';
 import { OutboundIvrModule } from './outbound-ivr/outbound-ivr.module.js';
 
@@ -52,6 +53,7 @@ import { OutboundIvrModule } from './outbound-ivr/outbound-ivr.module.js';
     TagsModule,
     ConversationsModule,
     WhatsAppModule,
+    OutboundIvrFlowsModule,
     OutboundIvrModule,
     HealthModule,
     DemoSeedModule,

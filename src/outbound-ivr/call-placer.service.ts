@@ -6,6 +6,9 @@ import { NotFoundError } from '../common/errors/domain-error.js';
 import { CallTracker, type CallRef } from './call-tracker.service.js';
 import type { IvrScript } from './dialog/ivr-script.js';
 import { scriptOfRequest } from './dialog/request-script.js';
+import { scriptOfFlow } from './dialog/flow-script.js';
+import type { FlowPrompt } from '../outbound-ivr-flows/flow-definition.js';
+import { OutboundIvrFlowsService } from '../outbound-ivr-flows/outbound-ivr-flows.service.js';
 import { OutboundIvrAudioType, OutboundIvrStatus } from './ivr-enums.js';
 import { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
 import { SandboxVoiceProvider } from './providers/sandbox-voice.provider.js';
@@ -27,6 +30,7 @@ export class CallPlacer {
     private readonly channels: ChannelsService,
     private readonly tracker: CallTracker,
     private readonly speech: SpeechPort,
+    private readonly flows: OutboundIvrFlowsService,
     private readonly sandbox: SandboxVoiceProvider,
     private readonly twilio: TwilioVoiceProvider,
   ) {
@@ -38,6 +42,16 @@ export class CallPlacer {
    * provider that stays unavailable then ends the call Failed instead of leaving it Pending.
    */
   async place(ref: CallRef, lastAttempt: boolean): Promise<void> {
+    try {
+      await this.tryToPlace(ref, lastAttempt);
+    } catch (err) {
+      // Nothing retries after the last attempt: the call ends Failed rather than staying Pending.
+      if (lastAttempt) await this.fail(ref, `The call could not be placed: ${(err as Error).message}`);
+      throw err;
+    }
+  }
+
+  private async tryToPlace(ref: CallRef, lastAttempt: boolean): Promise<void> {
     const request = await this.requests.findOne({ where: { id: ref.id, workspaceId: ref.workspaceId } });
     if (!request || request.status !== OutboundIvrStatus.Pending) return; // cancelled, or placed by an earlier run
     // A run that died after asking the provider may have placed the call: never risk calling twice.
@@ -104,12 +118,26 @@ export class CallPlacer {
     };
   }
 
+  /** Speech is synthesized here, once per call; a flow runs the version pinned when the call was created. */
   private async prepareScript(request: OutboundIvrRequestEntity): Promise<IvrScript> {
+    if (request.flowId && request.flowVersion) {
+      const flow = await this.flows.getVersion(request.workspaceId, request.flowId, request.flowVersion);
+      return scriptOfFlow(request, flow.definition, (prompt) => this.audioOf(request.workspaceId, prompt));
+    }
     if (request.audioType === OutboundIvrAudioType.TextToSpeech && request.ttsText && !request.audioFileUrl) {
-      const speech = await this.speech.synthesize(request.workspaceId, request.ttsText, request.ttsVoice);
-      request.audioFileUrl = speech.url;
+      request.audioFileUrl = await this.audioOf(request.workspaceId, {
+        audioFileUrl: null,
+        ttsText: request.ttsText,
+        ttsVoice: request.ttsVoice,
+      });
     }
     return scriptOfRequest(request, request.audioFileUrl ?? '');
+  }
+
+  private async audioOf(workspaceId: string, prompt: FlowPrompt): Promise<string | null> {
+    if (prompt.audioFileUrl) return prompt.audioFileUrl;
+    if (!prompt.ttsText) return null;
+    return (await this.speech.synthesize(workspaceId, prompt.ttsText, prompt.ttsVoice)).url;
   }
 
   private providerOf(channel: Channel): VoiceProvider {

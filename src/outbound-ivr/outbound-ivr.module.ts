@@ -3,6 +3,7 @@ import { ChannelsModule } from '../channels/channels.module.js';
 import { ContactsModule } from '../contacts/contacts.module.js';
 import { ConversationsModule } from '../conversations/conversations.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
+import { OutboundIvrFlowsModule } from '../outbound-ivr-flows/outbound-ivr-flows.module.js';
 import { CallPlacer } from './call-placer.service.js';
 import { CallReportsService } from './call-reports.service.js';
 import { CallTracker } from './call-tracker.service.js';
@@ -23,7 +24,7 @@ class SpeechUnavailable extends SpeechPort {
 }
 
 @Module({
-  imports: [ChannelsModule, ContactsModule, ConversationsModule, WebhooksModule],
+  imports: [ChannelsModule, ContactsModule, ConversationsModule, WebhooksModule, OutboundIvrFlowsModule],
   controllers: [OutboundIvrController, TwilioCallbacksController],
   providers: [
     OutboundIvrService,

@@ -6,6 +6,7 @@ import { ChannelsService } from '../channels/channels.service.js';
 import { newId } from '../common/id.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
 import { Outbox } from '../queue/outbox.service.js';
+import { OutboundIvrFlowsService } from '../outbound-ivr-flows/outbound-ivr-flows.service.js';
 import { JobName } from '../queue/queue-names.js';
 import { CallTracker } from './call-tracker.service.js';
 import { IVR_DEFAULTS, type CreateOutboundIvrRequest } from './dto/create-outbound-ivr.dto.js';
@@ -24,6 +25,7 @@ export class OutboundIvrService {
     private readonly channels: ChannelsService,
     private readonly tracker: CallTracker,
     private readonly outbox: Outbox,
+    private readonly flows: OutboundIvrFlowsService,
   ) {
     this.requests = dataSource.getRepository(OutboundIvrRequestEntity);
   }
@@ -33,12 +35,13 @@ export class OutboundIvrService {
     checkWhatToPlay(input);
     const workspaceId = principal.workspaceId;
     await this.channels.get(workspaceId, input.channelId, 'voice');
+    const flowVersion = input.flowId ? (await this.flows.getCurrentVersion(workspaceId, input.flowId)).version : null;
     const externalId = input.externalId ?? null;
     if (externalId) {
       const existing = await this.requests.findOne({ where: { workspaceId, externalId } });
       if (existing) return toOutboundIvrRequest(existing);
     }
-    const record = this.newRecord(workspaceId, input);
+    const record = this.newRecord(workspaceId, input, flowVersion);
     const created = await this.dataSource.transaction(async (manager) => {
       const inserted = await manager
         .createQueryBuilder()
@@ -98,7 +101,7 @@ export class OutboundIvrService {
     return record;
   }
 
-  private newRecord(workspaceId: string, input: CreateOutboundIvrRequest): OutboundIvrRequestEntity {
+  private newRecord(workspaceId: string, input: CreateOutboundIvrRequest, flowVersion: number | null): OutboundIvrRequestEntity {
     const ttsText = input.ttsText ?? null;
     return Object.assign(new OutboundIvrRequestEntity(), {
       id: newId(),
@@ -123,7 +126,7 @@ export class OutboundIvrService {
       inputTimeoutMs: input.inputTimeoutMs ?? IVR_DEFAULTS.inputTimeoutMs,
       digitTimeoutMs: input.digitTimeoutMs ?? IVR_DEFAULTS.digitTimeoutMs,
       flowId: input.flowId ?? null,
-      flowVersion: null,
+      flowVersion,
       status: OutboundIvrStatus.Pending,
       result: OutboundIvrResult.None,
       pressedDigit: null,

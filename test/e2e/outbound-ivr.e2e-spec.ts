@@ -346,6 +346,95 @@ describe('Outbound IVR with the sandbox voice provider', () => {
     assert.equal(receiver.at(new URL(body.webhookUrl).pathname).length, 1, 'one call, one outcome');
   });
 
+  it('runs a saved flow: one answer per question, the last digit as pressedDigit, the version it started with', async () => {
+    const flow = await a.api.post('/v1/outbound-ivr-flows', {
+      name: 'Order survey',
+      startStepId: 'hello',
+      steps: [
+        { id: 'hello', type: 'Play', props: { audioFileUrl: 'https://media.example.com/hello.wav', nextStepId: 'size' } },
+        {
+          id: 'size',
+          type: 'Question',
+          props: {
+            ttsText: 'Press 1 for small, 2 for large.',
+            options: [
+              { digit: '1', description: 'Small', nextStepId: 'color' },
+              { digit: '2', description: 'Large', nextStepId: 'bye' },
+            ],
+          },
+        },
+        {
+          id: 'color',
+          type: 'Question',
+          props: {
+            audioFileUrl: AUDIO,
+            options: [
+              { digit: '1', description: 'Red' },
+              { digit: '2', description: 'Blue' },
+            ],
+          },
+        },
+        { id: 'bye', type: 'Hangup', props: {} },
+      ],
+    });
+    assert.equal(flow.status, 200, flow.text);
+    const channel = await voiceChannel({ pressDigits: ['1', '2'], ringMs: 300 });
+    const body = { ...request(channel.id), audioFileUrl: undefined, options: undefined, flowId: flow.body.id };
+    const created = await a.api.post('/v1/outbound-ivr', body);
+    assert.equal(created.status, 200, created.text);
+    assert.equal(created.body.flowId, flow.body.id);
+    assert.equal(created.body.audioType, null);
+    // An update while the call rings does not change the call: it keeps version 1.
+    const updated = await a.api.put(`/v1/outbound-ivr-flows/${flow.body.id}`, {
+      name: 'Order survey v2',
+      startStepId: 'bye',
+      steps: [{ id: 'bye', type: 'Hangup', props: {} }],
+    });
+    assert.equal(updated.status, 200, updated.text);
+    assert.equal(updated.body.version, 2);
+    const record = await finished(created.body.id);
+    assert.equal(record.status, 4, JSON.stringify(record));
+    assert.equal(record.result, 1);
+    assert.equal(record.pressedDigit, '2');
+    assert.deepEqual(
+      record.answers.map((x: Record<string, unknown>) => [x.stepId, x.prompt, x.digit, x.description]),
+      [
+        ['size', 'Press 1 for small, 2 for large.', '1', 'Small'],
+        ['color', AUDIO, '2', 'Blue'],
+      ],
+    );
+    for (const answer of record.answers) assert.match(answer.answeredAt, OFFSET_TIMESTAMP);
+    const delivery = await waitFor(async () => receiver.at(new URL(body.webhookUrl).pathname)[0], 10_000, 'the outcome webhook');
+    const payload = verifySignature(delivery, a.webhookSecret) as { answers: unknown[] };
+    assert.deepEqual(payload.answers, record.answers);
+  });
+
+  it('stops a looping flow after 50 steps, and refuses an unknown flowId', async () => {
+    const flow = await a.api.post('/v1/outbound-ivr-flows', {
+      name: 'Loop',
+      startStepId: 'a',
+      steps: [
+        { id: 'a', type: 'Play', props: { audioFileUrl: AUDIO, nextStepId: 'b' } },
+        { id: 'b', type: 'Play', props: { audioFileUrl: AUDIO, nextStepId: 'a' } },
+      ],
+    });
+    assert.equal(flow.status, 200, flow.text);
+    const channel = await voiceChannel({});
+    const { record } = await callThrough(channel.id, { audioFileUrl: undefined, options: undefined, flowId: flow.body.id });
+    assert.equal(record.status, 4);
+    assert.equal(record.result, 0);
+    assert.equal(record.errorMessage, 'The flow was stopped after 50 steps.');
+
+    const unknown = await a.api.post('/v1/outbound-ivr', {
+      ...request(channel.id),
+      audioFileUrl: undefined,
+      options: undefined,
+      flowId: '00000000-0000-4000-8000-000000000000',
+    });
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.body.error.code, 'OutboundIvr:FlowNotFound');
+  });
+
   it('keeps workspaces apart: another workspace gets 404 and lists none', async () => {
     const channel = await voiceChannel({ ringMs: 60_000 });
     const created = await a.api.post('/v1/outbound-ivr', request(channel.id));
