@@ -1,6 +1,7 @@
 import type { BenchContext } from '../context.js';
 import { load, NodeProcess, freePort, type LoadResult } from '../harness.js';
 import { webhookDelivery } from './webhook-delivery.js';
+import { createIvrScenario, ivrThroughputScenario } from './outbound-ivr.js';
 import { sendTemplateScenario, sustainedSendScenario } from './whatsapp.js';
 import { listConversationsScenario, seedScenario as conversationSeedScenario, timelineScenario } from './conversations.js';
 import { listScenario, searchScenario, seedScenario, setPropertyScenario, vcardScenario } from './contacts.js';
@@ -109,4 +110,6 @@ export const SCENARIOS: Scenario[] = [
   // The sustained run first: its worker must not inherit the request-path scenario's backlog.
   sustainedSendScenario,
   sendTemplateScenario,
+  ivrThroughputScenario,
+  createIvrScenario,
 ];

@@ -115,6 +115,7 @@ export class CallPlacer {
       progress: (progress) => this.tracker.progress(ref, progress),
       converse: (input, turn) => this.tracker.converse(ref, input, turn),
       isLive: () => this.tracker.isLive(ref),
+      batch: (work) => this.tracker.batch(ref, work),
     };
   }
 

@@ -1,22 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { Outbox } from '../queue/outbox.service.js';
+import { WebhookKind } from '../webhooks/webhook-kind.js';
 import { toWebhookPayload } from './dto/outbound-ivr-request.dto.js';
 import { CallReportsService } from './call-reports.service.js';
-import { applyProgress, type CallProgress } from './call-progress.js';
-import { converse, type DialogInput } from './dialog/dialog-engine.js';
+import type { CallProgress } from './call-progress.js';
+import type { DialogInput } from './dialog/dialog-engine.js';
 import type { Instructions } from './dialog/dialog-state.js';
 import { CallType, CallWebhookStatus, isFinished, OutboundIvrResult, OutboundIvrStatus } from './ivr-enums.js';
+import { LiveCall } from './live-call.js';
 import { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
-import { WebhookKind } from '../webhooks/webhook-kind.js';
+import type { CallSession } from './providers/voice-provider.js';
 
 /** Names one call record; provider callbacks resolve it before they reach the tracker. */
 export interface CallRef {
   id: string;
   workspaceId: string;
 }
-
-const HANG_UP: Instructions = { play: [], gather: null, turn: -1 };
 
 const CALL_WEBHOOK_STATUS: Partial<Record<OutboundIvrStatus, CallWebhookStatus>> = {
   [OutboundIvrStatus.Completed]: CallWebhookStatus.Completed,
@@ -27,8 +27,8 @@ const CALL_WEBHOOK_STATUS: Partial<Record<OutboundIvrStatus, CallWebhookStatus>>
 };
 
 /**
- * The one place a call record changes once placed. Every report runs in a transaction holding
- * the record's row lock, so reports racing each other apply one at a time; when a report
+ * The one place a call record changes once placed. Every piece of work holds the record's row
+ * lock for its transaction, so reports racing each other apply one at a time; when the work
  * finishes the call, its outcome webhooks and timeline event are written in the same transaction.
  */
 @Injectable()
@@ -41,34 +41,12 @@ export class CallTracker {
 
   /** Applies a provider's report. Returns false once the call is finished (callers stop playing it). */
   async progress(ref: CallRef, progress: CallProgress): Promise<boolean> {
-    const live = await this.locked(ref, async (manager, record) => {
-      const changes = applyProgress(record, progress);
-      if (changes) await this.save(manager, record, changes);
-      return !isFinished(record.status);
-    });
-    this.outbox.afterCommit();
-    return live ?? false;
+    return (await this.withCall(ref, async (call) => call.progress(progress))) ?? false;
   }
 
-  /**
-   * One exchange with the callee: the call was answered, a digit was pressed, or nothing was.
-   * `turn` is the exchange the provider is answering; a stale one (a repeated callback) gets the
-   * current instructions again without moving the dialog.
-   */
+  /** One exchange with the callee: the call was answered, a digit was pressed, or nothing was. */
   async converse(ref: CallRef, input: DialogInput, turn?: number): Promise<Instructions> {
-    const instructions = await this.locked(ref, async (manager, record) => {
-      if (isFinished(record.status) || !record.script) return HANG_UP;
-      const repeated = input.kind === 'answered' ? record.dialog !== null : turn !== undefined && turn !== record.dialog?.turn;
-      if (repeated && record.dialog) return record.dialog.instructions;
-      const now = new Date();
-      const step = converse(record.script, record.dialog, input, now);
-      const changes: Partial<OutboundIvrRequestEntity> = { dialog: step.state };
-      if (input.kind === 'answered') Object.assign(changes, applyProgress(record, { kind: 'answered', at: now }));
-      if (step.answer) Object.assign(changes, { answers: [...record.answers, step.answer], pressedDigit: step.answer.digit });
-      await this.save(manager, record, changes);
-      return step.state.instructions;
-    });
-    return instructions ?? HANG_UP;
+    return (await this.withCall(ref, async (call) => call.converse(input, turn))) ?? { play: [], gather: null, turn: -1 };
   }
 
   async isLive(ref: CallRef): Promise<boolean> {
@@ -78,11 +56,37 @@ export class CallTracker {
     return record !== null && !isFinished(record.status);
   }
 
-  private async save(manager: EntityManager, record: OutboundIvrRequestEntity, changes: Partial<OutboundIvrRequestEntity>): Promise<void> {
-    const wasFinished = isFinished(record.status);
-    Object.assign(record, changes);
-    await manager.update(OutboundIvrRequestEntity, { id: record.id, workspaceId: record.workspaceId }, changes as never);
-    if (!wasFinished && isFinished(record.status)) await this.report(manager, record);
+  /**
+   * Runs a whole stretch of a call in one transaction: a provider that needs no pause between
+   * steps (the sandbox at zero durations) reports them all with one write.
+   */
+  async batch(ref: CallRef, work: (session: CallSession) => Promise<void>): Promise<void> {
+    await this.withCall(ref, (call) =>
+      work({
+        progress: async (progress) => call.progress(progress),
+        converse: async (input, turn) => call.converse(input, turn),
+        isLive: async () => call.live,
+      }),
+    );
+  }
+
+  private async withCall<T>(ref: CallRef, work: (call: LiveCall) => Promise<T>): Promise<T | undefined> {
+    const result = await this.dataSource.transaction(async (manager) => {
+      const record = await manager.findOne(OutboundIvrRequestEntity, {
+        where: { id: ref.id, workspaceId: ref.workspaceId },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!record) return undefined;
+      const call = new LiveCall(record);
+      const value = await work(call);
+      if (Object.keys(call.changes).length > 0) {
+        await manager.update(OutboundIvrRequestEntity, { id: ref.id, workspaceId: ref.workspaceId }, call.changes as never);
+      }
+      if (call.finishedNow) await this.report(manager, record);
+      return { value };
+    });
+    this.outbox.afterCommit();
+    return result?.value;
   }
 
   /** The outcome webhook to the request's webhookUrl, and the call's timeline event and Call Webhook. */
@@ -113,15 +117,5 @@ export class CallTracker {
       },
       [outcome],
     );
-  }
-
-  private locked<T>(ref: CallRef, work: (manager: EntityManager, record: OutboundIvrRequestEntity) => Promise<T>): Promise<T | undefined> {
-    return this.dataSource.transaction(async (manager) => {
-      const record = await manager.findOne(OutboundIvrRequestEntity, {
-        where: { id: ref.id, workspaceId: ref.workspaceId },
-        lock: { mode: 'pessimistic_write' },
-      });
-      return record ? work(manager, record) : undefined;
-    });
   }
 }

@@ -20,6 +20,12 @@ export class SandboxVoiceProvider implements VoiceProvider, BeforeApplicationShu
 
   async call(channel: Channel, request: OutboundIvrRequestEntity, session: CallSession): Promise<void> {
     const settings = { ...DEFAULTS, ...channel.voiceSandbox };
+    // Nothing to wait for: the whole call is one transaction.
+    if (settings.ringMs <= 0 && settings.talkMs <= 0 && session.batch) return session.batch((inOne) => this.play(settings, request, inOne));
+    return this.play(settings, request, session);
+  }
+
+  private async play(settings: VoiceSandboxSettings, request: OutboundIvrRequestEntity, session: CallSession): Promise<void> {
     const callId = `SB${request.id.replace(/-/g, '')}`;
     if (!(await session.progress({ kind: 'initiated', at: new Date(), callId }))) return;
     if (!(await session.progress({ kind: 'ringing', at: new Date() }))) return;

@@ -11,6 +11,8 @@ export interface CallSession {
   converse(input: DialogInput, turn?: number): Promise<Instructions>;
   /** False once the call is finished. */
   isLive(): Promise<boolean>;
+  /** Runs steps that need no pause between them as one write (absent inside a batch). */
+  batch?(work: (session: CallSession) => Promise<void>): Promise<void>;
 }
 
 /** A temporary failure: nothing was placed, and trying again later may work. */

@@ -1,0 +1,58 @@
+import { applyProgress, type CallProgress } from './call-progress.js';
+import { converse, type DialogInput } from './dialog/dialog-engine.js';
+import type { Instructions } from './dialog/dialog-state.js';
+import { isFinished } from './ivr-enums.js';
+import type { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
+
+const HANG_UP: Instructions = { play: [], gather: null, turn: -1 };
+
+/**
+ * A call record held under its row lock, changed in memory by provider reports and dialog turns;
+ * the tracker writes `changes` once when the work is done.
+ */
+export class LiveCall {
+  readonly changes: Partial<OutboundIvrRequestEntity> = {};
+  private readonly finishedBefore: boolean;
+
+  constructor(readonly record: OutboundIvrRequestEntity) {
+    this.finishedBefore = isFinished(record.status);
+  }
+
+  get live(): boolean {
+    return !isFinished(this.record.status);
+  }
+
+  /** Whether this work finished the call (so its outcome must be reported). */
+  get finishedNow(): boolean {
+    return !this.finishedBefore && !this.live;
+  }
+
+  /** Applies a provider's report; false once the call is finished. */
+  progress(progress: CallProgress): boolean {
+    const changes = applyProgress(this.record, progress);
+    if (changes) this.change(changes);
+    return this.live;
+  }
+
+  /**
+   * One exchange with the callee. `turn` is the exchange the provider answers; a stale one (a
+   * repeated callback) gets the current instructions again without moving the dialog.
+   */
+  converse(input: DialogInput, turn?: number): Instructions {
+    const { record } = this;
+    if (!this.live || !record.script) return HANG_UP;
+    const repeated = input.kind === 'answered' ? record.dialog !== null : turn !== undefined && turn !== record.dialog?.turn;
+    if (repeated && record.dialog) return record.dialog.instructions;
+    const now = new Date();
+    if (input.kind === 'answered') this.progress({ kind: 'answered', at: now });
+    const step = converse(record.script, record.dialog, input, now);
+    this.change({ dialog: step.state });
+    if (step.answer) this.change({ answers: [...record.answers, step.answer], pressedDigit: step.answer.digit });
+    return step.state.instructions;
+  }
+
+  private change(changes: Partial<OutboundIvrRequestEntity>): void {
+    Object.assign(this.record, changes);
+    Object.assign(this.changes, changes);
+  }
+}
