@@ -30,17 +30,16 @@ export class OutboundIvrService {
     this.requests = dataSource.getRepository(OutboundIvrRequestEntity);
   }
 
-  /** A second request with the same externalId returns the first record and places no call. */
+  /**
+   * A second request with the same externalId returns the first record and places no call: the
+   * insert yields to the unique (workspace, externalId) index, so racing requests agree too.
+   */
   async create(principal: Principal, input: CreateOutboundIvrRequest): Promise<OutboundIvrRequest> {
     checkWhatToPlay(input);
     const workspaceId = principal.workspaceId;
     await this.channels.get(workspaceId, input.channelId, 'voice');
     const flowVersion = input.flowId ? (await this.flows.getCurrentVersion(workspaceId, input.flowId)).version : null;
     const externalId = input.externalId ?? null;
-    if (externalId) {
-      const existing = await this.requests.findOne({ where: { workspaceId, externalId } });
-      if (existing) return toOutboundIvrRequest(existing);
-    }
     const record = this.newRecord(workspaceId, input, flowVersion);
     const created = await this.dataSource.transaction(async (manager) => {
       const inserted = await manager
@@ -51,11 +50,11 @@ export class OutboundIvrService {
         .orIgnore()
         .returning(['id'])
         .execute();
-      if ((inserted.raw as unknown[]).length === 0) return false; // the same externalId won a race
+      if ((inserted.raw as unknown[]).length === 0) return false; // the externalId is taken
       await this.outbox.enqueue(manager, [{ jobName: JobName.PlaceIvrCall, workspaceId, payload: { requestId: record.id } }]);
       return true;
     });
-    if (!created) return this.get(workspaceId, (await this.requests.findOneOrFail({ where: { workspaceId, externalId: externalId! } })).id);
+    if (!created) return toOutboundIvrRequest(await this.requests.findOneOrFail({ where: { workspaceId, externalId: externalId! } }));
     this.outbox.afterCommit();
     return toOutboundIvrRequest(record);
   }
