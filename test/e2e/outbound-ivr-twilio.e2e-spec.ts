@@ -150,6 +150,27 @@ describe('Outbound IVR through a Twilio-compatible voice API', () => {
     assert.deepEqual(again, record);
   });
 
+  it('cancelling a ringing call hangs it up at the provider; the call ends Cancelled', async () => {
+    fake.expectCall({ answer: 'no-answer', ringMs: 1500 });
+    const body = request();
+    const created = await a.api.post('/v1/outbound-ivr', body);
+    await waitFor(async () => (await a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body.status === 2, 10_000, 'ringing');
+    const sid = fake.calls.at(-1)!.sid;
+    const cancelled = await a.api.post(`/v1/outbound-ivr/${created.body.id}/cancel`, {});
+    assert.equal(cancelled.status, 200, cancelled.text);
+    assert.equal(cancelled.body.status, 8);
+    const hangUp = await waitFor(
+      async () => fake.requests.find((r) => r.path.endsWith(`/Calls/${sid}.json`)),
+      10_000,
+      'the hang-up request',
+    );
+    assert.equal(hangUp.form.get('Status'), 'completed');
+    await fake.calls.at(-1)!.done;
+    const final = (await a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body;
+    assert.equal(final.status, 8, 'the late no-answer report does not move the cancelled call');
+    assert.equal(final.result, 7);
+  });
+
   it('answers an inbound call with the greeting and reports it once: call record, timeline event and Call Webhook', async () => {
     const inboundUrl = `${publicBaseUrl}/v1/voice/twilio/channels/${channel.id}/inbound`;
     const params = { CallSid: 'CAinbound0001', From: '+14155550999', To: '+14155550100', CallStatus: 'ringing', Direction: 'inbound' };

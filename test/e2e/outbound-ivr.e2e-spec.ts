@@ -435,6 +435,18 @@ describe('Outbound IVR with the sandbox voice provider', () => {
     assert.equal(unknown.body.error.code, 'OutboundIvr:FlowNotFound');
   });
 
+  it('replays a repeated Idempotency-Key without a second call', async () => {
+    const channel = await voiceChannel({ pressDigits: ['1'] });
+    const body = request(channel.id);
+    const first = await a.api.post('/v1/outbound-ivr', body, { 'Idempotency-Key': 'ivr-key-1' });
+    const second = await a.api.post('/v1/outbound-ivr', body, { 'Idempotency-Key': 'ivr-key-1' });
+    assert.equal(first.status, 200, first.text);
+    assert.deepEqual(second.body, first.body);
+    await finished(first.body.id);
+    const listed = await a.api.get('/v1/outbound-ivr?MaxResultCount=1000');
+    assert.equal(listed.body.items.filter((r: { channelId: string }) => r.channelId === channel.id).length, 1);
+  });
+
   it('keeps workspaces apart: another workspace gets 404 and lists none', async () => {
     const channel = await voiceChannel({ ringMs: 60_000 });
     const created = await a.api.post('/v1/outbound-ivr', request(channel.id));

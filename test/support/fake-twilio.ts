@@ -10,6 +10,8 @@ export interface FakeCallScript {
   digits?: string[];
   /** Seconds reported as CallDuration when the call completes. */
   durationSeconds?: number;
+  /** How long it rings before it is answered (or not). */
+  ringMs?: number;
 }
 
 export interface ReceivedApiRequest {
@@ -100,6 +102,7 @@ export class FakeTwilio {
       this.post(placed.get('StatusCallback')!, { ...base, CallStatus, ...extra });
     await status('initiated');
     await status('ringing');
+    if (script.ringMs) await new Promise((resolve) => setTimeout(resolve, script.ringMs));
     if (script.answer !== true) {
       await status(script.answer);
       return;
