@@ -26,6 +26,9 @@ import { TagsModule } from './tags/tags.module.js';
 import { ConversationsModule } from './conversations/conversations.module.js';
 import { WhatsAppModule } from './whatsapp/whatsapp.module.js';
 import { DemoSeedModule } from './database/demo-seed.module.js';
+import { StorageModule } from './storage/storage.module.js';
+import { SupportModule } from './support/support.module.js';
+import { SpeechModule } from './speech/speech.module.js';
 
 @Module({
   imports: [
@@ -51,6 +54,9 @@ import { DemoSeedModule } from './database/demo-seed.module.js';
     TagsModule,
     ConversationsModule,
     WhatsAppModule,
+    StorageModule,
+    SupportModule,
+    SpeechModule,
     HealthModule,
     DemoSeedModule,
   ],
