@@ -4,6 +4,7 @@ import { webhookDelivery } from './webhook-delivery.js';
 import { sendTemplateScenario, sustainedSendScenario } from './whatsapp.js';
 import { listConversationsScenario, seedScenario as conversationSeedScenario, timelineScenario } from './conversations.js';
 import { listScenario, searchScenario, seedScenario, setPropertyScenario, vcardScenario } from './contacts.js';
+import { speechScenario, uploadAudioScenario } from './media.js';
 
 /** One row of the table: the API's figures next to its baseline's, measured in the same run. */
 export interface ScenarioResult {
@@ -109,4 +110,6 @@ export const SCENARIOS: Scenario[] = [
   // The sustained run first: its worker must not inherit the request-path scenario's backlog.
   sustainedSendScenario,
   sendTemplateScenario,
+  uploadAudioScenario,
+  speechScenario,
 ];
