@@ -24,9 +24,9 @@ describe('Support API uploads and media URLs', () => {
   const uploadAudio = (file: { bytes: Buffer; name: string; type: string }, token: string | null = a.token) =>
     uploadFile(t.baseUrl, '/v1/support/upload-audio', token, 'audioFile', file);
   /** Fetches a media URL from this app, without a token. */
-  const fetchMedia = (url: string, headers: Record<string, string> = {}) => {
+  const fetchMedia = (url: string, init: RequestInit = {}) => {
     assert.ok(url.startsWith(`${PUBLIC_BASE_URL}/media/`), url);
-    return fetch(`${t.baseUrl}${url.slice(PUBLIC_BASE_URL.length)}`, { headers });
+    return fetch(`${t.baseUrl}${url.slice(PUBLIC_BASE_URL.length)}`, init);
   };
   const mediaRows = async () => Number((await t.app.get(DataSource).query('SELECT count(*) AS n FROM media_files'))[0].n);
   const tempFiles = () => readdirSync(join(storageDir, 'tmp'));
@@ -218,10 +218,17 @@ describe('Support API uploads and media URLs', () => {
 
   it('serves byte ranges, and 404s unknown keys and names in the envelope', async () => {
     const { body } = await upload({ bytes: files.pdf, name: 'doc.pdf', type: 'application/pdf' });
-    const partial = await fetchMedia(body.url, { range: 'bytes=0-7' });
+    const partial = await fetchMedia(body.url, { headers: { range: 'bytes=0-7' } });
     assert.equal(partial.status, 206);
     assert.equal(partial.headers.get('content-range'), `bytes 0-7/${files.pdf.length}`);
     assert.equal(Buffer.from(await partial.arrayBuffer()).toString('latin1'), '%PDF-1.4');
+    const head = await fetchMedia(body.url, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('content-type'), 'application/pdf');
+    assert.equal(head.headers.get('content-length'), String(files.pdf.length));
+    const unsatisfiable = await fetchMedia(body.url, { headers: { range: `bytes=${files.pdf.length + 10}-` } });
+    assert.equal(unsatisfiable.status, 416);
+    assert.equal(((await unsatisfiable.json()) as any).error.code, 'Request:Failed');
 
     const key = new URL(body.url).pathname.split('/')[2];
     for (const path of [`/media/${'A'.repeat(32)}/doc.pdf`, `/media/${key}/other.pdf`, '/media/short/doc.pdf', `/media/${key}`]) {
