@@ -8,7 +8,8 @@ export class UploadedMediaDto implements StoredMedia {
   @ApiProperty({ description: 'Absolute, unguessable URL that serves the file without a token.' }) url: string;
   @ApiProperty({ example: 'welcome.wav' }) fileName: string;
   @ApiProperty({ description: 'Of the stored file (audio/wav for Upload Audio File).', example: 'audio/wav' }) contentType: string;
-  @ApiProperty({ description: 'Bytes of the stored file.' }) size: number;
-  @ApiProperty({ enum: MEDIA_TYPES, enumName: 'MediaType' }) mediaType: MediaType;
-  @ApiProperty({ type: Number, nullable: true, description: 'Audio and video: the duration; otherwise null.' }) durationMs: number | null;
+  @ApiProperty({ type: 'integer', description: 'Bytes of the stored file.' }) size: number;
+  @ApiProperty({ enum: MEDIA_TYPES }) mediaType: MediaType;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'Audio and video: the duration; otherwise null.' }) durationMs:
+    number | null;
 }
