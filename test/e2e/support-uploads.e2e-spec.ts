@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DataSource } from 'typeorm';
 import { parseWavHeader } from '../../src/media/wav.js';
+import { MediaStorage } from '../../src/storage/media-storage.js';
 import { createWorkspace, type WorkspaceFixture } from '../support/fixtures.js';
 import { mediaFixtures, streamUpload, uploadFile } from '../support/media-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -119,6 +120,18 @@ describe('Support API uploads and media URLs', () => {
     assert.match(pdfAsAudio.body.message, /application\/pdf, which is not audio/);
   });
 
+  it('does not let an uploaded playlist make ffmpeg read a file of the server', async () => {
+    const secret = join(storageDir, 'secret.wav');
+    writeFileSync(secret, files.wav);
+    const playlist = `#EXTM3U\n#EXT-X-TARGETDURATION:3\n#EXTINF:3,\nfile://${secret}\n#EXT-X-ENDLIST\n`;
+    const concat = `ffconcat version 1.0\nfile ${secret}\n`;
+    for (const text of [playlist, concat]) {
+      const res = await uploadAudio({ bytes: Buffer.from(text), name: 'greeting.mp3', type: 'audio/mpeg' });
+      assert.equal(res.status, 415, text);
+      assert.equal(res.body.error.code, 'Support:UnsupportedMediaType');
+    }
+  });
+
   it('applies the limit of the detected type: a 6 MB PNG is a 413', async () => {
     const before = await mediaRows();
     const bigPng = Buffer.concat([files.png, Buffer.alloc(6 * MB)]);
@@ -214,6 +227,33 @@ describe('Support API uploads and media URLs', () => {
     assert.equal(res.body.error.code, 'Auth:Unauthorized');
     const audio = await uploadAudio({ bytes: files.mp3, name: 'a.mp3', type: 'audio/mpeg' }, null);
     assert.equal(audio.status, 401);
+  });
+
+  it('stores files for code that has no request (MediaStorage.save): a buffer, or a copy of a file', async () => {
+    const storage = t.app.get(MediaStorage);
+    const fromBuffer = await storage.save(
+      a.workspaceId,
+      { buffer: files.png },
+      { fileName: 'Résumé photo.png', contentType: 'image/png', mediaType: 'image', durationMs: null },
+    );
+    assert.equal(fromBuffer.fileName, 'Resume_photo.png');
+    assert.equal(fromBuffer.size, files.png.length);
+    const served = await fetchMedia(fromBuffer.url);
+    assert.ok(Buffer.from(await served.arrayBuffer()).equals(files.png));
+
+    const source = join(storageDir, 'outside.wav');
+    writeFileSync(source, files.wav);
+    const copied = await storage.save(
+      a.workspaceId,
+      { path: source },
+      { fileName: 'prompt.wav', contentType: 'audio/wav', mediaType: 'audio', durationMs: 3000.4 },
+    );
+    assert.ok(existsSync(source), 'a path is copied unless move is set');
+    assert.deepEqual(
+      { size: copied.size, durationMs: copied.durationMs, mediaType: copied.mediaType },
+      { size: files.wav.length, durationMs: 3000, mediaType: 'audio' },
+    );
+    assert.notEqual(new URL(copied.url).pathname.split('/')[2], new URL(fromBuffer.url).pathname.split('/')[2]);
   });
 
   it('serves byte ranges, and 404s unknown keys and names in the envelope', async () => {
