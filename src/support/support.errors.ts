@@ -6,6 +6,7 @@ const STOP_READING = { headers: { connection: 'close' } };
 export const FileRequired = (field: string) =>
   new ValidationError('Support:FileRequired', `Send the file as multipart/form-data in the field '${field}'.`, {
     validationErrors: [{ message: `The field '${field}' is required.`, members: [field] }],
+    ...STOP_READING,
   });
 export const EmptyFile = () => new ValidationError('Support:EmptyFile', 'The file is empty.');
 export const MalformedUpload = () =>
