@@ -278,3 +278,36 @@ describe('Support API uploads and media URLs', () => {
     }
   });
 });
+
+describe('FFMPEG_PATH and FFMPEG_TIMEOUT_MS', () => {
+  let t: TestApp;
+  let dir: string;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ffmpeg-timeout-'));
+    // An "ffmpeg" that never finishes.
+    const stuck = join(dir, 'stuck-ffmpeg');
+    writeFileSync(stuck, '#!/bin/sh\nexec sleep 30\n', { mode: 0o755 });
+    t = await startTestApp({ STORAGE_DIR: join(dir, 'storage'), FFMPEG_PATH: stuck, FFMPEG_TIMEOUT_MS: '1000' });
+  });
+  after(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('uses the configured binary and answers 422 when a conversion runs past the limit', async () => {
+    const a = await createWorkspace(t, 'A');
+    const mp3 = (await mediaFixtures()).mp3;
+    const started = Date.now();
+    const res = await uploadFile(t.baseUrl, '/v1/support/upload-audio', a.token, 'audioFile', {
+      bytes: mp3,
+      name: 'a.mp3',
+      type: 'audio/mpeg',
+    });
+    assert.equal(res.status, 422);
+    assert.equal(res.body.error.code, 'Support:ConversionTimedOut');
+    assert.equal(res.body.message, 'The audio could not be converted within 1 s.');
+    assert.ok(Date.now() - started < 5000);
+    assert.deepEqual(readdirSync(join(dir, 'storage', 'tmp')), []);
+  });
+});
