@@ -11,6 +11,9 @@ WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
+# Media and temp files; owned by the runtime user so a fresh volume mounted here is writable.
+RUN mkdir -p /data/storage && chown node:node /data/storage
+ENV STORAGE_DIR=/data/storage
 USER node
 EXPOSE 3000
 ENV HEAP_LIMIT_MB=256

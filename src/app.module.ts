@@ -27,6 +27,9 @@ import { ConversationsModule } from './conversations/conversations.module.js';
 import { WhatsAppModule } from './whatsapp/whatsapp.module.js';
 import { OutboundIvrFlowsModule } from './outbound-ivr-flows/outbound-ivr-flows.module.js';
 import { DemoSeedModule } from './database/demo-seed.module.js';
+import { StorageModule } from './storage/storage.module.js';
+import { SupportModule } from './support/support.module.js';
+import { SpeechModule } from './speech/speech.module.js';
 import { OutboundIvrModule } from './outbound-ivr/outbound-ivr.module.js';
 
 @Module({
@@ -53,6 +56,9 @@ import { OutboundIvrModule } from './outbound-ivr/outbound-ivr.module.js';
     TagsModule,
     ConversationsModule,
     WhatsAppModule,
+    StorageModule,
+    SupportModule,
+    SpeechModule,
     OutboundIvrFlowsModule,
     OutboundIvrModule,
     HealthModule,

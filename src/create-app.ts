@@ -2,6 +2,7 @@ import { type DynamicModule, Logger as NestLogger, type Type } from '@nestjs/com
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
+import fastifyMultipart from '@fastify/multipart';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import { registerQueueDashboard } from './admin/queue-dashboard.js';
@@ -14,6 +15,7 @@ import { registerHttpMetrics } from './metrics/http-metrics.hook.js';
 import { registerLiveness } from './health/liveness.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { echoRequestId, requestIdOf } from './logging/request-id.js';
+import { MULTIPART_OPTIONS } from './support/multipart-file.js';
 
 export interface CreateAppOptions {
   /** Build the module graph without connecting anywhere (OpenAPI generation). */
@@ -49,6 +51,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
   });
   if (!options.preview) app.useLogger(app.get(Logger));
   app.useGlobalPipes(new CaseInsensitiveKeysPipe(), createValidationPipe());
+  // Upload routes read multipart bodies as streams (src/support).
+  await app.register(fastifyMultipart, MULTIPART_OPTIONS);
   echoRequestId(app);
   registerLiveness(app);
   closeConnectionsWhenClosing(app);

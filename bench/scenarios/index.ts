@@ -5,6 +5,7 @@ import { createIvrScenario, ivrThroughputScenario } from './outbound-ivr.js';
 import { sendTemplateScenario, sustainedSendScenario } from './whatsapp.js';
 import { listConversationsScenario, seedScenario as conversationSeedScenario, timelineScenario } from './conversations.js';
 import { listScenario, searchScenario, seedScenario, setPropertyScenario, vcardScenario } from './contacts.js';
+import { speechScenario, uploadAudioScenario } from './media.js';
 
 /** One row of the table: the API's figures next to its baseline's, measured in the same run. */
 export interface ScenarioResult {
@@ -110,6 +111,8 @@ export const SCENARIOS: Scenario[] = [
   // The sustained run first: its worker must not inherit the request-path scenario's backlog.
   sustainedSendScenario,
   sendTemplateScenario,
+  uploadAudioScenario,
+  speechScenario,
   ivrThroughputScenario,
   createIvrScenario,
 ];

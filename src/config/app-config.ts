@@ -14,6 +14,7 @@ export class AppConfig {
   readonly admin: { apiKey: string | undefined };
   readonly encryptionKey: Buffer | undefined;
   readonly storageDir: string;
+  readonly media: { ffmpegPath: string | undefined; ffmpegTimeoutMs: number };
   readonly seedDemo: boolean;
   readonly logLevel: string;
   readonly webhooks: { allowPrivateNetworks: boolean; retryScheduleMs: number[] };
@@ -50,6 +51,7 @@ export class AppConfig {
     this.admin = { apiKey: env.ADMIN_API_KEY };
     this.encryptionKey = env.ENCRYPTION_KEY ? decodeKey(env.ENCRYPTION_KEY) : undefined;
     this.storageDir = env.STORAGE_DIR;
+    this.media = { ffmpegPath: env.FFMPEG_PATH, ffmpegTimeoutMs: env.FFMPEG_TIMEOUT_MS };
     this.seedDemo = env.SEED_DEMO ?? env.NODE_ENV !== 'production';
     this.logLevel = env.LOG_LEVEL;
     this.webhooks = {

@@ -41,6 +41,10 @@ export class EnvSchema {
   @Matches(/^([A-Fa-f0-9]{64}|[A-Za-z0-9+/]{43}=)$/, { message: 'must be 32 bytes as 64 hex digits or base64' })
   ENCRYPTION_KEY?: string;
   @IsString() STORAGE_DIR = './storage';
+  /** An ffmpeg binary to use instead of the one shipped in the npm package @ffmpeg-installer/ffmpeg. */
+  @IsOptional() @IsString() FFMPEG_PATH?: string;
+  /** A conversion or probe running longer is killed. */
+  @Transform(toInt) @IsInt() @Min(1000) @Max(600000) FFMPEG_TIMEOUT_MS = 60000;
   /** Base URL of the WhatsApp Cloud API (Graph API, with its version). */
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   WHATSAPP_GRAPH_URL = 'https://graph.facebook.com/v21.0';

@@ -14,7 +14,7 @@ import { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
 import { SandboxVoiceProvider } from './providers/sandbox-voice.provider.js';
 import { TwilioVoiceProvider } from './providers/twilio-voice.provider.js';
 import { VoiceProviderRefused, VoiceProviderUnavailable, type CallSession, type VoiceProvider } from './providers/voice-provider.js';
-import { SpeechPort } from './speech-port.js';
+import { SpeechSynthesizer } from '../speech/speech-synthesizer.js';
 
 /**
  * The worker's side of a call: synthesize what must be spoken, fix the script, and place the call
@@ -29,7 +29,7 @@ export class CallPlacer {
     dataSource: DataSource,
     private readonly channels: ChannelsService,
     private readonly tracker: CallTracker,
-    private readonly speech: SpeechPort,
+    private readonly speech: SpeechSynthesizer,
     private readonly flows: OutboundIvrFlowsService,
     private readonly sandbox: SandboxVoiceProvider,
     private readonly twilio: TwilioVoiceProvider,

@@ -1,4 +1,4 @@
-import { Injectable, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { ChannelsModule } from '../channels/channels.module.js';
 import { ContactsModule } from '../contacts/contacts.module.js';
 import { ConversationsModule } from '../conversations/conversations.module.js';
@@ -14,17 +14,10 @@ import { OutboundIvrProcessor } from './outbound-ivr.processor.js';
 import { OutboundIvrService } from './outbound-ivr.service.js';
 import { SandboxVoiceProvider } from './providers/sandbox-voice.provider.js';
 import { TwilioVoiceProvider } from './providers/twilio-voice.provider.js';
-import { SpeechPort } from './speech-port.js';
-
-@Injectable()
-class SpeechUnavailable extends SpeechPort {
-  synthesize(): Promise<{ url: string }> {
-    return Promise.reject(new Error('Speech synthesis is not wired yet.'));
-  }
-}
+import { SpeechModule } from '../speech/speech.module.js';
 
 @Module({
-  imports: [ChannelsModule, ContactsModule, ConversationsModule, WebhooksModule, OutboundIvrFlowsModule],
+  imports: [ChannelsModule, ContactsModule, ConversationsModule, WebhooksModule, OutboundIvrFlowsModule, SpeechModule],
   controllers: [OutboundIvrController, TwilioCallbacksController],
   providers: [
     OutboundIvrService,
@@ -35,7 +28,6 @@ class SpeechUnavailable extends SpeechPort {
     SandboxVoiceProvider,
     TwilioVoiceProvider,
     OutboundIvrProcessor,
-    { provide: SpeechPort, useClass: SpeechUnavailable },
   ],
 })
 export class OutboundIvrModule {}

@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { HttpException, Injectable } from '@nestjs/common';
+import { DataSource, Repository } from 'typeorm';
+import { AppConfig } from '../config/app-config.js';
+import { newId } from '../common/id.js';
+import { BlobStore, type BlobResponse, type BlobSource } from './blob-store.js';
+import { safeFileName } from './file-names.js';
+import { MediaFile, type MediaType } from './media-file.entity.js';
+import { MediaNotFound } from './storage.errors.js';
+
+export interface MediaMeta {
+  fileName: string;
+  contentType: string;
+  mediaType: MediaType;
+  durationMs: number | null;
+}
+
+/** A stored file as callers see it: `url` serves it without a token. */
+export interface StoredMedia {
+  id: string;
+  url: string;
+  fileName: string;
+  contentType: string;
+  size: number;
+  mediaType: MediaType;
+  durationMs: number | null;
+}
+
+const KEY_PATTERN = /^[A-Za-z0-9_-]{32}$/;
+
+/**
+ * Workspace media: bytes in the {@link BlobStore} under an unguessable key, a `media_files` row
+ * per file, and the absolute public URL under PUBLIC_BASE_URL. Needs no request context, so
+ * queue workers store files the same way the upload routes do.
+ */
+@Injectable()
+export class MediaStorage {
+  private readonly files: Repository<MediaFile>;
+
+  constructor(
+    dataSource: DataSource,
+    private readonly blobs: BlobStore,
+    private readonly config: AppConfig,
+  ) {
+    this.files = dataSource.getRepository(MediaFile);
+  }
+
+  async save(workspaceId: string, source: BlobSource, meta: MediaMeta): Promise<StoredMedia> {
+    const key = randomBytes(24).toString('base64url');
+    const size = await this.blobs.put(key, source);
+    const file = this.files.create({
+      id: newId(),
+      workspaceId,
+      key,
+      fileName: safeFileName(meta.fileName),
+      contentType: meta.contentType,
+      size,
+      mediaType: meta.mediaType,
+      durationMs: meta.durationMs === null ? null : Math.round(meta.durationMs),
+    });
+    try {
+      await this.files.insert(file);
+    } catch (err) {
+      await this.blobs.remove(key);
+      throw err;
+    }
+    return this.toStored(file);
+  }
+
+  /** The HTTP answer for a public media URL; an unknown key or a file name not its own is a 404. */
+  async respond(key: string, fileName: string, request: IncomingMessage): Promise<BlobResponse> {
+    const file = KEY_PATTERN.test(key) ? await this.files.findOne({ where: { key } }) : null;
+    if (!file || file.fileName !== fileName) throw MediaNotFound();
+    const response = await this.blobs.respond(key, request);
+    if (!response) throw MediaNotFound();
+    if (!response.body) throw new HttpException('The requested range or precondition cannot be satisfied.', response.statusCode);
+    return {
+      ...response,
+      headers: {
+        ...response.headers,
+        'content-type': file.contentType,
+        'content-disposition': `inline; filename="${file.fileName}"`,
+        'x-content-type-options': 'nosniff',
+      },
+    };
+  }
+
+  private toStored(file: MediaFile): StoredMedia {
+    return {
+      id: file.id,
+      url: `${this.config.http.publicBaseUrl}/media/${file.key}/${file.fileName}`,
+      fileName: file.fileName,
+      contentType: file.contentType,
+      size: file.size,
+      mediaType: file.mediaType,
+      durationMs: file.durationMs,
+    };
+  }
+}

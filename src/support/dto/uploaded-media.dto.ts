@@ -1,0 +1,15 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { MEDIA_TYPES, type MediaType } from '../../storage/media-file.entity.js';
+import type { StoredMedia } from '../../storage/media-storage.js';
+
+/** A stored upload; `url` serves it without a token. */
+export class UploadedMediaDto implements StoredMedia {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ description: 'Absolute, unguessable URL that serves the file without a token.' }) url: string;
+  @ApiProperty({ example: 'welcome.wav' }) fileName: string;
+  @ApiProperty({ description: 'Of the stored file (audio/wav for Upload Audio File).', example: 'audio/wav' }) contentType: string;
+  @ApiProperty({ type: 'integer', description: 'Bytes of the stored file.' }) size: number;
+  @ApiProperty({ enum: MEDIA_TYPES }) mediaType: MediaType;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'Audio and video: the duration; otherwise null.' }) durationMs:
+    number | null;
+}
