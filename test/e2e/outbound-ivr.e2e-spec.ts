@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { createChannel, createWorkspace, waitFor, type WorkspaceFixture } from '../support/fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { verifySignature, WebhookReceiver } from '../support/webhook-receiver.js';
+import { parseWavHeader } from '../../src/media/wav.js';
 
 const OFFSET_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;
 const AUDIO = 'https://media.example.com/question.wav';
@@ -433,6 +434,19 @@ describe('Outbound IVR with the sandbox voice provider', () => {
     });
     assert.equal(unknown.status, 404);
     assert.equal(unknown.body.error.code, 'OutboundIvr:FlowNotFound');
+  });
+
+  it('speaks ttsText: the synthesized 8 kHz WAV becomes audioFileUrl, served without a token', async () => {
+    const channel = await voiceChannel({ pressDigits: ['1'] });
+    const { record } = await callThrough(channel.id, { audioFileUrl: undefined, ttsText: 'Press 1 to confirm your order.', ttsVoice: 2 });
+    assert.equal(record.result, 1);
+    assert.equal(record.audioType, 2);
+    assert.equal(record.ttsVoice, 2);
+    assert.match(record.audioFileUrl, /\/media\/[^/]+\/speech-male\.wav$/);
+    const wav = await fetch(`${t.baseUrl}${new URL(record.audioFileUrl).pathname}`);
+    assert.equal(wav.status, 200);
+    const format = parseWavHeader(Buffer.from(await wav.arrayBuffer()));
+    assert.deepEqual([format.audioFormat, format.channels, format.sampleRate, format.bitsPerSample], [1, 1, 8000, 16]);
   });
 
   it('replays a repeated Idempotency-Key without a second call', async () => {
