@@ -407,8 +407,10 @@ describe('Contacts and Set Property Value on Contact (specification rules 1-6)',
     const logger = dataSource.logger;
     let queries = 0;
     const original = logger.logQuery.bind(logger);
+    // The outbox relay polls in the background (its transaction and select) and is not the request's.
+    const relayOrTransaction = /outbox_messages|^(START TRANSACTION|COMMIT|ROLLBACK)/i;
     logger.logQuery = (...args: Parameters<typeof original>) => {
-      queries++;
+      if (!relayOrTransaction.test(args[0])) queries++;
       return original(...args);
     };
     for (let i = 0; i < 110; i++) {
