@@ -41,6 +41,11 @@ export class ChannelsService {
     return channel;
   }
 
+  /** A channel even after it was deleted: calls placed through it still finish. Null when unknown. */
+  getIncludingDeleted(workspaceId: string, id: string): Promise<Channel | null> {
+    return this.channels.findOne({ where: { id, workspaceId }, withDeleted: true });
+  }
+
   /** Operators' lookup by id alone (admin routes that name a channel without its workspace). */
   async getForAdmin(id: string): Promise<Channel> {
     const channel = await this.channels.findOne({ where: { id } });

@@ -27,7 +27,7 @@ export class AppConfig {
   readonly outbox: { pollIntervalMs: number; recoverAfterMs: number };
   readonly queues: { lockDurationMs: number };
   readonly whatsapp: { graphUrl: string };
-  readonly voice: { twilioApiUrl: string; inboundGreeting: string };
+  readonly voice: { twilioApiUrl: string; inboundGreeting: string; staleCallMinutes: number };
 
   constructor(env: EnvSchema) {
     this.env = env.NODE_ENV;
@@ -67,7 +67,11 @@ export class AppConfig {
     this.outbox = { pollIntervalMs: env.OUTBOX_POLL_INTERVAL_MS, recoverAfterMs: env.OUTBOX_RECOVER_AFTER_MS };
     this.queues = { lockDurationMs: env.QUEUE_LOCK_DURATION_MS };
     this.whatsapp = { graphUrl: env.WHATSAPP_GRAPH_URL.replace(/\/+$/, '') };
-    this.voice = { twilioApiUrl: env.TWILIO_API_URL.replace(/\/+$/, ''), inboundGreeting: env.INBOUND_CALL_GREETING };
+    this.voice = {
+      twilioApiUrl: env.TWILIO_API_URL.replace(/\/+$/, ''),
+      inboundGreeting: env.INBOUND_CALL_GREETING,
+      staleCallMinutes: env.IVR_STALE_CALL_MINUTES,
+    };
   }
 
   get runsApi(): boolean {

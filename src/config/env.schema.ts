@@ -51,6 +51,8 @@ export class EnvSchema {
   /** Base URL of the Twilio-compatible voice API (Twilio, SignalWire, Telnyx TeXML). */
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   TWILIO_API_URL = 'https://api.twilio.com';
+  /** An outbound call placed this long ago without a final report is settled by the sweeper. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(1440) IVR_STALE_CALL_MINUTES = 60;
   /** Spoken to inbound callers before the service hangs up. */
   @IsString() @MinLength(1) INBOUND_CALL_GREETING = 'Thank you for calling. Nobody can take your call right now. Goodbye.';
   @Transform(toBoolean) @IsBoolean() WEBHOOK_ALLOW_PRIVATE_NETWORKS = false;

@@ -1,3 +1,4 @@
+import { IsIn, type ValidationOptions } from 'class-validator';
 import { ApiProperty, type ApiPropertyOptions } from '@nestjs/swagger';
 
 const registry = new Map<string, Record<string, string | number>>();
@@ -46,4 +47,16 @@ export function annotateIntEnums(schemas: Record<string, Record<string, unknown>
     schema.enum = values;
     schema['x-enum-varnames'] = values.map((value) => enumObject[value]);
   }
+}
+
+/**
+ * Validates an integer enum value. class-validator's IsEnum also accepts the member names of a
+ * numeric TypeScript enum (its reverse mapping), which the database then refuses.
+ */
+export function IsIntEnum(enumObject: Record<string, string | number>, options?: ValidationOptions): PropertyDecorator {
+  const values = intEnumValues(enumObject);
+  return IsIn(values, {
+    message: ({ property }) => `${property} must be one of ${values.map((v) => `${v} ${enumObject[v]}`).join(', ')}`,
+    ...options,
+  });
 }

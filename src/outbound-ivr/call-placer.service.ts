@@ -9,11 +9,17 @@ import { scriptOfRequest } from './dialog/request-script.js';
 import { scriptOfFlow } from './dialog/flow-script.js';
 import type { FlowPrompt } from '../outbound-ivr-flows/flow-definition.js';
 import { OutboundIvrFlowsService } from '../outbound-ivr-flows/outbound-ivr-flows.service.js';
-import { OutboundIvrAudioType, OutboundIvrStatus } from './ivr-enums.js';
+import { isFinished, OutboundIvrAudioType, OutboundIvrStatus } from './ivr-enums.js';
 import { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
 import { SandboxVoiceProvider } from './providers/sandbox-voice.provider.js';
 import { TwilioVoiceProvider } from './providers/twilio-voice.provider.js';
-import { VoiceProviderRefused, VoiceProviderUnavailable, type CallSession, type VoiceProvider } from './providers/voice-provider.js';
+import {
+  VoiceProviderAmbiguous,
+  VoiceProviderRefused,
+  VoiceProviderUnavailable,
+  type CallSession,
+  type VoiceProvider,
+} from './providers/voice-provider.js';
 import { SpeechSynthesizer } from '../speech/speech-synthesizer.js';
 
 /**
@@ -53,14 +59,20 @@ export class CallPlacer {
 
   private async tryToPlace(ref: CallRef, lastAttempt: boolean): Promise<void> {
     const request = await this.requests.findOne({ where: { id: ref.id, workspaceId: ref.workspaceId } });
-    if (!request || request.status !== OutboundIvrStatus.Pending) return; // cancelled, or placed by an earlier run
-    // A run that died after asking the provider may have placed the call: never risk calling twice.
-    if (request.placementStartedAt)
-      return this.fail(ref, 'Placing the call was interrupted; it was not retried so the number is never called twice.');
+    if (!request || isFinished(request.status)) return; // cancelled, or finished by an earlier run
     const channel = await this.channels.get(ref.workspaceId, request.channelId, 'voice').catch((err: unknown) => {
       if (err instanceof NotFoundError) return null;
       throw err;
     });
+    if (request.status !== OutboundIvrStatus.Pending) {
+      // Placed by an earlier run of this job. The provider's callbacks follow a Twilio call; a
+      // sandbox call is played inside the job, so it died with that run.
+      if (channel?.voiceProvider !== 'twilio') await this.fail(ref, 'The call was interrupted by a worker restart.');
+      return;
+    }
+    // A run that died after asking the provider may have placed the call: never risk calling twice.
+    if (request.placementStartedAt)
+      return this.fail(ref, 'Placing the call was interrupted; it was not retried so the number is never called twice.');
     if (!channel) return this.fail(ref, 'The channel was deleted or no longer has voice.');
 
     const script = await this.prepareScript(request);
@@ -74,6 +86,11 @@ export class CallPlacer {
     try {
       await this.providerOf(channel).call(channel, request, this.session(ref));
     } catch (err) {
+      if (err instanceof VoiceProviderAmbiguous) {
+        // The provider may have placed the call: its callbacks will say so, or the sweeper ends the call.
+        this.logger.warn(`Outbound IVR ${ref.id}: ${err.message}; not retried, so the number is never called twice`);
+        return;
+      }
       if (err instanceof VoiceProviderUnavailable && !lastAttempt) {
         await this.requests.update(
           { id: ref.id, workspaceId: ref.workspaceId, status: OutboundIvrStatus.Pending },

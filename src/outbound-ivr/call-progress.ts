@@ -81,7 +81,10 @@ const ENDINGS: Record<CallEnding, { status: OutboundIvrStatus; result: OutboundI
  * a report that arrives twice or late never moves a call backwards or out of a final status.
  */
 export function applyProgress(record: OutboundIvrRequestEntity, progress: CallProgress): RecordChanges | null {
-  if (isFinished(record.status)) return null;
+  if (isFinished(record.status)) {
+    // A call cancelled while it was being placed still learns its id, so it can be hung up.
+    return progress.kind === 'initiated' && record.callId === null ? { callId: progress.callId } : null;
+  }
   switch (progress.kind) {
     case 'initiated':
       return forward(record, OutboundIvrStatus.Initiated, {
@@ -113,14 +116,25 @@ function end(record: OutboundIvrRequestEntity, progress: Extract<CallProgress, {
   // A call that never connected cannot have "completed", whatever the provider calls it.
   const ending = progress.ending === 'completed' && !answered ? 'failed' : progress.ending;
   const outcome = ENDINGS[ending];
-  const dialogResult = record.dialog?.result ?? OutboundIvrResult.None;
-  const measured = answered ? Math.max(0, Math.round((progress.at.getTime() - record.answeredAt!.getTime()) / 1000)) : 0;
+  const measured = answered ? (progress.at.getTime() - record.answeredAt!.getTime()) / 1000 : 0;
   return {
     status: outcome.status,
-    result: outcome.result ?? dialogResult,
+    result: outcome.result ?? dialogResult(record),
     completedAt: progress.at,
-    callDurationSeconds: progress.durationSeconds ?? measured,
-    hangupCause: progress.hangupCause ?? outcome.cause,
-    errorMessage: progress.errorMessage ?? record.dialog?.error ?? outcome.message,
+    callDurationSeconds: seconds(progress.durationSeconds ?? measured),
+    hangupCause: (progress.hangupCause ?? outcome.cause).slice(0, 100),
+    errorMessage: (progress.errorMessage ?? record.dialog?.error ?? outcome.message)?.slice(0, 1000) ?? null,
   };
+}
+
+/** The outcome of the dialog; a callee who hung up while a question waited for a digit gave no input. */
+function dialogResult(record: OutboundIvrRequestEntity): OutboundIvrResult {
+  const dialog = record.dialog;
+  if (!dialog) return OutboundIvrResult.None;
+  return dialog.stepId !== null && dialog.result === OutboundIvrResult.None ? OutboundIvrResult.NoInput : dialog.result;
+}
+
+/** Whole seconds that fit the column, whatever a provider reports. */
+function seconds(value: number): number {
+  return Number.isFinite(value) ? Math.min(Math.max(Math.round(value), 0), 2_147_483_647) : 0;
 }

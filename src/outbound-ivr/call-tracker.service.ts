@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { Outbox } from '../queue/outbox.service.js';
+import { JobName } from '../queue/queue-names.js';
 import { WebhookKind } from '../webhooks/webhook-kind.js';
 import { toWebhookPayload } from './dto/outbound-ivr-request.dto.js';
 import { CallReportsService } from './call-reports.service.js';
@@ -83,6 +84,11 @@ export class CallTracker {
         await manager.update(OutboundIvrRequestEntity, { id: ref.id, workspaceId: ref.workspaceId }, call.changes as never);
       }
       if (call.finishedNow) await this.report(manager, record);
+      if (call.needsHangUp) {
+        await this.outbox.enqueue(manager, [
+          { jobName: JobName.HangUpIvrCall, workspaceId: ref.workspaceId, payload: { requestId: ref.id } },
+        ]);
+      }
       return { value };
     });
     this.outbox.afterCommit();

@@ -1,7 +1,7 @@
 import { applyProgress, type CallProgress } from './call-progress.js';
 import { converse, type DialogInput } from './dialog/dialog-engine.js';
 import type { Instructions } from './dialog/dialog-state.js';
-import { isFinished } from './ivr-enums.js';
+import { isFinished, OutboundIvrStatus } from './ivr-enums.js';
 import type { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
 
 const HANG_UP: Instructions = { play: [], gather: null, turn: -1 };
@@ -25,6 +25,12 @@ export class LiveCall {
   /** Whether this work finished the call (so its outcome must be reported). */
   get finishedNow(): boolean {
     return !this.finishedBefore && !this.live;
+  }
+
+  /** A cancelled call the provider knows of: it must be hung up there (once, when either becomes true). */
+  get needsHangUp(): boolean {
+    const { record } = this;
+    return record.status === OutboundIvrStatus.Cancelled && record.callId !== null && (this.finishedNow || 'callId' in this.changes);
   }
 
   /** Applies a provider's report; false once the call is finished. */

@@ -6,6 +6,7 @@ import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { OutboundIvrFlowsModule } from '../outbound-ivr-flows/outbound-ivr-flows.module.js';
 import { CallPlacer } from './call-placer.service.js';
 import { CallReportsService } from './call-reports.service.js';
+import { CallSweeper } from './call-sweeper.service.js';
 import { CallTracker } from './call-tracker.service.js';
 import { OutboundIvrController } from './outbound-ivr.controller.js';
 import { TwilioCallbacksController } from './twilio-callbacks.controller.js';
@@ -24,6 +25,7 @@ import { SpeechModule } from '../speech/speech.module.js';
     CallTracker,
     CallPlacer,
     CallReportsService,
+    CallSweeper,
     TwilioCallbacksService,
     SandboxVoiceProvider,
     TwilioVoiceProvider,

@@ -77,7 +77,7 @@ export class OutboundIvrService {
     return { totalCount, items: items.map(toOutboundIvrRequest) };
   }
 
-  /** Cancels a call not yet finished; a call already placed is hung up at the provider. */
+  /** Cancels a call not yet finished; a call the provider knows of is hung up there (the tracker queues it). */
   async cancel(workspaceId: string, id: string): Promise<OutboundIvrRequest> {
     const ref = { id, workspaceId };
     const before = await this.find(workspaceId, id);
@@ -85,12 +85,6 @@ export class OutboundIvrService {
     await this.tracker.progress(ref, { kind: 'ended', at: new Date(), ending: 'canceled' });
     const after = await this.find(workspaceId, id);
     if (after.status !== OutboundIvrStatus.Cancelled) throw IvrAlreadyFinished(id);
-    if (after.callId) {
-      await this.dataSource.transaction((manager) =>
-        this.outbox.enqueue(manager, [{ jobName: JobName.HangUpIvrCall, workspaceId, payload: { requestId: id } }]),
-      );
-      this.outbox.afterCommit();
-    }
     return toOutboundIvrRequest(after);
   }
 

@@ -3,7 +3,8 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Public } from '../auth/public.decorator.js';
 import { ParseIdPipe } from '../common/http/uuid-param.pipe.js';
-import { TwilioCallbacksService, type TwilioParams } from './twilio-callbacks.service.js';
+import type { TwilioParams } from './providers/twilio-status.js';
+import { TwilioCallbacksService } from './twilio-callbacks.service.js';
 
 const Id = new ParseIdPipe('OutboundIvr:Request');
 const ChannelId = new ParseIdPipe('Channels:Channel');

@@ -8,7 +8,8 @@ import { newId } from '../common/id.js';
 import { toE164 } from '../common/phone/phone-number.js';
 import { AppConfig } from '../config/app-config.js';
 import { Outbox } from '../queue/outbox.service.js';
-import type { CallEnding, CallProgress } from './call-progress.js';
+import type { CallEnding } from './call-progress.js';
+import { TWILIO_ENDINGS, twilioProgress, twilioTimestamp, type TwilioParams } from './providers/twilio-status.js';
 import { CallReportsService } from './call-reports.service.js';
 import { CallTracker, type CallRef } from './call-tracker.service.js';
 import { InboundCall } from './inbound-call.entity.js';
@@ -16,8 +17,6 @@ import { CallType, CallWebhookStatus } from './ivr-enums.js';
 import { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
 import { renderGreeting, renderInstructions } from './providers/twiml.js';
 import { twilioCallUrls } from './providers/twilio-voice.provider.js';
-
-export type TwilioParams = Record<string, string>;
 
 export interface SignedCallback {
   /** Path and query as requested; with PUBLIC_BASE_URL, the URL the provider signed. */
@@ -29,14 +28,6 @@ export interface SignedCallback {
 const InvalidSignature = () =>
   new DomainError('Voice:InvalidSignature', 'The X-Twilio-Signature header is missing or does not match.', ErrorKind.Forbidden);
 const UnknownCall = (id: string) => new NotFoundError('OutboundIvr:RequestNotFound', `Outbound IVR request '${id}' was not found.`);
-
-const ENDINGS: Record<string, CallEnding> = {
-  completed: 'completed',
-  busy: 'busy',
-  'no-answer': 'no-answer',
-  failed: 'failed',
-  canceled: 'canceled',
-};
 
 const INBOUND_STATUS: Record<CallEnding, CallWebhookStatus> = {
   completed: CallWebhookStatus.Completed,
@@ -74,7 +65,7 @@ export class TwilioCallbacksService {
 
   async status(id: string, callback: SignedCallback): Promise<void> {
     const ref = await this.verifiedCall(id, callback);
-    const progress = toProgress(callback.params);
+    const progress = twilioProgress(callback.params);
     if (progress) await this.tracker.progress(ref, progress);
   }
 
@@ -87,10 +78,10 @@ export class TwilioCallbacksService {
   async inboundStatus(channelId: string, callback: SignedCallback): Promise<void> {
     const channel = await this.verifiedChannel(channelId, callback);
     const { params } = callback;
-    const ending = ENDINGS[params.CallStatus];
+    const ending = TWILIO_ENDINGS[params.CallStatus];
     const caller = toE164(params.From ?? '');
     if (!ending || !params.CallSid || !caller) return; // still ringing or talking, or an anonymous caller
-    const hangupTime = timestampOf(params);
+    const hangupTime = twilioTimestamp(params);
     const durationSeconds = Number(params.CallDuration) || 0;
     const status = INBOUND_STATUS[ending];
     const call: InboundCall = {
@@ -133,8 +124,9 @@ export class TwilioCallbacksService {
       .getRepository(OutboundIvrRequestEntity)
       .findOne({ where: { id }, select: { id: true, workspaceId: true, channelId: true } });
     if (!record) throw UnknownCall(id);
-    const channel = await this.channels.get(record.workspaceId, record.channelId).catch(() => null);
-    if (!channel) throw UnknownCall(id);
+    // A channel deleted mid-call still authenticates its calls' callbacks, so they can finish.
+    const channel = await this.channels.getIncludingDeleted(record.workspaceId, record.channelId);
+    if (channel?.voiceProvider !== 'twilio') throw UnknownCall(id);
     this.verify(channel, callback);
     return { id: record.id, workspaceId: record.workspaceId };
   }
@@ -153,38 +145,4 @@ export class TwilioCallbacksService {
       throw InvalidSignature();
     }
   }
-}
-
-function toProgress(params: TwilioParams): CallProgress | null {
-  const at = timestampOf(params);
-  switch (params.CallStatus) {
-    case 'queued':
-    case 'initiated':
-      return params.CallSid ? { kind: 'initiated', at, callId: params.CallSid } : null;
-    case 'ringing':
-      return { kind: 'ringing', at };
-    case 'in-progress':
-      return { kind: 'answered', at };
-  }
-  const ending = ENDINGS[params.CallStatus];
-  if (!ending) return null;
-  const duration = Number(params.CallDuration);
-  const sip = params.SipResponseCode ? `SIP_${params.SipResponseCode}` : null;
-  const providerError = params.ErrorCode
-    ? `Provider error ${params.ErrorCode}${params.ErrorMessage ? `: ${params.ErrorMessage}` : ''}`
-    : null;
-  return {
-    kind: 'ended',
-    at,
-    ending,
-    durationSeconds: Number.isFinite(duration) && params.CallDuration !== undefined ? duration : null,
-    hangupCause: ending === 'failed' ? sip : null,
-    errorMessage: providerError,
-  };
-}
-
-/** The provider's event time (RFC 2822 `Timestamp`) when it sends one; else now. */
-function timestampOf(params: TwilioParams): Date {
-  const parsed = params.Timestamp ? new Date(params.Timestamp) : null;
-  return parsed && !Number.isNaN(parsed.getTime()) ? parsed : new Date();
 }

@@ -23,6 +23,8 @@ export enum JobName {
   PlaceIvrCall = 'outbound-ivr.place',
   /** Hangs up a cancelled call at its voice provider: `{ requestId }`. */
   HangUpIvrCall = 'outbound-ivr.hang-up',
+  /** Ends outbound IVR calls whose final report never came (repeatable). */
+  SweepStaleIvrCalls = 'maintenance.sweep-stale-ivr-calls',
 }
 
 export const QUEUE_OF_JOB: Record<JobName, QueueName> = {
@@ -33,6 +35,7 @@ export const QUEUE_OF_JOB: Record<JobName, QueueName> = {
   [JobName.ProcessWhatsAppWebhook]: QueueName.WhatsApp,
   [JobName.PlaceIvrCall]: QueueName.OutboundIvr,
   [JobName.HangUpIvrCall]: QueueName.OutboundIvr,
+  [JobName.SweepStaleIvrCalls]: QueueName.Maintenance,
 };
 
 export const ALL_QUEUES: QueueName[] = Object.values(QueueName);

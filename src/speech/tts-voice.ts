@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
-import { IsEnum, IsOptional } from 'class-validator';
-import { IntEnumProperty } from '../openapi/int-enum.js';
+import { IsOptional } from 'class-validator';
+import { IntEnumProperty, IsIntEnum } from '../openapi/int-enum.js';
 
 /** Voice of synthesized speech. */
 export enum TtsVoice {
@@ -9,11 +9,13 @@ export enum TtsVoice {
   Male = 2,
 }
 
-/** `"Female"`/`"Male"` in any case, or 1/2, to the enum; anything else is left for IsEnum to refuse. */
+/** `"Female"`/`"Male"` in any case, or 1/2 (also as strings), to the enum; anything else is left for validation to refuse. */
 function toTtsVoice({ value }: { value: unknown }): unknown {
   if (typeof value !== 'string') return value;
-  const byName = Object.entries(TtsVoice).find(([name]) => name.toLowerCase() === value.trim().toLowerCase());
-  return byName ? byName[1] : value;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text);
+  const name = Object.keys(TtsVoice).find((key) => Number.isNaN(Number(key)) && key.toLowerCase() === text.toLowerCase());
+  return name ? TtsVoice[name as keyof typeof TtsVoice] : value;
 }
 
 /** An optional `ttsVoice` request field: name or number on input, the integer on output. */
@@ -22,6 +24,6 @@ export function TtsVoiceField(): PropertyDecorator {
     IntEnumProperty(TtsVoice, 'TtsVoice', { required: false, description: '1 Female (default), 2 Male; "Female"/"Male" also accepted.' }),
     Transform(toTtsVoice),
     IsOptional(),
-    IsEnum(TtsVoice, { message: 'ttsVoice must be "Female", "Male", 1 or 2' }),
+    IsIntEnum(TtsVoice, { message: 'ttsVoice must be "Female", "Male", 1 or 2' }),
   );
 }

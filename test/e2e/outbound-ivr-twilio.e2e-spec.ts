@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { getExpectedTwilioSignature } from 'twilio/lib/webhooks/webhooks.js';
+import { CallSweeper } from '../../src/outbound-ivr/call-sweeper.service.js';
 import { FakeTwilio } from '../support/fake-twilio.js';
 import { createChannel, createWorkspace, waitFor, type WorkspaceFixture } from '../support/fixtures.js';
 import { freePort } from '../support/free-port.js';
@@ -91,7 +93,7 @@ describe('Outbound IVR through a Twilio-compatible voice API', () => {
     assert.deepEqual(placed.form.getAll('StatusCallbackEvent'), ['initiated', 'ringing', 'answered', 'completed']);
 
     const [first, last] = [call.twiml[0], call.twiml.at(-1)!];
-    assert.match(first, /<Play>https:\/\/media\.example\.com\/welcome\.wav<\/Play><Gather numDigits="1" timeout="6"/);
+    assert.match(first, /<Play>https:\/\/media\.example\.com\/welcome\.wav<\/Play><Gather numDigits="1" finishOnKey="" timeout="6"/);
     assert.match(
       first,
       /<Gather[^>]*action="[^"]*\/gather\?turn=0"[^>]*><Play>https:\/\/media\.example\.com\/question\.wav<\/Play><\/Gather>/,
@@ -119,6 +121,18 @@ describe('Outbound IVR through a Twilio-compatible voice API', () => {
     assert.match(call.twiml[2], /<Hangup\/>/);
   });
 
+  it("'#' and '*' are digits like the others", async () => {
+    fake.expectCall({ answer: true, digits: ['#'] });
+    const { record } = await callThrough({
+      options: [
+        { digit: '#', description: 'Hash' },
+        { digit: '*', description: 'Star' },
+      ],
+    });
+    assert.equal(record.result, 1);
+    assert.equal(record.pressedDigit, '#');
+  });
+
   it('busy and failed calls end Busy/DestinationBusy and Failed/TechnicalFailure', async () => {
     fake.expectCall({ answer: 'busy' });
     const busy = await callThrough();
@@ -142,6 +156,13 @@ describe('Outbound IVR through a Twilio-compatible voice API', () => {
     assert.equal(unsigned.status, 403);
     const answerUrl = `${publicBaseUrl}/v1/voice/twilio/calls/${record.id}/answer`;
     assert.equal((await fake.post(answerUrl, params, 'bm90LWEtc2lnbmF0dXJl')).status, 403);
+    // A real signature, but over other fields, another call's URL or another turn.
+    const signedFor = (url: string, fields: Record<string, string>) => getExpectedTwilioSignature(AUTH_TOKEN, url, fields);
+    assert.equal((await fake.post(statusUrl, { ...params, CallStatus: 'busy' }, signedFor(statusUrl, params))).status, 403);
+    const otherCall = statusUrl.replace(record.id, '00000000-0000-4000-8000-000000000000');
+    assert.equal((await fake.post(statusUrl, params, signedFor(otherCall, params))).status, 403);
+    const gatherUrl = `${publicBaseUrl}/v1/voice/twilio/calls/${record.id}/gather`;
+    assert.equal((await fake.post(`${gatherUrl}?turn=1`, params, signedFor(`${gatherUrl}?turn=0`, params))).status, 403);
 
     assert.equal((await fake.post(statusUrl, params)).status, 204);
     assert.equal((await fake.post(statusUrl, { CallSid: record.callId, CallStatus: 'busy' })).status, 204);
@@ -169,6 +190,41 @@ describe('Outbound IVR through a Twilio-compatible voice API', () => {
     const final = (await a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body;
     assert.equal(final.status, 8, 'the late no-answer report does not move the cancelled call');
     assert.equal(final.result, 7);
+  });
+
+  it('a repeated or stale gather callback gets the current TwiML again and does not move the dialog', async () => {
+    fake.expectCall({ answer: 'no-answer', ringMs: 4000 });
+    const created = await a.api.post('/v1/outbound-ivr', request({ maxAudioRetries: 2 }));
+    await waitFor(async () => (await a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body.status === 2, 10_000, 'ringing');
+    const base = `${publicBaseUrl}/v1/voice/twilio/calls/${created.body.id}`;
+    const params = { CallSid: fake.calls.at(-1)!.sid, CallStatus: 'in-progress' };
+    const first = await fake.post(`${base}/answer`, params);
+    assert.match(first.body, /turn=0/);
+    assert.equal((await fake.post(`${base}/answer`, params)).body, first.body, 'a repeated answer callback');
+    const invalid = await fake.post(`${base}/gather?turn=0`, { ...params, Digits: '9' });
+    assert.match(invalid.body, /failed\.wav.*turn=1/);
+    const stale = await fake.post(`${base}/gather?turn=0`, { ...params, Digits: '1' });
+    assert.equal(stale.body, invalid.body, 'a stale turn');
+    const valid = await fake.post(`${base}/gather?turn=1`, { ...params, Digits: '1' });
+    assert.match(valid.body, /<Hangup\/>/);
+    await fake.post(`${base}/status`, { ...params, CallStatus: 'completed', CallDuration: '9' });
+    const record = (await a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body;
+    assert.deepEqual([record.status, record.result, record.pressedDigit, record.callDurationSeconds], [4, 1, '1', 9]);
+    await fake.calls.at(-1)!.done;
+    assert.equal((await a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body.status, 4, 'the late no-answer changes nothing');
+  });
+
+  it('a provider 500 on placing is not retried (the call may exist); the sweeper ends it Failed', async () => {
+    fake.expectCall({ answer: true, apiStatus: 500 });
+    const before = fake.requests.filter((r) => r.path.endsWith('/Calls.json')).length;
+    const created = await a.api.post('/v1/outbound-ivr', request());
+    await waitFor(async () => fake.requests.filter((r) => r.path.endsWith('/Calls.json')).length > before, 10_000, 'the placement request');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    assert.equal(fake.requests.filter((r) => r.path.endsWith('/Calls.json')).length, before + 1, 'asked once');
+    assert.equal((await a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body.status, 0);
+    assert.ok((await t.app.get(CallSweeper).sweep(0)) >= 1);
+    const record = (await a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body;
+    assert.deepEqual([record.status, record.result, record.hangupCause], [7, 6, 'NO_FINAL_REPORT']);
   });
 
   it('answers an inbound call with the greeting and reports it once: call record, timeline event and Call Webhook', async () => {

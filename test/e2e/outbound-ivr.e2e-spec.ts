@@ -4,6 +4,8 @@ import { createChannel, createWorkspace, waitFor, type WorkspaceFixture } from '
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { verifySignature, WebhookReceiver } from '../support/webhook-receiver.js';
 import { parseWavHeader } from '../../src/media/wav.js';
+import { CallPlacer } from '../../src/outbound-ivr/call-placer.service.js';
+import { CallSweeper } from '../../src/outbound-ivr/call-sweeper.service.js';
 
 const OFFSET_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;
 const AUDIO = 'https://media.example.com/question.wav';
@@ -109,7 +111,7 @@ describe('Outbound IVR with the sandbox voice provider', () => {
         ttsText: null,
         ttsVoice: 1,
         audioType: 1,
-        options: [{ digit: '1', description: 'Confirm', responseMessageFileUrl: null }],
+        options: [{ digit: '1', description: 'Confirm' }],
         webhookUrl: 'https://hooks.example.com/ivr',
         maxAudioRetries: 3,
         inputTimeoutMs: 5000,
@@ -150,6 +152,10 @@ describe('Outbound IVR with the sandbox voice provider', () => {
     assert.equal(res.body.digitTimeoutMs, 3000);
     assert.equal(res.body.ttsVoice, 2);
     assert.equal(res.body.audioType, 2);
+    const numeric = await a.api.post('/v1/outbound-ivr', { ...request(channel.id), audioFileUrl: undefined, ttsText: 'Hi', ttsVoice: '1' });
+    assert.equal(numeric.status, 200, numeric.text);
+    assert.equal(numeric.body.ttsVoice, 1);
+    await a.api.post(`/v1/outbound-ivr/${numeric.body.id}/cancel`, {});
     assert.equal(res.body.audioFileUrl, null);
     assert.equal(res.body.externalId, null);
     await a.api.post(`/v1/outbound-ivr/${res.body.id}/cancel`, {});
@@ -185,6 +191,7 @@ describe('Outbound IVR with the sandbox voice provider', () => {
       ['an externalId of 257 characters', { externalId: 'x'.repeat(257) }, 'externalId'],
       ['ttsText of 5001 characters', { audioFileUrl: undefined, ttsText: 'x'.repeat(5001) }, 'ttsText'],
       ['an unknown voice', { audioFileUrl: undefined, ttsText: 'Hi', ttsVoice: 'Robot' }, 'ttsVoice'],
+      ['a voice number out of range', { audioFileUrl: undefined, ttsText: 'Hi', ttsVoice: '3' }, 'ttsVoice'],
       ['a flowId with options', { flowId: '00000000-0000-4000-8000-000000000000', audioFileUrl: undefined }, 'options'],
     ];
     for (const [what, change, member] of cases) {
@@ -290,7 +297,7 @@ describe('Outbound IVR with the sandbox voice provider', () => {
 
   it('silence past the retries: NoInput', async () => {
     const channel = await voiceChannel({ pressDigits: [] });
-    const { record, payload } = await callThrough(channel.id, { maxAudioRetries: 0 });
+    const { record, payload } = await callThrough(channel.id, { maxAudioRetries: 1 });
     assert.equal(record.status, 4);
     assert.equal(record.result, 2);
     assert.equal(payload.result, 2);
@@ -449,6 +456,23 @@ describe('Outbound IVR with the sandbox voice provider', () => {
     assert.deepEqual([format.audioFormat, format.channels, format.sampleRate, format.bitsPerSample], [1, 1, 8000, 16]);
   });
 
+  it('a sandbox call whose worker died ends Failed when its job runs again; the sweeper ends calls with no final report', async () => {
+    const channel = await voiceChannel({ ringMs: 60_000 });
+    const first = await a.api.post('/v1/outbound-ivr', request(channel.id));
+    await waitFor(async () => (await a.api.get(`/v1/outbound-ivr/${first.body.id}`)).body.status === 2, 10_000, 'ringing');
+    await t.app.get(CallPlacer).place({ id: first.body.id, workspaceId: a.workspaceId }, false);
+    const interrupted = await finished(first.body.id);
+    assert.deepEqual([interrupted.status, interrupted.result], [7, 6]);
+    assert.equal(interrupted.errorMessage, 'The call was interrupted by a worker restart.');
+
+    const second = await a.api.post('/v1/outbound-ivr', request(channel.id));
+    await waitFor(async () => (await a.api.get(`/v1/outbound-ivr/${second.body.id}`)).body.status === 2, 10_000, 'ringing');
+    assert.equal(await t.app.get(CallSweeper).sweep(60_000), 0, 'not stale yet');
+    assert.ok((await t.app.get(CallSweeper).sweep(0)) >= 1);
+    const swept = await finished(second.body.id);
+    assert.deepEqual([swept.status, swept.hangupCause], [7, 'NO_FINAL_REPORT']);
+  });
+
   it('replays a repeated Idempotency-Key without a second call', async () => {
     const channel = await voiceChannel({ pressDigits: ['1'] });
     const body = request(channel.id);
@@ -467,8 +491,11 @@ describe('Outbound IVR with the sandbox voice provider', () => {
     assert.equal((await b.api.get(`/v1/outbound-ivr/${created.body.id}`)).status, 404);
     assert.equal((await b.api.post(`/v1/outbound-ivr/${created.body.id}/cancel`, {})).status, 404);
     assert.equal((await b.api.get('/v1/outbound-ivr')).body.totalCount, 0);
+    await waitFor(async () => (await a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body.status === 2, 10_000, 'ringing');
     const own = await a.api.get('/v1/outbound-ivr?Status=2&MaxResultCount=1000');
     assert.equal(own.status, 200);
+    assert.ok(own.body.items.some((r: { id: string }) => r.id === created.body.id));
+    assert.equal((await a.api.get('/v1/outbound-ivr?Status=Ringing')).status, 400);
     await a.api.post(`/v1/outbound-ivr/${created.body.id}/cancel`, {});
   });
 });

@@ -12,6 +12,8 @@ export interface FakeCallScript {
   durationSeconds?: number;
   /** How long it rings before it is answered (or not). */
   ringMs?: number;
+  /** Answer Calls.json with this error status instead of placing the call. */
+  apiStatus?: number;
 }
 
 export interface ReceivedApiRequest {
@@ -48,9 +50,15 @@ export class FakeTwilio {
         const form = new URLSearchParams(body);
         fake.requests.push({ path: req.url ?? '', authorization: req.headers.authorization, form });
         if (req.url?.endsWith('/Calls.json')) {
+          const script = fake.scripts.shift() ?? { answer: true };
+          if (script.apiStatus) {
+            res
+              .writeHead(script.apiStatus, { 'content-type': 'application/json' })
+              .end(JSON.stringify({ code: 20500, message: 'Internal error' }));
+            return;
+          }
           const sid = `CA${randomBytes(16).toString('hex')}`;
           res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ sid, status: 'queued' }));
-          const script = fake.scripts.shift() ?? { answer: true };
           const call: FakeCall = { sid, twiml: [], done: Promise.resolve() };
           call.done = fake.play(call, form, script);
           fake.calls.push(call);
@@ -112,9 +120,13 @@ export class FakeTwilio {
     let twiml = (await this.post(placed.get('Url')!, { ...base, CallStatus: 'in-progress' })).body;
     call.twiml.push(twiml);
     for (let exchange = 0; exchange < 60 && !twiml.includes('<Hangup'); exchange++) {
-      const action = /<Gather[^>]*action="([^"]+)"/.exec(twiml)?.[1]?.replace(/&amp;/g, '&');
+      const gather = /<Gather[^>]*>/.exec(twiml)?.[0] ?? '';
+      const action = /action="([^"]+)"/.exec(gather)?.[1]?.replace(/&amp;/g, '&');
       if (!action) break;
-      const digit = digits.shift();
+      // Like Twilio: the finishOnKey (default '#') submits the gather instead of being a digit.
+      const finishOnKey = /finishOnKey="([^"]*)"/.exec(gather)?.[1] ?? '#';
+      const pressed = digits.shift();
+      const digit = pressed === finishOnKey ? '' : pressed;
       twiml = (await this.post(action, { ...base, CallStatus: 'in-progress', ...(digit ? { Digits: digit } : {}) })).body;
       call.twiml.push(twiml);
     }

@@ -1,11 +1,10 @@
-import { IntEnumProperty } from '../../openapi/int-enum.js';
+import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
   IsBoolean,
-  IsEnum,
   IsIn,
   IsInt,
   IsOptional,
@@ -65,7 +64,7 @@ export class VoiceConfigDto {
 export class ChannelConfigDto {
   @IsString() @MinLength(1) @MaxLength(200) name: string;
   @IntEnumProperty(ChannelType, 'ChannelType')
-  @IsEnum(ChannelType)
+  @IsIntEnum(ChannelType)
   type: ChannelType;
   @IsOptional() @IsString() @MaxLength(2048) icon?: string;
   @PhoneNumberField('The channel number.') phoneNumber: string;

@@ -1,20 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { plainToInstance, Transform, Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsBoolean,
-  IsEnum,
-  IsOptional,
-  IsString,
-  Matches,
-  MaxLength,
-  MinLength,
-  ValidateNested,
-} from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
 import { TimestampFormat } from '../../common/time/timestamp-format.js';
-import { IntEnumProperty } from '../../openapi/int-enum.js';
+import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
 import { ContactPropertyDefinition, ContactPropertyType } from '../contact-property-definition.entity.js';
 
 /** `"Select"` or `3`, case-insensitive names. */
@@ -59,7 +48,7 @@ export class CreateContactPropertyDto {
     description: '1 Text, 2 Number, 3 Select, 4 Date (or the name)',
   })
   @Transform(toPropertyType)
-  @IsEnum(ContactPropertyType, { message: 'type must be one of 1 Text, 2 Number, 3 Select, 4 Date' })
+  @IsIntEnum(ContactPropertyType, { message: 'type must be one of 1 Text, 2 Number, 3 Select, 4 Date' })
   type: ContactPropertyType;
   @IsOptional() @IsBoolean() isRequired?: boolean;
   @SelectOptionsField()
@@ -72,7 +61,7 @@ export class UpdateContactPropertyDto {
   @ApiProperty({ required: false, oneOf: [{ type: 'integer' }, { type: 'string' }] })
   @IsOptional()
   @Transform(toPropertyType)
-  @IsEnum(ContactPropertyType)
+  @IsIntEnum(ContactPropertyType)
   type?: ContactPropertyType;
   @IsOptional() @IsBoolean() isRequired?: boolean;
   @SelectOptionsField()

@@ -1,9 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { Allow, IsEmail, IsEnum, IsObject, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { Allow, IsEmail, IsObject, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { PhoneNumberField } from '../../common/phone/phone-number.js';
 import { SortedPagedRequestDto } from '../../common/paging/paged-request.dto.js';
-import { IntEnumProperty } from '../../openapi/int-enum.js';
+import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
 import { ContactPropertyType } from '../../contact-properties/contact-property-definition.entity.js';
 import { ContactType } from '../contact.entity.js';
 
@@ -15,7 +15,7 @@ export class CreateContactDto {
   @IsOptional() @Transform(emptyToNull) @ValidateIf((_, v) => v !== null) @IsEmail() @MaxLength(320) email?: string | null;
   @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(200) company?: string | null;
   @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(200) position?: string | null;
-  @IsOptional() @IntEnumProperty(ContactType, 'ContactType') @IsEnum(ContactType) contactType?: ContactType;
+  @IsOptional() @IntEnumProperty(ContactType, 'ContactType') @IsIntEnum(ContactType) contactType?: ContactType;
   @ApiProperty({ required: false, nullable: true, type: Object, additionalProperties: true, description: 'A free JSON object.' })
   @IsOptional()
   @ValidateIf((_, v) => v !== null)
@@ -32,7 +32,7 @@ export class UpdateContactDto {
   @IsOptional() @Transform(emptyToNull) @ValidateIf((_, v) => v !== null) @IsEmail() @MaxLength(320) email?: string | null;
   @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(200) company?: string | null;
   @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(200) position?: string | null;
-  @IsOptional() @IntEnumProperty(ContactType, 'ContactType') @IsEnum(ContactType) contactType?: ContactType;
+  @IsOptional() @IntEnumProperty(ContactType, 'ContactType') @IsIntEnum(ContactType) contactType?: ContactType;
   @ApiProperty({ required: false, nullable: true, type: Object, additionalProperties: true })
   @IsOptional()
   @ValidateIf((_, v) => v !== null)

@@ -1,8 +1,8 @@
 import { Type } from 'class-transformer';
-import { Allow, ArrayMaxSize, IsArray, IsEnum, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
+import { Allow, ArrayMaxSize, IsArray, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
 import { ApiProperty } from '@nestjs/swagger';
 import { SortedPagedRequestDto } from '../../common/paging/paged-request.dto.js';
-import { IntEnumProperty } from '../../openapi/int-enum.js';
+import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
 
 export enum SearchOperator {
   Equals = 1,
@@ -19,7 +19,7 @@ export enum SearchOperator {
 
 export class CustomPropertyFilterDto {
   @IsUUID() propertyDefinitionId: string;
-  @IntEnumProperty(SearchOperator, 'SearchOperator') @IsEnum(SearchOperator) operator: SearchOperator;
+  @IntEnumProperty(SearchOperator, 'SearchOperator') @IsIntEnum(SearchOperator) operator: SearchOperator;
   /** Compared as the property's type; not used by HasValue and HasNoValue. */
   @ApiProperty({
     required: false,

@@ -1,9 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsEnum, IsISO8601, IsOptional, IsString, IsUUID, MaxLength, ArrayMaxSize, IsArray } from 'class-validator';
+import { IsBoolean, IsISO8601, IsOptional, IsString, IsUUID, MaxLength, ArrayMaxSize, IsArray } from 'class-validator';
 import { PhoneNumberField } from '../../common/phone/phone-number.js';
 import { SortedPagedRequestDto } from '../../common/paging/paged-request.dto.js';
-import { IntEnumProperty } from '../../openapi/int-enum.js';
+import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
 import { ChannelType } from '../../channels/channel.entity.js';
 import { ContactType } from '../../contacts/contact.entity.js';
 import { TagDto } from '../../tags/dto/tag.dto.js';
@@ -22,7 +22,7 @@ export class ListConversationsQueryDto extends SortedPagedRequestDto {
   @IsOptional()
   @Transform(toInt)
   @IntEnumProperty(ConversationStatus, 'ConversationStatus')
-  @IsEnum(ConversationStatus)
+  @IsIntEnum(ConversationStatus)
   status?: ConversationStatus;
   /** Comma-separated user ids (`userId` of Get Workspace Users). */
   @ApiProperty({ required: false, type: String })
@@ -74,7 +74,7 @@ export class AssignConversationDto {
 }
 
 export class ConversationStatusDto {
-  @IntEnumProperty(ConversationStatus, 'ConversationStatus') @Transform(toInt) @IsEnum(ConversationStatus) status: ConversationStatus;
+  @IntEnumProperty(ConversationStatus, 'ConversationStatus') @Transform(toInt) @IsIntEnum(ConversationStatus) status: ConversationStatus;
 }
 
 export class TagConversationDto {

@@ -1,13 +1,18 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEnum, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { PagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { formatTimestamp, TimestampFormat } from '../../common/time/timestamp-format.js';
-import { IntEnumProperty } from '../../openapi/int-enum.js';
+import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
 import { TtsVoice } from '../../speech/tts-voice.js';
 import { OutboundIvrAudioType, OutboundIvrResult, OutboundIvrStatus } from '../ivr-enums.js';
 import type { OutboundIvrRequestEntity } from '../outbound-ivr-request.entity.js';
-import { OutboundIvrOption } from './ivr-option.dto.js';
+
+/** A selectable digit as the record shows it. */
+export class OutboundIvrRecordOption {
+  digit: string;
+  description: string;
+}
 
 /** One question answered during a flow call. */
 export class OutboundIvrAnswer {
@@ -33,7 +38,7 @@ export class OutboundIvrRequest {
   ttsText: string | null;
   @IntEnumProperty(TtsVoice, 'TtsVoice') ttsVoice: TtsVoice;
   @IntEnumProperty(OutboundIvrAudioType, 'OutboundIvrAudioType', { nullable: true }) audioType: OutboundIvrAudioType | null;
-  @ApiProperty({ type: [OutboundIvrOption] }) options: OutboundIvrOption[];
+  @ApiProperty({ type: [OutboundIvrRecordOption] }) options: OutboundIvrRecordOption[];
   webhookUrl: string;
   maxAudioRetries: number;
   inputTimeoutMs: number;
@@ -83,7 +88,7 @@ export class ListOutboundIvrQueryDto extends PagedRequestDto {
   @IsOptional()
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value))
   @IntEnumProperty(OutboundIvrStatus, 'OutboundIvrStatus', { required: false })
-  @IsEnum(OutboundIvrStatus)
+  @IsIntEnum(OutboundIvrStatus)
   status?: OutboundIvrStatus;
   @IsOptional() @IsString() @MaxLength(256) externalId?: string;
 }
@@ -101,7 +106,7 @@ export function toOutboundIvrRequest(r: OutboundIvrRequestEntity): OutboundIvrRe
     ttsText: r.ttsText,
     ttsVoice: r.ttsVoice,
     audioType: r.audioType,
-    options: r.options.map((o) => ({ digit: o.digit, description: o.description, responseMessageFileUrl: o.responseMessageFileUrl })),
+    options: r.options.map((o) => ({ digit: o.digit, description: o.description })),
     webhookUrl: r.webhookUrl,
     maxAudioRetries: r.maxAudioRetries,
     inputTimeoutMs: r.inputTimeoutMs,

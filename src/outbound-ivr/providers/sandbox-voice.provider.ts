@@ -50,6 +50,11 @@ export class SandboxVoiceProvider implements VoiceProvider, BeforeApplicationShu
   /** Nothing to do: the simulated call notices at its next check that the record is finished. */
   async hangUp(): Promise<void> {}
 
+  /** A simulated call exists only in the job that plays it. */
+  async finalReport(): Promise<null> {
+    return null;
+  }
+
   beforeApplicationShutdown(): void {
     this.shutdown.abort();
   }

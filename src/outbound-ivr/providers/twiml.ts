@@ -18,6 +18,8 @@ export function renderInstructions(instructions: Instructions, gatherUrl: string
   response
     .gather({
       numDigits: 1,
+      // Twilio ends a gather on '#' by default, which would make '#' unselectable.
+      finishOnKey: '',
       timeout: Math.ceil(gather.timeoutMs / 1000),
       action,
       method: 'POST',

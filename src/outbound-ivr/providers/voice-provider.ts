@@ -18,6 +18,9 @@ export interface CallSession {
 /** A temporary failure: nothing was placed, and trying again later may work. */
 export class VoiceProviderUnavailable extends Error {}
 
+/** The request may or may not have reached the provider (a timeout, a reset, a 5xx): retrying could call twice. */
+export class VoiceProviderAmbiguous extends Error {}
+
 /** The provider refused the call for good (bad number, bad credentials). */
 export class VoiceProviderRefused extends Error {
   constructor(
@@ -37,4 +40,6 @@ export interface VoiceProvider {
   call(channel: Channel, request: OutboundIvrRequestEntity, session: CallSession): Promise<void>;
   /** Ends a call that was cancelled while the provider was running it. */
   hangUp(channel: Channel, callId: string): Promise<void>;
+  /** The provider's account of how a call ended, or null while it runs or when the provider keeps none. */
+  finalReport(channel: Channel, callId: string): Promise<CallProgress | null>;
 }

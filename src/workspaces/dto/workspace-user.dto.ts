@@ -1,6 +1,6 @@
-import { IntEnumProperty } from '../../openapi/int-enum.js';
+import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
 
-import { IsBoolean, IsEmail, IsEnum, IsOptional, IsString, IsUrl, MaxLength, MinLength } from 'class-validator';
+import { IsBoolean, IsEmail, IsOptional, IsString, IsUrl, MaxLength, MinLength } from 'class-validator';
 import { Transform } from 'class-transformer';
 import { PhoneNumberField } from '../../common/phone/phone-number.js';
 import { TimestampFormat } from '../../common/time/timestamp-format.js';
@@ -42,7 +42,7 @@ export class CreateWorkspaceUserDto {
   @IsString() @MinLength(1) @MaxLength(200) name: string;
   @Transform(({ value }: { value: unknown }) => (value === 'Owner' ? 1 : value === 'Member' ? 2 : value))
   @IntEnumProperty(WorkspaceUserRole, 'WorkspaceUserRole', { description: '1 Owner, 2 Member (names accepted)' })
-  @IsEnum(WorkspaceUserRole)
+  @IsIntEnum(WorkspaceUserRole)
   role: WorkspaceUserRole;
   @IsOptional() @PhoneNumberField() phoneNumber?: string;
   @IsOptional() @IsUrl({ require_protocol: true, protocols: ['http', 'https'] }) @MaxLength(2048) logoUrl?: string;

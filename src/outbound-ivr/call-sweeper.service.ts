@@ -1,0 +1,84 @@
+import { InjectQueue } from '@nestjs/bull';
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import type { Queue } from 'bull';
+import { DataSource, In, LessThan, Repository } from 'typeorm';
+import { ChannelsService } from '../channels/channels.service.js';
+import { AppConfig } from '../config/app-config.js';
+import { JobHandler } from '../queue/job-handler.decorator.js';
+import { JobName, QueueName } from '../queue/queue-names.js';
+import { CallTracker } from './call-tracker.service.js';
+import { OutboundIvrStatus } from './ivr-enums.js';
+import { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
+import { SandboxVoiceProvider } from './providers/sandbox-voice.provider.js';
+import { TwilioVoiceProvider } from './providers/twilio-voice.provider.js';
+
+const SWEEP_EVERY_MS = 60_000;
+const BATCH = 200;
+const UNFINISHED = [OutboundIvrStatus.Pending, OutboundIvrStatus.Initiated, OutboundIvrStatus.Ringing, OutboundIvrStatus.InProgress];
+
+/**
+ * Ends calls whose final report never came: a lost status callback, a worker that died while it
+ * played a sandbox call, a placement whose outcome was unknown. Every minute it takes the calls
+ * placed longer ago than IVR_STALE_CALL_MINUTES and still unfinished: a provider that knows how
+ * one ended says so; the others end Failed.
+ */
+@Injectable()
+export class CallSweeper implements OnApplicationBootstrap {
+  private readonly logger = new Logger(CallSweeper.name);
+  private readonly requests: Repository<OutboundIvrRequestEntity>;
+
+  constructor(
+    dataSource: DataSource,
+    private readonly config: AppConfig,
+    private readonly channels: ChannelsService,
+    private readonly tracker: CallTracker,
+    private readonly sandbox: SandboxVoiceProvider,
+    private readonly twilio: TwilioVoiceProvider,
+    @InjectQueue(QueueName.Maintenance) private readonly queue: Queue,
+  ) {
+    this.requests = dataSource.getRepository(OutboundIvrRequestEntity);
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.config.runsWorker) return;
+    await this.queue.add(JobName.SweepStaleIvrCalls, {}, { repeat: { every: SWEEP_EVERY_MS }, jobId: JobName.SweepStaleIvrCalls });
+  }
+
+  @JobHandler(JobName.SweepStaleIvrCalls)
+  async run(): Promise<{ ended: number }> {
+    return { ended: await this.sweep(this.config.voice.staleCallMinutes * 60_000) };
+  }
+
+  /** Ends the stale calls placed more than `olderThanMs` ago; returns how many it ended. */
+  async sweep(olderThanMs: number): Promise<number> {
+    // Across workspaces by design (a system job); each call is then changed under its own workspace.
+    const stale = await this.requests.find({
+      where: { status: In(UNFINISHED), placementStartedAt: LessThan(new Date(Date.now() - olderThanMs)) },
+      select: { id: true, workspaceId: true, channelId: true, callId: true },
+      order: { placementStartedAt: 'ASC' },
+      take: BATCH,
+    });
+    let ended = 0;
+    for (const call of stale) {
+      const ref = { id: call.id, workspaceId: call.workspaceId };
+      try {
+        const channel = await this.channels.getIncludingDeleted(call.workspaceId, call.channelId);
+        const provider = channel?.voiceProvider === 'twilio' ? this.twilio : this.sandbox;
+        const report = channel && call.callId ? await provider.finalReport(channel, call.callId) : null;
+        const minutes = Math.round(olderThanMs / 60_000);
+        const progress = report ?? {
+          kind: 'ended' as const,
+          at: new Date(),
+          ending: 'failed' as const,
+          hangupCause: 'NO_FINAL_REPORT',
+          errorMessage: `No final report arrived from the voice provider within ${minutes} minutes of placing the call.`,
+        };
+        if (!(await this.tracker.progress(ref, progress))) ended++;
+      } catch (err) {
+        // The provider may be unreachable now; the call stays for the next sweep.
+        this.logger.warn(`Could not settle stale call ${call.id}: ${(err as Error).message}`);
+      }
+    }
+    return ended;
+  }
+}
