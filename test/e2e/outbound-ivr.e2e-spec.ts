@@ -352,6 +352,12 @@ describe('Outbound IVR with the sandbox voice provider', () => {
     assert.equal(listed.body.totalCount, 1);
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(receiver.at(new URL(body.webhookUrl).pathname).length, 1, 'one call, one outcome');
+
+    const racing = request(channel.id, { externalId: 'race-8' });
+    const answers = await Promise.all(Array.from({ length: 6 }, () => a.api.post('/v1/outbound-ivr', racing)));
+    assert.deepEqual(new Set(answers.map((r) => r.status)), new Set([200]));
+    assert.equal(new Set(answers.map((r) => r.body.id)).size, 1, 'six racing requests, one record');
+    assert.equal((await a.api.get('/v1/outbound-ivr?ExternalId=race-8')).body.totalCount, 1);
   });
 
   it('runs a saved flow: one answer per question, the last digit as pressedDigit, the version it started with', async () => {
