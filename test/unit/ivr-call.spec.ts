@@ -137,10 +137,16 @@ describe('the call state machine', () => {
   });
 
   it('never changes a finished call', () => {
-    const done = record({ status: OutboundIvrStatus.Completed, completedAt: now });
+    const done = record({ status: OutboundIvrStatus.Completed, completedAt: now, callId: 'CA1' });
     for (const kind of ['initiated', 'ringing', 'answered'] as const) {
       assert.equal(applyProgress(done, { kind, at: later(1), callId: 'x' }), null);
     }
     assert.equal(applyProgress(done, { kind: 'ended', at: later(1), ending: 'busy' }), null);
+  });
+
+  it('a call cancelled while it was being placed still learns its id (to be hung up), and nothing else', () => {
+    const cancelled = record({ status: OutboundIvrStatus.Cancelled, result: OutboundIvrResult.Cancelled, completedAt: now });
+    assert.deepEqual(applyProgress(cancelled, { kind: 'initiated', at: later(1), callId: 'CA9' }), { callId: 'CA9' });
+    assert.equal(applyProgress(cancelled, { kind: 'answered', at: later(2) }), null);
   });
 });
