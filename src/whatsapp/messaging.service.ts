@@ -1,12 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager, MoreThan } from 'typeorm';
+import { RetryLaterError } from '../queue/retry-later.js';
 import type { Channel } from '../channels/channel.entity.js';
 import { NotFoundError } from '../common/errors/domain-error.js';
 import type { Principal } from '../auth/principal.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { ContactsService } from '../contacts/contacts.service.js';
 import { ConversationEvent } from '../conversations/conversation-event.entity.js';
-import { Conversation, EventDirection, EventSourceType } from '../conversations/conversation.entity.js';
+import { EventDirection, EventSourceType } from '../conversations/conversation.entity.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
 import { TimelineService } from '../conversations/timeline.service.js';
 import { Outbox } from '../queue/outbox.service.js';
@@ -19,8 +20,7 @@ import { buildTemplateMessage, type CloudTemplateRequest } from './template-mess
 import type { FreeFormMessage } from './free-form-message.js';
 import { ServiceWindowExpired } from './whatsapp.errors.js';
 import { TemplatesService } from './templates.service.js';
-
-export class ProviderRetryError extends Error {}
+import { StatusService, type StatusChange } from './status.service.js';
 
 const SERVICE_WINDOW_MS = 24 * 3600 * 1000;
 
@@ -42,6 +42,7 @@ export class MessagingService {
     private readonly outbox: Outbox,
     private readonly sandbox: SandboxWhatsAppProvider,
     private readonly cloudApi: CloudApiWhatsAppProvider,
+    private readonly statuses: StatusService,
   ) {}
 
   async sendTemplate(principal: Principal, input: SendTemplateDto): Promise<SendMessageResultDto> {
@@ -114,33 +115,41 @@ export class MessagingService {
     });
   }
 
-  /** Worker: sends a Pending event through its channel's provider, once. */
-  async deliver(workspaceId: string, eventId: string, channelId: string, request: Record<string, unknown>): Promise<void> {
+  /**
+   * Worker: sends a Pending event through its channel's provider, once. A passing provider failure
+   * throws RetryLaterError (Bull tries again, not before the provider's Retry-After); on the last
+   * attempt it ends the event Failed like a permanent one.
+   */
+  async deliver(
+    workspaceId: string,
+    eventId: string,
+    channelId: string,
+    request: Record<string, unknown>,
+    lastAttempt: boolean,
+  ): Promise<void> {
     const event = await this.dataSource.getRepository(ConversationEvent).findOne({ where: { id: eventId, workspaceId } });
     if (!event || event.status !== 'Pending') return; // already sent (a retried job) or gone
     // A deleted channel ends the message Failed; any other error (the database) lets Bull retry.
     const channel = await this.channels.get(workspaceId, channelId).catch((err: unknown) => {
-      if (err instanceof NotFoundError) return undefined;
+      if (err instanceof NotFoundError) return null;
       throw err;
     });
     const outcome: SendOutcome = channel?.whatsAppProvider
       ? await this.provider(channel.whatsAppProvider).send(channel, request)
       : { kind: 'failed', errorCode: 'Channels:ChannelNotFound', failureReason: 'The channel was deleted or has no WhatsApp.' };
-    if (outcome.kind === 'retry') throw new ProviderRetryError(`WhatsApp provider: ${outcome.reason}`);
-    await this.dataSource.transaction(async (manager) => {
-      const changes =
-        outcome.kind === 'sent'
-          ? { status: 'Sent', sourceId: outcome.providerMessageId }
-          : { status: 'Failed', errorCode: outcome.errorCode, failureReason: outcome.failureReason.slice(0, 1000) };
-      await manager.update(ConversationEvent, { id: eventId, workspaceId, status: 'Pending' }, changes);
-      // The conversation shows the status of its last event.
-      await manager.update(
-        Conversation,
-        { id: event.conversationId, workspaceId, lastEventOccurredAt: event.creationTime },
-        { lastEventStatus: changes.status },
-      );
+    if (outcome.kind === 'retry' && !lastAttempt) {
+      throw new RetryLaterError(`WhatsApp provider: ${outcome.errorCode} ${outcome.failureReason}`, outcome.retryAfterMs);
+    }
+    const change: StatusChange =
+      outcome.kind === 'sent'
+        ? { status: 'Sent', providerMessageId: outcome.providerMessageId, errorCode: null, errorReason: null }
+        : { status: 'Failed', providerMessageId: null, errorCode: outcome.errorCode, errorReason: outcome.failureReason };
+    const published = await this.dataSource.transaction(async (manager) => {
+      const locked = await manager.findOne(ConversationEvent, { where: { id: eventId, workspaceId }, lock: { mode: 'pessimistic_write' } });
+      return locked ? this.statuses.advance(manager, channel, locked, change) : false;
     });
-    if (outcome.kind === 'failed') this.logger.warn(`WhatsApp message ${eventId} failed: ${outcome.errorCode} ${outcome.failureReason}`);
+    if (published) this.outbox.afterCommit();
+    if (outcome.kind !== 'sent') this.logger.warn(`WhatsApp message ${eventId} failed: ${outcome.errorCode} ${outcome.failureReason}`);
   }
 
   private provider(name: string): WhatsAppProvider {

@@ -6,6 +6,8 @@ import { parseRetryAfter } from '../../webhooks/webhook-sender.js';
 import type { SendOutcome, WhatsAppProvider } from './whatsapp-provider.js';
 import type { GraphTemplatePage } from '../templates.service.js';
 import { ValidationError } from '../../common/errors/domain-error.js';
+import { describeCloudError, unreachable } from './cloud-api-errors.js';
+import { errorText, type CloudError } from '../cloud-webhook.js';
 
 const TIMEOUT_MS = 15_000;
 
@@ -46,24 +48,18 @@ export class CloudApiWhatsAppProvider implements WhatsAppProvider {
         signal: AbortSignal.timeout(TIMEOUT_MS),
       });
     } catch (err) {
-      return { kind: 'retry', reason: (err as Error).message };
+      const error = err as Error & { cause?: { code?: string } };
+      const why = error.name === 'TimeoutError' ? `no answer within ${TIMEOUT_MS / 1000} s` : (error.cause?.code ?? error.message);
+      return { kind: 'retry', ...unreachable(why) };
     }
     const body = (await response.json().catch(() => ({}))) as {
       messages?: Array<{ id: string }>;
-      error?: { code?: number; message?: string };
+      error?: CloudError;
     };
     if (response.ok && body.messages?.[0]?.id) return { kind: 'sent', providerMessageId: body.messages[0].id };
-    if (response.status === 429 || response.status >= 500) {
-      return {
-        kind: 'retry',
-        reason: `HTTP ${response.status}`,
-        retryAfterMs: parseRetryAfter(response.headers.get('retry-after') ?? undefined) ?? undefined,
-      };
-    }
-    return {
-      kind: 'failed',
-      errorCode: String(body.error?.code ?? response.status),
-      failureReason: body.error?.message ?? `HTTP ${response.status}`,
-    };
+    const { retry, errorCode, failureReason } = describeCloudError(response.status, body.error?.code, errorText(body.error));
+    if (!retry) return { kind: 'failed', errorCode, failureReason };
+    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after') ?? undefined) ?? undefined;
+    return { kind: 'retry', errorCode, failureReason, retryAfterMs };
   }
 }
