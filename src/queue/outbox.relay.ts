@@ -11,6 +11,7 @@ const BATCH_SIZE = 500;
 const REDIS_TIMEOUT_MS = 5000;
 /** A dispatched job unfinished for this long is looked up in Redis, and pushed again if Redis lost it. */
 const RECOVERY_CHECK_EVERY_MS = 10_000;
+const COMPLETE_BATCH_MS = 5;
 
 /**
  * Moves committed outbox rows to Bull. Each row becomes the job whose id is the row id, so a
@@ -26,6 +27,7 @@ export class OutboxRelay implements OnApplicationBootstrap {
   private again = false;
   private stopped = false;
   private lastRecoveryCheck = 0;
+  private completing: { ids: string[]; done: Promise<void> } | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -112,35 +114,55 @@ export class OutboxRelay implements OnApplicationBootstrap {
     });
   }
 
-  /** Marks a job's row finished, so recovery leaves it alone. */
-  async markCompleted(outboxId: string): Promise<void> {
-    await this.dataSource.query('UPDATE outbox_messages SET completed_at = now() WHERE id = $1 AND completed_at IS NULL', [outboxId]);
+  /**
+   * Marks a job's row finished, so recovery leaves it alone. Rows finished within a few ms of each
+   * other are stamped by one UPDATE; the promise settles with it.
+   */
+  markCompleted(outboxId: string): Promise<void> {
+    if (!this.completing) {
+      const ids: string[] = [];
+      const done = new Promise((resolve) => setTimeout(resolve, COMPLETE_BATCH_MS)).then(async () => {
+        this.completing = undefined;
+        await this.dataSource.query('UPDATE outbox_messages SET completed_at = now() WHERE id = ANY($1::uuid[]) AND completed_at IS NULL', [
+          ids,
+        ]);
+      });
+      this.completing = { ids, done };
+    }
+    this.completing.ids.push(outboxId);
+    return this.completing.done;
   }
 
+  /**
+   * Claims the oldest pending rows and stamps them in one statement, pushes them, and commits only
+   * once Redis has them: a failed push rolls the stamp back and the rows stay pending.
+   */
   private dispatchBatch(): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
-      const rows = await manager
-        .createQueryBuilder(OutboxMessage, 'o')
-        .where('o.dispatched_at IS NULL')
-        .orderBy('o.created_at', 'ASC')
-        .limit(BATCH_SIZE)
-        .setLock('pessimistic_write')
-        .setOnLocked('skip_locked')
-        .getMany();
-      if (rows.length === 0) return 0;
+      const claimed = (await manager.query(
+        `WITH claimed AS (
+           UPDATE outbox_messages SET dispatched_at = now()
+            WHERE id IN (SELECT id FROM outbox_messages WHERE dispatched_at IS NULL ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+            RETURNING id, workspace_id, queue, job_name, payload, run_at, created_at)
+         SELECT * FROM claimed ORDER BY created_at`,
+        [BATCH_SIZE],
+      )) as ClaimedRow[];
+      if (claimed.length === 0) return 0;
+      const rows = claimed.map((row) => ({
+        id: row.id,
+        workspaceId: row.workspace_id,
+        queue: row.queue,
+        jobName: row.job_name,
+        payload: row.payload,
+        runAt: row.run_at,
+      }));
       await withTimeout(this.push(rows), REDIS_TIMEOUT_MS, 'Redis did not accept the jobs in time');
-      await manager
-        .createQueryBuilder()
-        .update(OutboxMessage)
-        .set({ dispatchedAt: () => 'now()' })
-        .whereInIds(rows.map((row) => row.id))
-        .execute();
       return rows.length;
     });
   }
 
-  private async push(rows: OutboxMessage[]): Promise<void> {
-    const byQueue = new Map<string, OutboxMessage[]>();
+  private async push(rows: PushedRow[]): Promise<void> {
+    const byQueue = new Map<string, PushedRow[]>();
     for (const row of rows) byQueue.set(row.queue, [...(byQueue.get(row.queue) ?? []), row]);
     const now = Date.now();
     await Promise.all(
@@ -159,6 +181,19 @@ export class OutboxRelay implements OnApplicationBootstrap {
   private queue(name: QueueName): Queue {
     return this.moduleRef.get<Queue>(getQueueToken(name), { strict: false });
   }
+}
+
+/** What a job is made of. */
+type PushedRow = Pick<OutboxMessage, 'id' | 'workspaceId' | 'queue' | 'jobName' | 'payload' | 'runAt'>;
+
+interface ClaimedRow {
+  id: string;
+  workspace_id: string | null;
+  queue: string;
+  job_name: string;
+  payload: Record<string, unknown>;
+  run_at: Date | null;
+  created_at: Date;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {

@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import { newId } from '../common/id.js';
-import { OutboxMessage } from './outbox-message.entity.js';
 import { JobName, QUEUE_OF_JOB } from './queue-names.js';
 import { OutboxRelay } from './outbox.relay.js';
 
@@ -24,21 +22,18 @@ export class Outbox {
   /** Writes the jobs with `manager` (the caller's transaction). Returns their ids, which are the Bull job ids. */
   async enqueue(manager: EntityManager, entries: OutboxEntry[]): Promise<string[]> {
     if (entries.length === 0) return [];
-    const rows = entries.map((entry) => ({
-      id: newId(),
-      workspaceId: entry.workspaceId ?? null,
-      queue: QUEUE_OF_JOB[entry.jobName],
-      jobName: entry.jobName,
-      payload: entry.payload,
-      runAt: entry.runAt ?? null,
-    }));
-    await manager
-      .createQueryBuilder()
-      .insert()
-      .into(OutboxMessage)
-      .values(rows as QueryDeepPartialEntity<OutboxMessage>[])
-      .execute();
-    return rows.map((row) => row.id);
+    const ids = entries.map(() => newId());
+    const values: unknown[] = [];
+    const tuples = entries.map((entry, i) => {
+      values.push(ids[i], entry.workspaceId ?? null, QUEUE_OF_JOB[entry.jobName], entry.jobName, entry.payload, entry.runAt ?? null);
+      const n = i * 6;
+      return `($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}, $${n + 6})`;
+    });
+    await manager.query(
+      `INSERT INTO outbox_messages (id, workspace_id, queue, job_name, payload, run_at) VALUES ${tuples.join(', ')}`,
+      values,
+    );
+    return ids;
   }
 
   /** Call after the transaction committed: dispatches without waiting for the next poll. */

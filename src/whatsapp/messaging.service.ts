@@ -46,7 +46,7 @@ export class MessagingService {
   ) {}
 
   async sendTemplate(principal: Principal, input: SendTemplateDto): Promise<SendMessageResultDto> {
-    const channel = await this.channels.get(principal.workspaceId, input.channelId, 'whatsapp');
+    const channel = await this.channels.getRecent(principal.workspaceId, input.channelId, 'whatsapp');
     const template = await this.templates.approved(channel, input.templateName, input.language);
     const { request, preview } = buildTemplateMessage(template, input.toNumber, input.parameters ?? []);
     return this.accept(principal, channel, input.toNumber, request, preview, {
@@ -58,7 +58,7 @@ export class MessagingService {
 
   /** Text, media and interactive sends: only inside the 24 h service window the contact opened by writing. */
   async sendFreeForm(principal: Principal, channelId: string, toNumber: string, message: FreeFormMessage): Promise<SendMessageResultDto> {
-    const channel = await this.channels.get(principal.workspaceId, channelId, 'whatsapp');
+    const channel = await this.channels.getRecent(principal.workspaceId, channelId, 'whatsapp');
     return this.accept(principal, channel, toNumber, message.request, message.preview, {
       attachment: { messageType: message.messageType },
       message: `${message.messageType} message accepted for delivery to ${toNumber}.`,
@@ -127,10 +127,13 @@ export class MessagingService {
     request: Record<string, unknown>,
     lastAttempt: boolean,
   ): Promise<void> {
-    const event = await this.dataSource.getRepository(ConversationEvent).findOne({ where: { id: eventId, workspaceId } });
-    if (!event || event.status !== 'Pending') return; // already sent (a retried job) or gone
+    const [event] = (await this.dataSource.query('SELECT status FROM conversation_events WHERE id = $1 AND workspace_id = $2', [
+      eventId,
+      workspaceId,
+    ])) as Array<{ status: string | null }>;
+    if (event?.status !== 'Pending') return; // already sent (a retried job) or gone
     // A deleted channel ends the message Failed; any other error (the database) lets Bull retry.
-    const channel = await this.channels.get(workspaceId, channelId).catch((err: unknown) => {
+    const channel = await this.channels.getRecent(workspaceId, channelId).catch((err: unknown) => {
       if (err instanceof NotFoundError) return null;
       throw err;
     });
@@ -144,11 +147,7 @@ export class MessagingService {
       outcome.kind === 'sent'
         ? { status: 'Sent', providerMessageId: outcome.providerMessageId, errorCode: null, errorReason: null }
         : { status: 'Failed', providerMessageId: null, errorCode: outcome.errorCode, errorReason: outcome.failureReason };
-    const published = await this.dataSource.transaction(async (manager) => {
-      const locked = await manager.findOne(ConversationEvent, { where: { id: eventId, workspaceId }, lock: { mode: 'pessimistic_write' } });
-      return locked ? this.statuses.advance(manager, channel, locked, change) : false;
-    });
-    if (published) this.outbox.afterCommit();
+    await this.statuses.move(workspaceId, channel, { eventId }, change);
     if (outcome.kind !== 'sent') this.logger.warn(`WhatsApp message ${eventId} failed: ${outcome.errorCode} ${outcome.failureReason}`);
   }
 
