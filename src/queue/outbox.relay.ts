@@ -12,6 +12,7 @@ const REDIS_TIMEOUT_MS = 5000;
 /** A dispatched job unfinished for this long is looked up in Redis, and pushed again if Redis lost it. */
 const RECOVERY_CHECK_EVERY_MS = 10_000;
 const COMPLETE_BATCH_MS = 5;
+const MIN_ROUND_GAP_MS = 10;
 
 /**
  * Moves committed outbox rows to Bull. Each row becomes the job whose id is the row id, so a
@@ -25,6 +26,8 @@ export class OutboxRelay implements OnApplicationBootstrap {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
+  private lastRoundAt = 0;
+  private delayed: NodeJS.Timeout | undefined;
   private stopped = false;
   private lastRecoveryCheck = 0;
   private completing: { ids: string[]; done: Promise<void> } | undefined;
@@ -45,16 +48,30 @@ export class OutboxRelay implements OnApplicationBootstrap {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    clearTimeout(this.delayed);
     await this.running;
   }
 
-  /** Dispatches soon; calls while a dispatch runs are folded into one more round. */
+  /**
+   * Dispatches soon: at once when idle; calls while a round runs are folded into one more round,
+   * started no sooner than {@link MIN_ROUND_GAP_MS} after the previous one, so that under load a
+   * round carries the rows of many requests instead of one.
+   */
   kick(): void {
-    if (this.stopped) return;
+    if (this.stopped || this.delayed) return;
     if (this.running) {
       this.again = true;
       return;
     }
+    const wait = this.lastRoundAt + MIN_ROUND_GAP_MS - Date.now();
+    if (wait > 0) {
+      this.delayed = setTimeout(() => {
+        this.delayed = undefined;
+        this.kick();
+      }, wait);
+      return;
+    }
+    this.lastRoundAt = Date.now();
     this.running = this.drain()
       .then(() => undefined)
       .finally(() => {

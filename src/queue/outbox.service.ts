@@ -11,6 +11,28 @@ export interface OutboxEntry {
   runAt?: Date | null;
 }
 
+export const OUTBOX_COLUMNS = 'id, workspace_id, queue, job_name, payload, run_at';
+const COLUMN_TYPES = ['uuid', 'uuid', 'varchar', 'varchar', 'jsonb', 'timestamptz'];
+
+/**
+ * Outbox rows as statement parameters, for {@link Outbox.enqueue} and for statements that write
+ * the rows together with other changes: `placeholders[i]` lists row i's values (in the order of
+ * {@link OUTBOX_COLUMNS}) as `$n` from `firstParam` on.
+ */
+export function outboxRows(entries: OutboxEntry[], firstParam = 1): { ids: string[]; placeholders: string[]; params: unknown[] } {
+  const ids = entries.map(() => newId());
+  const params = entries.flatMap((entry, i) => [
+    ids[i],
+    entry.workspaceId ?? null,
+    QUEUE_OF_JOB[entry.jobName],
+    entry.jobName,
+    entry.payload,
+    entry.runAt ?? null,
+  ]);
+  const placeholders = entries.map((_, i) => COLUMN_TYPES.map((type, k) => `$${firstParam + i * 6 + k}::${type}`).join(', '));
+  return { ids, placeholders, params };
+}
+
 /**
  * The one way request code hands work to workers: `enqueue` inside the transaction that makes
  * the change, then `afterCommit` (or rely on the relay's polling) to push it to Bull promptly.
@@ -22,18 +44,12 @@ export class Outbox {
   /** Writes the jobs with `manager` (the caller's transaction). Returns their ids, which are the Bull job ids. */
   async enqueue(manager: EntityManager, entries: OutboxEntry[]): Promise<string[]> {
     if (entries.length === 0) return [];
-    const ids = entries.map(() => newId());
-    const values: unknown[] = [];
-    const tuples = entries.map((entry, i) => {
-      values.push(ids[i], entry.workspaceId ?? null, QUEUE_OF_JOB[entry.jobName], entry.jobName, entry.payload, entry.runAt ?? null);
-      const n = i * 6;
-      return `($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}, $${n + 6})`;
-    });
+    const rows = outboxRows(entries);
     await manager.query(
-      `INSERT INTO outbox_messages (id, workspace_id, queue, job_name, payload, run_at) VALUES ${tuples.join(', ')}`,
-      values,
+      `INSERT INTO outbox_messages (${OUTBOX_COLUMNS}) VALUES ${rows.placeholders.map((p) => `(${p})`).join(', ')}`,
+      rows.params,
     );
-    return ids;
+    return rows.ids;
   }
 
   /** Call after the transaction committed: dispatches without waiting for the next poll. */

@@ -10,7 +10,8 @@ import { ConversationEvent } from '../conversations/conversation-event.entity.js
 import { EventDirection, EventSourceType } from '../conversations/conversation.entity.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
 import { TimelineService } from '../conversations/timeline.service.js';
-import { Outbox } from '../queue/outbox.service.js';
+import { Outbox, type OutboxEntry } from '../queue/outbox.service.js';
+import { sendInKnownConversation, SERVICE_WINDOW_MS } from './known-conversation-send.js';
 import { JobName } from '../queue/queue-names.js';
 import type { SendMessageResultDto, SendTemplateDto } from './dto/send-template.dto.js';
 import { CloudApiWhatsAppProvider } from './providers/cloud-api.provider.js';
@@ -21,8 +22,6 @@ import type { FreeFormMessage } from './free-form-message.js';
 import { ServiceWindowExpired } from './whatsapp.errors.js';
 import { TemplatesService } from './templates.service.js';
 import { StatusService, type StatusChange } from './status.service.js';
-
-const SERVICE_WINDOW_MS = 24 * 3600 * 1000;
 
 /**
  * WhatsApp sends: the request path validates and records a Pending outbound event with its outbox
@@ -66,39 +65,52 @@ export class MessagingService {
     });
   }
 
-  /** The request path of every send: contact, open conversation, Pending event and outbox job in one transaction. */
+  /**
+   * The request path of every send: contact, open conversation, Pending event and outbox job,
+   * atomically. Usually the contact and its conversation exist: one statement does it all.
+   */
   private async accept(
     principal: Principal,
-    channel: Channel,
+    channel: Readonly<Channel>,
     toNumber: string,
     request: Record<string, unknown> | CloudTemplateRequest,
     preview: string,
     options: { attachment: Record<string, unknown>; message: string; needsServiceWindow: boolean },
   ): Promise<SendMessageResultDto> {
-    const result = await this.dataSource.transaction(async (manager) => {
-      const contact = await this.contacts.findOrCreateByPhone(manager, principal, toNumber);
-      if (options.needsServiceWindow && !(await this.serviceWindowOpen(manager, principal.workspaceId, channel.id, contact.id)))
-        throw ServiceWindowExpired();
-      const conversation = await this.conversations.findOrOpen(manager, principal.workspaceId, channel.id, contact.id);
-      const event = await this.timeline.record(manager, conversation, {
-        sourceType: EventSourceType.WhatsApp,
-        direction: EventDirection.Outbound,
-        status: 'Pending',
+    const job = (eventId: string): OutboxEntry => ({
+      jobName: JobName.SendWhatsAppMessage,
+      workspaceId: principal.workspaceId,
+      payload: { eventId, channelId: channel.id, request },
+    });
+    const result =
+      (await sendInKnownConversation(this.dataSource.manager, {
+        workspaceId: principal.workspaceId,
+        channelId: channel.id,
+        phoneNumber: toNumber,
+        needsServiceWindow: options.needsServiceWindow,
         body: preview,
         attachment: options.attachment,
         handlerName: principal.name ?? null,
-      });
-      await this.outbox.enqueue(manager, [
-        {
-          jobName: JobName.SendWhatsAppMessage,
-          workspaceId: principal.workspaceId,
-          payload: { eventId: event.id, channelId: channel.id, request },
-        },
-      ]);
-      return { contactId: contact.id, status: 'accepted', message: options.message, conversationEventId: event.id };
-    });
+        job,
+      })) ??
+      (await this.dataSource.transaction(async (manager) => {
+        const contact = await this.contacts.findOrCreateByPhone(manager, principal, toNumber);
+        if (options.needsServiceWindow && !(await this.serviceWindowOpen(manager, principal.workspaceId, channel.id, contact.id)))
+          throw ServiceWindowExpired();
+        const conversation = await this.conversations.findOrOpen(manager, principal.workspaceId, channel.id, contact.id);
+        const event = await this.timeline.record(manager, conversation, {
+          sourceType: EventSourceType.WhatsApp,
+          direction: EventDirection.Outbound,
+          status: 'Pending',
+          body: preview,
+          attachment: options.attachment,
+          handlerName: principal.name ?? null,
+        });
+        await this.outbox.enqueue(manager, [job(event.id)]);
+        return { contactId: contact.id, eventId: event.id };
+      }));
     this.outbox.afterCommit();
-    return result;
+    return { contactId: result.contactId, status: 'accepted', message: options.message, conversationEventId: result.eventId };
   }
 
   /** Did the contact write to us on this channel in the last 24 hours? */

@@ -211,6 +211,33 @@ describe('WhatsApp through the cloud-api provider (a fake Cloud API on 127.0.0.1
       assert.deepEqual(request.body, { ...envelope, ...expected }, operation);
       assert.equal(event.sourceId, answeredId(request), `${operation}: the provider's message id`);
     }
+    const conversation = (await a.api.post('/v2/conversations/service-account/create', { channelId: channel.id, phoneNumber: `+${to}` }))
+      .body.conversation;
+    assert.deepEqual(
+      [
+        conversation.lastEventsCount,
+        conversation.lastEventDirection,
+        conversation.lastEventSourceType,
+        conversation.lastEventStatus,
+        conversation.lastEventPreviewBody,
+      ],
+      [1 + cases.length, 2, 2, 'Sent', 'Hi Sara, order A-17 is ready.'],
+      'the conversation shows its last event',
+    );
+  });
+
+  it('refuses a free-form send to a known contact whose window is closed, writing nothing', async () => {
+    const to = '14155550640';
+    const template = await send('sendTemplate', templateSend(channel.id, to));
+    assert.equal(template.status, 200, template.text);
+    const refused = await send('sendText', { channelId: channel.id, toNumber: to, text: 'Hello again' });
+    assert.equal(refused.status, 400);
+    assert.equal(refused.body.error.code, 'WhatsApp:ServiceWindowExpired');
+    const conversation = (await a.api.post('/v2/conversations/service-account/create', { channelId: channel.id, phoneNumber: `+${to}` }))
+      .body.conversation;
+    assert.equal(conversation.lastEventsCount, 1);
+    const timeline = await a.api.get(`/v2/conversations/service-account/${conversation.id}/timeline`);
+    assert.equal(timeline.body.totalCount, 1);
   });
 
   it('retries a provider 500, then records Sent once', async () => {
