@@ -6,12 +6,15 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { OutboxMessage } from './outbox-message.entity.js';
 import { QueueName } from './queue-names.js';
+import { BatchedStamp } from './batched-stamp.js';
+import type { OutboxRow } from './outbox.service.js';
 
 const BATCH_SIZE = 500;
 const REDIS_TIMEOUT_MS = 5000;
 /** A dispatched job unfinished for this long is looked up in Redis, and pushed again if Redis lost it. */
 const RECOVERY_CHECK_EVERY_MS = 10_000;
-const COMPLETE_BATCH_MS = 5;
+/** Dispatched and completed stamps are written for the rows of this many ms at once. */
+const STAMP_BATCH_MS = 25;
 const MIN_ROUND_GAP_MS = 10;
 
 /**
@@ -30,13 +33,19 @@ export class OutboxRelay implements OnApplicationBootstrap {
   private delayed: NodeJS.Timeout | undefined;
   private stopped = false;
   private lastRecoveryCheck = 0;
-  private completing: { ids: string[]; done: Promise<void> } | undefined;
+  private committed: OutboxRow[] = [];
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly completedStamps: BatchedStamp;
+  private readonly dispatchedStamps: BatchedStamp;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly moduleRef: ModuleRef,
     private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.completedStamps = new BatchedStamp(dataSource, 'completed_at', STAMP_BATCH_MS);
+    this.dispatchedStamps = new BatchedStamp(dataSource, 'dispatched_at', STAMP_BATCH_MS);
+  }
 
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => this.kick(), this.config.outbox.pollIntervalMs);
@@ -44,12 +53,12 @@ export class OutboxRelay implements OnApplicationBootstrap {
     this.kick();
   }
 
-  /** Stops polling and waits for the round in progress. */
+  /** Stops polling and waits for the round and the direct pushes in progress. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
     clearTimeout(this.delayed);
-    await this.running;
+    await Promise.all([this.running, ...this.inFlight]);
   }
 
   /**
@@ -131,23 +140,31 @@ export class OutboxRelay implements OnApplicationBootstrap {
     });
   }
 
-  /**
-   * Marks a job's row finished, so recovery leaves it alone. Rows finished within a few ms of each
-   * other are stamped by one UPDATE; the promise settles with it.
-   */
+  /** Marks a job's row finished, so recovery leaves it alone (stamped with the rows finished around the same time). */
   markCompleted(outboxId: string): Promise<void> {
-    if (!this.completing) {
-      const ids: string[] = [];
-      const done = new Promise((resolve) => setTimeout(resolve, COMPLETE_BATCH_MS)).then(async () => {
-        this.completing = undefined;
-        await this.dataSource.query('UPDATE outbox_messages SET completed_at = now() WHERE id = ANY($1::uuid[]) AND completed_at IS NULL', [
-          ids,
-        ]);
-      });
-      this.completing = { ids, done };
-    }
-    this.completing.ids.push(outboxId);
-    return this.completing.done;
+    return this.completedStamps.add(outboxId);
+  }
+
+  /**
+   * Rows this process has just committed: pushed to Bull on the next tick, together with the rows
+   * committed meanwhile, then stamped dispatched, without waiting for a relay round. A row whose
+   * push fails stays pending for the rounds; a row pushed twice (job id = row id) is still one job.
+   */
+  pushCommitted(rows: OutboxRow[]): void {
+    if (this.stopped) return; // left pending for the next process's rounds
+    if (this.committed.push(...rows) > rows.length) return;
+    this.track(
+      new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+        const batch = this.committed.splice(0);
+        try {
+          await withTimeout(this.push(batch), REDIS_TIMEOUT_MS, 'Redis did not accept the jobs in time');
+          await this.dispatchedStamps.add(...batch.map((row) => row.id));
+        } catch (err) {
+          this.logger.warn({ err }, 'Direct dispatch failed; the rows stay pending for the next round');
+          this.kick();
+        }
+      }),
+    );
   }
 
   /**
@@ -178,8 +195,13 @@ export class OutboxRelay implements OnApplicationBootstrap {
     });
   }
 
-  private async push(rows: PushedRow[]): Promise<void> {
-    const byQueue = new Map<string, PushedRow[]>();
+  private track(work: Promise<void>): void {
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work));
+  }
+
+  private async push(rows: OutboxRow[]): Promise<void> {
+    const byQueue = new Map<string, OutboxRow[]>();
     for (const row of rows) byQueue.set(row.queue, [...(byQueue.get(row.queue) ?? []), row]);
     const now = Date.now();
     await Promise.all(
@@ -199,9 +221,6 @@ export class OutboxRelay implements OnApplicationBootstrap {
     return this.moduleRef.get<Queue>(getQueueToken(name), { strict: false });
   }
 }
-
-/** What a job is made of. */
-type PushedRow = Pick<OutboxMessage, 'id' | 'workspaceId' | 'queue' | 'jobName' | 'payload' | 'runAt'>;
 
 interface ClaimedRow {
   id: string;

@@ -14,23 +14,33 @@ export interface OutboxEntry {
 export const OUTBOX_COLUMNS = 'id, workspace_id, queue, job_name, payload, run_at';
 const COLUMN_TYPES = ['uuid', 'uuid', 'varchar', 'varchar', 'jsonb', 'timestamptz'];
 
+/** An outbox row as written: what its job is made of. */
+export interface OutboxRow {
+  id: string;
+  workspaceId: string | null;
+  queue: string;
+  jobName: string;
+  payload: Record<string, unknown>;
+  runAt: Date | null;
+}
+
 /**
- * Outbox rows as statement parameters, for {@link Outbox.enqueue} and for statements that write
+ * Outbox rows as statement parameters, for {@link Outbox.write} and for statements that write
  * the rows together with other changes: `placeholders[i]` lists row i's values (in the order of
  * {@link OUTBOX_COLUMNS}) as `$n` from `firstParam` on.
  */
-export function outboxRows(entries: OutboxEntry[], firstParam = 1): { ids: string[]; placeholders: string[]; params: unknown[] } {
-  const ids = entries.map(() => newId());
-  const params = entries.flatMap((entry, i) => [
-    ids[i],
-    entry.workspaceId ?? null,
-    QUEUE_OF_JOB[entry.jobName],
-    entry.jobName,
-    entry.payload,
-    entry.runAt ?? null,
-  ]);
-  const placeholders = entries.map((_, i) => COLUMN_TYPES.map((type, k) => `$${firstParam + i * 6 + k}::${type}`).join(', '));
-  return { ids, placeholders, params };
+export function outboxRows(entries: OutboxEntry[], firstParam = 1): { rows: OutboxRow[]; placeholders: string[]; params: unknown[] } {
+  const rows = entries.map((entry) => ({
+    id: newId(),
+    workspaceId: entry.workspaceId ?? null,
+    queue: QUEUE_OF_JOB[entry.jobName],
+    jobName: entry.jobName,
+    payload: entry.payload,
+    runAt: entry.runAt ?? null,
+  }));
+  const params = rows.flatMap((row) => [row.id, row.workspaceId, row.queue, row.jobName, row.payload, row.runAt]);
+  const placeholders = rows.map((_, i) => COLUMN_TYPES.map((type, k) => `$${firstParam + i * 6 + k}::${type}`).join(', '));
+  return { rows, placeholders, params };
 }
 
 /**
@@ -43,13 +53,20 @@ export class Outbox {
 
   /** Writes the jobs with `manager` (the caller's transaction). Returns their ids, which are the Bull job ids. */
   async enqueue(manager: EntityManager, entries: OutboxEntry[]): Promise<string[]> {
+    return (await this.write(manager, entries)).map((row) => row.id);
+  }
+
+  /** {@link enqueue}, returning the rows, for {@link pushCommitted}. */
+  async write(manager: EntityManager, entries: OutboxEntry[]): Promise<OutboxRow[]> {
     if (entries.length === 0) return [];
-    const rows = outboxRows(entries);
-    await manager.query(
-      `INSERT INTO outbox_messages (${OUTBOX_COLUMNS}) VALUES ${rows.placeholders.map((p) => `(${p})`).join(', ')}`,
-      rows.params,
-    );
-    return rows.ids;
+    const { rows, placeholders, params } = outboxRows(entries);
+    await manager.query(`INSERT INTO outbox_messages (${OUTBOX_COLUMNS}) VALUES ${placeholders.map((p) => `(${p})`).join(', ')}`, params);
+    return rows;
+  }
+
+  /** After the transaction that wrote `rows` committed: pushes them to Bull at once, without a relay round. */
+  pushCommitted(rows: OutboxRow[]): void {
+    this.relay.pushCommitted(rows);
   }
 
   /** Call after the transaction committed: dispatches without waiting for the next poll. */

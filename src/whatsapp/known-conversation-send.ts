@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { newId } from '../common/id.js';
 import { ConversationStatus, EventDirection, EventSourceType } from '../conversations/conversation.entity.js';
-import { OUTBOX_COLUMNS, outboxRows, type OutboxEntry } from '../queue/outbox.service.js';
+import { OUTBOX_COLUMNS, outboxRows, type OutboxEntry, type OutboxRow } from '../queue/outbox.service.js';
 
 /** Mirrors TimelineService's preview of the conversation's last event. */
 const PREVIEW_LENGTH = 200;
@@ -26,13 +26,13 @@ export interface KnownConversationSend {
  * The usual send, in one statement: when the contact exists, has an open conversation on the
  * channel and (for free-form sends) an open service window, records the Pending outbound event,
  * stamps the conversation's last-event fields as TimelineService.record does, and writes the
- * outbox row. Writes nothing and returns undefined otherwise: the caller then takes the general
+ * outbox row (returned, for Outbox.pushCommitted). Writes nothing and returns undefined otherwise: the caller then takes the general
  * path (which creates what is missing, or refuses).
  */
 export async function sendInKnownConversation(
   manager: EntityManager,
   send: KnownConversationSend,
-): Promise<{ eventId: string; contactId: string } | undefined> {
+): Promise<{ eventId: string; contactId: string; job: OutboxRow } | undefined> {
   const eventId = newId();
   const now = new Date();
   const params: unknown[] = [
@@ -78,5 +78,5 @@ export async function sendInKnownConversation(
      SELECT contact_id FROM event`,
     params,
   )) as Array<{ contact_id: string }>;
-  return rows[0] ? { eventId, contactId: rows[0].contact_id } : undefined;
+  return rows[0] ? { eventId, contactId: rows[0].contact_id, job: job.rows[0] } : undefined;
 }

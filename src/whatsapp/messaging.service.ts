@@ -106,10 +106,10 @@ export class MessagingService {
           attachment: options.attachment,
           handlerName: principal.name ?? null,
         });
-        await this.outbox.enqueue(manager, [job(event.id)]);
-        return { contactId: contact.id, eventId: event.id };
+        const [written] = await this.outbox.write(manager, [job(event.id)]);
+        return { contactId: contact.id, eventId: event.id, job: written };
       }));
-    this.outbox.afterCommit();
+    this.outbox.pushCommitted([result.job]);
     return { contactId: result.contactId, status: 'accepted', message: options.message, conversationEventId: result.eventId };
   }
 
