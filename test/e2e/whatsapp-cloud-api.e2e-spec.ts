@@ -258,6 +258,16 @@ describe('WhatsApp through the cloud-api provider (a fake Cloud API on 127.0.0.1
     );
   });
 
+  it('tries again when the connection fails before an answer', async () => {
+    const to = '14155550604';
+    fake.script.push({ status: 0, body: null, drop: true });
+    const res = await send('sendTemplate', templateSend(channel.id, to));
+    const event = await eventWithStatus(`+${to}`, res.body.conversationEventId, 'Sent');
+    const calls = fake.sendsTo(to);
+    assert.equal(calls.length, 2);
+    assert.equal(event.sourceId, answeredId(calls[1]));
+  });
+
   it('waits at least the Retry-After of a 429 before trying again; a rate-limit code in a 400 is retried too', async () => {
     const to = '14155550603';
     fake.script.push(FakeCloudApi.error(429, 130429, '(#130429) Rate limit hit', { 'retry-after': '2' }));

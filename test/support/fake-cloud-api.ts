@@ -15,6 +15,8 @@ export interface CloudAnswer {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** Cut the connection instead of answering. */
+  drop?: boolean;
 }
 
 export interface TemplatePageData {
@@ -55,6 +57,10 @@ export class FakeCloudApi {
         fake.requests.push(request);
         const answer = req.method === 'GET' && path.includes('/message_templates') ? fake.templatePage(path) : fake.sendAnswer(request);
         request.answer = answer;
+        if (answer.drop) {
+          req.socket.destroy();
+          return;
+        }
         res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
         res.end(JSON.stringify(answer.body));
       });

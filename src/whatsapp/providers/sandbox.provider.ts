@@ -22,7 +22,7 @@ export class SandboxWhatsAppProvider implements WhatsAppProvider {
     private readonly outbox: Outbox,
   ) {}
 
-  async send(channel: Channel, request: Record<string, unknown>): Promise<SendOutcome> {
+  async send(channel: Readonly<Channel>, request: Record<string, unknown>): Promise<SendOutcome> {
     const providerMessageId = `wamid.sandbox.${newId()}`;
     const recipient = String(request.to ?? '');
     const jobs = await this.dataSource.transaction(async (manager) => {

@@ -8,5 +8,5 @@ export type SendOutcome =
 
 /** One WhatsApp provider, chosen per channel (`sandbox` or `cloud-api`). */
 export interface WhatsAppProvider {
-  send(channel: Channel, request: Record<string, unknown>): Promise<SendOutcome>;
+  send(channel: Readonly<Channel>, request: Record<string, unknown>): Promise<SendOutcome>;
 }
