@@ -73,6 +73,11 @@ export class ChannelsService {
     return channel;
   }
 
+  /** Drops a channel from {@link getRecent}'s memory (when a caller learns it is out of date). */
+  forgetRecent(workspaceId: string, id: string): void {
+    this.recent.delete(recentKey(workspaceId, id));
+  }
+
   async create(workspaceId: string, config: ChannelConfigDto): Promise<Channel> {
     const channel = this.channels.create({ id: newId(), workspaceId, phoneNumberId: newId(), creatorId: null, lastModifierId: null });
     this.apply(channel, config);
@@ -84,14 +89,14 @@ export class ChannelsService {
     const channel = await this.get(workspaceId, id);
     this.apply(channel, config);
     const saved = await this.channels.save(channel);
-    this.recent.delete(recentKey(workspaceId, id));
+    this.forgetRecent(workspaceId, id);
     return saved;
   }
 
   async remove(workspaceId: string, id: string): Promise<void> {
     const channel = await this.get(workspaceId, id);
     await this.channels.softRemove(channel);
-    this.recent.delete(recentKey(workspaceId, id));
+    this.forgetRecent(workspaceId, id);
   }
 
   whatsAppCredentials(channel: Channel): WhatsAppCredentials {

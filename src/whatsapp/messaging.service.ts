@@ -12,6 +12,7 @@ import { ConversationsService } from '../conversations/conversations.service.js'
 import { TimelineService } from '../conversations/timeline.service.js';
 import { Outbox, type OutboxEntry } from '../queue/outbox.service.js';
 import { sendInKnownConversation, SERVICE_WINDOW_MS } from './known-conversation-send.js';
+import { UNAUTHORIZED } from './providers/cloud-api-errors.js';
 import { JobName } from '../queue/queue-names.js';
 import type { SendMessageResultDto, SendTemplateDto } from './dto/send-template.dto.js';
 import { CloudApiWhatsAppProvider } from './providers/cloud-api.provider.js';
@@ -144,14 +145,17 @@ export class MessagingService {
       workspaceId,
     ])) as Array<{ status: string | null }>;
     if (event?.status !== 'Pending') return; // already sent (a retried job) or gone
-    // A deleted channel ends the message Failed; any other error (the database) lets Bull retry.
-    const channel = await this.channels.getRecent(workspaceId, channelId).catch((err: unknown) => {
-      if (err instanceof NotFoundError) return null;
-      throw err;
-    });
-    const outcome: SendOutcome = channel?.whatsAppProvider
-      ? await this.provider(channel.whatsAppProvider).send(channel, request)
-      : { kind: 'failed', errorCode: 'Channels:ChannelNotFound', failureReason: 'The channel was deleted or has no WhatsApp.' };
+    let channel = await this.channelOrNull(this.channels.getRecent(workspaceId, channelId));
+    let outcome = await this.sendThrough(channel, request);
+    if (outcome.kind === 'failed' && outcome.errorCode === UNAUTHORIZED && channel) {
+      // The token may be a cached channel's old one: read the channel afresh, and try again if its credentials changed.
+      const fresh = await this.channelOrNull(this.channels.get(workspaceId, channelId));
+      if (fresh?.whatsAppCredentialsSealed !== channel.whatsAppCredentialsSealed) {
+        this.channels.forgetRecent(workspaceId, channelId);
+        channel = fresh;
+        outcome = await this.sendThrough(channel, request);
+      }
+    }
     if (outcome.kind === 'retry' && !lastAttempt) {
       throw new RetryLaterError(`WhatsApp provider: ${outcome.errorCode} ${outcome.failureReason}`, outcome.retryAfterMs);
     }
@@ -161,6 +165,25 @@ export class MessagingService {
         : { status: 'Failed', providerMessageId: null, errorCode: outcome.errorCode, errorReason: outcome.failureReason };
     await this.statuses.move(workspaceId, channel, { eventId }, change);
     if (outcome.kind !== 'sent') this.logger.warn(`WhatsApp message ${eventId} failed: ${outcome.errorCode} ${outcome.failureReason}`);
+  }
+
+  /** A deleted channel is null (the message ends Failed); any other error (the database) lets Bull retry. */
+  private channelOrNull(lookup: Promise<Readonly<Channel>>): Promise<Readonly<Channel> | null> {
+    return lookup.catch((err: unknown) => {
+      if (err instanceof NotFoundError) return null;
+      throw err;
+    });
+  }
+
+  private sendThrough(channel: Readonly<Channel> | null, request: Record<string, unknown>): Promise<SendOutcome> {
+    if (!channel?.whatsAppProvider) {
+      return Promise.resolve({
+        kind: 'failed',
+        errorCode: 'Channels:ChannelNotFound',
+        failureReason: 'The channel was deleted or has no WhatsApp.',
+      });
+    }
+    return this.provider(channel.whatsAppProvider).send(channel, request);
   }
 
   private provider(name: string): WhatsAppProvider {

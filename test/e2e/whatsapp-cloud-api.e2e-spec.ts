@@ -375,4 +375,44 @@ describe('WhatsApp through the cloud-api provider (a fake Cloud API on 127.0.0.1
     await noRetryWindow();
     assert.equal(fake.sendsTo(to).length, 1);
   });
+
+  it('sends with the new token when another process has just changed the channel’s credentials', async () => {
+    const to = '14155550650';
+    // Seen (and kept in memory) with the current token.
+    const first = await send('sendTemplate', templateSend(channel.id, to));
+    await eventWithStatus(`+${to}`, first.body.conversationEventId, 'Sent');
+    // Another process rotates the token: the row changes under this process's memory of it.
+    const rotated = await t.admin.post(`/admin/v1/workspaces/${a.workspaceId}/channels`, {
+      name: 'Rotated',
+      type: 2,
+      phoneNumber: '+14155550778',
+      whatsApp: {
+        provider: 'cloud-api',
+        phoneNumberId: PHONE_NUMBER_ID,
+        wabaId: '555',
+        accessToken: 'EAAG-rotated',
+        appSecret: APP_SECRET,
+        verifyToken: 'v',
+      },
+    });
+    const { DataSource } = await import('typeorm');
+    await t.app
+      .get(DataSource)
+      .query(
+        'UPDATE channels SET whats_app_credentials_sealed = (SELECT whats_app_credentials_sealed FROM channels WHERE id = $2) WHERE id = $1',
+        [channel.id, rotated.body.id],
+      );
+    fake.acceptedTokens = ['EAAG-rotated'];
+    try {
+      const second = await send('sendTemplate', templateSend(channel.id, to));
+      const event = await eventWithStatus(`+${to}`, second.body.conversationEventId, 'Sent');
+      // With the old token in memory, the refusal sends it to read the channel again: one more call, with the new token.
+      const calls = fake.sendsTo(to).slice(1);
+      assert.ok(calls.length <= 2, `${calls.length} calls`);
+      assert.equal(calls.at(-1)?.auth, 'Bearer EAAG-rotated');
+      assert.equal(event.sourceId, answeredId(calls.at(-1)!));
+    } finally {
+      fake.acceptedTokens = undefined;
+    }
+  });
 });

@@ -33,6 +33,8 @@ export class FakeCloudApi {
   readonly requests: CloudRequest[] = [];
   /** Answers for the next sends, in order. */
   readonly script: CloudAnswer[] = [];
+  /** When set, a send with another bearer token is refused as Meta refuses an expired token (401, code 190). */
+  acceptedTokens: string[] | undefined;
   /** Pages of `message_templates`: page i+1 is reached with the cursor of page i. */
   templatePages: TemplatePageData[] = [];
   private server!: Server;
@@ -125,6 +127,9 @@ export class FakeCloudApi {
   }
 
   private sendAnswer(request: CloudRequest): CloudAnswer {
+    if (this.acceptedTokens && !this.acceptedTokens.includes((request.auth ?? '').replace(/^Bearer /, ''))) {
+      return FakeCloudApi.error(401, 190, 'Error validating access token: Session has expired');
+    }
     const scripted = this.script.shift();
     if (scripted) return scripted;
     const to = (request.body as { to?: string } | null)?.to;

@@ -31,8 +31,11 @@ const INVALID_PARAMETER: Meaning = {
   reason: 'WhatsApp refused a value of the message.',
   retry: false,
 };
-const UNAUTHORIZED: Meaning = {
-  errorCode: 'WhatsApp:Unauthorized',
+/** The code of a refused access token. */
+export const UNAUTHORIZED = 'WhatsApp:Unauthorized';
+
+const REFUSED_TOKEN: Meaning = {
+  errorCode: UNAUTHORIZED,
   reason: "The channel's access token was refused: update the channel's WhatsApp credentials.",
   retry: false,
 };
@@ -86,9 +89,9 @@ const MEANINGS = new Map<number, Meaning>([
   [131009, INVALID_PARAMETER],
   [131008, INVALID_PARAMETER],
   [100, INVALID_PARAMETER],
-  [190, UNAUTHORIZED],
-  [0, UNAUTHORIZED],
-  [10, UNAUTHORIZED],
+  [190, REFUSED_TOKEN],
+  [0, REFUSED_TOKEN],
+  [10, REFUSED_TOKEN],
   [131000, UNAVAILABLE],
   [131016, UNAVAILABLE],
   [133004, UNAVAILABLE],
@@ -118,7 +121,7 @@ export function describeCloudError(httpStatus: number | null, code: number | und
       : httpStatus !== null && httpStatus >= 500
         ? UNAVAILABLE
         : httpStatus === 401
-          ? UNAUTHORIZED
+          ? REFUSED_TOKEN
           : { errorCode: 'WhatsApp:ProviderError', reason: 'WhatsApp refused the message.', retry: false };
   const meaning = known ?? fallback;
   const source = code !== undefined ? `Cloud API error ${code}` : httpStatus !== null ? `HTTP ${httpStatus}` : undefined;
