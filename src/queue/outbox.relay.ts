@@ -21,7 +21,8 @@ const MIN_ROUND_GAP_MS = 10;
  * Moves committed outbox rows to Bull. Each row becomes the job whose id is the row id, so a
  * row dispatched twice (a crash between the push and the stamp) is still one job. Rows are
  * claimed with `FOR UPDATE SKIP LOCKED`, so any number of processes can relay at once; rows left
- * behind by a crash or a Redis outage are picked up by the next poll.
+ * behind by a crash or a Redis outage are picked up by the next poll. A request that knows the
+ * rows it committed can skip the round trip through the table ({@link pushCommitted}).
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap {
