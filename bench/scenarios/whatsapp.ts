@@ -25,7 +25,7 @@ const sendBody = (channelId: string, token: string, toNumber = pick(numberPool))
   });
 
 export const sendTemplateScenario: Scenario = {
-  name: 'POST Send Template (sandbox channel, request path only)',
+  name: 'WhatsApp: POST Send Template (sandbox channel, request path only)',
   async run(ctx) {
     const channel = await ctx.admin('POST', `/admin/v1/workspaces/${ctx.workspaceId}/channels`, {
       name: 'Bench WA',

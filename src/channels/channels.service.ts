@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { DataSource, Repository } from 'typeorm';
 import { SecretBox } from '../common/crypto/secret-box.js';
 import { newId } from '../common/id.js';
@@ -10,10 +11,23 @@ import type { ChannelConfigDto } from './dto/channel-config.dto.js';
 
 export type ChannelCapability = 'whatsapp' | 'voice';
 
+/** How long {@link ChannelsService.getRecent} may serve a channel without reading it again. */
+export const RECENT_TTL_MS = 5000;
+
+const recentKey = (workspaceId: string, id: string) => `${workspaceId}:${id}`;
+
+function withCapability(channel: Channel | null, id: string, capability?: ChannelCapability): Channel {
+  if (!channel) throw ChannelNotFound(id);
+  if (capability === 'whatsapp' && !channel.hasWhatsApp) throw ChannelNotFound(id);
+  if (capability === 'voice' && !channel.hasVoice) throw ChannelNotFound(id);
+  return channel;
+}
+
 /** Channels of a workspace. Every lookup is by workspace and id; credentials are sealed at rest. */
 @Injectable()
 export class ChannelsService {
   private readonly channels: Repository<Channel>;
+  private readonly recent = new LRUCache<string, Channel>({ max: 10_000, ttl: RECENT_TTL_MS });
 
   constructor(
     dataSource: DataSource,
@@ -34,11 +48,22 @@ export class ChannelsService {
 
   /** The channel, or ChannelNotFoundError when it is unknown, another workspace's, or lacks `capability`. */
   async get(workspaceId: string, id: string, capability?: ChannelCapability): Promise<Channel> {
-    const channel = await this.channels.findOne({ where: { id, workspaceId } });
-    if (!channel) throw ChannelNotFound(id);
-    if (capability === 'whatsapp' && !channel.hasWhatsApp) throw ChannelNotFound(id);
-    if (capability === 'voice' && !channel.hasVoice) throw ChannelNotFound(id);
-    return channel;
+    return withCapability(await this.channels.findOne({ where: { id, workspaceId } }), id, capability);
+  }
+
+  /**
+   * {@link get} for paths that read a channel per message (sends and their workers): served from
+   * memory for up to {@link RECENT_TTL_MS}. A change made through this process is seen at once;
+   * other processes see it within the TTL. The result is shared: never modify it.
+   */
+  async getRecent(workspaceId: string, id: string, capability?: ChannelCapability): Promise<Readonly<Channel>> {
+    const key = recentKey(workspaceId, id);
+    let channel = this.recent.get(key);
+    if (!channel) {
+      channel = withCapability(await this.channels.findOne({ where: { id, workspaceId } }), id);
+      this.recent.set(key, channel);
+    }
+    return withCapability(channel, id, capability);
   }
 
   /** A channel even after it was deleted: calls placed through it still finish. Null when unknown. */
@@ -53,6 +78,11 @@ export class ChannelsService {
     return channel;
   }
 
+  /** Drops a channel from {@link getRecent}'s memory (when a caller learns it is out of date). */
+  forgetRecent(workspaceId: string, id: string): void {
+    this.recent.delete(recentKey(workspaceId, id));
+  }
+
   async create(workspaceId: string, config: ChannelConfigDto): Promise<Channel> {
     const channel = this.channels.create({ id: newId(), workspaceId, phoneNumberId: newId(), creatorId: null, lastModifierId: null });
     this.apply(channel, config);
@@ -63,12 +93,15 @@ export class ChannelsService {
   async update(workspaceId: string, id: string, config: ChannelConfigDto): Promise<Channel> {
     const channel = await this.get(workspaceId, id);
     this.apply(channel, config);
-    return this.channels.save(channel);
+    const saved = await this.channels.save(channel);
+    this.forgetRecent(workspaceId, id);
+    return saved;
   }
 
   async remove(workspaceId: string, id: string): Promise<void> {
     const channel = await this.get(workspaceId, id);
     await this.channels.softRemove(channel);
+    this.forgetRecent(workspaceId, id);
   }
 
   whatsAppCredentials(channel: Channel): WhatsAppCredentials {

@@ -6,17 +6,23 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { OutboxMessage } from './outbox-message.entity.js';
 import { QueueName } from './queue-names.js';
+import { BatchedStamp } from './batched-stamp.js';
+import type { OutboxRow } from './outbox.service.js';
 
 const BATCH_SIZE = 500;
 const REDIS_TIMEOUT_MS = 5000;
 /** A dispatched job unfinished for this long is looked up in Redis, and pushed again if Redis lost it. */
 const RECOVERY_CHECK_EVERY_MS = 10_000;
+/** Dispatched and completed stamps are written for the rows of this many ms at once. */
+const STAMP_BATCH_MS = 25;
+const MIN_ROUND_GAP_MS = 10;
 
 /**
  * Moves committed outbox rows to Bull. Each row becomes the job whose id is the row id, so a
  * row dispatched twice (a crash between the push and the stamp) is still one job. Rows are
  * claimed with `FOR UPDATE SKIP LOCKED`, so any number of processes can relay at once; rows left
- * behind by a crash or a Redis outage are picked up by the next poll.
+ * behind by a crash or a Redis outage are picked up by the next poll. A request that knows the
+ * rows it committed can skip the round trip through the table ({@link pushCommitted}).
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap {
@@ -24,14 +30,23 @@ export class OutboxRelay implements OnApplicationBootstrap {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
+  private lastRoundAt = 0;
+  private delayed: NodeJS.Timeout | undefined;
   private stopped = false;
   private lastRecoveryCheck = 0;
+  private committed: OutboxRow[] = [];
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly completedStamps: BatchedStamp;
+  private readonly dispatchedStamps: BatchedStamp;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly moduleRef: ModuleRef,
     private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.completedStamps = new BatchedStamp(dataSource, 'completed_at', STAMP_BATCH_MS);
+    this.dispatchedStamps = new BatchedStamp(dataSource, 'dispatched_at', STAMP_BATCH_MS);
+  }
 
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => this.kick(), this.config.outbox.pollIntervalMs);
@@ -39,20 +54,34 @@ export class OutboxRelay implements OnApplicationBootstrap {
     this.kick();
   }
 
-  /** Stops polling and waits for the round in progress. */
+  /** Stops polling and waits for the round and the direct pushes in progress. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
-    await this.running;
+    clearTimeout(this.delayed);
+    await Promise.all([this.running, ...this.inFlight]);
   }
 
-  /** Dispatches soon; calls while a dispatch runs are folded into one more round. */
+  /**
+   * Dispatches soon: at once when idle; calls while a round runs are folded into one more round,
+   * started no sooner than {@link MIN_ROUND_GAP_MS} after the previous one, so that under load a
+   * round carries the rows of many requests instead of one.
+   */
   kick(): void {
-    if (this.stopped) return;
+    if (this.stopped || this.delayed) return;
     if (this.running) {
       this.again = true;
       return;
     }
+    const wait = this.lastRoundAt + MIN_ROUND_GAP_MS - Date.now();
+    if (wait > 0) {
+      this.delayed = setTimeout(() => {
+        this.delayed = undefined;
+        this.kick();
+      }, wait);
+      return;
+    }
+    this.lastRoundAt = Date.now();
     this.running = this.drain()
       .then(() => undefined)
       .finally(() => {
@@ -112,35 +141,68 @@ export class OutboxRelay implements OnApplicationBootstrap {
     });
   }
 
-  /** Marks a job's row finished, so recovery leaves it alone. */
-  async markCompleted(outboxId: string): Promise<void> {
-    await this.dataSource.query('UPDATE outbox_messages SET completed_at = now() WHERE id = $1 AND completed_at IS NULL', [outboxId]);
+  /** Marks a job's row finished, so recovery leaves it alone (stamped with the rows finished around the same time). */
+  markCompleted(outboxId: string): Promise<void> {
+    return this.completedStamps.add(outboxId);
   }
 
+  /**
+   * Rows this process has just committed: pushed to Bull on the next tick, together with the rows
+   * committed meanwhile, then stamped dispatched, without waiting for a relay round. A row whose
+   * push fails stays pending for the rounds; a row pushed twice (job id = row id) is still one job.
+   */
+  pushCommitted(rows: OutboxRow[]): void {
+    if (this.stopped) return; // left pending for the next process's rounds
+    if (this.committed.push(...rows) > rows.length) return;
+    this.track(
+      new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+        const batch = this.committed.splice(0);
+        try {
+          await withTimeout(this.push(batch), REDIS_TIMEOUT_MS, 'Redis did not accept the jobs in time');
+          await this.dispatchedStamps.add(...batch.map((row) => row.id));
+        } catch (err) {
+          this.logger.warn({ err }, 'Direct dispatch failed; the rows stay pending for the next round');
+          this.kick();
+        }
+      }),
+    );
+  }
+
+  /**
+   * Claims the oldest pending rows and stamps them in one statement, pushes them, and commits only
+   * once Redis has them: a failed push rolls the stamp back and the rows stay pending.
+   */
   private dispatchBatch(): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
-      const rows = await manager
-        .createQueryBuilder(OutboxMessage, 'o')
-        .where('o.dispatched_at IS NULL')
-        .orderBy('o.created_at', 'ASC')
-        .limit(BATCH_SIZE)
-        .setLock('pessimistic_write')
-        .setOnLocked('skip_locked')
-        .getMany();
-      if (rows.length === 0) return 0;
+      const claimed = (await manager.query(
+        `WITH claimed AS (
+           UPDATE outbox_messages SET dispatched_at = now()
+            WHERE id IN (SELECT id FROM outbox_messages WHERE dispatched_at IS NULL ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+            RETURNING id, workspace_id, queue, job_name, payload, run_at, created_at)
+         SELECT * FROM claimed ORDER BY created_at`,
+        [BATCH_SIZE],
+      )) as ClaimedRow[];
+      if (claimed.length === 0) return 0;
+      const rows = claimed.map((row) => ({
+        id: row.id,
+        workspaceId: row.workspace_id,
+        queue: row.queue,
+        jobName: row.job_name,
+        payload: row.payload,
+        runAt: row.run_at,
+      }));
       await withTimeout(this.push(rows), REDIS_TIMEOUT_MS, 'Redis did not accept the jobs in time');
-      await manager
-        .createQueryBuilder()
-        .update(OutboxMessage)
-        .set({ dispatchedAt: () => 'now()' })
-        .whereInIds(rows.map((row) => row.id))
-        .execute();
       return rows.length;
     });
   }
 
-  private async push(rows: OutboxMessage[]): Promise<void> {
-    const byQueue = new Map<string, OutboxMessage[]>();
+  private track(work: Promise<void>): void {
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work));
+  }
+
+  private async push(rows: OutboxRow[]): Promise<void> {
+    const byQueue = new Map<string, OutboxRow[]>();
     for (const row of rows) byQueue.set(row.queue, [...(byQueue.get(row.queue) ?? []), row]);
     const now = Date.now();
     await Promise.all(
@@ -159,6 +221,16 @@ export class OutboxRelay implements OnApplicationBootstrap {
   private queue(name: QueueName): Queue {
     return this.moduleRef.get<Queue>(getQueueToken(name), { strict: false });
   }
+}
+
+interface ClaimedRow {
+  id: string;
+  workspace_id: string | null;
+  queue: string;
+  job_name: string;
+  payload: Record<string, unknown>;
+  run_at: Date | null;
+  created_at: Date;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {

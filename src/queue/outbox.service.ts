@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import { newId } from '../common/id.js';
-import { OutboxMessage } from './outbox-message.entity.js';
 import { JobName, QUEUE_OF_JOB } from './queue-names.js';
 import { OutboxRelay } from './outbox.relay.js';
 
@@ -11,6 +9,38 @@ export interface OutboxEntry {
   payload: Record<string, unknown>;
   workspaceId?: string | null;
   runAt?: Date | null;
+}
+
+export const OUTBOX_COLUMNS = 'id, workspace_id, queue, job_name, payload, run_at';
+const COLUMN_TYPES = ['uuid', 'uuid', 'varchar', 'varchar', 'jsonb', 'timestamptz'];
+
+/** An outbox row as written: what its job is made of. */
+export interface OutboxRow {
+  id: string;
+  workspaceId: string | null;
+  queue: string;
+  jobName: string;
+  payload: Record<string, unknown>;
+  runAt: Date | null;
+}
+
+/**
+ * Outbox rows as statement parameters, for {@link Outbox.write} and for statements that write
+ * the rows together with other changes: `placeholders[i]` lists row i's values (in the order of
+ * {@link OUTBOX_COLUMNS}) as `$n` from `firstParam` on.
+ */
+export function outboxRows(entries: OutboxEntry[], firstParam = 1): { rows: OutboxRow[]; placeholders: string[]; params: unknown[] } {
+  const rows = entries.map((entry) => ({
+    id: newId(),
+    workspaceId: entry.workspaceId ?? null,
+    queue: QUEUE_OF_JOB[entry.jobName],
+    jobName: entry.jobName,
+    payload: entry.payload,
+    runAt: entry.runAt ?? null,
+  }));
+  const params = rows.flatMap((row) => [row.id, row.workspaceId, row.queue, row.jobName, row.payload, row.runAt]);
+  const placeholders = rows.map((_, i) => COLUMN_TYPES.map((type, k) => `$${firstParam + i * 6 + k}::${type}`).join(', '));
+  return { rows, placeholders, params };
 }
 
 /**
@@ -23,22 +53,20 @@ export class Outbox {
 
   /** Writes the jobs with `manager` (the caller's transaction). Returns their ids, which are the Bull job ids. */
   async enqueue(manager: EntityManager, entries: OutboxEntry[]): Promise<string[]> {
+    return (await this.write(manager, entries)).map((row) => row.id);
+  }
+
+  /** {@link enqueue}, returning the rows, for {@link pushCommitted}. */
+  async write(manager: EntityManager, entries: OutboxEntry[]): Promise<OutboxRow[]> {
     if (entries.length === 0) return [];
-    const rows = entries.map((entry) => ({
-      id: newId(),
-      workspaceId: entry.workspaceId ?? null,
-      queue: QUEUE_OF_JOB[entry.jobName],
-      jobName: entry.jobName,
-      payload: entry.payload,
-      runAt: entry.runAt ?? null,
-    }));
-    await manager
-      .createQueryBuilder()
-      .insert()
-      .into(OutboxMessage)
-      .values(rows as QueryDeepPartialEntity<OutboxMessage>[])
-      .execute();
-    return rows.map((row) => row.id);
+    const { rows, placeholders, params } = outboxRows(entries);
+    await manager.query(`INSERT INTO outbox_messages (${OUTBOX_COLUMNS}) VALUES ${placeholders.map((p) => `(${p})`).join(', ')}`, params);
+    return rows;
+  }
+
+  /** After the transaction that wrote `rows` committed: pushes them to Bull at once, without a relay round. */
+  pushCommitted(rows: OutboxRow[]): void {
+    this.relay.pushCommitted(rows);
   }
 
   /** Call after the transaction committed: dispatches without waiting for the next poll. */

@@ -7,6 +7,7 @@ import { JOB_HANDLER, type JobHandlerOptions } from './job-handler.decorator.js'
 import { JobName, QUEUE_OF_JOB } from './queue-names.js';
 import { QueueMetrics } from './queue-metrics.js';
 import { OutboxRelay } from './outbox.relay.js';
+import { isLastAttempt } from './retry-later.js';
 
 type Handler = (job: Job) => Promise<unknown>;
 
@@ -54,8 +55,7 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
       if (outboxId) await this.relay.markCompleted(outboxId);
       return result;
     } catch (err) {
-      const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-      if (outboxId && lastAttempt) await this.relay.markCompleted(outboxId).catch(() => undefined);
+      if (outboxId && isLastAttempt(job)) await this.relay.markCompleted(outboxId).catch(() => undefined);
       throw err;
     }
   }

@@ -9,11 +9,15 @@ import { QueueMetrics } from './queue-metrics.js';
 import { QueueWorkers } from './queue-workers.js';
 import { QueueRedisConnections } from './redis-connection.js';
 import { QueueLifecycle } from './queue-lifecycle.js';
+import { BACKOFF_STRATEGY, backoffDelay } from './retry-later.js';
 
-/** Retries with exponential backoff; finished jobs kept for a day so a re-pushed job id is still recognised. */
+/**
+ * Retries with exponential backoff (stretched to a provider's Retry-After, see RetryLaterError);
+ * finished jobs kept for a day so a re-pushed job id is still recognised.
+ */
 export const DEFAULT_JOB_OPTIONS = {
   attempts: 5,
-  backoff: { type: 'exponential', delay: 1000 },
+  backoff: { type: BACKOFF_STRATEGY },
   removeOnComplete: { age: 24 * 3600, count: 50_000 },
   removeOnFail: { age: 7 * 24 * 3600, count: 50_000 },
 };
@@ -32,7 +36,11 @@ class QueueConnectionsModule {}
       useFactory: (config: AppConfig, connections: QueueRedisConnections) => ({
         prefix: `${config.redis.keyPrefix}:bull`,
         defaultJobOptions: DEFAULT_JOB_OPTIONS,
-        settings: { lockDuration: config.queues.lockDurationMs, stalledInterval: config.queues.lockDurationMs },
+        settings: {
+          lockDuration: config.queues.lockDurationMs,
+          stalledInterval: config.queues.lockDurationMs,
+          backoffStrategies: { [BACKOFF_STRATEGY]: backoffDelay },
+        },
         createClient: (type) => connections.connectionFor(type),
       }),
     }),

@@ -26,7 +26,13 @@ export class RateLimitService implements OnApplicationShutdown {
 
   constructor(config: AppConfig) {
     // Its own connection that fails fast instead of queueing commands during an outage.
-    this.redis = new Redis(config.redis.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectionName: 'rate-limit' });
+    // Auto-pipelining: the policies of one request, and concurrent requests, share writes to Redis.
+    this.redis = new Redis(config.redis.url, {
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      enableAutoPipelining: true,
+      connectionName: 'rate-limit',
+    });
     this.redis.on('error', () => undefined);
     this.limiters = new Map(
       Object.entries(policyLimits(config)).map(([policy, limits]) => [

@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { toE164 } from '../common/phone/phone-number.js';
 import type { InboundMessage } from './inbound.service.js';
+import { describeCloudError } from './providers/cloud-api-errors.js';
 
 /** The parts of a WhatsApp Cloud API webhook notification this service reads. */
 export interface CloudWebhookNotification {
@@ -28,11 +29,24 @@ export interface CloudWebhookNotification {
           status: string;
           timestamp: string;
           recipient_id?: string;
-          errors?: Array<{ code: number; title?: string; message?: string }>;
+          errors?: CloudError[];
         }>;
       };
     }>;
   }>;
+}
+
+/** A Graph API error object, as in an error response or a failed status. */
+export interface CloudError {
+  code?: number;
+  title?: string;
+  message?: string;
+  error_data?: { details?: string };
+}
+
+/** The provider's own words for an error: its message (or title) and details. */
+export function errorText(error: CloudError | undefined): string | undefined {
+  return [error?.message ?? error?.title, error?.error_data?.details].filter(Boolean).join(' — ') || undefined;
 }
 
 export interface StatusUpdate {
@@ -80,13 +94,17 @@ export function readNotification(notification: CloudWebhookNotification): { mess
   const statuses = values
     .flatMap((v) => v.statuses ?? [])
     .filter((s) => STATUS[s.status])
-    .map((s) => ({
-      providerMessageId: s.id,
-      status: STATUS[s.status],
-      at: new Date(Number(s.timestamp) * 1000).toISOString(),
-      errorCode: s.errors?.[0] ? String(s.errors[0].code) : null,
-      errorReason: s.errors?.[0] ? (s.errors[0].message ?? s.errors[0].title ?? null) : null,
-    }));
+    .map((s) => {
+      const error = s.errors?.[0];
+      const meaning = error || STATUS[s.status] === 'Failed' ? describeCloudError(null, error?.code, errorText(error)) : undefined;
+      return {
+        providerMessageId: s.id,
+        status: STATUS[s.status],
+        at: new Date(Number(s.timestamp) * 1000).toISOString(),
+        errorCode: meaning?.errorCode ?? null,
+        errorReason: meaning?.failureReason ?? null,
+      };
+    });
   return { messages, statuses };
 }
 

@@ -1,15 +1,18 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager, MoreThan } from 'typeorm';
+import { RetryLaterError } from '../queue/retry-later.js';
 import type { Channel } from '../channels/channel.entity.js';
 import { NotFoundError } from '../common/errors/domain-error.js';
 import type { Principal } from '../auth/principal.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { ContactsService } from '../contacts/contacts.service.js';
 import { ConversationEvent } from '../conversations/conversation-event.entity.js';
-import { Conversation, EventDirection, EventSourceType } from '../conversations/conversation.entity.js';
+import { EventDirection, EventSourceType } from '../conversations/conversation.entity.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
 import { TimelineService } from '../conversations/timeline.service.js';
-import { Outbox } from '../queue/outbox.service.js';
+import { Outbox, type OutboxEntry } from '../queue/outbox.service.js';
+import { sendInKnownConversation, SERVICE_WINDOW_MS } from './known-conversation-send.js';
+import { UNAUTHORIZED } from './providers/cloud-api-errors.js';
 import { JobName } from '../queue/queue-names.js';
 import type { SendMessageResultDto, SendTemplateDto } from './dto/send-template.dto.js';
 import { CloudApiWhatsAppProvider } from './providers/cloud-api.provider.js';
@@ -19,10 +22,7 @@ import { buildTemplateMessage, type CloudTemplateRequest } from './template-mess
 import type { FreeFormMessage } from './free-form-message.js';
 import { ServiceWindowExpired } from './whatsapp.errors.js';
 import { TemplatesService } from './templates.service.js';
-
-export class ProviderRetryError extends Error {}
-
-const SERVICE_WINDOW_MS = 24 * 3600 * 1000;
+import { StatusService, type StatusChange } from './status.service.js';
 
 /**
  * WhatsApp sends: the request path validates and records a Pending outbound event with its outbox
@@ -42,10 +42,11 @@ export class MessagingService {
     private readonly outbox: Outbox,
     private readonly sandbox: SandboxWhatsAppProvider,
     private readonly cloudApi: CloudApiWhatsAppProvider,
+    private readonly statuses: StatusService,
   ) {}
 
   async sendTemplate(principal: Principal, input: SendTemplateDto): Promise<SendMessageResultDto> {
-    const channel = await this.channels.get(principal.workspaceId, input.channelId, 'whatsapp');
+    const channel = await this.channels.getRecent(principal.workspaceId, input.channelId, 'whatsapp');
     const template = await this.templates.approved(channel, input.templateName, input.language);
     const { request, preview } = buildTemplateMessage(template, input.toNumber, input.parameters ?? []);
     return this.accept(principal, channel, input.toNumber, request, preview, {
@@ -57,7 +58,7 @@ export class MessagingService {
 
   /** Text, media and interactive sends: only inside the 24 h service window the contact opened by writing. */
   async sendFreeForm(principal: Principal, channelId: string, toNumber: string, message: FreeFormMessage): Promise<SendMessageResultDto> {
-    const channel = await this.channels.get(principal.workspaceId, channelId, 'whatsapp');
+    const channel = await this.channels.getRecent(principal.workspaceId, channelId, 'whatsapp');
     return this.accept(principal, channel, toNumber, message.request, message.preview, {
       attachment: { messageType: message.messageType },
       message: `${message.messageType} message accepted for delivery to ${toNumber}.`,
@@ -65,39 +66,52 @@ export class MessagingService {
     });
   }
 
-  /** The request path of every send: contact, open conversation, Pending event and outbox job in one transaction. */
+  /**
+   * The request path of every send: contact, open conversation, Pending event and outbox job,
+   * atomically. Usually the contact and its conversation exist: one statement does it all.
+   */
   private async accept(
     principal: Principal,
-    channel: Channel,
+    channel: Readonly<Channel>,
     toNumber: string,
     request: Record<string, unknown> | CloudTemplateRequest,
     preview: string,
     options: { attachment: Record<string, unknown>; message: string; needsServiceWindow: boolean },
   ): Promise<SendMessageResultDto> {
-    const result = await this.dataSource.transaction(async (manager) => {
-      const contact = await this.contacts.findOrCreateByPhone(manager, principal, toNumber);
-      if (options.needsServiceWindow && !(await this.serviceWindowOpen(manager, principal.workspaceId, channel.id, contact.id)))
-        throw ServiceWindowExpired();
-      const conversation = await this.conversations.findOrOpen(manager, principal.workspaceId, channel.id, contact.id);
-      const event = await this.timeline.record(manager, conversation, {
-        sourceType: EventSourceType.WhatsApp,
-        direction: EventDirection.Outbound,
-        status: 'Pending',
+    const job = (eventId: string): OutboxEntry => ({
+      jobName: JobName.SendWhatsAppMessage,
+      workspaceId: principal.workspaceId,
+      payload: { eventId, channelId: channel.id, request },
+    });
+    const result =
+      (await sendInKnownConversation(this.dataSource.manager, {
+        workspaceId: principal.workspaceId,
+        channelId: channel.id,
+        phoneNumber: toNumber,
+        needsServiceWindow: options.needsServiceWindow,
         body: preview,
         attachment: options.attachment,
         handlerName: principal.name ?? null,
-      });
-      await this.outbox.enqueue(manager, [
-        {
-          jobName: JobName.SendWhatsAppMessage,
-          workspaceId: principal.workspaceId,
-          payload: { eventId: event.id, channelId: channel.id, request },
-        },
-      ]);
-      return { contactId: contact.id, status: 'accepted', message: options.message, conversationEventId: event.id };
-    });
-    this.outbox.afterCommit();
-    return result;
+        job,
+      })) ??
+      (await this.dataSource.transaction(async (manager) => {
+        const contact = await this.contacts.findOrCreateByPhone(manager, principal, toNumber);
+        if (options.needsServiceWindow && !(await this.serviceWindowOpen(manager, principal.workspaceId, channel.id, contact.id)))
+          throw ServiceWindowExpired();
+        const conversation = await this.conversations.findOrOpen(manager, principal.workspaceId, channel.id, contact.id);
+        const event = await this.timeline.record(manager, conversation, {
+          sourceType: EventSourceType.WhatsApp,
+          direction: EventDirection.Outbound,
+          status: 'Pending',
+          body: preview,
+          attachment: options.attachment,
+          handlerName: principal.name ?? null,
+        });
+        const [written] = await this.outbox.write(manager, [job(event.id)]);
+        return { contactId: contact.id, eventId: event.id, job: written };
+      }));
+    this.outbox.pushCommitted([result.job]);
+    return { contactId: result.contactId, status: 'accepted', message: options.message, conversationEventId: result.eventId };
   }
 
   /** Did the contact write to us on this channel in the last 24 hours? */
@@ -114,33 +128,62 @@ export class MessagingService {
     });
   }
 
-  /** Worker: sends a Pending event through its channel's provider, once. */
-  async deliver(workspaceId: string, eventId: string, channelId: string, request: Record<string, unknown>): Promise<void> {
-    const event = await this.dataSource.getRepository(ConversationEvent).findOne({ where: { id: eventId, workspaceId } });
-    if (!event || event.status !== 'Pending') return; // already sent (a retried job) or gone
-    // A deleted channel ends the message Failed; any other error (the database) lets Bull retry.
-    const channel = await this.channels.get(workspaceId, channelId).catch((err: unknown) => {
-      if (err instanceof NotFoundError) return undefined;
+  /**
+   * Worker: sends a Pending event through its channel's provider, once. A passing provider failure
+   * throws RetryLaterError (Bull tries again, not before the provider's Retry-After); on the last
+   * attempt it ends the event Failed like a permanent one.
+   */
+  async deliver(
+    workspaceId: string,
+    eventId: string,
+    channelId: string,
+    request: Record<string, unknown>,
+    lastAttempt: boolean,
+  ): Promise<void> {
+    const [event] = (await this.dataSource.query('SELECT status FROM conversation_events WHERE id = $1 AND workspace_id = $2', [
+      eventId,
+      workspaceId,
+    ])) as Array<{ status: string | null }>;
+    if (event?.status !== 'Pending') return; // already sent (a retried job) or gone
+    let channel = await this.channelOrNull(this.channels.getRecent(workspaceId, channelId));
+    let outcome = await this.sendThrough(channel, request);
+    if (outcome.kind === 'failed' && outcome.errorCode === UNAUTHORIZED && channel) {
+      // The token may be a cached channel's old one: read the channel afresh, and try again if its credentials changed.
+      const fresh = await this.channelOrNull(this.channels.get(workspaceId, channelId));
+      if (fresh?.whatsAppCredentialsSealed !== channel.whatsAppCredentialsSealed) {
+        this.channels.forgetRecent(workspaceId, channelId);
+        channel = fresh;
+        outcome = await this.sendThrough(channel, request);
+      }
+    }
+    if (outcome.kind === 'retry' && !lastAttempt) {
+      throw new RetryLaterError(`WhatsApp provider: ${outcome.errorCode} ${outcome.failureReason}`, outcome.retryAfterMs);
+    }
+    const change: StatusChange =
+      outcome.kind === 'sent'
+        ? { status: 'Sent', providerMessageId: outcome.providerMessageId, errorCode: null, errorReason: null }
+        : { status: 'Failed', providerMessageId: null, errorCode: outcome.errorCode, errorReason: outcome.failureReason };
+    await this.statuses.move(workspaceId, channel, { eventId }, change);
+    if (outcome.kind !== 'sent') this.logger.warn(`WhatsApp message ${eventId} failed: ${outcome.errorCode} ${outcome.failureReason}`);
+  }
+
+  /** A deleted channel is null (the message ends Failed); any other error (the database) lets Bull retry. */
+  private channelOrNull(lookup: Promise<Readonly<Channel>>): Promise<Readonly<Channel> | null> {
+    return lookup.catch((err: unknown) => {
+      if (err instanceof NotFoundError) return null;
       throw err;
     });
-    const outcome: SendOutcome = channel?.whatsAppProvider
-      ? await this.provider(channel.whatsAppProvider).send(channel, request)
-      : { kind: 'failed', errorCode: 'Channels:ChannelNotFound', failureReason: 'The channel was deleted or has no WhatsApp.' };
-    if (outcome.kind === 'retry') throw new ProviderRetryError(`WhatsApp provider: ${outcome.reason}`);
-    await this.dataSource.transaction(async (manager) => {
-      const changes =
-        outcome.kind === 'sent'
-          ? { status: 'Sent', sourceId: outcome.providerMessageId }
-          : { status: 'Failed', errorCode: outcome.errorCode, failureReason: outcome.failureReason.slice(0, 1000) };
-      await manager.update(ConversationEvent, { id: eventId, workspaceId, status: 'Pending' }, changes);
-      // The conversation shows the status of its last event.
-      await manager.update(
-        Conversation,
-        { id: event.conversationId, workspaceId, lastEventOccurredAt: event.creationTime },
-        { lastEventStatus: changes.status },
-      );
-    });
-    if (outcome.kind === 'failed') this.logger.warn(`WhatsApp message ${eventId} failed: ${outcome.errorCode} ${outcome.failureReason}`);
+  }
+
+  private sendThrough(channel: Readonly<Channel> | null, request: Record<string, unknown>): Promise<SendOutcome> {
+    if (!channel?.whatsAppProvider) {
+      return Promise.resolve({
+        kind: 'failed',
+        errorCode: 'Channels:ChannelNotFound',
+        failureReason: 'The channel was deleted or has no WhatsApp.',
+      });
+    }
+    return this.provider(channel.whatsAppProvider).send(channel, request);
   }
 
   private provider(name: string): WhatsAppProvider {

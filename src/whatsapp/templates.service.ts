@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { DataSource, ILike, Repository } from 'typeorm';
+import { RECENT_TTL_MS } from '../channels/channels.service.js';
 import type { Channel } from '../channels/channel.entity.js';
 import { ValidationError } from '../common/errors/domain-error.js';
 import { newId } from '../common/id.js';
@@ -20,6 +22,7 @@ import { TemplateNotFound } from './whatsapp.errors.js';
 @Injectable()
 export class TemplatesService {
   private readonly templates: Repository<WhatsAppTemplate>;
+  private readonly recent = new LRUCache<string, WhatsAppTemplate>({ max: 10_000, ttl: RECENT_TTL_MS });
 
   constructor(dataSource: DataSource) {
     this.templates = dataSource.getRepository(WhatsAppTemplate);
@@ -84,6 +87,7 @@ export class TemplatesService {
         )
         .orUpdate(['category', 'status', 'components'], ['workspace_id', 'channel_id', 'name', 'language'])
         .execute();
+      this.recent.clear();
     }
     return templates.length;
   }
@@ -104,12 +108,19 @@ export class TemplatesService {
     return { totalCount, items };
   }
 
-  /** The channel's APPROVED template of this name and language, or 400 WhatsApp:TemplateNotFound. */
-  async approved(channel: Channel, name: string, language: string): Promise<WhatsAppTemplate> {
+  /**
+   * The channel's APPROVED template of this name and language, or 400 WhatsApp:TemplateNotFound.
+   * Served from memory for a few seconds (every send reads one); a sync through this process is seen at once.
+   */
+  async approved(channel: Readonly<Channel>, name: string, language: string): Promise<Readonly<WhatsAppTemplate>> {
+    const key = JSON.stringify([channel.workspaceId, channel.id, name, language]);
+    const recent = this.recent.get(key);
+    if (recent) return recent;
     const template = await this.templates.findOne({
       where: { workspaceId: channel.workspaceId, channelId: channel.id, name, language, status: 'APPROVED' },
     });
     if (!template) throw TemplateNotFound(name, language);
+    this.recent.set(key, template);
     return template;
   }
 }

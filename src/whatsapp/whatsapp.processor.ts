@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Job } from 'bull';
 import { JobHandler } from '../queue/job-handler.decorator.js';
 import { JobName } from '../queue/queue-names.js';
+import { isLastAttempt } from '../queue/retry-later.js';
 import { MessagingService } from './messaging.service.js';
 import { StatusService } from './status.service.js';
 import { readNotification, type CloudWebhookNotification } from './cloud-webhook.js';
@@ -15,10 +16,10 @@ export class WhatsAppProcessor {
     private readonly statuses: StatusService,
   ) {}
 
-  /** Provider 429/5xx throw, so Bull retries with its exponential backoff; permanent errors end Failed. */
+  /** Passing provider failures are retried with backoff (honouring Retry-After); permanent ones, and the last attempt, end Failed. */
   @JobHandler(JobName.SendWhatsAppMessage, { concurrency: 32 })
   send(job: Job<{ workspaceId: string; eventId: string; channelId: string; request: Record<string, unknown> }>): Promise<void> {
-    return this.messaging.deliver(job.data.workspaceId, job.data.eventId, job.data.channelId, job.data.request);
+    return this.messaging.deliver(job.data.workspaceId, job.data.eventId, job.data.channelId, job.data.request, isLastAttempt(job));
   }
 
   @JobHandler(JobName.ProcessWhatsAppWebhook, { concurrency: 16 })

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { createChannel, createWorkspace, waitFor, type WorkspaceFixture } from '../support/fixtures.js';
-import { freePort } from '../support/free-port.js';
+import { FakeCloudApi } from '../support/fake-cloud-api.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const ORDER_TEMPLATE = {
@@ -44,58 +43,13 @@ const SEND = (channelId: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-/** A stand-in for the WhatsApp Cloud API: records requests, answers from a script, then like Meta. */
-class FakeCloudApi {
-  readonly requests: Array<{ path: string; auth: string | undefined; body: any }> = [];
-  readonly script: Array<{ status: number; body: unknown }> = [];
-  readonly templateReads: string[] = [];
-  server!: Server;
-  url = '';
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      let raw = '';
-      req.on('data', (c) => (raw += c));
-      req.on('end', () => {
-        if (req.method === 'GET' && req.url?.includes('/message_templates')) {
-          const second = req.url.includes('after=');
-          const page = second
-            ? { data: [{ ...ORDER_TEMPLATE, status: 'PAUSED' }] }
-            : {
-                data: [{ ...ORDER_TEMPLATE, name: 'shipping_update' }],
-                paging: { next: `${this.url}/555/message_templates?limit=100&after=CURSOR` },
-              };
-          this.templateReads.push(req.headers.authorization ?? '');
-          res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify(page));
-          return;
-        }
-        this.requests.push({ path: req.url ?? '', auth: req.headers.authorization, body: JSON.parse(raw || '{}') });
-        const next = this.script.shift() ?? {
-          status: 200,
-          body: {
-            messaging_product: 'whatsapp',
-            contacts: [{ wa_id: '966501234567' }],
-            messages: [{ id: `wamid.fake${this.requests.length}` }],
-          },
-        };
-        res.writeHead(next.status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(next.body));
-      });
-    });
-    const port = await freePort();
-    await new Promise<void>((resolve) => this.server.listen(port, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${port}/v21.0`;
-  }
-}
-
 describe('Send Template and List Templates', () => {
   let t: TestApp;
   let a: WorkspaceFixture;
   let b: WorkspaceFixture;
   let sandbox: { id: string };
   let cloud: { id: string };
-  const fake = new FakeCloudApi();
+  let fake: FakeCloudApi;
 
   const eventOf = async (ws: WorkspaceFixture, contactId: string, eventId: string) => {
     const conversations = await ws.api.post('/v2/conversations/service-account/create', {
@@ -109,7 +63,7 @@ describe('Send Template and List Templates', () => {
   };
 
   before(async () => {
-    await fake.start();
+    fake = await FakeCloudApi.start();
     t = await startTestApp({ WHATSAPP_GRAPH_URL: fake.url, RATE_LIMIT_REQUESTS_PER_MINUTE: '100000' });
     a = await createWorkspace(t, 'A');
     b = await createWorkspace(t, 'B');
@@ -131,16 +85,10 @@ describe('Send Template and List Templates', () => {
         },
       })
     ).body;
-    // Cloud API channels get their templates by sync; for this test the row is written as sync would.
-    await t.app.get((await import('typeorm')).DataSource).query(
-      `INSERT INTO whatsapp_templates (id, workspace_id, channel_id, name, language, category, status, components)
-       SELECT gen_random_uuid(), workspace_id, $1, name, language, category, status, components FROM whatsapp_templates WHERE channel_id = $2`,
-      [cloud.id, sandbox.id],
-    );
   });
   after(async () => {
     await t.close();
-    fake.server.close();
+    await fake.close();
   });
 
   it('lists templates with their parameters', async () => {
@@ -257,57 +205,37 @@ describe('Send Template and List Templates', () => {
     assert.equal(badNumber.status, 400);
   });
 
-  it('sends through the cloud-api provider: retries a 500, then Sent with the provider id', async () => {
-    fake.script.push({ status: 500, body: { error: { message: 'temporary', code: 2 } } });
-    const res = await a.api.post('/v1/whatsapp/service-account/sendTemplate', SEND(cloud.id, { ToNumber: '14155550124' }));
-    assert.equal(res.status, 200, res.text);
-    await waitFor(async () => fake.requests.length >= 2, 15_000, 'the retry');
-    const [first, second] = fake.requests;
-    assert.equal(first.path, '/v21.0/1098765/messages');
-    assert.equal(first.auth, 'Bearer EAAG-token');
-    assert.deepEqual(second.body, first.body);
-    assert.equal(second.body.template.name, 'order_update');
-    const conversation = await a.api.post('/v2/conversations/service-account/create', { channelId: cloud.id, phoneNumber: '+14155550124' });
-    const event = await waitFor(async () => {
-      const page = await a.api.get(`/v2/conversations/service-account/${conversation.body.conversation.id}/timeline`);
-      const e = page.body.items.find((x: { eventId: string }) => x.eventId === res.body.conversationEventId);
-      return e?.status === 'Sent' ? e : undefined;
-    });
-    assert.equal(event.sourceId, 'wamid.fake2');
-  });
-
   it('syncs a cloud-api channel’s templates from its WhatsApp Business Account, following the cursor', async () => {
+    fake.templatePages = [{ data: [ORDER_TEMPLATE] }];
+    assert.deepEqual((await t.admin.post(`/admin/v1/channels/${cloud.id}/templates/sync`)).body, { synced: 1 });
+    const listed = async () =>
+      Object.fromEntries(
+        (await a.api.get(`/v1/whatsapp/service-account/templates?ChannelId=${cloud.id}`)).body.items.map(
+          (x: { name: string; status: string; id: string }) => [x.name, [x.status, x.id]],
+        ),
+      );
+    const [, orderId] = (await listed()).order_update;
+    assert.equal((await a.api.post('/v1/whatsapp/service-account/sendTemplate', SEND(cloud.id))).status, 200);
+
+    fake.requests.length = 0;
+    fake.templatePages = [{ data: [{ ...ORDER_TEMPLATE, name: 'shipping_update' }] }, { data: [{ ...ORDER_TEMPLATE, status: 'PAUSED' }] }];
     const res = await t.admin.post(`/admin/v1/channels/${cloud.id}/templates/sync`);
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.body, { synced: 2 });
-    assert.deepEqual(fake.templateReads, ['Bearer EAAG-token', 'Bearer EAAG-token']);
-    const list = await a.api.get(`/v1/whatsapp/service-account/templates?ChannelId=${cloud.id}`);
-    const byName = Object.fromEntries(list.body.items.map((x: { name: string; status: string }) => [x.name, x.status]));
-    assert.deepEqual(byName, { order_update: 'PAUSED', shipping_update: 'APPROVED' });
+    assert.deepEqual(
+      fake.requests.filter((r) => r.method === 'GET').map((r) => [r.path, r.auth]),
+      [
+        ['/v21.0/555/message_templates?limit=100', 'Bearer EAAG-token'],
+        ['/v21.0/555/message_templates?limit=100&after=1', 'Bearer EAAG-token'],
+      ],
+    );
+    const synced = await listed();
+    assert.deepEqual(synced.order_update, ['PAUSED', orderId], 'the same template, with the account’s status');
+    assert.equal(synced.shipping_update[0], 'APPROVED');
     const sandboxSync = await t.admin.post(`/admin/v1/channels/${sandbox.id}/templates/sync`);
     assert.equal(sandboxSync.status, 400);
     // A paused template is no longer sendable.
     const paused = await a.api.post('/v1/whatsapp/service-account/sendTemplate', SEND(cloud.id));
     assert.equal(paused.body.error.code, 'WhatsApp:TemplateNotFound');
-  });
-
-  it('ends Failed with the provider’s reason on a permanent error, without retrying', async () => {
-    const before = fake.requests.length;
-    fake.script.push({ status: 400, body: { error: { message: '(#131026) Message undeliverable', code: 131026 } } });
-    const res = await a.api.post(
-      '/v1/whatsapp/service-account/sendTemplate',
-      SEND(cloud.id, { ToNumber: '14155550125', TemplateName: 'shipping_update' }),
-    );
-    assert.equal(res.status, 200);
-    const conversation = await a.api.post('/v2/conversations/service-account/create', { channelId: cloud.id, phoneNumber: '+14155550125' });
-    const event = await waitFor(async () => {
-      const page = await a.api.get(`/v2/conversations/service-account/${conversation.body.conversation.id}/timeline`);
-      const e = page.body.items.find((x: { eventId: string }) => x.eventId === res.body.conversationEventId);
-      return e?.status === 'Failed' ? e : undefined;
-    });
-    assert.equal(event.errorCode, '131026');
-    assert.equal(event.failureReason, '(#131026) Message undeliverable');
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    assert.equal(fake.requests.length, before + 1, 'a permanent error is not retried');
   });
 });

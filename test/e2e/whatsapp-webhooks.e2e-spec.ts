@@ -81,7 +81,7 @@ describe('Delivery statuses and the Meta webhook endpoints', () => {
     });
     assert.deepEqual(
       statuses.map((p) => p.status),
-      ['Delivered', 'Read'],
+      ['Sent', 'Delivered', 'Read'],
     );
     assert.ok(statuses.every((p) => p.messageId === read.sourceId && p.direction === 'Outbound' && p.isBillable === true));
 

@@ -6,8 +6,11 @@ import { parseRetryAfter } from '../../webhooks/webhook-sender.js';
 import type { SendOutcome, WhatsAppProvider } from './whatsapp-provider.js';
 import type { GraphTemplatePage } from '../templates.service.js';
 import { ValidationError } from '../../common/errors/domain-error.js';
+import { describeCloudError, unreachable } from './cloud-api-errors.js';
+import { errorText, type CloudError } from '../cloud-webhook.js';
+import { graphRequest, GraphUnreachableError, type GraphResponse } from './graph-http.js';
 
-const TIMEOUT_MS = 15_000;
+const TemplateSyncFailed = (message: string) => new ValidationError('WhatsApp:TemplateSyncFailed', message);
 
 /** The WhatsApp Cloud API: `POST {WHATSAPP_GRAPH_URL}/{phone-number-id}/messages` with the channel's own token. */
 @Injectable()
@@ -18,52 +21,38 @@ export class CloudApiWhatsAppProvider implements WhatsAppProvider {
   ) {}
 
   /** The first page URL of the account's templates, and a reader for any page URL (the cursor's `next`). */
-  templatePages(channel: Channel): { firstUrl: string; fetchPage: (url: string) => Promise<GraphTemplatePage> } {
+  templatePages(channel: Readonly<Channel>): { firstUrl: string; fetchPage: (url: string) => Promise<GraphTemplatePage> } {
     const { accessToken } = this.channels.whatsAppCredentials(channel);
     return {
       firstUrl: `${this.config.whatsapp.graphUrl}/${channel.whatsAppWabaId}/message_templates?limit=100`,
       fetchPage: async (url) => {
-        const response = await fetch(url, { headers: { authorization: `Bearer ${accessToken}` }, signal: AbortSignal.timeout(TIMEOUT_MS) });
-        if (!response.ok) {
-          throw new ValidationError(
-            'WhatsApp:TemplateSyncFailed',
-            `The WhatsApp Business Account answered HTTP ${response.status} for its templates.`,
-          );
-        }
-        return (await response.json()) as GraphTemplatePage;
+        const response = await graphRequest('GET', url, accessToken).catch((err: unknown) => {
+          if (err instanceof GraphUnreachableError) throw TemplateSyncFailed(err.message);
+          throw err;
+        });
+        if (response.status !== 200)
+          throw TemplateSyncFailed(`The WhatsApp Business Account answered HTTP ${response.status} for its templates.`);
+        return response.body as GraphTemplatePage;
       },
     };
   }
 
-  async send(channel: Channel, request: Record<string, unknown>): Promise<SendOutcome> {
+  async send(channel: Readonly<Channel>, request: Record<string, unknown>): Promise<SendOutcome> {
     const { accessToken } = this.channels.whatsAppCredentials(channel);
-    let response: Response;
+    const url = `${this.config.whatsapp.graphUrl}/${channel.whatsAppPhoneNumberId}/messages`;
+    let response: GraphResponse;
     try {
-      response = await fetch(`${this.config.whatsapp.graphUrl}/${channel.whatsAppPhoneNumberId}/messages`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify(request),
-        signal: AbortSignal.timeout(TIMEOUT_MS),
-      });
+      response = await graphRequest('POST', url, accessToken, request);
     } catch (err) {
-      return { kind: 'retry', reason: (err as Error).message };
+      if (err instanceof GraphUnreachableError) return { kind: 'retry', ...unreachable(err.reason) };
+      throw err;
     }
-    const body = (await response.json().catch(() => ({}))) as {
-      messages?: Array<{ id: string }>;
-      error?: { code?: number; message?: string };
-    };
-    if (response.ok && body.messages?.[0]?.id) return { kind: 'sent', providerMessageId: body.messages[0].id };
-    if (response.status === 429 || response.status >= 500) {
-      return {
-        kind: 'retry',
-        reason: `HTTP ${response.status}`,
-        retryAfterMs: parseRetryAfter(response.headers.get('retry-after') ?? undefined) ?? undefined,
-      };
+    const body = response.body as { messages?: Array<{ id: string }>; error?: CloudError };
+    if (response.status >= 200 && response.status < 300 && body.messages?.[0]?.id) {
+      return { kind: 'sent', providerMessageId: body.messages[0].id };
     }
-    return {
-      kind: 'failed',
-      errorCode: String(body.error?.code ?? response.status),
-      failureReason: body.error?.message ?? `HTTP ${response.status}`,
-    };
+    const { retry, errorCode, failureReason } = describeCloudError(response.status, body.error?.code, errorText(body.error));
+    if (!retry) return { kind: 'failed', errorCode, failureReason };
+    return { kind: 'retry', errorCode, failureReason, retryAfterMs: parseRetryAfter(response.retryAfter) ?? undefined };
   }
 }

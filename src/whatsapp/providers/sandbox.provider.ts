@@ -22,10 +22,10 @@ export class SandboxWhatsAppProvider implements WhatsAppProvider {
     private readonly outbox: Outbox,
   ) {}
 
-  async send(channel: Channel, request: Record<string, unknown>): Promise<SendOutcome> {
+  async send(channel: Readonly<Channel>, request: Record<string, unknown>): Promise<SendOutcome> {
     const providerMessageId = `wamid.sandbox.${newId()}`;
     const recipient = String(request.to ?? '');
-    await this.dataSource.transaction(async (manager) => {
+    const jobs = await this.dataSource.transaction(async (manager) => {
       await manager.insert(SandboxMessage, {
         id: newId(),
         workspaceId: channel.workspaceId,
@@ -33,7 +33,7 @@ export class SandboxWhatsAppProvider implements WhatsAppProvider {
         providerMessageId,
         request: request as object,
       });
-      await this.outbox.enqueue(
+      return this.outbox.write(
         manager,
         (['sent', 'delivered', 'read'] as const).map((status, i) => ({
           jobName: JobName.ProcessWhatsAppWebhook,
@@ -46,7 +46,7 @@ export class SandboxWhatsAppProvider implements WhatsAppProvider {
         })),
       );
     });
-    this.outbox.afterCommit();
+    this.outbox.pushCommitted(jobs);
     return { kind: 'sent', providerMessageId };
   }
 }
