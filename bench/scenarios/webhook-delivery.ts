@@ -60,9 +60,9 @@ export const webhookDelivery: Scenario = {
             targetUrl,
             payload: { n: published + i, callId: `bench-${published + i}` },
           }));
-          const ids = await dataSource.transaction((manager) => publisher.publish(manager, events));
+          const jobs = await dataSource.transaction((manager) => publisher.publish(manager, events));
           const now = performance.timeOrigin + performance.now();
-          for (const id of ids) committedAt.set(id, now);
+          for (const job of jobs) committedAt.set(String(job.payload.deliveryId), now);
           outbox.afterCommit();
         }
         return committedAt;

@@ -60,7 +60,7 @@ export class CallPlacer {
   private async tryToPlace(ref: CallRef, lastAttempt: boolean): Promise<void> {
     const request = await this.requests.findOne({ where: { id: ref.id, workspaceId: ref.workspaceId } });
     if (!request || isFinished(request.status)) return; // cancelled, or finished by an earlier run
-    const channel = await this.channels.get(ref.workspaceId, request.channelId, 'voice').catch((err: unknown) => {
+    const channel = await this.channels.getRecent(ref.workspaceId, request.channelId, 'voice').catch((err: unknown) => {
       if (err instanceof NotFoundError) return null;
       throw err;
     });

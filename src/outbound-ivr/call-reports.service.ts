@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { Channel } from '../channels/channel.entity.js';
+import { ChannelsService } from '../channels/channels.service.js';
+import type { OutboxRow } from '../queue/outbox.service.js';
 import { formatTimestamp, TimestampFormat } from '../common/time/timestamp-format.js';
 import { ContactsService } from '../contacts/contacts.service.js';
 import { EventDirection, EventSourceType } from '../conversations/conversation.entity.js';
@@ -44,16 +45,18 @@ export function callLength(seconds: number): string {
 @Injectable()
 export class CallReportsService {
   constructor(
+    private readonly channels: ChannelsService,
     private readonly contacts: ContactsService,
     private readonly conversations: ConversationsService,
     private readonly timeline: TimelineService,
     private readonly webhooks: WebhookPublisher,
   ) {}
 
-  async record(manager: EntityManager, report: CallReport, extraEvents: WebhookEvent[] = []): Promise<void> {
+  /** Returns the outbox rows of the webhooks, for `Outbox.pushCommitted` once the transaction committed. */
+  async record(manager: EntityManager, report: CallReport, extraEvents: WebhookEvent[] = []): Promise<OutboxRow[]> {
     const events = [...extraEvents];
     // A channel deleted mid-call keeps its calls' outcomes but gets no timeline or Call Webhook.
-    const channel = await manager.findOne(Channel, { where: { id: report.channelId, workspaceId: report.workspaceId } });
+    const channel = await this.channels.getRecent(report.workspaceId, report.channelId).catch(() => null);
     if (channel) {
       const actor = { workspaceId: report.workspaceId, serviceAccountId: null };
       const contact = await this.contacts.findOrCreateByPhone(manager, actor, report.contactNumber);
@@ -102,6 +105,6 @@ export class CallReportsService {
         });
       }
     }
-    await this.webhooks.publish(manager, events);
+    return this.webhooks.publish(manager, events);
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { Outbox } from '../queue/outbox.service.js';
+import { Outbox, type OutboxRow } from '../queue/outbox.service.js';
 import { JobName } from '../queue/queue-names.js';
 import { WebhookKind } from '../webhooks/webhook-kind.js';
 import { toWebhookPayload } from './dto/outbound-ivr-request.dto.js';
@@ -72,6 +72,7 @@ export class CallTracker {
   }
 
   private async withCall<T>(ref: CallRef, work: (call: LiveCall) => Promise<T>): Promise<T | undefined> {
+    const jobs: OutboxRow[] = [];
     const result = await this.dataSource.transaction(async (manager) => {
       const record = await manager.findOne(OutboundIvrRequestEntity, {
         where: { id: ref.id, workspaceId: ref.workspaceId },
@@ -83,20 +84,19 @@ export class CallTracker {
       if (Object.keys(call.changes).length > 0) {
         await manager.update(OutboundIvrRequestEntity, { id: ref.id, workspaceId: ref.workspaceId }, call.changes as never);
       }
-      if (call.finishedNow) await this.report(manager, record);
+      if (call.finishedNow) jobs.push(...(await this.report(manager, record)));
       if (call.needsHangUp) {
-        await this.outbox.enqueue(manager, [
-          { jobName: JobName.HangUpIvrCall, workspaceId: ref.workspaceId, payload: { requestId: ref.id } },
-        ]);
+        const hangUp = { jobName: JobName.HangUpIvrCall, workspaceId: ref.workspaceId, payload: { requestId: ref.id } };
+        jobs.push(...(await this.outbox.write(manager, [hangUp])));
       }
       return { value };
     });
-    this.outbox.afterCommit();
+    if (jobs.length > 0) this.outbox.pushCommitted(jobs);
     return result?.value;
   }
 
   /** The outcome webhook to the request's webhookUrl, and the call's timeline event and Call Webhook. */
-  private report(manager: EntityManager, record: OutboundIvrRequestEntity): Promise<void> {
+  private report(manager: EntityManager, record: OutboundIvrRequestEntity): Promise<OutboxRow[]> {
     const outcome = {
       workspaceId: record.workspaceId,
       kind: WebhookKind.OutboundIvrCompleted,

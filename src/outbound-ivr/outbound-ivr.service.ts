@@ -37,7 +37,7 @@ export class OutboundIvrService {
   async create(principal: Principal, input: CreateOutboundIvrRequest): Promise<OutboundIvrRequest> {
     checkWhatToPlay(input);
     const workspaceId = principal.workspaceId;
-    await this.channels.get(workspaceId, input.channelId, 'voice');
+    await this.channels.getRecent(workspaceId, input.channelId, 'voice');
     const flowVersion = input.flowId ? (await this.flows.getCurrentVersion(workspaceId, input.flowId)).version : null;
     const externalId = input.externalId ?? null;
     const record = this.newRecord(workspaceId, input, flowVersion);
@@ -50,12 +50,11 @@ export class OutboundIvrService {
         .orIgnore()
         .returning(['id'])
         .execute();
-      if ((inserted.raw as unknown[]).length === 0) return false; // the externalId is taken
-      await this.outbox.enqueue(manager, [{ jobName: JobName.PlaceIvrCall, workspaceId, payload: { requestId: record.id } }]);
-      return true;
+      if ((inserted.raw as unknown[]).length === 0) return null; // the externalId is taken
+      return this.outbox.write(manager, [{ jobName: JobName.PlaceIvrCall, workspaceId, payload: { requestId: record.id } }]);
     });
     if (!created) return toOutboundIvrRequest(await this.requests.findOneOrFail({ where: { workspaceId, externalId: externalId! } }));
-    this.outbox.afterCommit();
+    this.outbox.pushCommitted(created);
     return toOutboundIvrRequest(record);
   }
 

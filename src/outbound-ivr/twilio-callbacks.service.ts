@@ -96,10 +96,10 @@ export class TwilioCallbacksService {
       hangupTime,
       creationTime: new Date(),
     };
-    await this.dataSource.transaction(async (manager) => {
+    const jobs = await this.dataSource.transaction(async (manager) => {
       const inserted = await manager.createQueryBuilder().insert().into(InboundCall).values(call).orIgnore().returning(['id']).execute();
-      if ((inserted.raw as unknown[]).length === 0) return; // reported before
-      await this.reports.record(manager, {
+      if ((inserted.raw as unknown[]).length === 0) return []; // reported before
+      return this.reports.record(manager, {
         workspaceId: channel.workspaceId,
         channelId: channel.id,
         callId: call.providerCallId,
@@ -115,7 +115,7 @@ export class TwilioCallbacksService {
         details: { inboundCallId: call.id },
       });
     });
-    this.outbox.afterCommit();
+    this.outbox.pushCommitted(jobs);
   }
 
   /** Provider callbacks carry no token: the record is found by id alone, and the signature authenticates. */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import { newId } from '../common/id.js';
-import { Outbox } from '../queue/outbox.service.js';
+import { Outbox, type OutboxRow } from '../queue/outbox.service.js';
 import { JobName } from '../queue/queue-names.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
 import { WebhookDeliveryStatus, type WebhookKind } from './webhook-kind.js';
@@ -33,7 +33,8 @@ export function isHttpUrl(value: string): boolean {
 export class WebhookPublisher {
   constructor(private readonly outbox: Outbox) {}
 
-  async publish(manager: EntityManager, events: WebhookEvent[]): Promise<string[]> {
+  /** Returns the outbox rows written, for `Outbox.pushCommitted` once the transaction committed. */
+  async publish(manager: EntityManager, events: WebhookEvent[]): Promise<OutboxRow[]> {
     if (events.length === 0) return [];
     for (const event of events) if (!isHttpUrl(event.targetUrl)) throw InvalidWebhookTarget(event.targetUrl);
     const rows = events.map((event) => ({
@@ -51,10 +52,9 @@ export class WebhookPublisher {
       .into(WebhookDelivery)
       .values(rows as QueryDeepPartialEntity<WebhookDelivery>[])
       .execute();
-    await this.outbox.enqueue(
+    return this.outbox.write(
       manager,
       rows.map((row) => ({ jobName: JobName.DeliverWebhook, workspaceId: row.workspaceId, payload: { deliveryId: row.id, attempt: 1 } })),
     );
-    return rows.map((row) => row.id);
   }
 }

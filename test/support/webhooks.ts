@@ -12,9 +12,9 @@ export async function publishEvent(
   payload: Record<string, unknown> = { hello: 'world' },
   kind = WebhookKind.Call,
 ): Promise<string> {
-  const [id] = await t.app
+  const [job] = await t.app
     .get(DataSource)
     .transaction((manager) => t.app.get(WebhookPublisher).publish(manager, [{ workspaceId, kind, targetUrl, payload }]));
   t.app.get(Outbox).afterCommit();
-  return id;
+  return String(job.payload.deliveryId);
 }
