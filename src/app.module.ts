@@ -39,7 +39,7 @@ import { OutboundIvrModule } from './outbound-ivr/outbound-ivr.module.js';
     TypeOrmModule.forRootAsync({
       inject: [AppConfig],
       // Migrations ran before the app was created (createApp), under a lock.
-      useFactory: (config: AppConfig) => typeormOptions(config.database.url),
+      useFactory: (config: AppConfig) => typeormOptions(config.database.url, config.database.poolSize),
     }),
     CommonModule,
     MetricsModule,

@@ -78,7 +78,7 @@ export const ivrThroughputScenario: Scenario = {
     const channelId = await sandboxVoiceChannel(ctx, 'Bench IVR calls', WITH_CALL_WEBHOOK ? `http://127.0.0.1:${port}/call` : undefined);
     const worker = NodeProcess.start(
       'dist/src/main.js',
-      { ...ctx.env, APP_ROLE: 'worker', MIGRATIONS_RUN: 'false', LOG_LEVEL: 'info' },
+      { ...ctx.env, APP_ROLE: 'worker', MIGRATIONS_RUN: 'false', LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '50' },
       ctx.nodeArgs,
     );
     try {

@@ -8,7 +8,7 @@ export class AppConfig {
   readonly env: string;
   readonly role: AppRole;
   readonly http: { port: number; host: string; publicBaseUrl: string; shutdownGraceMs: number };
-  readonly database: { url: string; migrationsRun: boolean };
+  readonly database: { url: string; migrationsRun: boolean; poolSize: number };
   readonly redis: { url: string; keyPrefix: string };
   readonly auth: { jwtSecret: string; jwtExpiresInSeconds: number; apiScope: string };
   readonly admin: { apiKey: string | undefined };
@@ -38,7 +38,7 @@ export class AppConfig {
       publicBaseUrl: env.PUBLIC_BASE_URL.replace(/\/+$/, ''),
       shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
     };
-    this.database = { url: env.DATABASE_URL, migrationsRun: env.MIGRATIONS_RUN };
+    this.database = { url: env.DATABASE_URL, migrationsRun: env.MIGRATIONS_RUN, poolSize: env.DATABASE_POOL_SIZE };
     this.redis = { url: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX };
     let jwtSecret = env.JWT_SECRET;
     if (!jwtSecret) {

@@ -25,6 +25,8 @@ export class EnvSchema {
   PUBLIC_BASE_URL = 'http://localhost:3000';
   @Matches(/^postgres(ql)?:\/\/.+/, { message: 'must be a postgres:// URL' })
   DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/messaging';
+  /** Connections per process; a worker running many calls at once waits less with more. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(500) DATABASE_POOL_SIZE = 20;
   @Matches(/^rediss?:\/\/.+/, { message: 'must be a redis:// URL' })
   REDIS_URL = 'redis://127.0.0.1:6379';
   /** Prefix of every Redis key (queues, rate limits); lets several deployments or test runs share one Redis. */

@@ -6,7 +6,7 @@ import { SnakeNamingStrategy } from './snake-naming.strategy.js';
 const distRoot = join(__dirname, '..', '..');
 
 /** The one description of our database, shared by the app, the TypeORM CLI and the migration check. */
-export function typeormOptions(url: string): DataSourceOptions {
+export function typeormOptions(url: string, poolSize = 20): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -16,6 +16,6 @@ export function typeormOptions(url: string): DataSourceOptions {
     migrationsTransactionMode: 'each',
     namingStrategy: new SnakeNamingStrategy(),
     synchronize: false,
-    extra: { max: 20, connectionTimeoutMillis: 5000 },
+    extra: { max: poolSize, connectionTimeoutMillis: 5000 },
   };
 }
