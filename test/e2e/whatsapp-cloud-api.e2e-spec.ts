@@ -281,6 +281,22 @@ describe('WhatsApp through the cloud-api provider (a fake Cloud API on 127.0.0.1
     assert.equal(event.sourceId, answeredId(calls[2]));
   });
 
+  it('ends Failed with the passing error’s code when the last attempt fails too', async () => {
+    const to = '14155550605';
+    // Park the job: the first attempt meets a 503 with a long Retry-After, so Bull holds it.
+    fake.script.push(FakeCloudApi.error(503, 2, '(#2) Service temporarily unavailable', { 'retry-after': '3600' }));
+    const res = await send('sendTemplate', templateSend(channel.id, to));
+    await waitFor(async () => fake.sendsTo(to).length === 1, 10_000, 'the first attempt');
+    // The worker's last attempt, as Bull would run it, meets another 503.
+    fake.script.push(FakeCloudApi.error(503, 2, '(#2) Service temporarily unavailable'));
+    const { MessagingService } = await import('../../src/whatsapp/messaging.service.js');
+    const request = fake.sendsTo(to)[0].body as Record<string, unknown>;
+    await t.app.get(MessagingService).deliver(a.workspaceId, res.body.conversationEventId, channel.id, request, true);
+    const event = await eventWithStatus(`+${to}`, res.body.conversationEventId, 'Failed');
+    assert.equal(event.errorCode, 'WhatsApp:ProviderUnavailable');
+    assert.match(event.failureReason, /Cloud API error 2: \(#2\) Service temporarily unavailable/);
+  });
+
   it('ends Failed with a stable code and reason on a permanent error, after one call, and tells the signed webhook', async () => {
     const cases: Array<[number, number, string, string, RegExp]> = [
       [
