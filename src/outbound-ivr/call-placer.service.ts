@@ -58,7 +58,7 @@ export class CallPlacer {
   }
 
   private async tryToPlace(ref: CallRef, lastAttempt: boolean): Promise<void> {
-    const request = await this.requests.findOne({ where: { id: ref.id, workspaceId: ref.workspaceId } });
+    const request = await this.tracker.inTurn(() => this.requests.findOne({ where: { id: ref.id, workspaceId: ref.workspaceId } }));
     if (!request || isFinished(request.status)) return; // cancelled, or finished by an earlier run
     const channel = await this.channels.getRecent(ref.workspaceId, request.channelId, 'voice').catch((err: unknown) => {
       if (err instanceof NotFoundError) return null;
@@ -76,9 +76,11 @@ export class CallPlacer {
     if (!channel) return this.fail(ref, 'The channel was deleted or no longer has voice.');
 
     const script = await this.prepareScript(request);
-    const claimed = await this.requests.update(
-      { id: ref.id, workspaceId: ref.workspaceId, status: OutboundIvrStatus.Pending, placementStartedAt: IsNull() },
-      { placementStartedAt: new Date(), script, audioFileUrl: request.audioFileUrl },
+    const claimed = await this.tracker.inTurn(() =>
+      this.requests.update(
+        { id: ref.id, workspaceId: ref.workspaceId, status: OutboundIvrStatus.Pending, placementStartedAt: IsNull() },
+        { placementStartedAt: new Date(), script, audioFileUrl: request.audioFileUrl },
+      ),
     );
     if (!claimed.affected) return; // cancelled meanwhile
     request.script = script;

@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import pLimit, { type LimitFunction } from 'p-limit';
+import { AppConfig } from '../config/app-config.js';
 import { DataSource, type EntityManager } from 'typeorm';
 import { Outbox, type OutboxRow } from '../queue/outbox.service.js';
 import { JobName } from '../queue/queue-names.js';
@@ -34,11 +36,26 @@ const CALL_WEBHOOK_STATUS: Partial<Record<OutboundIvrStatus, CallWebhookStatus>>
  */
 @Injectable()
 export class CallTracker {
+  /**
+   * Hundreds of calls run at once in a worker, far more than its database connections: their
+   * database work takes turns here instead of timing out in the pool, leaving connections for
+   * the process's other jobs.
+   */
+  private readonly databaseTurns: LimitFunction;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly reports: CallReportsService,
     private readonly outbox: Outbox,
-  ) {}
+    config: AppConfig,
+  ) {
+    this.databaseTurns = pLimit(Math.max(2, Math.floor(config.database.poolSize / 2)));
+  }
+
+  /** Runs database work of a call in its turn (see {@link databaseTurns}). */
+  inTurn<T>(work: () => Promise<T>): Promise<T> {
+    return this.databaseTurns(work);
+  }
 
   /** Applies a provider's report. Returns false once the call is finished (callers stop playing it). */
   async progress(ref: CallRef, progress: CallProgress): Promise<boolean> {
@@ -51,9 +68,11 @@ export class CallTracker {
   }
 
   async isLive(ref: CallRef): Promise<boolean> {
-    const record = await this.dataSource
-      .getRepository(OutboundIvrRequestEntity)
-      .findOne({ where: { id: ref.id, workspaceId: ref.workspaceId }, select: { id: true, status: true } });
+    const record = await this.inTurn(() =>
+      this.dataSource
+        .getRepository(OutboundIvrRequestEntity)
+        .findOne({ where: { id: ref.id, workspaceId: ref.workspaceId }, select: { id: true, status: true } }),
+    );
     return record !== null && !isFinished(record.status);
   }
 
@@ -73,24 +92,26 @@ export class CallTracker {
 
   private async withCall<T>(ref: CallRef, work: (call: LiveCall) => Promise<T>): Promise<T | undefined> {
     const jobs: OutboxRow[] = [];
-    const result = await this.dataSource.transaction(async (manager) => {
-      const record = await manager.findOne(OutboundIvrRequestEntity, {
-        where: { id: ref.id, workspaceId: ref.workspaceId },
-        lock: { mode: 'pessimistic_write' },
-      });
-      if (!record) return undefined;
-      const call = new LiveCall(record);
-      const value = await work(call);
-      if (Object.keys(call.changes).length > 0) {
-        await manager.update(OutboundIvrRequestEntity, { id: ref.id, workspaceId: ref.workspaceId }, call.changes as never);
-      }
-      if (call.finishedNow) jobs.push(...(await this.report(manager, record)));
-      if (call.needsHangUp) {
-        const hangUp = { jobName: JobName.HangUpIvrCall, workspaceId: ref.workspaceId, payload: { requestId: ref.id } };
-        jobs.push(...(await this.outbox.write(manager, [hangUp])));
-      }
-      return { value };
-    });
+    const result = await this.inTurn(() =>
+      this.dataSource.transaction(async (manager) => {
+        const record = await manager.findOne(OutboundIvrRequestEntity, {
+          where: { id: ref.id, workspaceId: ref.workspaceId },
+          lock: { mode: 'pessimistic_write' },
+        });
+        if (!record) return undefined;
+        const call = new LiveCall(record);
+        const value = await work(call);
+        if (Object.keys(call.changes).length > 0) {
+          await manager.update(OutboundIvrRequestEntity, { id: ref.id, workspaceId: ref.workspaceId }, call.changes as never);
+        }
+        if (call.finishedNow) jobs.push(...(await this.report(manager, record)));
+        if (call.needsHangUp) {
+          const hangUp = { jobName: JobName.HangUpIvrCall, workspaceId: ref.workspaceId, payload: { requestId: ref.id } };
+          jobs.push(...(await this.outbox.write(manager, [hangUp])));
+        }
+        return { value };
+      }),
+    );
     if (jobs.length > 0) this.outbox.pushCommitted(jobs);
     return result?.value;
   }
