@@ -73,6 +73,17 @@ export class ContactsService {
   async findOrCreateByPhone(manager: EntityManager, principal: Actor, phoneNumber: string, name?: string): Promise<Contact> {
     const existing = await manager.findOne(Contact, { where: { workspaceId: principal.workspaceId, phoneNumber } });
     if (existing) return existing;
+    return manager.findOneByOrFail(Contact, { id: await this.createByPhone(manager, principal, phoneNumber, name) });
+  }
+
+  /** {@link findOrCreateByPhone} for callers that need only the id: no read-back of a new contact. */
+  async idByPhone(manager: EntityManager, principal: Actor, phoneNumber: string): Promise<string> {
+    const existing = await manager.findOne(Contact, { where: { workspaceId: principal.workspaceId, phoneNumber }, select: { id: true } });
+    return existing?.id ?? this.createByPhone(manager, principal, phoneNumber);
+  }
+
+  /** Creates the contact with its history entry; returns its id, or the id of the one a concurrent request created. */
+  private async createByPhone(manager: EntityManager, principal: Actor, phoneNumber: string, name?: string): Promise<string> {
     const contact = manager.create(Contact, {
       id: newId(),
       workspaceId: principal.workspaceId,
@@ -95,10 +106,11 @@ export class ContactsService {
       .returning(['id'])
       .execute();
     if ((inserted.raw as unknown[]).length === 0) {
-      return manager.findOneOrFail(Contact, { where: { workspaceId: principal.workspaceId, phoneNumber } });
+      return (await manager.findOneOrFail(Contact, { where: { workspaceId: principal.workspaceId, phoneNumber }, select: { id: true } }))
+        .id;
     }
     await this.recordHistory(manager, contact, principal, builtInChanges({}, contact));
-    return manager.findOneByOrFail(Contact, { id: contact.id });
+    return contact.id;
   }
 
   async update(principal: Principal, id: string, input: UpdateContactDto): Promise<Contact> {

@@ -14,7 +14,7 @@ import { ConversationTag } from './conversation-tag.entity.js';
 import { Conversation, ConversationStatus, EventDirection, EventSourceType } from './conversation.entity.js';
 import { AiAgentNotFound, AnotherConversationOpen, BothAssignees, ConversationNotFound, UserNotFound } from './conversations.errors.js';
 import type { AssignConversationDto, CreateConversationDto, ListConversationsQueryDto, TimelineQueryDto } from './dto/conversation.dto.js';
-import { TimelineService } from './timeline.service.js';
+import { TimelineService, type ConversationRef } from './timeline.service.js';
 
 const SORTABLE = { lastactivityat: 'v.last_activity_at', creationtime: 'v.creation_time' };
 const TIMELINE_SORTABLE = { creationtime: 'e.creation_time' };
@@ -48,22 +48,32 @@ export class ConversationsService {
     const where = { workspaceId, channelId, contactId, status: ConversationStatus.Open };
     const open = await manager.findOne(Conversation, { where });
     if (open) return open;
-    await manager
+    await this.open(manager, workspaceId, channelId, contactId);
+    return manager.findOneOrFail(Conversation, { where });
+  }
+
+  /** {@link findOrOpen} for writing to the timeline, which needs only the ids: no read-back of a new conversation. */
+  async findOrOpenRef(manager: EntityManager, workspaceId: string, channelId: string, contactId: string): Promise<ConversationRef> {
+    const where = { workspaceId, channelId, contactId, status: ConversationStatus.Open };
+    const id =
+      (await manager.findOne(Conversation, { where, select: { id: true } }))?.id ??
+      (await this.open(manager, workspaceId, channelId, contactId)) ??
+      (await manager.findOneOrFail(Conversation, { where, select: { id: true } })).id;
+    return { id, workspaceId, channelId, contactId };
+  }
+
+  /** Opens a conversation; returns its id, or undefined when a concurrent request opened one first. */
+  private async open(manager: EntityManager, workspaceId: string, channelId: string, contactId: string): Promise<string | undefined> {
+    const id = newId();
+    const inserted = await manager
       .createQueryBuilder()
       .insert()
       .into(Conversation)
-      .values({
-        id: newId(),
-        workspaceId,
-        channelId,
-        contactId,
-        status: ConversationStatus.Open,
-        lastActivityAt: new Date(),
-        lastEventsCount: 0,
-      })
+      .values({ id, workspaceId, channelId, contactId, status: ConversationStatus.Open, lastActivityAt: new Date(), lastEventsCount: 0 })
       .orIgnore()
+      .returning(['id'])
       .execute();
-    return manager.findOneOrFail(Conversation, { where });
+    return (inserted.raw as unknown[]).length > 0 ? id : undefined;
   }
 
   async create(principal: Principal, input: CreateConversationDto): Promise<Conversation> {

@@ -4,6 +4,9 @@ import { newId } from '../common/id.js';
 import { ConversationEvent } from './conversation-event.entity.js';
 import { Conversation } from './conversation.entity.js';
 
+/** What the timeline needs of a conversation: which one, and whose. */
+export type ConversationRef = Pick<Conversation, 'id' | 'workspaceId' | 'contactId' | 'channelId'>;
+
 export type NewConversationEvent = Omit<Partial<ConversationEvent>, 'id' | 'workspaceId' | 'conversationId' | 'contactId' | 'channelId'> &
   Pick<ConversationEvent, 'sourceType' | 'direction'>;
 
@@ -15,7 +18,7 @@ const PREVIEW_LENGTH = 200;
  */
 @Injectable()
 export class TimelineService {
-  async record(manager: EntityManager, conversation: Conversation, input: NewConversationEvent): Promise<ConversationEvent> {
+  async record(manager: EntityManager, conversation: ConversationRef, input: NewConversationEvent): Promise<ConversationEvent> {
     const event = manager.create(ConversationEvent, {
       ...input,
       id: newId(),

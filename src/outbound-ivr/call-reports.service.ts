@@ -59,8 +59,8 @@ export class CallReportsService {
     const channel = await this.channels.getRecent(report.workspaceId, report.channelId).catch(() => null);
     if (channel) {
       const actor = { workspaceId: report.workspaceId, serviceAccountId: null };
-      const contact = await this.contacts.findOrCreateByPhone(manager, actor, report.contactNumber);
-      const conversation = await this.conversations.findOrOpen(manager, report.workspaceId, channel.id, contact.id);
+      const contactId = await this.contacts.idByPhone(manager, actor, report.contactNumber);
+      const conversation = await this.conversations.findOrOpenRef(manager, report.workspaceId, channel.id, contactId);
       const length = callLength(report.durationSeconds);
       await this.timeline.record(manager, conversation, {
         sourceType: EventSourceType.Call,
@@ -91,7 +91,7 @@ export class CallReportsService {
             hangupTime: TimestampFormat.utc(report.hangupTime),
             userId: null,
             userName: null,
-            contactId: contact.id,
+            contactId,
             contactNumber: report.contactNumber,
             callLength: length,
             aiAgentId: null,
