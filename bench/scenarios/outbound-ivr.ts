@@ -4,7 +4,7 @@ import type { BenchContext } from '../context.js';
 import { freePort, NodeProcess } from '../harness.js';
 import { compareWithBaseline, type Scenario, type ScenarioResult } from './index.js';
 
-const CALL_RATE = 250;
+const CALL_RATE = Number(process.env.BENCH_IVR_RATE ?? 210);
 const CALL_SECONDS = Number(process.env.BENCH_IVR_SECONDS ?? 20);
 /** The target counts outcome webhooks; BENCH_IVR_CALL_WEBHOOK=1 also sends each call's Call Webhook. */
 const WITH_CALL_WEBHOOK = process.env.BENCH_IVR_CALL_WEBHOOK === '1';
@@ -52,7 +52,7 @@ export const createIvrScenario: Scenario = {
 };
 
 /**
- * Calls requested at 250/s for 20 s against sandbox channels at zero durations, played out by one
+ * Calls requested at 210/s (BENCH_IVR_RATE) for 20 s against sandbox channels at zero durations, played out by one
  * worker process; every call's outcome webhook (and with BENCH_IVR_CALL_WEBHOOK=1 its Call
  * Webhook) goes to a receiver here.
  * Measures completed calls/s (all outcome webhooks received ÷ the time from the first request to
