@@ -1,7 +1,7 @@
 import type { BenchContext } from '../context.js';
 import { load, NodeProcess, freePort, type LoadResult } from '../harness.js';
 import { webhookDelivery } from './webhook-delivery.js';
-import { createIvrScenario, ivrThroughputScenario } from './outbound-ivr.js';
+import { createIvrScenario, ivrThroughputScenario, ivrWorkerAloneScenario } from './outbound-ivr.js';
 import { sendTemplateScenario, sustainedSendScenario } from './whatsapp.js';
 import { listConversationsScenario, seedScenario as conversationSeedScenario, timelineScenario } from './conversations.js';
 import { listScenario, searchScenario, seedScenario, setPropertyScenario, vcardScenario } from './contacts.js';
@@ -114,5 +114,6 @@ export const SCENARIOS: Scenario[] = [
   uploadAudioScenario,
   speechScenario,
   ivrThroughputScenario,
+  ivrWorkerAloneScenario,
   createIvrScenario,
 ];

@@ -51,76 +51,98 @@ export const createIvrScenario: Scenario = {
   },
 };
 
+/** Receives outcome webhooks (by externalId, with their arrival time) and counts Call Webhooks. */
+async function startReceiver() {
+  const outcomes = new Map<string, number>();
+  const counts = { callWebhooks: 0 };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      if (req.url === '/call') counts.callWebhooks++;
+      else outcomes.set((JSON.parse(Buffer.concat(chunks).toString()) as { externalId: string }).externalId, Date.now());
+      res.end('ok');
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return { outcomes, counts, url: (path: string) => `http://127.0.0.1:${port}${path}`, close: () => server.close() };
+}
+
+async function startWorker(ctx: BenchContext): Promise<NodeProcess> {
+  const worker = NodeProcess.start(
+    'dist/src/main.js',
+    { ...ctx.env, APP_ROLE: 'worker', MIGRATIONS_RUN: 'false', LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '50' },
+    ctx.nodeArgs,
+  );
+  const deadline = Date.now() + 30_000;
+  while (!/Worker started/.test(worker.log) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  return worker;
+}
+
+/** Requests calls with autocannon: at `rate` for `seconds`, or `amount` of them as fast as the API takes them. */
+async function requestCalls(
+  ctx: BenchContext,
+  channelId: string,
+  webhookUrl: string,
+  load: { rate: number; seconds: number } | { amount: number },
+) {
+  const requestedAt = new Map<string, number>();
+  let n = 0;
+  const result = await autocannon({
+    url: `${ctx.apiUrl}/v1/outbound-ivr`,
+    method: 'POST',
+    headers: { authorization: `Bearer ${ctx.token}`, 'content-type': 'application/json' },
+    connections: 32,
+    ...('rate' in load ? { overallRate: load.rate, duration: load.seconds } : { amount: load.amount }),
+    requests: [
+      {
+        setupRequest: (req: autocannon.Request) => {
+          const externalId = `call-${process.pid}-${channelId}-${++n}`;
+          requestedAt.set(externalId, Date.now());
+          return { ...req, body: ivrBody(channelId, webhookUrl, externalId) };
+        },
+      },
+    ],
+  });
+  return { accepted: result['2xx'], non2xx: result.non2xx, requestedAt };
+}
+
+async function waitForOutcomes(receiver: Awaited<ReturnType<typeof startReceiver>>, accepted: number, callWebhooks: number): Promise<void> {
+  const waitUntil = Date.now() + 60_000;
+  while ((receiver.outcomes.size < accepted || receiver.counts.callWebhooks < callWebhooks) && Date.now() < waitUntil)
+    await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
 /**
- * Calls requested at 210/s (BENCH_IVR_RATE) for 20 s against sandbox channels at zero durations, played out by one
- * worker process; every call's outcome webhook (and with BENCH_IVR_CALL_WEBHOOK=1 its Call
- * Webhook) goes to a receiver here.
- * Measures completed calls/s (all outcome webhooks received ÷ the time from the first request to
- * the last webhook) and the request → outcome webhook latency.
+ * Calls requested at 210/s (BENCH_IVR_RATE) for 20 s against a sandbox channel at zero durations,
+ * played out by one worker process while the API takes the requests on the same machine; every
+ * call's outcome webhook (and with BENCH_IVR_CALL_WEBHOOK=1 its Call Webhook) goes to a receiver
+ * here. Completed calls/s = outcome webhooks received ÷ time from the first request to the last one.
  */
 export const ivrThroughputScenario: Scenario = {
   name: `Outbound IVR: ${CALL_RATE} calls/s for ${CALL_SECONDS} s, sandbox at zero durations, one worker${WITH_CALL_WEBHOOK ? ', with Call Webhooks' : ''}`,
   async run(ctx): Promise<ScenarioResult> {
-    const outcomes = new Map<string, number>();
-    let callWebhooks = 0;
-    const receiver = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        if (req.url === '/call') callWebhooks++;
-        else outcomes.set((JSON.parse(Buffer.concat(chunks).toString()) as { externalId: string }).externalId, Date.now());
-        res.end('ok');
-      });
-    });
-    receiver.keepAliveTimeout = 60_000;
-    const port = await freePort();
-    await new Promise<void>((resolve) => receiver.listen(port, '127.0.0.1', resolve));
-    const channelId = await sandboxVoiceChannel(ctx, 'Bench IVR calls', WITH_CALL_WEBHOOK ? `http://127.0.0.1:${port}/call` : undefined);
-    const worker = NodeProcess.start(
-      'dist/src/main.js',
-      { ...ctx.env, APP_ROLE: 'worker', MIGRATIONS_RUN: 'false', LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '50' },
-      ctx.nodeArgs,
-    );
+    const receiver = await startReceiver();
+    const channelId = await sandboxVoiceChannel(ctx, 'Bench IVR calls', WITH_CALL_WEBHOOK ? receiver.url('/call') : undefined);
+    const worker = await startWorker(ctx);
     try {
-      const deadline = Date.now() + 30_000;
-      while (!/Worker started/.test(worker.log) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-      const requestedAt = new Map<string, number>();
-      let n = 0;
       const started = Date.now();
-      const result = await autocannon({
-        url: `${ctx.apiUrl}/v1/outbound-ivr`,
-        method: 'POST',
-        headers: { authorization: `Bearer ${ctx.token}`, 'content-type': 'application/json' },
-        connections: 32,
-        overallRate: CALL_RATE,
-        duration: CALL_SECONDS,
-        requests: [
-          {
-            setupRequest: (req: autocannon.Request) => {
-              const externalId = `call-${process.pid}-${++n}`;
-              requestedAt.set(externalId, Date.now());
-              return { ...req, body: ivrBody(channelId, `http://127.0.0.1:${port}/outcome`, externalId) };
-            },
-          },
-        ],
-      });
-      const accepted = result['2xx'];
-      const waitUntil = Date.now() + 60_000;
-      const expectedCallWebhooks = WITH_CALL_WEBHOOK ? accepted : 0;
-      while ((outcomes.size < accepted || callWebhooks < expectedCallWebhooks) && Date.now() < waitUntil)
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      const last = Math.max(...outcomes.values());
-      const rate = outcomes.size / ((last - started) / 1000);
-      const latencies = [...outcomes].map(([id, at]) => at - (requestedAt.get(id) ?? at)).sort((a, b) => a - b);
+      const calls = await requestCalls(ctx, channelId, receiver.url('/outcome'), { rate: CALL_RATE, seconds: CALL_SECONDS });
+      const expectedCallWebhooks = WITH_CALL_WEBHOOK ? calls.accepted : 0;
+      await waitForOutcomes(receiver, calls.accepted, expectedCallWebhooks);
+      const rate = receiver.outcomes.size / ((Math.max(...receiver.outcomes.values()) - started) / 1000);
+      const latencies = [...receiver.outcomes].map(([id, at]) => at - (calls.requestedAt.get(id) ?? at)).sort((a, b) => a - b);
       const p95 = latencies[Math.floor(latencies.length * 0.95)] ?? Infinity;
       const p50 = latencies[Math.floor(latencies.length * 0.5)] ?? Infinity;
       return {
         name: this.name,
         checks: [
-          { what: `${accepted} calls accepted, ${result.non2xx} non-2xx`, ok: result.non2xx === 0 && accepted > 0 },
+          { what: `${calls.accepted} calls accepted, ${calls.non2xx} non-2xx`, ok: calls.non2xx === 0 && calls.accepted > 0 },
           {
-            what: `${outcomes.size} outcome webhooks, ${callWebhooks} Call Webhooks of ${accepted}`,
-            ok: outcomes.size >= accepted && callWebhooks >= expectedCallWebhooks,
+            what: `${receiver.outcomes.size} outcome webhooks, ${receiver.counts.callWebhooks} Call Webhooks of ${calls.accepted}`,
+            ok: receiver.outcomes.size >= calls.accepted && receiver.counts.callWebhooks >= expectedCallWebhooks,
           },
           { what: `completed ${rate.toFixed(0)} calls/s ≥ 200`, ok: rate >= 200 },
           { what: `request → outcome webhook p50 ${p50} ms, p95 ${p95} ms`, ok: true },
@@ -131,6 +153,43 @@ export const ivrThroughputScenario: Scenario = {
       await worker.stop();
       receiver.close();
       if (process.env.BENCH_VERBOSE) console.log(worker.log.slice(-3000));
+    }
+  },
+};
+
+const BACKLOG = Number(process.env.BENCH_IVR_BACKLOG ?? 3000);
+
+/**
+ * The worker alone: 3,000 calls (BENCH_IVR_BACKLOG) requested first, then one worker started;
+ * completed calls/s = calls ÷ time from the worker's start to the last outcome webhook.
+ */
+export const ivrWorkerAloneScenario: Scenario = {
+  name: `Outbound IVR: a backlog of ${BACKLOG} calls played out by one worker alone`,
+  async run(ctx): Promise<ScenarioResult> {
+    const receiver = await startReceiver();
+    const channelId = await sandboxVoiceChannel(ctx, 'Bench IVR backlog');
+    const calls = await requestCalls(ctx, channelId, receiver.url('/outcome'), { amount: BACKLOG });
+    const worker = await startWorker(ctx);
+    try {
+      const started = Date.now();
+      await waitForOutcomes(receiver, calls.accepted, 0);
+      const seconds = (Math.max(...receiver.outcomes.values()) - started) / 1000;
+      const rate = receiver.outcomes.size / seconds;
+      return {
+        name: this.name,
+        checks: [
+          { what: `${calls.accepted} calls accepted, ${calls.non2xx} non-2xx`, ok: calls.non2xx === 0 && calls.accepted > 0 },
+          {
+            what: `${receiver.outcomes.size} of ${calls.accepted} outcome webhooks in ${seconds.toFixed(1)} s`,
+            ok: receiver.outcomes.size >= calls.accepted,
+          },
+          { what: `completed ${rate.toFixed(0)} calls/s ≥ 200`, ok: rate >= 200 },
+          { what: `worker peak RSS ${worker.peakRssMb()} MB`, ok: true },
+        ],
+      };
+    } finally {
+      await worker.stop();
+      receiver.close();
     }
   },
 };
