@@ -5,7 +5,7 @@ import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { OutboxMessage } from './outbox-message.entity.js';
-import { QueueName } from './queue-names.js';
+import { ALL_QUEUES, QueueName } from './queue-names.js';
 import { BatchedStamp } from './batched-stamp.js';
 import type { OutboxRow } from './outbox.service.js';
 
@@ -177,10 +177,12 @@ export class OutboxRelay implements OnApplicationBootstrap {
       const claimed = (await manager.query(
         `WITH claimed AS (
            UPDATE outbox_messages SET dispatched_at = now()
-            WHERE id IN (SELECT id FROM outbox_messages WHERE dispatched_at IS NULL ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+            WHERE id IN (SELECT id FROM outbox_messages WHERE dispatched_at IS NULL AND queue = ANY($2::varchar[])
+                          ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED)
             RETURNING id, workspace_id, queue, job_name, payload, run_at, created_at)
          SELECT * FROM claimed ORDER BY created_at`,
-        [BATCH_SIZE],
+        // Only queues this version knows: a row for another (a newer version's) waits for a process that does, without blocking the rest.
+        [BATCH_SIZE, ALL_QUEUES],
       )) as ClaimedRow[];
       if (claimed.length === 0) return 0;
       const rows = claimed.map((row) => ({

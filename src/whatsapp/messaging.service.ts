@@ -26,7 +26,8 @@ import { StatusService, type StatusChange } from './status.service.js';
 
 /**
  * WhatsApp sends: the request path validates and records a Pending outbound event with its outbox
- * job in one transaction; the worker calls the channel's provider and records Sent or Failed.
+ * job atomically, then hands the job to Bull; the worker calls the channel's provider and records
+ * Sent or Failed (retrying passing failures), telling the channel's webhook.
  */
 @Injectable()
 export class MessagingService {
