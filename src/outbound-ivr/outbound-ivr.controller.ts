@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, CurrentWorkspace, type Principal } from '../auth/principal.js';
 import { ParseIdPipe } from '../common/http/uuid-param.pipe.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
@@ -7,12 +7,14 @@ import { PagedResultOf, type PagedResult } from '../common/paging/paged-result.j
 import { RateLimitPolicy } from '../rate-limiting/rate-limit-policy.js';
 import { RateLimit } from '../rate-limiting/rate-limit.decorator.js';
 import { CreateOutboundIvrRequest } from './dto/create-outbound-ivr.dto.js';
-import { ListOutboundIvrQueryDto, OutboundIvrRequest } from './dto/outbound-ivr-request.dto.js';
+import { ListOutboundIvrQueryDto, OutboundIvrRequest, OutboundIvrWebhookPayload } from './dto/outbound-ivr-request.dto.js';
 import { OutboundIvrService } from './outbound-ivr.service.js';
 
 const RequestId = new ParseIdPipe('OutboundIvr:Request');
 
 @ApiTags('Outbound IVR')
+// The body of the `outbound_ivr.completed` webhook, documented beside the operations that cause it.
+@ApiExtraModels(OutboundIvrWebhookPayload)
 @ApiBearerAuth()
 @Controller('v1/outbound-ivr')
 export class OutboundIvrController {

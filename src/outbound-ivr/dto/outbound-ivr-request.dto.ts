@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, PickType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { PagedRequestDto } from '../../common/paging/paged-request.dto.js';
@@ -62,27 +62,29 @@ export class OutboundIvrRequest {
   flowId: string | null;
 }
 
-/** Sent to the request's webhookUrl when the call ends (`outbound_ivr.completed`). */
-export class OutboundIvrWebhookPayload {
-  id: string;
-  externalId: string | null;
-  workspaceId: string;
-  channelId: string;
-  destinationNumber: string;
-  @IntEnumProperty(OutboundIvrStatus, 'OutboundIvrStatus') status: OutboundIvrStatus;
-  @IntEnumProperty(OutboundIvrResult, 'OutboundIvrResult') result: OutboundIvrResult;
-  pressedDigit: string | null;
-  initiatedAt: string | null;
-  ringingAt: string | null;
-  answeredAt: string | null;
-  completedAt: string | null;
-  callDurationSeconds: number | null;
-  callId: string | null;
-  errorMessage: string | null;
-  hangupCause: string | null;
-  creationTime: string;
-  @ApiProperty({ type: [OutboundIvrAnswer] }) answers: OutboundIvrAnswer[];
-}
+const WEBHOOK_FIELDS = [
+  'id',
+  'externalId',
+  'workspaceId',
+  'channelId',
+  'destinationNumber',
+  'status',
+  'result',
+  'pressedDigit',
+  'initiatedAt',
+  'ringingAt',
+  'answeredAt',
+  'completedAt',
+  'callDurationSeconds',
+  'callId',
+  'errorMessage',
+  'hangupCause',
+  'creationTime',
+  'answers',
+] as const satisfies ReadonlyArray<keyof OutboundIvrRequest>;
+
+/** Sent to the request's webhookUrl when the call ends (`outbound_ivr.completed`): the record's outcome fields. */
+export class OutboundIvrWebhookPayload extends PickType(OutboundIvrRequest, WEBHOOK_FIELDS) {}
 
 export class ListOutboundIvrQueryDto extends PagedRequestDto {
   @IsOptional()
@@ -130,26 +132,7 @@ export function toOutboundIvrRequest(r: OutboundIvrRequestEntity): OutboundIvrRe
 
 export function toWebhookPayload(r: OutboundIvrRequestEntity): OutboundIvrWebhookPayload {
   const record = toOutboundIvrRequest(r);
-  return {
-    id: record.id,
-    externalId: record.externalId,
-    workspaceId: record.workspaceId,
-    channelId: record.channelId,
-    destinationNumber: record.destinationNumber,
-    status: record.status,
-    result: record.result,
-    pressedDigit: record.pressedDigit,
-    initiatedAt: record.initiatedAt,
-    ringingAt: record.ringingAt,
-    answeredAt: record.answeredAt,
-    completedAt: record.completedAt,
-    callDurationSeconds: record.callDurationSeconds,
-    callId: record.callId,
-    errorMessage: record.errorMessage,
-    hangupCause: record.hangupCause,
-    creationTime: record.creationTime,
-    answers: record.answers,
-  };
+  return Object.fromEntries(WEBHOOK_FIELDS.map((field) => [field, record[field]])) as unknown as OutboundIvrWebhookPayload;
 }
 
 function toAnswer(a: OutboundIvrRequestEntity['answers'][number]): OutboundIvrAnswer {
