@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, ValidationError } from '../common/errors/domain-error.js';
+import { ConflictError, DomainError, ErrorKind, NotFoundError, ValidationError } from '../common/errors/domain-error.js';
 
 export const OutboundIvrNotFound = (id: string) =>
   new NotFoundError('OutboundIvr:RequestNotFound', `Outbound IVR request '${id}' was not found.`);
@@ -8,3 +8,6 @@ export const IvrInvalidRequest = (message: string, members: string[]) =>
 
 export const IvrAlreadyFinished = (id: string) =>
   new ConflictError('OutboundIvr:AlreadyFinished', `Outbound IVR request '${id}' has already finished; it cannot be cancelled.`);
+
+export const InvalidTwilioSignature = () =>
+  new DomainError('Voice:InvalidSignature', 'The X-Twilio-Signature header is missing or does not match.', ErrorKind.Forbidden);

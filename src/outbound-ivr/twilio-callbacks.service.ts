@@ -3,7 +3,7 @@ import { validateRequest } from 'twilio/lib/webhooks/webhooks.js';
 import { DataSource } from 'typeorm';
 import type { Channel } from '../channels/channel.entity.js';
 import { ChannelsService } from '../channels/channels.service.js';
-import { DomainError, ErrorKind, NotFoundError } from '../common/errors/domain-error.js';
+import { ChannelNotFound } from '../channels/channels.errors.js';
 import { newId } from '../common/id.js';
 import { toE164 } from '../common/phone/phone-number.js';
 import { AppConfig } from '../config/app-config.js';
@@ -15,6 +15,7 @@ import { CallTracker, type CallRef } from './call-tracker.service.js';
 import { InboundCall } from './inbound-call.entity.js';
 import { CallType, CallWebhookStatus } from './ivr-enums.js';
 import { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
+import { InvalidTwilioSignature, OutboundIvrNotFound } from './outbound-ivr.errors.js';
 import { renderGreeting, renderInstructions } from './providers/twiml.js';
 import { twilioCallUrls } from './providers/twilio-voice.provider.js';
 
@@ -24,10 +25,6 @@ export interface SignedCallback {
   params: TwilioParams;
   signature: string | string[] | undefined;
 }
-
-const InvalidSignature = () =>
-  new DomainError('Voice:InvalidSignature', 'The X-Twilio-Signature header is missing or does not match.', ErrorKind.Forbidden);
-const UnknownCall = (id: string) => new NotFoundError('OutboundIvr:RequestNotFound', `Outbound IVR request '${id}' was not found.`);
 
 const INBOUND_STATUS: Record<CallEnding, CallWebhookStatus> = {
   completed: CallWebhookStatus.Completed,
@@ -123,17 +120,17 @@ export class TwilioCallbacksService {
     const record = await this.dataSource
       .getRepository(OutboundIvrRequestEntity)
       .findOne({ where: { id }, select: { id: true, workspaceId: true, channelId: true } });
-    if (!record) throw UnknownCall(id);
+    if (!record) throw OutboundIvrNotFound(id);
     // A channel deleted mid-call still authenticates its calls' callbacks, so they can finish.
     const channel = await this.channels.getIncludingDeleted(record.workspaceId, record.channelId);
-    if (channel?.voiceProvider !== 'twilio') throw UnknownCall(id);
+    if (channel?.voiceProvider !== 'twilio') throw OutboundIvrNotFound(id);
     this.verify(channel, callback);
     return { id: record.id, workspaceId: record.workspaceId };
   }
 
   private async verifiedChannel(channelId: string, callback: SignedCallback): Promise<Channel> {
     const channel = await this.channels.getForAdmin(channelId);
-    if (channel.voiceProvider !== 'twilio') throw new NotFoundError('Channels:ChannelNotFound', `Channel '${channelId}' was not found.`);
+    if (channel.voiceProvider !== 'twilio') throw ChannelNotFound(channelId);
     this.verify(channel, callback);
     return channel;
   }
@@ -142,7 +139,7 @@ export class TwilioCallbacksService {
     const { authToken } = this.channels.voiceCredentials(channel);
     const url = `${this.config.http.publicBaseUrl}${path}`;
     if (!authToken || typeof signature !== 'string' || !validateRequest(authToken, signature, url, params)) {
-      throw InvalidSignature();
+      throw InvalidTwilioSignature();
     }
   }
 }

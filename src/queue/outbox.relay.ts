@@ -122,6 +122,7 @@ export class OutboxRelay implements OnApplicationBootstrap {
       const rows = await manager
         .createQueryBuilder(OutboxMessage, 'o')
         .where('o.dispatched_at IS NOT NULL AND o.completed_at IS NULL')
+        .andWhere('o.queue = ANY(:queues)', { queues: ALL_QUEUES })
         .andWhere(`o.dispatched_at < now() - make_interval(secs => :after)`, { after: this.config.outbox.recoverAfterMs / 1000 })
         .orderBy('o.dispatched_at', 'ASC')
         .limit(BATCH_SIZE)

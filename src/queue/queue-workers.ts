@@ -52,7 +52,9 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
     const outboxId = (job.data as { outboxId?: string }).outboxId;
     try {
       const result = await handler(job);
-      if (outboxId) await this.relay.markCompleted(outboxId);
+      // The stamp is batched with other jobs'; if it fails, recovery finds the job done in Redis.
+      if (outboxId)
+        await this.relay.markCompleted(outboxId).catch((err: unknown) => this.logger.warn({ err }, 'Outbox completion stamp failed'));
       return result;
     } catch (err) {
       if (outboxId && isLastAttempt(job)) await this.relay.markCompleted(outboxId).catch(() => undefined);

@@ -25,10 +25,12 @@ export class RateLimitGuard implements CanActivate {
     const policies = [RateLimitPolicy.Requests];
     const routePolicy = this.reflector.get<RateLimitPolicy | undefined>(RATE_LIMIT_POLICY, context.getHandler());
     if (routePolicy) policies.push(routePolicy);
-    // Counted at once (one Redis round trip of waiting); any refusal is the request's 429.
-    const states = (await Promise.all(policies.map((policy) => this.limits.consume(policy, principal.workspaceId)))).filter(
-      (state): state is RateLimitState => state !== undefined,
-    );
+    // In order: a request refused by the general limit spends no point of the route's own.
+    const states: RateLimitState[] = [];
+    for (const policy of policies) {
+      const state = await this.limits.consume(policy, principal.workspaceId);
+      if (state) states.push(state);
+    }
     const tightest = states.sort((a, b) => a.remaining / a.limit - b.remaining / b.limit)[0];
     if (tightest) reply.headers(rateLimitHeaders(tightest));
     return true;

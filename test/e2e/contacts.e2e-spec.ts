@@ -327,6 +327,8 @@ describe('Contacts and Set Property Value on Contact (specification rules 1-6)',
       { name: 'Bad', phoneNumber: '123' },
       { name: 'x', phoneNumber: '+14155550198', email: 'nope' },
       { name: 'x', phoneNumber: '+14155550197', contactType: 7 },
+      // A member name of the integer enum, which class-validator's IsEnum let through to the database.
+      { name: 'x', phoneNumber: '+14155550196', contactType: 'Individual' },
     ]) {
       const res = await a.api.post('/v1/contacts', body);
       assert.equal(res.status, 400, JSON.stringify(body));

@@ -4,7 +4,8 @@ import { OutboundIvrFlowsService } from '../../src/outbound-ivr-flows/outbound-i
 import { createWorkspace, type WorkspaceFixture } from '../support/fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-const WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;
+// API.md §1: flows are not the IVR request record, so they take the `Z` form.
+const UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const BASE = '/v1/outbound-ivr-flows';
 
 interface FlowBody {
@@ -81,8 +82,8 @@ describe('Outbound IVR Flows', () => {
     assert.equal(flow.name, 'Survey');
     assert.equal(flow.description, 'Asks one question');
     assert.equal(flow.startStepId, 'welcome');
-    assert.match(flow.creationTime, WITH_OFFSET);
-    assert.match(flow.lastModificationTime, WITH_OFFSET);
+    assert.match(flow.creationTime, UTC);
+    assert.match(flow.lastModificationTime, UTC);
     assert.deepEqual(flow.steps, [
       {
         id: 'welcome',

@@ -189,6 +189,7 @@ describe('Outbound IVR with the sandbox voice provider', () => {
       ['inputTimeoutMs 30001', { inputTimeoutMs: 30001 }, 'inputTimeoutMs'],
       ['digitTimeoutMs 10001', { digitTimeoutMs: 10001 }, 'digitTimeoutMs'],
       ['an externalId of 257 characters', { externalId: 'x'.repeat(257) }, 'externalId'],
+      ['blank ttsText', { audioFileUrl: undefined, ttsText: '   ' }, 'ttsText'],
       ['ttsText of 5001 characters', { audioFileUrl: undefined, ttsText: 'x'.repeat(5001) }, 'ttsText'],
       ['an unknown voice', { audioFileUrl: undefined, ttsText: 'Hi', ttsVoice: 'Robot' }, 'ttsVoice'],
       ['a voice number out of range', { audioFileUrl: undefined, ttsText: 'Hi', ttsVoice: '3' }, 'ttsVoice'],

@@ -49,7 +49,7 @@ abstract class PromptProps {
   /** Absolute http(s) URL of the audio to play, e.g. one returned by Upload Audio File. */
   @IsOptional() @IsUrl(HTTP_URL) @MaxLength(2048) audioFileUrl?: string | null;
   /** Text to speak instead of a file, up to 5000 characters. */
-  @IsOptional() @IsString() @MinLength(1) @MaxLength(5000) ttsText?: string | null;
+  @IsOptional() @IsString() @Matches(/\S/, { message: 'ttsText must not be blank' }) @MaxLength(5000) ttsText?: string | null;
   @TtsVoiceField() ttsVoice?: TtsVoice;
 }
 
@@ -172,7 +172,7 @@ export class OutboundIvrStep {
 
 /** Create or replace a flow: its steps form a graph from `startStepId`, every step reachable. */
 export class SaveOutboundIvrFlow {
-  @IsString() @MinLength(1) @MaxLength(200) name: string;
+  @IsString() @Matches(/\S/, { message: 'name must not be blank' }) @MaxLength(200) name: string;
   @IsOptional() @IsString() @MaxLength(1000) description?: string | null;
   /** Id of the first step. */
   @StepIdField() startStepId: string;
@@ -214,8 +214,8 @@ export class OutboundIvrFlow {
       startStepId: definition.startStepId,
       steps: definition.steps,
       version: flow.version,
-      creationTime: TimestampFormat.withOffset(flow.creationTime),
-      lastModificationTime: TimestampFormat.withOffset(flow.lastModificationTime),
+      creationTime: TimestampFormat.utc(flow.creationTime),
+      lastModificationTime: TimestampFormat.utc(flow.lastModificationTime),
     };
   }
 }

@@ -9,6 +9,7 @@ import {
   IsString,
   IsUrl,
   IsUUID,
+  Matches,
   Max,
   MaxLength,
   Min,
@@ -31,7 +32,7 @@ export class CreateOutboundIvrRequest {
   /** Audio played as the question. Exactly one of audioFileUrl and ttsText, unless flowId is given. */
   @IsOptional() @IsUrl(HTTP_URL) @MaxLength(2048) audioFileUrl?: string | null;
   /** Text spoken as the question (synthesized before the call). */
-  @IsOptional() @IsString() @MinLength(1) @MaxLength(5000) ttsText?: string | null;
+  @IsOptional() @IsString() @Matches(/\S/, { message: 'ttsText must not be blank' }) @MaxLength(5000) ttsText?: string | null;
   @TtsVoiceField() ttsVoice?: TtsVoice;
   /** Played once when the call is answered. */
   @IsOptional() @IsUrl(HTTP_URL) @MaxLength(2048) welcomeMessageFileUrl?: string | null;
