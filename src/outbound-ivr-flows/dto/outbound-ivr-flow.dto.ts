@@ -16,7 +16,6 @@ import {
   Max,
   MaxLength,
   Min,
-  MinLength,
   registerDecorator,
   ValidateNested,
   type ValidationArguments,
