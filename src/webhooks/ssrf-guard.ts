@@ -1,9 +1,12 @@
-import { lookup as dnsLookup, type LookupAddress, type LookupOneOptions } from 'node:dns';
+import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /** Ranges a webhook may never reach unless private networks are allowed (ipaddr.js range names). */
 const PUBLIC_RANGES = new Set(['unicast']);
+
+/** Global unicast IPv6 (RFC 4291 §2.4): anything outside it is reserved, deprecated or local. */
+const IPV6_GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
 
 export class ForbiddenAddressError extends Error {
   constructor(
@@ -15,27 +18,52 @@ export class ForbiddenAddressError extends Error {
   }
 }
 
-/** The ipaddr.js range of an address (IPv4-mapped IPv6 is judged as the IPv4 address it carries). */
+/**
+ * The range of an address as ipaddr.js names it (IPv4-mapped IPv6 is judged as the IPv4 address
+ * it carries). IPv6 outside 2000::/3 that ipaddr.js still calls "unicast", such as the deprecated
+ * IPv4-compatible form `::127.0.0.1` (which URL parsing turns into `::7f00:1`), is "nonGlobal".
+ */
 export function addressRange(address: string): string {
-  return ipaddr.process(address).range();
+  const parsed = ipaddr.process(address);
+  const range = parsed.range();
+  if (range === 'unicast' && parsed.kind() === 'ipv6' && !parsed.match(IPV6_GLOBAL_UNICAST)) return 'nonGlobal';
+  return range;
 }
+
+/** Throws ForbiddenAddressError unless `address` is a public unicast address. */
+function assertPublic(host: string, address: string): void {
+  const range = addressRange(address);
+  if (!PUBLIC_RANGES.has(range)) throw new ForbiddenAddressError(host, address, range);
+}
+
+/** Resolves every address of a name, as `dns.lookup(name, { all: true })` does. */
+export type Resolver = (hostname: string, options: LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
 
 /**
  * A DNS lookup for sockets that refuses loopback, private, link-local, CGNAT, multicast,
- * unique-local and other non-public addresses. Because the check runs on the address the socket
- * then connects to, a name cannot resolve to a public address for the check and a private one
- * for the connection.
+ * unique-local and other non-public addresses. Every address the name resolves to is checked and
+ * one non-public address refuses the name, so the socket (which may try several addresses, as
+ * `autoSelectFamily` does) can reach none of them. Because the check runs on the addresses the
+ * socket then connects to, a name cannot resolve to a public address for the check and a private
+ * one for the connection.
+ *
+ * Sockets call it in both forms: `{ all: true }` expects an array of `{ address, family }`, the
+ * classic form one address and its family.
  */
-export function guardedLookup(allowPrivate: boolean): LookupFunction {
+export function guardedLookup(allowPrivate: boolean, resolve: Resolver = dnsLookup): LookupFunction {
   return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...(options as LookupOneOptions), all: false }, (err, address, family) => {
-      if (err) return callback(err, '', 0);
-      const resolved = address as unknown as string;
+    resolve(hostname, { ...options, all: true }, (err, addresses) => {
+      if (!err && addresses.length === 0) err = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname });
+      if (err) return callback(err, options.all ? [] : '', 0);
       if (!allowPrivate) {
-        const range = addressRange(resolved);
-        if (!PUBLIC_RANGES.has(range)) return callback(new ForbiddenAddressError(hostname, resolved, range), '', 0);
+        try {
+          for (const { address } of addresses) assertPublic(hostname, address);
+        } catch (refusal) {
+          return callback(refusal as ForbiddenAddressError, options.all ? [] : '', 0);
+        }
       }
-      callback(null, resolved, family);
+      if (options.all) return callback(null, addresses);
+      callback(null, addresses[0].address, addresses[0].family);
     });
   };
 }
@@ -44,8 +72,7 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
 export function checkLiteralHost(hostname: string, allowPrivate: boolean): void {
   const host = hostname.replace(/^\[|\]$/g, '');
   if (allowPrivate || !ipaddr.isValid(host)) return;
-  const range = addressRange(host);
-  if (!PUBLIC_RANGES.has(range)) throw new ForbiddenAddressError(hostname, host, range);
+  assertPublic(hostname, host);
 }
 
 export type { LookupAddress };

@@ -30,7 +30,7 @@ describe('Outbound IVR through a Twilio-compatible voice API', () => {
       { digit: '1', description: 'Confirm' },
       { digit: '2', description: 'Cancel', responseMessageFileUrl: 'https://media.example.com/cancelled.wav' },
     ],
-    webhookUrl: receiver.url(`/ivr/${++hooks}`),
+    webhookUrl: receiver.url(`/ivr/${++hooks}`, 'localhost'),
     ...extra,
   });
 

@@ -35,6 +35,25 @@ describe('Outgoing webhooks: signed, retried, logged', () => {
     await receiver.close();
   });
 
+  it('delivers to a host name (localhost, no DNS needed) and to the IPv6 loopback', async () => {
+    const v6 = await WebhookReceiver.start('::1');
+    try {
+      const named = await publishEvent(t, a.workspaceId, receiver.url('/named', 'localhost'));
+      const literal6 = await publishEvent(t, a.workspaceId, v6.url('/v6'));
+      for (const id of [named, literal6]) {
+        const d = await settled(a, id);
+        assert.equal(d.status, 'Succeeded', `${d.targetUrl}: ${d.lastError}`);
+        assert.equal(d.attempts, 1);
+      }
+      assert.equal(receiver.at('/named').length, 1);
+      assert.equal(receiver.at('/named')[0].headers.host, `localhost:${receiver.port}`);
+      assert.equal(v6.at('/v6').length, 1);
+      assert.deepEqual(verifySignature(v6.at('/v6')[0], a.webhookSecret), { hello: 'world' });
+    } finally {
+      await v6.close();
+    }
+  });
+
   it('delivers on the first attempt with Standard Webhooks headers the workspace secret verifies', async () => {
     const id = await publishEvent(t, a.workspaceId, receiver.url('/ok'), { callId: 'c1', status: 1 }, WebhookKind.Call);
     const d = await settled(a, id);
@@ -212,6 +231,8 @@ describe('Webhook targets on private networks', () => {
     ['a name resolving to loopback', () => `http://localhost:${receiver.port}/ssrf`],
     ['the cloud metadata address', () => 'http://169.254.169.254/latest/meta-data/'],
     ['an IPv4-mapped IPv6 loopback', () => `http://[::ffff:127.0.0.1]:${receiver.port}/ssrf`],
+    ['an IPv4-compatible (deprecated) IPv6 loopback', () => `http://[::127.0.0.1]:${receiver.port}/ssrf`],
+    ['the IPv6 loopback', () => `http://[::1]:${receiver.port}/ssrf`],
     ['a private range', () => 'http://10.0.0.1/hook'],
   ] as const) {
     it(`refuses ${name} without connecting`, async () => {

@@ -93,7 +93,7 @@ describe('WhatsApp through the cloud-api provider (a fake Cloud API on 127.0.0.1
       name: 'Cloud WA',
       type: 2,
       phoneNumber: '+14155550777',
-      webhookUrl: receiver.url('/wa'),
+      webhookUrl: receiver.url('/wa', 'localhost'),
       whatsApp: {
         provider: 'cloud-api',
         phoneNumberId: PHONE_NUMBER_ID,

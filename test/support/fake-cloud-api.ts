@@ -68,7 +68,8 @@ export class FakeCloudApi {
       });
     });
     await new Promise<void>((resolve) => fake.server.listen(0, '127.0.0.1', resolve));
-    fake.url = `http://127.0.0.1:${(fake.server.address() as { port: number }).port}/v21.0`;
+    // Addressed by name, as the real graph.facebook.com is: the app's HTTP client must resolve names.
+    fake.url = `http://localhost:${(fake.server.address() as { port: number }).port}/v21.0`;
     return fake;
   }
 

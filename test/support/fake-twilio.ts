@@ -72,8 +72,9 @@ export class FakeTwilio {
     return fake;
   }
 
+  /** Addressed by name, as the real api.twilio.com is: the app's HTTP client must resolve names. */
   get url(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return `http://localhost:${this.port}`;
   }
 
   /** The script of the next call placed. */

@@ -22,10 +22,13 @@ export class WebhookReceiver {
   readonly received: ReceivedWebhook[] = [];
   private readonly scripts = new Map<string, ScriptedResponse[]>();
   private server!: Server;
+  private host = '127.0.0.1';
   port = 0;
 
-  static async start(): Promise<WebhookReceiver> {
+  /** Listens on `host` (127.0.0.1 by default; `::1` for IPv6 loopback). */
+  static async start(host = '127.0.0.1'): Promise<WebhookReceiver> {
     const receiver = new WebhookReceiver();
+    receiver.host = host;
     receiver.server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -41,13 +44,14 @@ export class WebhookReceiver {
       });
     });
     receiver.server.keepAliveTimeout = 30_000;
-    await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => receiver.server.listen(0, host, resolve));
     receiver.port = (receiver.server.address() as { port: number }).port;
     return receiver;
   }
 
-  url(path: string): string {
-    return `http://127.0.0.1:${this.port}${path}`;
+  /** The URL of `path` at the listening address, or at `hostname` (a name that resolves to it). */
+  url(path: string, hostname = this.host.includes(':') ? `[${this.host}]` : this.host): string {
+    return `http://${hostname}:${this.port}${path}`;
   }
 
   /** The next answers for `path`, in order; after them, 200. */
