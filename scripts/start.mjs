@@ -16,4 +16,11 @@ function newestMtime(dir) {
 
 const stale = !existsSync(entry) || ['src', 'migrations'].some((dir) => newestMtime(dir) > statSync(entry).mtimeMs);
 if (stale) execSync('npx nest build', { stdio: 'inherit' });
+
+// `npm start` is the local demo: let its webhooks reach receivers on this machine (http://localhost:4000/…)
+// unless told otherwise. Deployments (start:prod, the Docker image) keep the default, private networks refused.
+if (process.env.NODE_ENV !== 'production' && process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === undefined) {
+  process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = 'true';
+  console.log('npm start: webhooks may reach private and loopback addresses (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true)');
+}
 await import(`../${entry}`);
