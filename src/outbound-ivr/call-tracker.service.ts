@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { AppConfig } from '../config/app-config.js';
 import { DataSource, type EntityManager } from 'typeorm';
-import { Outbox, type OutboxRow } from '../queue/outbox.service.js';
+import { Outbox, type OutboxEntry, type OutboxRow } from '../queue/outbox.service.js';
 import { JobName } from '../queue/queue-names.js';
 import { WebhookKind } from '../webhooks/webhook-kind.js';
 import { toWebhookPayload } from './dto/outbound-ivr-request.dto.js';
@@ -106,7 +106,11 @@ export class CallTracker {
         }
         if (call.finishedNow) jobs.push(...(await this.report(manager, record)));
         if (call.needsHangUp) {
-          const hangUp = { jobName: JobName.HangUpIvrCall, workspaceId: ref.workspaceId, payload: { requestId: ref.id } };
+          const hangUp: OutboxEntry<JobName.HangUpIvrCall> = {
+            jobName: JobName.HangUpIvrCall,
+            workspaceId: ref.workspaceId,
+            payload: { requestId: ref.id },
+          };
           jobs.push(...(await this.outbox.write(manager, [hangUp])));
         }
         return { value };

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { Job } from 'bull';
+import type { JobOf } from '../queue/job-payloads.js';
 import { JobHandler } from '../queue/job-handler.decorator.js';
 import { JobName } from '../queue/queue-names.js';
+import { isLastAttempt } from '../queue/retry-later.js';
 import { CallPlacer } from './call-placer.service.js';
-
-type CallJob = Job<{ workspaceId: string; requestId: string }>;
 
 @Injectable()
 export class OutboundIvrProcessor {
@@ -12,13 +11,12 @@ export class OutboundIvrProcessor {
 
   /** High concurrency: a sandbox call is followed inside its job, mostly waiting. */
   @JobHandler(JobName.PlaceIvrCall, { concurrency: 256 })
-  place(job: CallJob): Promise<void> {
-    const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    return this.placer.place({ id: job.data.requestId, workspaceId: job.data.workspaceId }, lastAttempt);
+  place(job: JobOf<JobName.PlaceIvrCall>): Promise<void> {
+    return this.placer.place({ id: job.data.requestId, workspaceId: job.data.workspaceId }, isLastAttempt(job));
   }
 
   @JobHandler(JobName.HangUpIvrCall, { concurrency: 16 })
-  hangUp(job: CallJob): Promise<void> {
+  hangUp(job: JobOf<JobName.HangUpIvrCall>): Promise<void> {
     return this.placer.hangUp({ id: job.data.requestId, workspaceId: job.data.workspaceId });
   }
 }

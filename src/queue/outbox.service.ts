@@ -1,15 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { newId } from '../common/id.js';
-import { JobName, QUEUE_OF_JOB } from './queue-names.js';
+import type { OutboxEntry } from './job-payloads.js';
+import { QUEUE_OF_JOB } from './queue-names.js';
 import { OutboxRelay } from './outbox.relay.js';
 
-export interface OutboxEntry {
-  jobName: JobName;
-  payload: Record<string, unknown>;
-  workspaceId?: string | null;
-  runAt?: Date | null;
-}
+export type { OutboxEntry } from './job-payloads.js';
 
 export const OUTBOX_COLUMNS = 'id, workspace_id, queue, job_name, payload, run_at';
 const COLUMN_TYPES = ['uuid', 'uuid', 'varchar', 'varchar', 'jsonb', 'timestamptz'];
@@ -35,12 +31,21 @@ export function outboxRows(entries: OutboxEntry[], firstParam = 1): { rows: Outb
     workspaceId: entry.workspaceId ?? null,
     queue: QUEUE_OF_JOB[entry.jobName],
     jobName: entry.jobName,
-    payload: entry.payload,
+    payload: entry.payload as Record<string, unknown>,
     runAt: entry.runAt ?? null,
   }));
   const params = rows.flatMap((row) => [row.id, row.workspaceId, row.queue, row.jobName, row.payload, row.runAt]);
   const placeholders = rows.map((_, i) => COLUMN_TYPES.map((type, k) => `$${firstParam + i * 6 + k}::${type}`).join(', '));
   return { rows, placeholders, params };
+}
+
+/** A transaction opened by {@link Outbox.transaction}: its manager, and jobs pushed to Bull once it commits. */
+export interface OutboxTransaction {
+  readonly manager: EntityManager;
+  /** Writes jobs in this transaction; they are pushed to Bull after it commits. */
+  enqueue(entries: OutboxEntry[]): Promise<OutboxRow[]>;
+  /** Rows written in this transaction by another writer (the webhook publisher), pushed after commit too. */
+  pushAfterCommit(rows: OutboxRow[]): void;
 }
 
 /**
@@ -49,7 +54,31 @@ export function outboxRows(entries: OutboxEntry[], firstParam = 1): { rows: Outb
  */
 @Injectable()
 export class Outbox {
-  constructor(private readonly relay: OutboxRelay) {}
+  constructor(
+    private readonly relay: OutboxRelay,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  /**
+   * Runs `work` in a transaction and, once it has committed, pushes the jobs it wrote to Bull
+   * (the relay's polling remains the safety net if this process dies in between).
+   */
+  async transaction<T>(work: (tx: OutboxTransaction) => Promise<T>): Promise<T> {
+    const written: OutboxRow[] = [];
+    const value = await this.dataSource.transaction((manager) =>
+      work({
+        manager,
+        enqueue: async (entries) => {
+          const rows = await this.write(manager, entries);
+          written.push(...rows);
+          return rows;
+        },
+        pushAfterCommit: (rows) => written.push(...rows),
+      }),
+    );
+    if (written.length > 0) this.pushCommitted(written);
+    return value;
+  }
 
   /** Writes the jobs with `manager` (the caller's transaction). Returns their ids, which are the Bull job ids. */
   async enqueue(manager: EntityManager, entries: OutboxEntry[]): Promise<string[]> {

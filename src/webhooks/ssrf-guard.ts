@@ -37,7 +37,11 @@ function assertPublic(host: string, address: string): void {
 }
 
 /** Resolves every address of a name, as `dns.lookup(name, { all: true })` does. */
-export type Resolver = (hostname: string, options: LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+export type Resolver = (
+  hostname: string,
+  options: LookupAllOptions,
+  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 /**
  * A DNS lookup for sockets that refuses loopback, private, link-local, CGNAT, multicast,
@@ -53,7 +57,8 @@ export type Resolver = (hostname: string, options: LookupAllOptions, callback: (
 export function guardedLookup(allowPrivate: boolean, resolve: Resolver = dnsLookup): LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname, { ...options, all: true }, (err, addresses) => {
-      if (!err && addresses.length === 0) err = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname });
+      if (!err && addresses.length === 0)
+        err = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname });
       if (err) return callback(err, options.all ? [] : '', 0);
       if (!allowPrivate) {
         try {

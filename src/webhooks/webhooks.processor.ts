@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Job } from 'bull';
+import type { JobOf } from '../queue/job-payloads.js';
 import { JobHandler } from '../queue/job-handler.decorator.js';
 import { JobName } from '../queue/queue-names.js';
 import { WebhookDeliveryService } from './webhook-delivery.service.js';
@@ -9,7 +9,7 @@ export class WebhooksProcessor {
   constructor(private readonly deliveries: WebhookDeliveryService) {}
 
   @JobHandler(JobName.DeliverWebhook, { concurrency: 64 })
-  deliver(job: Job<{ deliveryId: string; attempt: number }>): Promise<void> {
+  deliver(job: JobOf<JobName.DeliverWebhook>): Promise<void> {
     return this.deliveries.attempt(job.data.deliveryId, job.data.attempt);
   }
 }

@@ -15,14 +15,14 @@ export type CloudComponent =
   | { type: 'body'; parameters: CloudParameter[] }
   | { type: 'button'; sub_type: 'url' | 'quick_reply'; index: string; parameters: CloudParameter[] };
 
-/** The body of `POST /{phone-number-id}/messages` for a template message. */
-export interface CloudTemplateRequest {
+/** The body of `POST /{phone-number-id}/messages` for a template message (a type alias, so it is also a plain JSON record). */
+export type CloudTemplateRequest = {
   messaging_product: 'whatsapp';
   recipient_type: 'individual';
   to: string;
   type: 'template';
   template: { name: string; language: { code: string }; components: CloudComponent[] };
-}
+};
 
 const HEADER_VALUE_TYPE: Record<TemplateHeaderFormat, ParameterValueDto['type']> = {
   TEXT: 'text',

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import type { Job } from 'bull';
+import type { JobOf } from '../queue/job-payloads.js';
 import { JobHandler } from '../queue/job-handler.decorator.js';
 import { JobName } from '../queue/queue-names.js';
 import { isLastAttempt } from '../queue/retry-later.js';
 import { MessagingService } from './messaging.service.js';
 import { StatusService } from './status.service.js';
-import { readNotification, type CloudWebhookNotification } from './cloud-webhook.js';
-import { InboundService, type InboundMessage } from './inbound.service.js';
+import { readNotification } from './cloud-webhook.js';
+import { InboundService } from './inbound.service.js';
 
 @Injectable()
 export class WhatsAppProcessor {
@@ -18,19 +18,19 @@ export class WhatsAppProcessor {
 
   /** Passing provider failures are retried with backoff (honouring Retry-After); permanent ones, and the last attempt, end Failed. */
   @JobHandler(JobName.SendWhatsAppMessage, { concurrency: 32 })
-  send(job: Job<{ workspaceId: string; eventId: string; channelId: string; request: Record<string, unknown> }>): Promise<void> {
+  send(job: JobOf<JobName.SendWhatsAppMessage>): Promise<void> {
     return this.messaging.deliver(job.data.workspaceId, job.data.eventId, job.data.channelId, job.data.request, isLastAttempt(job));
   }
 
   @JobHandler(JobName.ProcessWhatsAppWebhook, { concurrency: 16 })
-  async webhook(job: Job<{ workspaceId: string; channelId: string; notification: CloudWebhookNotification }>): Promise<void> {
+  async webhook(job: JobOf<JobName.ProcessWhatsAppWebhook>): Promise<void> {
     const { messages, statuses } = readNotification(job.data.notification);
     for (const message of messages) await this.inbound.receive(job.data.workspaceId, job.data.channelId, message);
     for (const status of statuses) await this.statuses.apply(job.data.workspaceId, job.data.channelId, status);
   }
 
   @JobHandler(JobName.ReceiveWhatsAppMessage, { concurrency: 16 })
-  receive(job: Job<{ workspaceId: string; channelId: string; message: InboundMessage }>): Promise<void> {
+  receive(job: JobOf<JobName.ReceiveWhatsAppMessage>): Promise<void> {
     return this.inbound.receive(job.data.workspaceId, job.data.channelId, job.data.message);
   }
 }

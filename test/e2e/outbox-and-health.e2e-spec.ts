@@ -33,7 +33,7 @@ describe('Transactional outbox and readiness through a Redis outage', () => {
 
   async function enqueueInTransaction(marker: string): Promise<string> {
     const [id] = await dataSource.transaction((manager) =>
-      outbox.enqueue(manager, [{ jobName: JobName.PurgeExpiredIdempotencyKeys, payload: { marker } }]),
+      outbox.enqueue(manager, [{ jobName: JobName.PurgeExpiredIdempotencyKeys, payload: { reason: marker } }]),
     );
     outbox.afterCommit();
     return id;
@@ -43,24 +43,24 @@ describe('Transactional outbox and readiness through a Redis outage', () => {
     const id = await enqueueInTransaction('first');
     const job = await waitFor(() => queue.getJob(id), 5000, 'job in Bull');
     assert.equal(job.name, JobName.PurgeExpiredIdempotencyKeys);
-    assert.equal(job.data.marker, 'first');
+    assert.equal(job.data.reason, 'first');
     const row = await dataSource.getRepository(OutboxMessage).findOneByOrFail({ id });
     assert.ok(row.dispatchedAt, 'row stamped as dispatched');
   });
 
   it('picks up rows left behind without a kick (as after a crash between commit and push)', async () => {
     const [id] = await dataSource.transaction((manager) =>
-      outbox.enqueue(manager, [{ jobName: JobName.PurgeExpiredIdempotencyKeys, payload: { marker: 'left-behind' } }]),
+      outbox.enqueue(manager, [{ jobName: JobName.PurgeExpiredIdempotencyKeys, payload: { reason: 'left-behind' } }]),
     );
     const job = await waitFor(() => queue.getJob(id), 5000, 'the poll to dispatch the row');
-    assert.equal(job.data.marker, 'left-behind');
+    assert.equal(job.data.reason, 'left-behind');
   });
 
   it('writes nothing when the transaction rolls back', async () => {
     const before = await dataSource.getRepository(OutboxMessage).count();
     await assert.rejects(
       dataSource.transaction(async (manager) => {
-        await outbox.enqueue(manager, [{ jobName: JobName.PurgeExpiredIdempotencyKeys, payload: { marker: 'rolled-back' } }]);
+        await outbox.enqueue(manager, [{ jobName: JobName.PurgeExpiredIdempotencyKeys, payload: { reason: 'rolled-back' } }]);
         throw new Error('business rule failed');
       }),
     );
@@ -90,7 +90,7 @@ describe('Transactional outbox and readiness through a Redis outage', () => {
     await redis.start();
     for (const id of ids) {
       const job = await waitFor(() => queue.getJob(id), 20_000, `job ${id} after Redis came back`);
-      assert.match(String(job.data.marker), /^during-outage-/);
+      assert.match(String(job.data.reason), /^during-outage-/);
     }
     await waitFor(async () => (await t.http.get('/health/ready')).status === 200, 10_000, 'readiness to recover');
   });

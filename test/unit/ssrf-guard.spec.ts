@@ -96,7 +96,8 @@ describe('SSRF guard: literal addresses', () => {
   }
 
   it('accepts public unicast addresses and leaves names to the lookup', () => {
-    for (const host of ['93.184.215.14', '[2606:4700::1111]', 'hooks.example.com']) assert.doesNotThrow(() => checkLiteralHost(host, false));
+    for (const host of ['93.184.215.14', '[2606:4700::1111]', 'hooks.example.com'])
+      assert.doesNotThrow(() => checkLiteralHost(host, false));
     assert.equal(addressRange('::7f00:1'), 'nonGlobal');
   });
 });
@@ -145,7 +146,10 @@ describe('SSRF guard: real sockets through an agent', () => {
       [`http://localhost:${(v4.address() as AddressInfo).port}/`, guardedLookup(false)],
       [`http://hooks.test:${(v6.address() as AddressInfo).port}/`, guardedLookup(false, resolvesTo({ address: '::1', family: 6 }))],
     ] as const) {
-      await assert.rejects(get(url, lookup), (err: Error) => err instanceof ForbiddenAddressError || (err.cause as Error) instanceof ForbiddenAddressError);
+      await assert.rejects(
+        get(url, lookup),
+        (err: Error) => err instanceof ForbiddenAddressError || (err.cause as Error) instanceof ForbiddenAddressError,
+      );
     }
   });
 });

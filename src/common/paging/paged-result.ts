@@ -23,3 +23,8 @@ export function PagedResultOf<T>(item: Type<T>, name = `PagedResultOf${item.name
   cache.set(name, PagedResultClass);
   return PagedResultClass;
 }
+
+/** The same page with each item mapped (an entity page to its response DTOs). */
+export function mapPage<T, R>(page: PagedResult<T>, map: (item: T) => R): PagedResult<R> {
+  return { totalCount: page.totalCount, items: page.items.map(map) };
+}

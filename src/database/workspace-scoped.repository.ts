@@ -1,0 +1,140 @@
+import type {
+  DeepPartial,
+  EntityManager,
+  FindManyOptions,
+  FindOptionsWhere,
+  ObjectLiteral,
+  QueryDeepPartialEntity,
+  Repository,
+  SelectQueryBuilder,
+} from 'typeorm';
+import { In } from 'typeorm';
+
+/** An entity that belongs to one workspace. */
+export interface WorkspaceOwned extends ObjectLiteral {
+  workspaceId: string;
+}
+
+/** Thrown when workspace data is asked for without a workspace: a programming error, never a user's. */
+export class MissingWorkspaceError extends Error {
+  constructor(entity: string) {
+    super(`A query of ${entity} was made without a workspace id`);
+  }
+}
+
+/** Every scoped method's options but `where`, which the repository builds with the workspace. */
+export type ScopedFindOptions<E extends ObjectLiteral> = Omit<FindManyOptions<E>, 'where'>;
+
+/**
+ * The only way feature code reaches a workspace's rows. Every method takes the workspace first and
+ * refuses to run without it; the filter is added here, not by each caller. `withManager` binds the
+ * repository to a transaction. Reads that truly span workspaces (operators' routes, provider
+ * callbacks authenticated by their own signature) go through {@link unscoped} with a reason, so
+ * each one is named and greppable.
+ *
+ * A module subclasses it per entity, adds its own queries (SQL lives here, not in services), and
+ * exports it only if another module must read those rows; usually it exports a service instead.
+ */
+export abstract class WorkspaceScopedRepository<E extends WorkspaceOwned> {
+  protected constructor(protected readonly repository: Repository<E>) {}
+
+  /** The same repository bound to `manager` (a transaction); `undefined` keeps this one. */
+  withManager(manager: EntityManager | undefined): this {
+    if (!manager || manager === this.repository.manager) return this;
+    const bound = Object.create(Object.getPrototypeOf(this) as object) as this;
+    Object.assign(bound, this, { repository: manager.getRepository<E>(this.repository.target) });
+    return bound;
+  }
+
+  protected get manager(): EntityManager {
+    return this.repository.manager;
+  }
+
+  /** `where` narrowed to the workspace; throws when the workspace is missing. */
+  protected scope(workspaceId: string, where: FindOptionsWhere<E> = {}): FindOptionsWhere<E> {
+    if (typeof workspaceId !== 'string' || workspaceId.length === 0) throw new MissingWorkspaceError(this.entityName);
+    return { ...where, workspaceId } as FindOptionsWhere<E>;
+  }
+
+  private get entityName(): string {
+    return this.repository.metadata.name;
+  }
+
+  find(workspaceId: string, where: FindOptionsWhere<E> = {}, options: ScopedFindOptions<E> = {}): Promise<E[]> {
+    return this.repository.find({ ...options, where: this.scope(workspaceId, where) });
+  }
+
+  findOne(workspaceId: string, where: FindOptionsWhere<E>, options: { lock?: boolean } = {}): Promise<E | null> {
+    return this.repository.findOne({
+      where: this.scope(workspaceId, where),
+      ...(options.lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
+  }
+
+  findById(workspaceId: string, id: string, options: { lock?: boolean } = {}): Promise<E | null> {
+    return this.findOne(workspaceId, { id } as unknown as FindOptionsWhere<E>, options);
+  }
+
+  findByIds(workspaceId: string, ids: readonly string[]): Promise<E[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.find(workspaceId, { id: In([...ids]) } as unknown as FindOptionsWhere<E>);
+  }
+
+  count(workspaceId: string, where: FindOptionsWhere<E> = {}): Promise<number> {
+    return this.repository.count({ where: this.scope(workspaceId, where) });
+  }
+
+  exists(workspaceId: string, where: FindOptionsWhere<E> = {}): Promise<boolean> {
+    return this.repository.exists({ where: this.scope(workspaceId, where) });
+  }
+
+  /** A new entity of this workspace (not yet saved). */
+  create(workspaceId: string, values: DeepPartial<E>): E {
+    this.scope(workspaceId);
+    return this.repository.create({ ...values, workspaceId } as DeepPartial<E>);
+  }
+
+  /** Saves entities of this workspace; one of another workspace is refused. */
+  async save<T extends E | E[]>(workspaceId: string, entities: T): Promise<T> {
+    this.scope(workspaceId);
+    for (const entity of Array.isArray(entities) ? entities : [entities]) {
+      if (entity.workspaceId !== workspaceId) throw new MissingWorkspaceError(`${this.entityName} of another workspace`);
+    }
+    return this.repository.save(entities as DeepPartial<E>) as unknown as Promise<T>;
+  }
+
+  /** Updates the matching rows of the workspace; the number updated. */
+  async update(workspaceId: string, where: FindOptionsWhere<E>, patch: QueryDeepPartialEntity<E>): Promise<number> {
+    return (await this.repository.update(this.scope(workspaceId, where), patch)).affected ?? 0;
+  }
+
+  /** Deletes the matching rows of the workspace; the number deleted. */
+  async delete(workspaceId: string, where: FindOptionsWhere<E>): Promise<number> {
+    return (await this.repository.delete(this.scope(workspaceId, where))).affected ?? 0;
+  }
+
+  /** A query builder over `alias` already filtered to the workspace (`:workspaceId` is bound). */
+  queryBuilder(workspaceId: string, alias: string): SelectQueryBuilder<E> {
+    this.scope(workspaceId);
+    return this.repository.createQueryBuilder(alias).where(`${alias}.workspace_id = :workspaceId`, { workspaceId });
+  }
+
+  /**
+   * Raw SQL whose first parameter is the workspace: `sql` must filter with `workspace_id = $1`
+   * (checked), and `params` are `$2` onwards.
+   */
+  protected async sql<R>(workspaceId: string, sql: string, params: unknown[] = []): Promise<R[]> {
+    this.scope(workspaceId);
+    if (!/workspace_id\s*=\s*\$1\b/.test(sql)) throw new MissingWorkspaceError(`${this.entityName} (SQL without workspace_id = $1)`);
+    return (await this.manager.query(sql, [workspaceId, ...params])) as R[];
+  }
+
+  /**
+   * The repository without the workspace filter, for the few reads that span workspaces. `reason`
+   * says why this one may (it is for readers of the code; keep it short).
+   */
+  protected unscoped(reason: string): Repository<E> {
+    void reason;
+    return this.repository;
+  }
+}
