@@ -2,6 +2,9 @@ import { Injectable } from '@nestjs/common';
 import Redis from 'ioredis';
 import { AppConfig } from '../config/app-config.js';
 
+/** Room for one waiting listener per job handler (a dozen today) and Bull's and ioredis' own. */
+const SHARED_CONNECTION_MAX_LISTENERS = 64;
+
 /**
  * The Redis connections of the queues. Bull reuses one command connection and one subscriber
  * across all queues (each worker's blocking connection is its own), and leaves closing
@@ -21,7 +24,18 @@ export class QueueRedisConnections {
       this.blocking.add(redis);
       return redis;
     }
-    return (this.shared[type] ??= this.open());
+    return (this.shared[type] ??= this.openShared());
+  }
+
+  /**
+   * A connection all queues share. Until it is ready, Bull's `process()` adds an `error` listener
+   * to it per job handler (removed once ready), so the default cap of 10 warned of a leak that is
+   * not one as soon as a process bound more than a few handlers before Redis answered.
+   */
+  private openShared(): Redis {
+    const redis = this.open();
+    redis.setMaxListeners(SHARED_CONNECTION_MAX_LISTENERS);
+    return redis;
   }
 
   async closeAll(): Promise<void> {

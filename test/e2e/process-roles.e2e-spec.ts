@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
+import { deleteRedisKeys } from '../support/redis-keys.js';
 import { dropDatabase } from '../../src/database/ensure-database.js';
 import { waitFor } from '../support/fixtures.js';
 import { freePort } from '../support/free-port.js';
@@ -33,7 +34,10 @@ describe('Boot, roles and graceful shutdown of the real process', () => {
     ENCRYPTION_KEY: randomBytes(32).toString('hex'),
     HOST: '127.0.0.1',
   };
-  after(() => dropDatabase(databaseUrl));
+  after(async () => {
+    await dropDatabase(databaseUrl);
+    await deleteRedisKeys(baseEnv.REDIS_KEY_PREFIX);
+  });
 
   it('refuses to boot on bad configuration, naming the variable', async () => {
     const run = startMain({ ...baseEnv, PORT: 'eighty', APP_ROLE: 'sideways' });

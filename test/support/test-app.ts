@@ -5,6 +5,7 @@ import { createApp, type CreateAppOptions } from '../../src/create-app.js';
 import { resetConfig } from '../../src/config/load-config.js';
 import { dropDatabase } from '../../src/database/ensure-database.js';
 import { HttpClient } from './http-client.js';
+import { deleteRedisKeys } from './redis-keys.js';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';
 
@@ -28,7 +29,7 @@ export interface TestApp {
 
 /**
  * Boots the real AppModule on Fastify, listening on 127.0.0.1, against a fresh PostgreSQL
- * database (created and migrated here, dropped on close) and its own Redis key prefix.
+ * database (created and migrated here, dropped on close) and its own Redis key prefix (deleted on close).
  */
 export async function startTestApp(env: Record<string, string> = {}, options: CreateAppOptions = {}): Promise<TestApp> {
   const runId = `${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -49,6 +50,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Cr
     ...env,
   });
   resetConfig();
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const app = await createApp(options);
   // PORT may name a port chosen in advance, when PUBLIC_BASE_URL must point at this app.
   await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
@@ -64,6 +66,10 @@ export async function startTestApp(env: Record<string, string> = {}, options: Cr
     async close() {
       await app.close();
       await dropDatabase(databaseUrl);
+      // A private Redis a test has already stopped took its keys with it.
+      await deleteRedisKeys(redisPrefix, redisUrl).catch((err: Error) =>
+        console.warn(`Redis keys under ${redisPrefix} not deleted: ${err.message}`),
+      );
     },
   };
 }
