@@ -22,7 +22,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   ) {
     super({
       jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
-      secretOrKey: config.auth.jwtSecret,
+      // passport-jwt hands this to jsonwebtoken.verify, which takes a KeyObject; its types predate that.
+      secretOrKey: config.auth.jwtKey as unknown as Buffer,
       algorithms: ['HS256'],
       issuer: 'messaging-service',
       ignoreExpiration: false,

@@ -37,7 +37,7 @@ export class TokenService {
       throw new OAuthError('invalid_client', 'Client authentication failed.');
     }
     const expiresIn = this.config.auth.jwtExpiresInSeconds;
-    const accessToken = jwt.sign({ workspace_id: account.workspaceId, scope, name: account.name }, this.config.auth.jwtSecret, {
+    const accessToken = jwt.sign({ workspace_id: account.workspaceId, scope, name: account.name }, this.config.auth.jwtKey, {
       algorithm: 'HS256',
       subject: account.id,
       issuer: 'messaging-service',

@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import type { AppRole, EnvSchema } from './env.schema.js';
 import { parseDurationList } from '../common/time/duration.js';
@@ -10,11 +11,15 @@ export class AppConfig {
   readonly http: { port: number; host: string; publicBaseUrl: string; shutdownGraceMs: number };
   readonly database: { url: string; migrationsRun: boolean; poolSize: number };
   readonly redis: { url: string; keyPrefix: string };
-  readonly auth: { jwtSecret: string; jwtExpiresInSeconds: number; apiScope: string };
+  /**
+   * `jwtKey` is the secret as a KeyObject: given a string, jsonwebtoken first tries to read it as a
+   * PEM public key on every verification, which cost a third of the API's busy time.
+   */
+  readonly auth: { jwtSecret: string; jwtKey: KeyObject; jwtExpiresInSeconds: number; apiScope: string };
   readonly admin: { apiKey: string | undefined };
   readonly encryptionKey: Buffer | undefined;
   readonly storageDir: string;
-  readonly media: { ffmpegPath: string | undefined; ffmpegTimeoutMs: number };
+  readonly media: { ffmpegPath: string | undefined; ffmpegTimeoutMs: number; ffmpegMaxConcurrency: number };
   readonly seedDemo: boolean;
   readonly logLevel: string;
   readonly webhooks: { allowPrivateNetworks: boolean; retryScheduleMs: number[] };
@@ -47,11 +52,20 @@ export class AppConfig {
         'JWT_SECRET is not set: using a random secret for this process; tokens will not survive a restart or work across replicas',
       );
     }
-    this.auth = { jwtSecret, jwtExpiresInSeconds: env.JWT_EXPIRES_IN, apiScope: env.API_SCOPE };
+    this.auth = {
+      jwtSecret,
+      jwtKey: createSecretKey(Buffer.from(jwtSecret, 'utf8')),
+      jwtExpiresInSeconds: env.JWT_EXPIRES_IN,
+      apiScope: env.API_SCOPE,
+    };
     this.admin = { apiKey: env.ADMIN_API_KEY };
     this.encryptionKey = env.ENCRYPTION_KEY ? decodeKey(env.ENCRYPTION_KEY) : undefined;
     this.storageDir = env.STORAGE_DIR;
-    this.media = { ffmpegPath: env.FFMPEG_PATH, ffmpegTimeoutMs: env.FFMPEG_TIMEOUT_MS };
+    this.media = {
+      ffmpegPath: env.FFMPEG_PATH,
+      ffmpegTimeoutMs: env.FFMPEG_TIMEOUT_MS,
+      ffmpegMaxConcurrency: env.FFMPEG_MAX_CONCURRENCY ?? availableParallelism(),
+    };
     this.seedDemo = env.SEED_DEMO ?? env.NODE_ENV !== 'production';
     this.logLevel = env.LOG_LEVEL;
     this.webhooks = {

@@ -47,6 +47,8 @@ export class EnvSchema {
   @IsOptional() @IsString() FFMPEG_PATH?: string;
   /** A conversion or probe running longer is killed. */
   @Transform(toInt) @IsInt() @Min(1000) @Max(600000) FFMPEG_TIMEOUT_MS = 60000;
+  /** ffmpeg runs at once per process (each takes a core while it converts); default: the cores this process may use. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(256) FFMPEG_MAX_CONCURRENCY?: number;
   /** Base URL of the WhatsApp Cloud API (Graph API, with its version). */
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   WHATSAPP_GRAPH_URL = 'https://graph.facebook.com/v21.0';

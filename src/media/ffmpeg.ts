@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { Injectable } from '@nestjs/common';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { AppConfig } from '../config/app-config.js';
 
 /** ffmpeg exited with an error (the input could not be decoded) or was killed at the time limit. */
@@ -26,17 +27,30 @@ export const SAFE_INPUT_OPTIONS = ['-protocol_whitelist', 'file', '-format_white
 
 /**
  * The ffmpeg binary: FFMPEG_PATH when set, else the one shipped in the npm package
- * `@ffmpeg-installer/<platform>`. Every run is killed at FFMPEG_TIMEOUT_MS.
+ * `@ffmpeg-installer/<platform>`. At most FFMPEG_MAX_CONCURRENCY runs at once (the rest wait their
+ * turn, and the time limit starts with the run); every run is killed at FFMPEG_TIMEOUT_MS.
  */
 @Injectable()
 export class Ffmpeg {
   private binary?: Promise<string>;
+  private readonly turns: LimitFunction;
 
-  constructor(private readonly config: AppConfig) {}
+  constructor(private readonly config: AppConfig) {
+    this.turns = pLimit(config.media.ffmpegMaxConcurrency);
+  }
+
+  /** Runs now waiting for a turn (for metrics and tests). */
+  get waiting(): number {
+    return this.turns.pendingCount;
+  }
 
   /** Runs ffmpeg without a shell; resolves with its stderr (the log). */
   async run(args: string[], options: { allowFailure?: boolean } = {}): Promise<string> {
     const binary = await this.path();
+    return this.turns(() => this.exec(binary, args, options));
+  }
+
+  private exec(binary: string, args: string[], options: { allowFailure?: boolean }): Promise<string> {
     return new Promise((resolve, reject) => {
       execFile(
         binary,
