@@ -74,8 +74,9 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
  */
 function closeConnectionsWhenClosing(app: NestFastifyApplication): void {
   const fastify = app.getHttpAdapter().getInstance();
-  fastify.addHook('preClose', async () => {
+  fastify.addHook('preClose', (done) => {
     fastify.server.keepAliveTimeout = 1;
+    done();
   });
 }
 

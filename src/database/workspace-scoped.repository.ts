@@ -53,7 +53,7 @@ export abstract class WorkspaceScopedRepository<E extends WorkspaceOwned> {
   /** `where` narrowed to the workspace; throws when the workspace is missing. */
   protected scope(workspaceId: string, where: FindOptionsWhere<E> = {}): FindOptionsWhere<E> {
     if (typeof workspaceId !== 'string' || workspaceId.length === 0) throw new MissingWorkspaceError(this.entityName);
-    return { ...where, workspaceId } as FindOptionsWhere<E>;
+    return { ...where, workspaceId };
   }
 
   private get entityName(): string {
@@ -126,7 +126,7 @@ export abstract class WorkspaceScopedRepository<E extends WorkspaceOwned> {
   protected async sql<R>(workspaceId: string, sql: string, params: unknown[] = []): Promise<R[]> {
     this.scope(workspaceId);
     if (!/workspace_id\s*=\s*\$1\b/.test(sql)) throw new MissingWorkspaceError(`${this.entityName} (SQL without workspace_id = $1)`);
-    return (await this.manager.query(sql, [workspaceId, ...params])) as R[];
+    return this.manager.query<R[]>(sql, [workspaceId, ...params]);
   }
 
   /**

@@ -175,7 +175,7 @@ export class OutboxRelay implements OnApplicationBootstrap {
    */
   private dispatchBatch(): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
-      const claimed = (await manager.query(
+      const claimed = await manager.query<ClaimedRow[]>(
         `WITH claimed AS (
            UPDATE outbox_messages SET dispatched_at = now()
             WHERE id IN (SELECT id FROM outbox_messages WHERE dispatched_at IS NULL AND queue = ANY($2::varchar[])
@@ -184,7 +184,7 @@ export class OutboxRelay implements OnApplicationBootstrap {
          SELECT * FROM claimed ORDER BY created_at`,
         // Only queues this version knows: a row for another (a newer version's) waits for a process that does, without blocking the rest.
         [BATCH_SIZE, ALL_QUEUES],
-      )) as ClaimedRow[];
+      );
       if (claimed.length === 0) return 0;
       const rows = claimed.map((row) => ({
         id: row.id,

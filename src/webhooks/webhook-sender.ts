@@ -35,8 +35,8 @@ export class WebhookSender implements OnApplicationShutdown {
   constructor(config: AppConfig) {
     this.allowPrivate = config.webhooks.allowPrivateNetworks;
     const lookup = guardedLookup(this.allowPrivate);
-    this.httpAgent = new http.Agent({ keepAlive: true, maxSockets: 256, lookup } as http.AgentOptions);
-    this.httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 256, lookup } as https.AgentOptions);
+    this.httpAgent = new http.Agent({ keepAlive: true, maxSockets: 256, lookup });
+    this.httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 256, lookup });
   }
 
   onApplicationShutdown(): void {

@@ -78,7 +78,7 @@ describe('Speech synthesis (eSpeak NG, offline)', () => {
       );
       assert.equal(media.durationMs, format.durationMs);
       // About 100 characters at eSpeak's 175 words per minute: five to eight seconds.
-      assert.ok(media.durationMs! > 4000 && media.durationMs! < 10000, `${TtsVoice[voice]}: ${media.durationMs} ms`);
+      assert.ok(media.durationMs > 4000 && media.durationMs < 10000, `${TtsVoice[voice]}: ${media.durationMs} ms`);
       const pcm = wav.subarray(44);
       assert.ok(
         pcm.some((byte) => byte !== 0),

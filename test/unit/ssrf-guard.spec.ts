@@ -112,7 +112,7 @@ describe('SSRF guard: real sockets through an agent', () => {
   };
   const get = (url: string, lookup: ReturnType<typeof guardedLookup>) =>
     new Promise<string>((resolve, reject) => {
-      const agent = new http.Agent({ lookup } as http.AgentOptions);
+      const agent = new http.Agent({ lookup });
       http
         .get(url, { agent }, (res) => {
           let body = '';
