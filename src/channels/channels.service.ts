@@ -78,6 +78,16 @@ export class ChannelsService {
     return channel;
   }
 
+  /** Unscoped: operators' routes (admin key) name a channel without its workspace. */
+  findUnscopedForOperator(id: string): Promise<Channel> {
+    return this.getForAdmin(id);
+  }
+
+  /** Unscoped: a provider's callback names only the channel; the caller checks the callback's signature with this channel's credentials. */
+  findUnscopedForProviderCallback(id: string): Promise<Channel> {
+    return this.getForAdmin(id);
+  }
+
   /** Drops a channel from {@link getRecent}'s memory (when a caller learns it is out of date). */
   forgetRecent(workspaceId: string, id: string): void {
     this.recent.delete(recentKey(workspaceId, id));

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, In } from 'typeorm';
 import { isUniqueViolation } from '../database/pg-errors.js';
 import { SecretBox } from '../common/crypto/secret-box.js';
 import { newId } from '../common/id.js';
@@ -93,6 +93,12 @@ export class WorkspacesService {
       if (isUniqueViolation(err)) throw UserEmailTaken(input.email);
       throw err;
     }
+  }
+
+  /** The workspace's users (and AI agents) with these user ids (those that exist). */
+  findUsers(workspaceId: string, userIds: readonly string[]): Promise<WorkspaceUser[]> {
+    if (userIds.length === 0) return Promise.resolve([]);
+    return this.dataSource.getRepository(WorkspaceUser).find({ where: { workspaceId, userId: In([...userIds]) } });
   }
 
   listUsers(workspaceId: string): Promise<WorkspaceUser[]> {
