@@ -12,7 +12,7 @@ import { TimelineService } from '../conversations/timeline.service.js';
 import { Outbox, type OutboxEntry } from '../queue/outbox.service.js';
 import { UNAUTHORIZED } from './providers/cloud-api-errors.js';
 import { JobName } from '../queue/queue-names.js';
-import type { SendMessageResultDto, SendTemplateDto } from './dto/send-template.dto.js';
+import { SendMessageResultDto, type SendTemplateDto } from './dto/send-template.dto.js';
 import { CloudApiWhatsAppProvider } from './providers/cloud-api.provider.js';
 import { SandboxWhatsAppProvider } from './providers/sandbox.provider.js';
 import type { SendOutcome, WhatsAppProvider } from './providers/whatsapp-provider.js';
@@ -118,7 +118,7 @@ export class MessagingService {
         await tx.enqueue([job(recorded.id)]);
         return { contactId: contact.id, eventId: recorded.id };
       }));
-    return { contactId: result.contactId, status: 'accepted', message: options.message, conversationEventId: result.eventId };
+    return SendMessageResultDto.accepted(result, options.message);
   }
 
   /**

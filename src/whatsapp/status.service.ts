@@ -14,9 +14,6 @@ type Status = StatusUpdate['status'];
 /** A status an outbound event moves to; `providerMessageId` is null when the provider never took the message. */
 export type StatusChange = Pick<StatusUpdate, 'status' | 'errorCode' | 'errorReason'> & { providerMessageId: string | null };
 
-/** Which outbound event: ours by id, or the provider's message id on a channel. */
-export type EventRef = OutboundEventRef;
-
 /** Forward only, so a late `delivered` after `read` changes nothing; Failed ends anything not yet delivered. */
 const MOVABLE_FROM: Record<Status, string[]> = {
   Sent: ['Pending'],
@@ -46,7 +43,7 @@ export class StatusService {
    * provider message id, and publishes the WhatsApp Message Webhook to the channel's webhookUrl in
    * the same transaction. `channel` is null when it was deleted. Returns whether the event moved.
    */
-  async move(workspaceId: string, channel: Readonly<Channel> | null, ref: EventRef, change: StatusChange): Promise<boolean> {
+  async move(workspaceId: string, channel: Readonly<Channel> | null, ref: OutboundEventRef, change: StatusChange): Promise<boolean> {
     const move = {
       status: change.status,
       providerMessageId: change.providerMessageId,
