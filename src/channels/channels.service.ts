@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { DataSource, Repository } from 'typeorm';
+import { DataSource, In, Repository } from 'typeorm';
 import { SecretBox } from '../common/crypto/secret-box.js';
 import { newId } from '../common/id.js';
 import type { PagedRequestDto } from '../common/paging/paged-request.dto.js';
@@ -69,6 +69,12 @@ export class ChannelsService {
   /** A channel even after it was deleted: calls placed through it still finish. Null when unknown. */
   getIncludingDeleted(workspaceId: string, id: string): Promise<Channel | null> {
     return this.channels.findOne({ where: { id, workspaceId }, withDeleted: true });
+  }
+
+  /** The channels of these ids, deleted ones included (for records that name the channel they came through). */
+  getManyIncludingDeleted(workspaceId: string, ids: readonly string[]): Promise<Channel[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.channels.find({ where: { workspaceId, id: In([...ids]) }, withDeleted: true });
   }
 
   /** Operators' lookup by id alone (admin routes that name a channel without its workspace). */

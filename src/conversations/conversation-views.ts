@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { Channel } from '../channels/channel.entity.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
 import { ContactsService } from '../contacts/contacts.service.js';
@@ -32,16 +31,15 @@ export class ConversationViews {
     const distinct = (ids: Array<string | null>) => [...new Set(ids.filter((id): id is string => !!id))];
     const [contacts, channels, users, tagLinks] = await Promise.all([
       this.contacts.findByIds(workspaceId, distinct(conversations.map((c) => c.contactId))),
-      // A page lists one channel's conversations: one lookup (deleted channels included, their conversations remain).
-      Promise.all(distinct(conversations.map((c) => c.channelId)).map((id) => this.channels.getIncludingDeleted(workspaceId, id))),
-      this.workspaces.findUsers(workspaceId, distinct(conversations.flatMap((c) => [c.assigneeUserId, c.assignedAiAgentId]))),
+      this.channels.getManyIncludingDeleted(workspaceId, distinct(conversations.map((c) => c.channelId))),
+      this.workspaces.findUsersByUserIds(workspaceId, distinct(conversations.flatMap((c) => [c.assigneeUserId, c.assignedAiAgentId]))),
       this.conversationTags.withTags(
         workspaceId,
         conversations.map((c) => c.id),
       ),
     ]);
     const contactById = new Map(contacts.map((c) => [c.id, c]));
-    const channelById = new Map(channels.filter((c): c is Channel => !!c).map((c) => [c.id, c]));
+    const channelById = new Map(channels.map((c) => [c.id, c]));
     const userById = new Map(users.map((u) => [u.userId, u]));
     return conversations.map((conversation) => {
       const assignee = conversation.assigneeUserId

@@ -149,16 +149,11 @@ export class ConversationsService {
 
   /** Looks up the user or AI agent to assign (read before the transaction; a missing one is refused in it, after the conversation's own check). */
   private async assignees(workspaceId: string, userId: string | null, aiAgentId: string | null): Promise<Assignees> {
-    const [found] = await this.workspaces.findUsers(
-      workspaceId,
-      [userId ?? aiAgentId].filter((x): x is string => !!x),
-    );
-    return {
-      userId,
-      aiAgentId,
-      user: userId && found && !found.isAiAgent ? found : null,
-      agent: aiAgentId && found?.isAiAgent ? found : null,
-    };
+    const [user, agent] = await Promise.all([
+      userId ? this.workspaces.findUser(workspaceId, userId, false) : null,
+      aiAgentId ? this.workspaces.findUser(workspaceId, aiAgentId, true) : null,
+    ]);
+    return { userId, aiAgentId, user, agent };
   }
 
   private async applyAssignment(

@@ -95,13 +95,18 @@ export class WorkspacesService {
     }
   }
 
-  /** The workspace's users (and AI agents) with these user ids (those that exist). */
-  findUsers(workspaceId: string, userIds: readonly string[]): Promise<WorkspaceUser[]> {
+  listUsers(workspaceId: string): Promise<WorkspaceUser[]> {
+    return this.dataSource.getRepository(WorkspaceUser).find({ where: { workspaceId }, order: { creationTime: 'ASC', id: 'ASC' } });
+  }
+
+  /** The users and AI agents of these user ids (for records that name them). */
+  findUsersByUserIds(workspaceId: string, userIds: readonly string[]): Promise<WorkspaceUser[]> {
     if (userIds.length === 0) return Promise.resolve([]);
     return this.dataSource.getRepository(WorkspaceUser).find({ where: { workspaceId, userId: In([...userIds]) } });
   }
 
-  listUsers(workspaceId: string): Promise<WorkspaceUser[]> {
-    return this.dataSource.getRepository(WorkspaceUser).find({ where: { workspaceId }, order: { creationTime: 'ASC', id: 'ASC' } });
+  /** A user (`isAiAgent` false) or an AI agent (true) of the workspace by its user id; null when there is none. */
+  findUser(workspaceId: string, userId: string, isAiAgent: boolean): Promise<WorkspaceUser | null> {
+    return this.dataSource.getRepository(WorkspaceUser).findOne({ where: { workspaceId, userId, isAiAgent } });
   }
 }
