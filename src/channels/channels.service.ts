@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { DataSource, Repository } from 'typeorm';
+import { DataSource, In, Repository } from 'typeorm';
 import { SecretBox } from '../common/crypto/secret-box.js';
 import { newId } from '../common/id.js';
 import type { PagedRequestDto } from '../common/paging/paged-request.dto.js';
@@ -71,11 +71,27 @@ export class ChannelsService {
     return this.channels.findOne({ where: { id, workspaceId }, withDeleted: true });
   }
 
+  /** The channels of these ids, deleted ones included (for records that name the channel they came through). */
+  getManyIncludingDeleted(workspaceId: string, ids: readonly string[]): Promise<Channel[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.channels.find({ where: { workspaceId, id: In([...ids]) }, withDeleted: true });
+  }
+
   /** Operators' lookup by id alone (admin routes that name a channel without its workspace). */
   async getForAdmin(id: string): Promise<Channel> {
     const channel = await this.channels.findOne({ where: { id } });
     if (!channel) throw ChannelNotFound(id);
     return channel;
+  }
+
+  /** Unscoped: operators' routes (admin key) name a channel without its workspace. */
+  findUnscopedForOperator(id: string): Promise<Channel> {
+    return this.getForAdmin(id);
+  }
+
+  /** Unscoped: a provider's callback names only the channel; the caller checks the callback's signature with this channel's credentials. */
+  findUnscopedForProviderCallback(id: string): Promise<Channel> {
+    return this.getForAdmin(id);
   }
 
   /** Drops a channel from {@link getRecent}'s memory (when a caller learns it is out of date). */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, Repository } from 'typeorm';
+import { DataSource, EntityManager, In, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import type { Actor, Principal } from '../auth/principal.js';
 import { ContactPropertiesService } from '../contact-properties/contact-properties.service.js';
@@ -39,6 +39,12 @@ export class ContactsService {
     });
     if (!contact) throw ContactNotFound(id);
     return contact;
+  }
+
+  /** The workspace's contacts with these ids (those that exist), for other modules' views. */
+  findByIds(workspaceId: string, ids: readonly string[]): Promise<Contact[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.contacts.find({ where: { workspaceId, id: In([...ids]) } });
   }
 
   async create(principal: Principal, input: CreateContactDto): Promise<Contact> {

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, CurrentWorkspace, type Principal } from '../auth/principal.js';
 import { ParseIdPipe } from '../common/http/uuid-param.pipe.js';
-import { PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
+import { mapPage, PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
 import { ConversationViews } from './conversation-views.js';
 import { ConversationsService } from './conversations.service.js';
 import {
@@ -36,8 +36,7 @@ export class ConversationsController {
     @Param('channelId', new ParseIdPipe('Channels:Channel')) channelId: string,
     @Query() query: ListConversationsQueryDto,
   ): Promise<PagedResult<ConversationDto>> {
-    const page = await this.conversations.list(workspaceId, channelId, query);
-    return { totalCount: page.totalCount, items: await this.views.many(page.items) };
+    return this.views.page(await this.conversations.list(workspaceId, channelId, query));
   }
 
   @Post('create')
@@ -47,8 +46,7 @@ export class ConversationsController {
     description: 'Returns the open conversation of that contact on that channel when there is one.',
   })
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateConversationDto): Promise<CreateConversationResultDto> {
-    const conversation = await this.conversations.create(principal, body);
-    return { conversation: await this.views.one(conversation), contactId: conversation.contactId };
+    return CreateConversationResultDto.from(await this.views.one(await this.conversations.create(principal, body)));
   }
 
   @Get(':conversationId')
@@ -90,8 +88,7 @@ export class ConversationsController {
     @ConversationId() id: string,
     @Query() query: TimelineQueryDto,
   ): Promise<PagedResult<ConversationTimelineDto>> {
-    const page = await this.conversations.timelinePage(workspaceId, id, query);
-    return { totalCount: page.totalCount, items: page.items.map(ConversationTimelineDto.from) };
+    return mapPage(await this.conversations.timelinePage(workspaceId, id, query), ConversationTimelineDto.from);
   }
 
   @Post(':conversationId/tags')

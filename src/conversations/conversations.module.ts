@@ -1,4 +1,12 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { WorkspacesModule } from '../workspaces/workspaces.module.js';
+import { ConversationEvent } from './conversation-event.entity.js';
+import { ConversationEventsRepository } from './conversation-events.repository.js';
+import { ConversationTag } from './conversation-tag.entity.js';
+import { ConversationTagsRepository } from './conversation-tags.repository.js';
+import { Conversation } from './conversation.entity.js';
+import { ConversationsRepository } from './conversations.repository.js';
 import { ChannelsModule } from '../channels/channels.module.js';
 import { ContactsModule } from '../contacts/contacts.module.js';
 import { TagsModule } from '../tags/tags.module.js';
@@ -8,9 +16,22 @@ import { ConversationsService } from './conversations.service.js';
 import { TimelineService } from './timeline.service.js';
 
 @Module({
-  imports: [ChannelsModule, ContactsModule, TagsModule],
+  imports: [
+    TypeOrmModule.forFeature([Conversation, ConversationEvent, ConversationTag]),
+    ChannelsModule,
+    ContactsModule,
+    TagsModule,
+    WorkspacesModule,
+  ],
   controllers: [ConversationsController],
-  providers: [ConversationsService, ConversationViews, TimelineService],
-  exports: [ConversationsService, TimelineService],
+  providers: [
+    ConversationsService,
+    ConversationViews,
+    TimelineService,
+    ConversationsRepository,
+    ConversationEventsRepository,
+    ConversationTagsRepository,
+  ],
+  exports: [ConversationsService, TimelineService, ConversationEventsRepository],
 })
 export class ConversationsModule {}

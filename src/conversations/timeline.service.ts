@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { newId } from '../common/id.js';
-import { ConversationEvent } from './conversation-event.entity.js';
-import { Conversation } from './conversation.entity.js';
+import type { OutboxEntry, OutboxRow } from '../queue/outbox.service.js';
+import type { ConversationEvent } from './conversation-event.entity.js';
+import { ConversationEventsRepository, type OpenConversationEvent, type OpenConversationTarget } from './conversation-events.repository.js';
+import type { Conversation } from './conversation.entity.js';
+import { ConversationsRepository } from './conversations.repository.js';
 
 /** What the timeline needs of a conversation: which one, and whose. */
 export type ConversationRef = Pick<Conversation, 'id' | 'workspaceId' | 'contactId' | 'channelId'>;
@@ -10,39 +13,51 @@ export type ConversationRef = Pick<Conversation, 'id' | 'workspaceId' | 'contact
 export type NewConversationEvent = Omit<Partial<ConversationEvent>, 'id' | 'workspaceId' | 'conversationId' | 'contactId' | 'channelId'> &
   Pick<ConversationEvent, 'sourceType' | 'direction'>;
 
-const PREVIEW_LENGTH = 200;
+/** The fields {@link TimelineService.recordInOpenConversation} records. */
+export type NewOpenConversationEvent = Omit<OpenConversationEvent, 'id' | 'creationTime'>;
 
 /**
- * Records timeline events: the event and the conversation's last-event fields change in the
- * caller's transaction. The WhatsApp and IVR features write their messages and calls through it.
+ * Records timeline events: the event and the conversation's last-event fields change together
+ * (ConversationsRepository's one last-event statement). The WhatsApp and IVR features write their
+ * messages and calls through it.
  */
 @Injectable()
 export class TimelineService {
+  constructor(
+    private readonly events: ConversationEventsRepository,
+    private readonly conversations: ConversationsRepository,
+  ) {}
+
+  /** Records an event in the caller's transaction. */
   async record(manager: EntityManager, conversation: ConversationRef, input: NewConversationEvent): Promise<ConversationEvent> {
-    const event = manager.create(ConversationEvent, {
+    const events = this.events.withManager(manager);
+    const event = events.create(conversation.workspaceId, {
       ...input,
       id: newId(),
-      workspaceId: conversation.workspaceId,
       conversationId: conversation.id,
       contactId: conversation.contactId,
       channelId: conversation.channelId,
       creationTime: input.creationTime ?? new Date(),
     });
-    await manager.insert(ConversationEvent, event as never);
-    await manager
-      .createQueryBuilder()
-      .update(Conversation)
-      .set({
-        lastActivityAt: event.creationTime,
-        lastEventSourceType: event.sourceType,
-        lastEventDirection: event.direction,
-        lastEventStatus: event.status ?? null,
-        lastEventPreviewBody: event.body ? event.body.slice(0, PREVIEW_LENGTH) : null,
-        lastEventOccurredAt: event.creationTime,
-        lastEventsCount: () => 'last_events_count + 1',
-      })
-      .where('id = :id AND workspace_id = :workspaceId', { id: conversation.id, workspaceId: conversation.workspaceId })
-      .execute();
+    await events.insert(conversation.workspaceId, event);
+    await this.conversations.withManager(manager).stampLastEvent(conversation.workspaceId, conversation.id, event);
     return event;
+  }
+
+  /**
+   * {@link record} in one statement for the usual case: the contact (by number) has an open
+   * conversation on the channel and, when `target.inboundSince` is set, wrote on it since then.
+   * The event's job is written in the same statement. Writes nothing and returns undefined
+   * otherwise, for the caller to take the general path.
+   */
+  async recordInOpenConversation(
+    workspaceId: string,
+    target: OpenConversationTarget,
+    input: NewOpenConversationEvent,
+    job: (eventId: string) => OutboxEntry,
+  ): Promise<{ eventId: string; contactId: string; job: OutboxRow } | undefined> {
+    const event = { ...input, id: newId(), creationTime: new Date() };
+    const recorded = await this.events.recordInOpenConversation(workspaceId, target, event, job(event.id));
+    return recorded && { eventId: event.id, ...recorded };
   }
 }

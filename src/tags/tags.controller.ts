@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentWorkspace } from '../auth/principal.js';
 import { ParseIdPipe } from '../common/http/uuid-param.pipe.js';
-import { PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
+import { mapPage, PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
 import { CreateTagDto, ListTagsQueryDto, TagDto, UpdateTagDto } from './dto/tag.dto.js';
 import { TagsService } from './tags.service.js';
 
@@ -25,8 +25,7 @@ export class TagsController {
   @ApiOperation({ summary: 'List Tags' })
   @ApiOkResponse({ type: PagedResultOf(TagDto, 'PagedResultOfTagDto') })
   async list(@CurrentWorkspace() workspaceId: string, @Query() query: ListTagsQueryDto): Promise<PagedResult<TagDto>> {
-    const page = await this.tags.list(workspaceId, query);
-    return { totalCount: page.totalCount, items: page.items.map(TagDto.from) };
+    return mapPage(await this.tags.list(workspaceId, query), TagDto.from);
   }
 
   @Put(':id')

@@ -1,39 +1,23 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, In, Repository } from 'typeorm';
 import { newId } from '../common/id.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
-import { parseSorting } from '../common/paging/sorting.js';
-import { isUniqueViolation } from '../database/pg-errors.js';
+import { pgError } from '../database/pg-errors.js';
 import type { CreateTagDto, ListTagsQueryDto, UpdateTagDto } from './dto/tag.dto.js';
-import { Tag } from './tag.entity.js';
+import type { Tag } from './tag.entity.js';
+import { TagsRepository } from './tags.repository.js';
 import { TagInUse, TagNameTaken, TagNotFound } from './tags.errors.js';
-
-const SORTABLE = { name: 't.name', creationtime: 't.creation_time' };
 
 /** Tags of a workspace; every lookup is by workspace and id. */
 @Injectable()
 export class TagsService {
-  private readonly tags: Repository<Tag>;
+  constructor(private readonly tags: TagsRepository) {}
 
-  constructor(private readonly dataSource: DataSource) {
-    this.tags = dataSource.getRepository(Tag);
-  }
-
-  async list(workspaceId: string, query: ListTagsQueryDto): Promise<PagedResult<Tag>> {
-    const sort = parseSorting(query.sorting, SORTABLE, { column: 't.name', direction: 'ASC' });
-    const [items, totalCount] = await this.tags
-      .createQueryBuilder('t')
-      .where('t.workspace_id = :workspaceId', { workspaceId })
-      .orderBy(sort.column, sort.direction)
-      .addOrderBy('t.id', sort.direction)
-      .skip(query.skipCount)
-      .take(query.maxResultCount)
-      .getManyAndCount();
-    return { totalCount, items };
+  list(workspaceId: string, query: ListTagsQueryDto): Promise<PagedResult<Tag>> {
+    return this.tags.page(workspaceId, query);
   }
 
   async get(workspaceId: string, id: string): Promise<Tag> {
-    const tag = await this.tags.findOne({ where: { id, workspaceId } });
+    const tag = await this.tags.findById(workspaceId, id);
     if (!tag) throw TagNotFound(id);
     return tag;
   }
@@ -42,7 +26,7 @@ export class TagsService {
   async getMany(workspaceId: string, ids: string[]): Promise<Tag[]> {
     const unique = [...new Set(ids)];
     if (unique.length === 0) return [];
-    const found = await this.tags.find({ where: { workspaceId, id: In(unique) } });
+    const found = await this.tags.findByIds(workspaceId, unique);
     const missing = unique.find((id) => !found.some((tag) => tag.id === id));
     if (missing) throw TagNotFound(missing);
     return found;
@@ -51,9 +35,8 @@ export class TagsService {
   async create(workspaceId: string, input: CreateTagDto): Promise<Tag> {
     const name = input.name.trim();
     return this.saveUnique(
-      this.tags.create({
+      this.tags.create(workspaceId, {
         id: newId(),
-        workspaceId,
         name,
         normalizedName: name.toLowerCase(),
         icon: input.icon ?? null,
@@ -78,24 +61,21 @@ export class TagsService {
   /** Deletes an unused tag; a tag on any conversation is a 409 (the foreign key enforces it under concurrency too). */
   async remove(workspaceId: string, id: string): Promise<void> {
     const tag = await this.get(workspaceId, id);
-    const [{ count }] = (await this.dataSource.query(
-      'SELECT count(*)::int AS count FROM conversation_tags WHERE workspace_id = $1 AND tag_id = $2',
-      [workspaceId, id],
-    )) as Array<{ count: number }>;
+    const count = await this.tags.conversationCount(workspaceId, id);
     if (count > 0) throw TagInUse(tag.name, count);
     try {
-      await this.tags.delete({ id, workspaceId });
+      await this.tags.delete(workspaceId, { id });
     } catch (err) {
-      if ((err as { driverError?: { code?: string } }).driverError?.code === '23503') throw TagInUse(tag.name, 1);
+      if (pgError.is(err, 'foreign-key')) throw TagInUse(tag.name, 1);
       throw err;
     }
   }
 
   private async saveUnique(tag: Tag): Promise<Tag> {
     try {
-      return await this.tags.save(tag);
+      return await this.tags.save(tag.workspaceId, tag);
     } catch (err) {
-      if (isUniqueViolation(err)) throw TagNameTaken(tag.name);
+      if (pgError.is(err, 'unique')) throw TagNameTaken(tag.name);
       throw err;
     }
   }

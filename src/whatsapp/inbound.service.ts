@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
 import { ChannelsService } from '../channels/channels.service.js';
 import { newId } from '../common/id.js';
 import { TimestampFormat } from '../common/time/timestamp-format.js';
 import { ContactsService } from '../contacts/contacts.service.js';
-import { ConversationEvent } from '../conversations/conversation-event.entity.js';
+import { ConversationEventsRepository } from '../conversations/conversation-events.repository.js';
 import { EventDirection, EventSourceType } from '../conversations/conversation.entity.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
 import { TimelineService } from '../conversations/timeline.service.js';
@@ -12,6 +11,7 @@ import { Outbox } from '../queue/outbox.service.js';
 import { JobName } from '../queue/queue-names.js';
 import { WebhookKind } from '../webhooks/webhook-kind.js';
 import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
+import { NotASandboxChannel } from './whatsapp.errors.js';
 
 /** An inbound message in provider-neutral form (the sandbox injects these; the Cloud API webhook will too). */
 export interface InboundMessage {
@@ -32,7 +32,7 @@ export interface InboundMessage {
 @Injectable()
 export class InboundService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly events: ConversationEventsRepository,
     private readonly channels: ChannelsService,
     private readonly contacts: ContactsService,
     private readonly conversations: ConversationsService,
@@ -44,13 +44,12 @@ export class InboundService {
   async receive(workspaceId: string, channelId: string, message: InboundMessage): Promise<void> {
     const channel = await this.channels.get(workspaceId, channelId, 'whatsapp');
     const isButton = message.type !== 'text';
-    await this.dataSource.transaction(async (manager) => {
+    await this.outbox.transaction(async (tx) => {
+      const { manager } = tx;
+      const events = this.events.withManager(manager);
       // Serialise on the message id so a redelivered webhook cannot record the message twice.
-      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${channelId}:${message.providerMessageId}`]);
-      const seen = await manager.exists(ConversationEvent, {
-        where: { workspaceId, sourceType: EventSourceType.WhatsApp, sourceId: message.providerMessageId },
-      });
-      if (seen) return;
+      await events.lockSource(channelId, message.providerMessageId);
+      if (await events.exists(workspaceId, { sourceType: EventSourceType.WhatsApp, sourceId: message.providerMessageId })) return;
       const contact = await this.contacts.findOrCreateByPhone(
         manager,
         { workspaceId, serviceAccountId: null, name: 'WhatsApp' },
@@ -68,10 +67,10 @@ export class InboundService {
         attachment: isButton
           ? { messageType: 'Interactive', buttonPayload: message.payload ?? null, buttonText: message.text ?? null }
           : { messageType: 'Text' },
-        replyTo: await this.repliedTo(manager, workspaceId, message.replyToMessageId),
+        replyTo: await this.repliedTo(events, workspaceId, message.replyToMessageId),
       });
       if (channel.webhookUrl) {
-        await this.webhooks.publish(manager, [
+        const published = await this.webhooks.publish(manager, [
           {
             workspaceId,
             kind: WebhookKind.WhatsAppMessage,
@@ -100,38 +99,32 @@ export class InboundService {
             },
           },
         ]);
+        tx.pushAfterCommit(published);
       }
     });
-    this.outbox.afterCommit();
   }
 
   /** The event a reply quotes, found by the provider message id the reply's context names. */
-  private async repliedTo(manager: EntityManager, workspaceId: string, providerMessageId: string | undefined) {
+  private async repliedTo(events: ConversationEventsRepository, workspaceId: string, providerMessageId: string | undefined) {
     if (!providerMessageId) return null;
-    const quoted = await manager.findOne(ConversationEvent, {
-      select: { id: true, body: true },
-      where: { workspaceId, sourceType: EventSourceType.WhatsApp, sourceId: providerMessageId },
-    });
+    const quoted = await events.findBySource(workspaceId, EventSourceType.WhatsApp, providerMessageId);
     return { repliedToEventId: quoted?.id ?? null, repliedToBody: quoted?.body ?? null };
   }
 
-  /** Admin sandbox route: queue an inbound message as the provider would deliver it. */
-  async injectSandbox(
-    workspaceId: string,
-    channelId: string,
-    message: Omit<InboundMessage, 'providerMessageId' | 'receivedAt'>,
-  ): Promise<string> {
+  /** Admin sandbox route: queue an inbound message on a sandbox channel as the provider would deliver it. Returns its message id. */
+  async injectSandbox(channelId: string, message: Omit<InboundMessage, 'providerMessageId' | 'receivedAt'>): Promise<string> {
+    const channel = await this.channels.findUnscopedForOperator(channelId);
+    if (channel.whatsAppProvider !== 'sandbox') throw NotASandboxChannel('Inbound messages are injected only on sandbox channels.');
     const providerMessageId = `wamid.sandbox.in.${newId()}`;
-    await this.dataSource.transaction((manager) =>
-      this.outbox.enqueue(manager, [
+    await this.outbox.transaction((tx) =>
+      tx.enqueue([
         {
           jobName: JobName.ReceiveWhatsAppMessage,
-          workspaceId,
-          payload: { channelId, message: { ...message, providerMessageId, receivedAt: new Date().toISOString() } },
+          workspaceId: channel.workspaceId,
+          payload: { channelId: channel.id, message: { ...message, providerMessageId, receivedAt: new Date().toISOString() } },
         },
       ]),
     );
-    this.outbox.afterCommit();
     return providerMessageId;
   }
 }

@@ -1,20 +1,18 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource, EntityManager, MoreThan } from 'typeorm';
 import { RetryLaterError } from '../queue/retry-later.js';
 import type { Channel } from '../channels/channel.entity.js';
 import { NotFoundError } from '../common/errors/domain-error.js';
 import type { Principal } from '../auth/principal.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { ContactsService } from '../contacts/contacts.service.js';
-import { ConversationEvent } from '../conversations/conversation-event.entity.js';
+import { ConversationEventsRepository } from '../conversations/conversation-events.repository.js';
 import { EventDirection, EventSourceType } from '../conversations/conversation.entity.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
 import { TimelineService } from '../conversations/timeline.service.js';
 import { Outbox, type OutboxEntry } from '../queue/outbox.service.js';
-import { sendInKnownConversation, SERVICE_WINDOW_MS } from './known-conversation-send.js';
 import { UNAUTHORIZED } from './providers/cloud-api-errors.js';
 import { JobName } from '../queue/queue-names.js';
-import type { SendMessageResultDto, SendTemplateDto } from './dto/send-template.dto.js';
+import { SendMessageResultDto, type SendTemplateDto } from './dto/send-template.dto.js';
 import { CloudApiWhatsAppProvider } from './providers/cloud-api.provider.js';
 import { SandboxWhatsAppProvider } from './providers/sandbox.provider.js';
 import type { SendOutcome, WhatsAppProvider } from './providers/whatsapp-provider.js';
@@ -23,6 +21,12 @@ import type { FreeFormMessage } from './free-form-message.js';
 import { ServiceWindowExpired } from './whatsapp.errors.js';
 import { TemplatesService } from './templates.service.js';
 import { StatusService, type StatusChange } from './status.service.js';
+
+/** The customer service window a contact's message opens for free-form sends. */
+const SERVICE_WINDOW_MS = 24 * 3600 * 1000;
+
+/** The earliest inbound message that still keeps the service window open now. */
+const serviceWindowStart = () => new Date(Date.now() - SERVICE_WINDOW_MS);
 
 /**
  * WhatsApp sends: the request path validates and records a Pending outbound event with its outbox
@@ -34,11 +38,11 @@ export class MessagingService {
   private readonly logger = new Logger(MessagingService.name);
 
   constructor(
-    private readonly dataSource: DataSource,
     private readonly channels: ChannelsService,
     private readonly contacts: ContactsService,
     private readonly conversations: ConversationsService,
     private readonly timeline: TimelineService,
+    private readonly events: ConversationEventsRepository,
     private readonly templates: TemplatesService,
     private readonly outbox: Outbox,
     private readonly sandbox: SandboxWhatsAppProvider,
@@ -79,54 +83,42 @@ export class MessagingService {
     preview: string,
     options: { attachment: Record<string, unknown>; message: string; needsServiceWindow: boolean },
   ): Promise<SendMessageResultDto> {
-    const job = (eventId: string): OutboxEntry => ({
+    const workspaceId = principal.workspaceId;
+    const job = (eventId: string): OutboxEntry<JobName.SendWhatsAppMessage> => ({
       jobName: JobName.SendWhatsAppMessage,
-      workspaceId: principal.workspaceId,
+      workspaceId,
       payload: { eventId, channelId: channel.id, request },
     });
+    const event = {
+      sourceType: EventSourceType.WhatsApp,
+      direction: EventDirection.Outbound,
+      status: 'Pending',
+      body: preview,
+      attachment: options.attachment,
+      handlerName: principal.name ?? null,
+    };
+    const inOpenConversation = await this.timeline.recordInOpenConversation(
+      workspaceId,
+      { channelId: channel.id, phoneNumber: toNumber, inboundSince: options.needsServiceWindow ? serviceWindowStart() : null },
+      event,
+      job,
+    );
+    if (inOpenConversation) this.outbox.pushCommitted([inOpenConversation.job]);
     const result =
-      (await sendInKnownConversation(this.dataSource.manager, {
-        workspaceId: principal.workspaceId,
-        channelId: channel.id,
-        phoneNumber: toNumber,
-        needsServiceWindow: options.needsServiceWindow,
-        body: preview,
-        attachment: options.attachment,
-        handlerName: principal.name ?? null,
-        job,
-      })) ??
-      (await this.dataSource.transaction(async (manager) => {
-        const contact = await this.contacts.findOrCreateByPhone(manager, principal, toNumber);
-        if (options.needsServiceWindow && !(await this.serviceWindowOpen(manager, principal.workspaceId, channel.id, contact.id)))
+      inOpenConversation ??
+      (await this.outbox.transaction(async (tx) => {
+        const contact = await this.contacts.findOrCreateByPhone(tx.manager, principal, toNumber);
+        if (
+          options.needsServiceWindow &&
+          !(await this.events.withManager(tx.manager).hasInboundWhatsAppSince(workspaceId, channel.id, contact.id, serviceWindowStart()))
+        )
           throw ServiceWindowExpired();
-        const conversation = await this.conversations.findOrOpen(manager, principal.workspaceId, channel.id, contact.id);
-        const event = await this.timeline.record(manager, conversation, {
-          sourceType: EventSourceType.WhatsApp,
-          direction: EventDirection.Outbound,
-          status: 'Pending',
-          body: preview,
-          attachment: options.attachment,
-          handlerName: principal.name ?? null,
-        });
-        const [written] = await this.outbox.write(manager, [job(event.id)]);
-        return { contactId: contact.id, eventId: event.id, job: written };
+        const conversation = await this.conversations.findOrOpen(tx.manager, workspaceId, channel.id, contact.id);
+        const recorded = await this.timeline.record(tx.manager, conversation, event);
+        await tx.enqueue([job(recorded.id)]);
+        return { contactId: contact.id, eventId: recorded.id };
       }));
-    this.outbox.pushCommitted([result.job]);
-    return { contactId: result.contactId, status: 'accepted', message: options.message, conversationEventId: result.eventId };
-  }
-
-  /** Did the contact write to us on this channel in the last 24 hours? */
-  private serviceWindowOpen(manager: EntityManager, workspaceId: string, channelId: string, contactId: string): Promise<boolean> {
-    return manager.exists(ConversationEvent, {
-      where: {
-        workspaceId,
-        channelId,
-        contactId,
-        sourceType: EventSourceType.WhatsApp,
-        direction: EventDirection.Inbound,
-        creationTime: MoreThan(new Date(Date.now() - SERVICE_WINDOW_MS)),
-      },
-    });
+    return SendMessageResultDto.accepted(result, options.message);
   }
 
   /**
@@ -141,11 +133,7 @@ export class MessagingService {
     request: Record<string, unknown>,
     lastAttempt: boolean,
   ): Promise<void> {
-    const [event] = (await this.dataSource.query('SELECT status FROM conversation_events WHERE id = $1 AND workspace_id = $2', [
-      eventId,
-      workspaceId,
-    ])) as Array<{ status: string | null }>;
-    if (event?.status !== 'Pending') return; // already sent (a retried job) or gone
+    if ((await this.events.statusOf(workspaceId, eventId)) !== 'Pending') return; // already sent (a retried job) or gone
     let channel = await this.channelOrNull(this.channels.getRecent(workspaceId, channelId));
     let outcome = await this.sendThrough(channel, request);
     if (outcome.kind === 'failed' && outcome.errorCode === UNAUTHORIZED && channel) {

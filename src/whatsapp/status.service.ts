@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { Channel } from '../channels/channel.entity.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { TimestampFormat } from '../common/time/timestamp-format.js';
-import { EventDirection, EventSourceType } from '../conversations/conversation.entity.js';
+import { ConversationEventsRepository, type MovedEvent, type OutboundEventRef } from '../conversations/conversation-events.repository.js';
 import { Outbox } from '../queue/outbox.service.js';
 import { WebhookKind } from '../webhooks/webhook-kind.js';
 import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
@@ -14,9 +14,6 @@ type Status = StatusUpdate['status'];
 /** A status an outbound event moves to; `providerMessageId` is null when the provider never took the message. */
 export type StatusChange = Pick<StatusUpdate, 'status' | 'errorCode' | 'errorReason'> & { providerMessageId: string | null };
 
-/** Which outbound event: ours by id, or the provider's message id on a channel. */
-export type EventRef = { eventId: string } | { channelId: string; providerMessageId: string };
-
 /** Forward only, so a late `delivered` after `read` changes nothing; Failed ends anything not yet delivered. */
 const MOVABLE_FROM: Record<Status, string[]> = {
   Sent: ['Pending'],
@@ -25,43 +22,11 @@ const MOVABLE_FROM: Record<Status, string[]> = {
   Failed: ['Pending', 'Sent'],
 };
 
-/** The event row as the move returns it. */
-interface MovedEvent {
-  id: string;
-  workspace_id: string;
-  conversation_id: string;
-  contact_id: string;
-  source_id: string | null;
-  body: string | null;
-  attachment: Record<string, unknown> | null;
-  creation_time: Date;
-}
-
-/**
- * One statement: the event moves only from a status before the new one (so concurrent updates
- * cannot move it backwards), and its conversation, when this event is still its last, shows the
- * new status.
- */
-const MOVE_SQL = (match: string) => `
-  WITH moved AS (
-    UPDATE conversation_events
-       SET status = $2, source_id = COALESCE(source_id, $3), error_code = $4, failure_reason = $5
-     WHERE workspace_id = $1 AND direction = ${EventDirection.Outbound} AND status = ANY($6::varchar[]) AND ${match}
-     RETURNING id, workspace_id, conversation_id, contact_id, source_id, body, attachment, creation_time
-  ), stamped AS (
-    UPDATE conversations c SET last_event_status = $2
-      FROM moved
-     WHERE c.id = moved.conversation_id AND c.workspace_id = moved.workspace_id AND c.last_event_occurred_at = moved.creation_time
-  )
-  SELECT * FROM moved`;
-const MOVE_BY_ID = MOVE_SQL('id = $7');
-const MOVE_BY_PROVIDER_ID = MOVE_SQL(`channel_id = $7 AND source_type = ${EventSourceType.WhatsApp} AND source_id = $8`);
-
 /** Moves outbound WhatsApp events through their delivery statuses and tells the channel's webhook. */
 @Injectable()
 export class StatusService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly events: ConversationEventsRepository,
     private readonly channels: ChannelsService,
     private readonly webhooks: WebhookPublisher,
     private readonly outbox: Outbox,
@@ -78,26 +43,21 @@ export class StatusService {
    * provider message id, and publishes the WhatsApp Message Webhook to the channel's webhookUrl in
    * the same transaction. `channel` is null when it was deleted. Returns whether the event moved.
    */
-  async move(workspaceId: string, channel: Readonly<Channel> | null, ref: EventRef, change: StatusChange): Promise<boolean> {
-    const params = [
-      workspaceId,
-      change.status,
-      change.providerMessageId,
-      change.errorCode,
-      change.errorReason?.slice(0, 1000) ?? null,
-      MOVABLE_FROM[change.status],
-      ...('eventId' in ref ? [ref.eventId] : [ref.channelId, ref.providerMessageId]),
-    ];
-    const sql = 'eventId' in ref ? MOVE_BY_ID : MOVE_BY_PROVIDER_ID;
+  async move(workspaceId: string, channel: Readonly<Channel> | null, ref: OutboundEventRef, change: StatusChange): Promise<boolean> {
+    const move = {
+      status: change.status,
+      providerMessageId: change.providerMessageId,
+      errorCode: change.errorCode,
+      failureReason: change.errorReason?.slice(0, 1000) ?? null,
+    };
+    const from = MOVABLE_FROM[change.status];
     const webhookUrl = channel?.webhookUrl;
-    if (!webhookUrl) return ((await this.dataSource.query(sql, params)) as MovedEvent[]).length > 0;
-    const moved = await this.dataSource.transaction(async (manager) => {
-      const [event] = (await manager.query(sql, params)) as MovedEvent[];
-      if (event) await this.publish(manager, webhookUrl, channel.id, event, change);
+    if (!webhookUrl) return (await this.events.moveOutboundStatus(workspaceId, ref, move, from)).length > 0;
+    return this.outbox.transaction(async (tx) => {
+      const [event] = await this.events.withManager(tx.manager).moveOutboundStatus(workspaceId, ref, move, from);
+      if (event) tx.pushAfterCommit(await this.publish(tx.manager, webhookUrl, channel.id, event, change));
       return event !== undefined;
     });
-    if (moved) this.outbox.afterCommit();
-    return moved;
   }
 
   private publish(manager: EntityManager, webhookUrl: string, channelId: string, event: MovedEvent, change: StatusChange) {

@@ -1,111 +1,74 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { DataSource, ILike, Repository } from 'typeorm';
-import { RECENT_TTL_MS } from '../channels/channels.service.js';
+import { ChannelsService, RECENT_TTL_MS } from '../channels/channels.service.js';
 import type { Channel } from '../channels/channel.entity.js';
-import { ValidationError } from '../common/errors/domain-error.js';
 import { newId } from '../common/id.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
-import { isUniqueViolation } from '../database/pg-errors.js';
-import { ConflictError } from '../common/errors/domain-error.js';
+import { pgError } from '../database/pg-errors.js';
 import type { ListTemplatesQueryDto, TemplateDefinitionDto } from './dto/template.dto.js';
-import { WhatsAppTemplate, type TemplateComponent } from './whatsapp-template.entity.js';
+import { CloudApiWhatsAppProvider } from './providers/cloud-api.provider.js';
+import type { WhatsAppTemplate } from './whatsapp-template.entity.js';
+import { WhatsAppTemplatesRepository, type AccountTemplate } from './whatsapp-templates.repository.js';
+import { DuplicateTemplate, InvalidTemplate, NotACloudChannel, NotASandboxChannel, TemplateNotFound } from './whatsapp.errors.js';
 
 /** One page of `GET /{waba-id}/message_templates`. */
 export interface GraphTemplatePage {
-  data: Array<{ name: string; language: string; category: string; status: string; components: TemplateComponent[] }>;
+  data: AccountTemplate[];
   paging?: { next?: string };
 }
-import { TemplateNotFound } from './whatsapp.errors.js';
 
 /** Message templates stored per channel. */
 @Injectable()
 export class TemplatesService {
-  private readonly templates: Repository<WhatsAppTemplate>;
   private readonly recent = new LRUCache<string, WhatsAppTemplate>({ max: 10_000, ttl: RECENT_TTL_MS });
 
-  constructor(dataSource: DataSource) {
-    this.templates = dataSource.getRepository(WhatsAppTemplate);
-  }
+  constructor(
+    private readonly templates: WhatsAppTemplatesRepository,
+    private readonly channels: ChannelsService,
+    private readonly cloudApi: CloudApiWhatsAppProvider,
+  ) {}
 
-  /** Admin: a template for a sandbox channel (cloud-api channels get theirs from the WhatsApp Business Account). */
-  async create(channel: Channel, input: TemplateDefinitionDto): Promise<WhatsAppTemplate> {
+  /** Operators: a template for a sandbox channel (cloud-api channels get theirs from the WhatsApp Business Account). */
+  async createForOperator(channelId: string, input: TemplateDefinitionDto): Promise<WhatsAppTemplate> {
+    const channel = await this.channels.findUnscopedForOperator(channelId);
     if (channel.whatsAppProvider !== 'sandbox') {
-      throw new ValidationError(
-        'WhatsApp:NotASandboxChannel',
-        'Templates are created by hand only on sandbox channels; cloud-api channels sync them.',
-      );
+      throw NotASandboxChannel('Templates are created by hand only on sandbox channels; cloud-api channels sync them.');
     }
-    if (!input.components.some((c) => c.type === 'BODY' && typeof c.text === 'string')) {
-      throw new ValidationError('WhatsApp:InvalidTemplate', 'A template needs a BODY component with text.');
-    }
+    if (!input.components.some((c) => c.type === 'BODY' && typeof c.text === 'string')) throw InvalidTemplate();
     try {
-      return await this.templates.save({ id: newId(), workspaceId: channel.workspaceId, channelId: channel.id, ...input });
+      return await this.templates.save(
+        channel.workspaceId,
+        this.templates.create(channel.workspaceId, { id: newId(), channelId: channel.id, ...input }),
+      );
     } catch (err) {
-      if (isUniqueViolation(err))
-        throw new ConflictError(
-          'WhatsApp:DuplicateTemplate',
-          `Template '${input.name}' (${input.language}) already exists on this channel.`,
-        );
+      if (pgError.is(err, 'unique')) throw DuplicateTemplate(input.name, input.language);
       throw err;
     }
   }
 
   /**
-   * Cloud API channels: pulls every template of the WhatsApp Business Account
+   * Operators, cloud API channels: pulls every template of the WhatsApp Business Account
    * (`GET /{waba-id}/message_templates`, following the cursor) and upserts them. Returns how many.
    */
-  async sync(channel: Channel, fetchPage: (url: string) => Promise<GraphTemplatePage>, firstUrl: string): Promise<number> {
-    if (channel.whatsAppProvider !== 'cloud-api') {
-      throw new ValidationError(
-        'WhatsApp:NotACloudChannel',
-        'Only cloud-api channels sync templates from their WhatsApp Business Account.',
-      );
-    }
-    const templates: GraphTemplatePage['data'] = [];
+  async syncForOperator(channelId: string): Promise<number> {
+    const channel = await this.channels.findUnscopedForOperator(channelId);
+    const { firstUrl, fetchPage } = this.cloudApi.templatePages(channel);
+    if (channel.whatsAppProvider !== 'cloud-api') throw NotACloudChannel();
+    const templates: AccountTemplate[] = [];
     for (let url: string | undefined = firstUrl, pages = 0; url && pages < 100; pages++) {
       const page = await fetchPage(url);
       templates.push(...page.data);
       url = page.paging?.next;
     }
     if (templates.length > 0) {
-      // Matched by name and language: a template keeps its id across syncs; category, status and components follow the account.
-      await this.templates
-        .createQueryBuilder()
-        .insert()
-        .values(
-          templates.map((t) => ({
-            id: newId(),
-            workspaceId: channel.workspaceId,
-            channelId: channel.id,
-            name: t.name,
-            language: t.language,
-            category: t.category,
-            status: t.status,
-            components: t.components as never,
-          })),
-        )
-        .orUpdate(['category', 'status', 'components'], ['workspace_id', 'channel_id', 'name', 'language'])
-        .execute();
+      await this.templates.upsertByNameAndLanguage(channel.workspaceId, channel.id, templates);
       this.recent.clear();
     }
     return templates.length;
   }
 
-  async list(workspaceId: string, query: ListTemplatesQueryDto): Promise<PagedResult<WhatsAppTemplate>> {
-    const [items, totalCount] = await this.templates.findAndCount({
-      where: {
-        workspaceId,
-        ...(query.channelId ? { channelId: query.channelId } : {}),
-        ...(query.name ? { name: ILike(`%${query.name.replace(/[\\%_]/g, '\\$&')}%`) } : {}),
-        ...(query.language ? { language: query.language } : {}),
-        ...(query.status ? { status: query.status.toUpperCase() } : {}),
-      },
-      order: { name: 'ASC', language: 'ASC' },
-      skip: query.skipCount,
-      take: query.maxResultCount,
-    });
-    return { totalCount, items };
+  list(workspaceId: string, query: ListTemplatesQueryDto): Promise<PagedResult<WhatsAppTemplate>> {
+    return this.templates.page(workspaceId, query);
   }
 
   /**
@@ -116,9 +79,7 @@ export class TemplatesService {
     const key = JSON.stringify([channel.workspaceId, channel.id, name, language]);
     const recent = this.recent.get(key);
     if (recent) return recent;
-    const template = await this.templates.findOne({
-      where: { workspaceId: channel.workspaceId, channelId: channel.id, name, language, status: 'APPROVED' },
-    });
+    const template = await this.templates.findApproved(channel.workspaceId, channel.id, name, language);
     if (!template) throw TemplateNotFound(name, language);
     this.recent.set(key, template);
     return template;

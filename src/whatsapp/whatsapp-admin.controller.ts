@@ -1,20 +1,15 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { DataSource } from 'typeorm';
 import { AdminKeyGuard } from '../admin/admin-key.guard.js';
 import { Public } from '../auth/public.decorator.js';
-import { ChannelsService } from '../channels/channels.service.js';
 import { ParseIdPipe } from '../common/http/uuid-param.pipe.js';
 import { PagedRequestDto } from '../common/paging/paged-request.dto.js';
-import { PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
-import { TimestampFormat } from '../common/time/timestamp-format.js';
+import { mapPage, PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
 import { SandboxMessageDto, ServiceAccountTemplateDto, TemplateDefinitionDto } from './dto/template.dto.js';
-import { SandboxMessage } from './sandbox-message.entity.js';
 import { TemplatesService } from './templates.service.js';
 import { InboundService } from './inbound.service.js';
-import { CloudApiWhatsAppProvider } from './providers/cloud-api.provider.js';
+import { SandboxWhatsAppProvider } from './providers/sandbox.provider.js';
 import { SandboxInboundDto } from './dto/send-message.dto.js';
-import { ValidationError } from '../common/errors/domain-error.js';
 
 const ChannelId = () => Param('channelId', new ParseIdPipe('Channels:Channel'));
 
@@ -26,18 +21,16 @@ const ChannelId = () => Param('channelId', new ParseIdPipe('Channels:Channel'));
 @Controller('admin/v1/channels')
 export class WhatsAppAdminController {
   constructor(
-    private readonly channels: ChannelsService,
     private readonly templates: TemplatesService,
-    private readonly dataSource: DataSource,
     private readonly inbound: InboundService,
-    private readonly cloudApi: CloudApiWhatsAppProvider,
+    private readonly sandbox: SandboxWhatsAppProvider,
   ) {}
 
   @Post(':channelId/templates')
   @HttpCode(200)
   @ApiOperation({ summary: 'Create Sandbox Template' })
   async createTemplate(@ChannelId() channelId: string, @Body() body: TemplateDefinitionDto): Promise<ServiceAccountTemplateDto> {
-    return ServiceAccountTemplateDto.from(await this.templates.create(await this.channels.getForAdmin(channelId), body));
+    return ServiceAccountTemplateDto.from(await this.templates.createForOperator(channelId, body));
   }
 
   @Post(':channelId/templates/sync')
@@ -47,19 +40,14 @@ export class WhatsAppAdminController {
     description: 'Cloud API channels: pulls the approved templates from the WhatsApp Business Account.',
   })
   async syncTemplates(@ChannelId() channelId: string): Promise<{ synced: number }> {
-    const channel = await this.channels.getForAdmin(channelId);
-    const { firstUrl, fetchPage } = this.cloudApi.templatePages(channel);
-    return { synced: await this.templates.sync(channel, fetchPage, firstUrl) };
+    return { synced: await this.templates.syncForOperator(channelId) };
   }
 
   @Post(':channelId/sandbox/inbound')
   @HttpCode(202)
   @ApiOperation({ summary: 'Inject Sandbox Inbound Message', description: 'Processed exactly as if the provider had delivered it.' })
   async sandboxInbound(@ChannelId() channelId: string, @Body() body: SandboxInboundDto): Promise<{ messageId: string }> {
-    const channel = await this.channels.getForAdmin(channelId);
-    if (channel.whatsAppProvider !== 'sandbox')
-      throw new ValidationError('WhatsApp:NotASandboxChannel', 'Inbound messages are injected only on sandbox channels.');
-    return { messageId: await this.inbound.injectSandbox(channel.workspaceId, channel.id, body) };
+    return { messageId: await this.inbound.injectSandbox(channelId, body) };
   }
 
   @Get(':channelId/sandbox/messages')
@@ -69,13 +57,6 @@ export class WhatsAppAdminController {
   })
   @ApiOkResponse({ type: PagedResultOf(SandboxMessageDto) })
   async sandboxMessages(@ChannelId() channelId: string, @Query() paging: PagedRequestDto): Promise<PagedResult<SandboxMessageDto>> {
-    await this.channels.getForAdmin(channelId);
-    const [items, totalCount] = await this.dataSource.getRepository(SandboxMessage).findAndCount({
-      where: { channelId },
-      order: { creationTime: 'DESC', id: 'DESC' },
-      skip: paging.skipCount,
-      take: paging.maxResultCount,
-    });
-    return { totalCount, items: items.map((m) => ({ id: m.id, creationTime: TimestampFormat.utc(m.creationTime), request: m.request })) };
+    return mapPage(await this.sandbox.sentMessages(channelId, paging), SandboxMessageDto.from);
   }
 }

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, CurrentWorkspace, type Principal } from '../auth/principal.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
-import { PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
+import { mapPage, PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
 import { RateLimitPolicy } from '../rate-limiting/rate-limit-policy.js';
 import { RateLimit } from '../rate-limiting/rate-limit.decorator.js';
 import { SendMessageResultDto, SendTemplateDto } from './dto/send-template.dto.js';
@@ -94,7 +94,6 @@ export class WhatsAppController {
     @CurrentWorkspace() workspaceId: string,
     @Query() query: ListTemplatesQueryDto,
   ): Promise<PagedResult<ServiceAccountTemplateDto>> {
-    const page = await this.templates.list(workspaceId, query);
-    return { totalCount: page.totalCount, items: page.items.map(ServiceAccountTemplateDto.from) };
+    return mapPage(await this.templates.list(workspaceId, query), ServiceAccountTemplateDto.from);
   }
 }

@@ -1,4 +1,4 @@
-import { ValidationError } from '../common/errors/domain-error.js';
+import { ConflictError, DomainError, ErrorKind, ValidationError } from '../common/errors/domain-error.js';
 
 export const TemplateNotFound = (name: string, language: string) =>
   new ValidationError('WhatsApp:TemplateNotFound', `No approved template '${name}' in language '${language}' on this channel.`);
@@ -12,3 +12,14 @@ export const ServiceWindowExpired = () =>
     'WhatsApp:ServiceWindowExpired',
     'The 24-hour service window is closed: the contact has not written on this channel in the last 24 hours. Send an approved template instead.',
   );
+/** An operator's sandbox-only action on a channel of another provider; `message` says which action. */
+export const NotASandboxChannel = (message: string) => new ValidationError('WhatsApp:NotASandboxChannel', message);
+export const NotACloudChannel = () =>
+  new ValidationError('WhatsApp:NotACloudChannel', 'Only cloud-api channels sync templates from their WhatsApp Business Account.');
+export const InvalidTemplate = () => new ValidationError('WhatsApp:InvalidTemplate', 'A template needs a BODY component with text.');
+export const DuplicateTemplate = (name: string, language: string) =>
+  new ConflictError('WhatsApp:DuplicateTemplate', `Template '${name}' (${language}) already exists on this channel.`);
+export const VerificationFailed = () =>
+  new DomainError('WhatsApp:VerificationFailed', 'hub.verify_token does not match this channel.', ErrorKind.Forbidden);
+export const InvalidSignature = () =>
+  new DomainError('WhatsApp:InvalidSignature', 'X-Hub-Signature-256 does not match the body.', ErrorKind.Unauthenticated);

@@ -1,4 +1,10 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { SandboxMessage } from './sandbox-message.entity.js';
+import { SandboxMessagesRepository } from './sandbox-messages.repository.js';
+import { WhatsAppTemplate } from './whatsapp-template.entity.js';
+import { WhatsAppTemplatesRepository } from './whatsapp-templates.repository.js';
+import { WhatsAppWebhooksService } from './whatsapp-webhooks.service.js';
 import { AdminKeyGuard } from '../admin/admin-key.guard.js';
 import { ChannelsModule } from '../channels/channels.module.js';
 import { ContactsModule } from '../contacts/contacts.module.js';
@@ -16,13 +22,22 @@ import { WhatsAppController } from './whatsapp.controller.js';
 import { WhatsAppProcessor } from './whatsapp.processor.js';
 
 @Module({
-  imports: [ChannelsModule, ContactsModule, ConversationsModule, WebhooksModule],
+  imports: [
+    TypeOrmModule.forFeature([WhatsAppTemplate, SandboxMessage]),
+    ChannelsModule,
+    ContactsModule,
+    ConversationsModule,
+    WebhooksModule,
+  ],
   controllers: [WhatsAppController, WhatsAppAdminController, WhatsAppWebhooksController],
   providers: [
     MessagingService,
     InboundService,
     StatusService,
     TemplatesService,
+    WhatsAppWebhooksService,
+    WhatsAppTemplatesRepository,
+    SandboxMessagesRepository,
     SandboxWhatsAppProvider,
     CloudApiWhatsAppProvider,
     WhatsAppProcessor,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, In } from 'typeorm';
 import { isUniqueViolation } from '../database/pg-errors.js';
 import { SecretBox } from '../common/crypto/secret-box.js';
 import { newId } from '../common/id.js';
@@ -97,5 +97,16 @@ export class WorkspacesService {
 
   listUsers(workspaceId: string): Promise<WorkspaceUser[]> {
     return this.dataSource.getRepository(WorkspaceUser).find({ where: { workspaceId }, order: { creationTime: 'ASC', id: 'ASC' } });
+  }
+
+  /** The users and AI agents of these user ids (for records that name them). */
+  findUsersByUserIds(workspaceId: string, userIds: readonly string[]): Promise<WorkspaceUser[]> {
+    if (userIds.length === 0) return Promise.resolve([]);
+    return this.dataSource.getRepository(WorkspaceUser).find({ where: { workspaceId, userId: In([...userIds]) } });
+  }
+
+  /** A user (`isAiAgent` false) or an AI agent (true) of the workspace by its user id; null when there is none. */
+  findUser(workspaceId: string, userId: string, isAiAgent: boolean): Promise<WorkspaceUser | null> {
+    return this.dataSource.getRepository(WorkspaceUser).findOne({ where: { workspaceId, userId, isAiAgent } });
   }
 }

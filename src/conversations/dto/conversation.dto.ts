@@ -4,10 +4,12 @@ import { IsBoolean, IsISO8601, IsOptional, IsString, IsUUID, MaxLength, ArrayMax
 import { PhoneNumberField } from '../../common/phone/phone-number.js';
 import { SortedPagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
-import { ChannelType } from '../../channels/channel.entity.js';
-import { ContactType } from '../../contacts/contact.entity.js';
+import { type Channel, ChannelType } from '../../channels/channel.entity.js';
+import { formatTimestamp, TimestampFormat } from '../../common/time/timestamp-format.js';
+import { type Contact, ContactType } from '../../contacts/contact.entity.js';
 import { TagDto } from '../../tags/dto/tag.dto.js';
-import { ConversationStatus, EventDirection, EventSourceType } from '../conversation.entity.js';
+import type { Tag } from '../../tags/tag.entity.js';
+import { type Conversation, ConversationStatus, EventDirection, EventSourceType } from '../conversation.entity.js';
 
 /** `a,b,c` (or repeated parameters) → array. */
 const commaList = ({ value }: { value: unknown }) =>
@@ -117,9 +119,45 @@ export class ConversationDto {
   lastEventsCount: number;
   @ApiProperty({ type: [TagDto] }) tags: TagDto[];
   unreadCount: number;
+
+  /** The conversation with its contact, channel, assignee's name and tags (ConversationViews loads them). */
+  static from(
+    conversation: Conversation,
+    related: { contact: Contact; channel: Channel; assigneeName: string | null; tags: Tag[] },
+  ): ConversationDto {
+    const { contact, channel } = related;
+    return {
+      id: conversation.id,
+      sentiment: conversation.sentiment,
+      status: conversation.status,
+      lastActivityAt: TimestampFormat.utc(conversation.lastActivityAt),
+      contactId: contact.id,
+      contactName: contact.name,
+      contactType: contact.contactType,
+      phoneNumber: contact.phoneNumber,
+      channelId: channel.id,
+      assigneeId: conversation.assigneeUserId,
+      assignedAiAgentId: conversation.assignedAiAgentId,
+      isAiAssignee: conversation.assignedAiAgentId !== null,
+      assigneeName: related.assigneeName,
+      channel: { id: channel.id, name: channel.name, type: channel.type, icon: channel.icon, phoneNumber: channel.phoneNumber },
+      lastEventSourceType: conversation.lastEventSourceType,
+      lastEventDirection: conversation.lastEventDirection,
+      lastEventStatus: conversation.lastEventStatus,
+      lastEventPreviewBody: conversation.lastEventPreviewBody,
+      lastEventOccurredAt: formatTimestamp(conversation.lastEventOccurredAt, TimestampFormat.utc),
+      lastEventsCount: conversation.lastEventsCount,
+      tags: related.tags.map(TagDto.from),
+      unreadCount: 0,
+    };
+  }
 }
 
 export class CreateConversationResultDto {
   conversation: ConversationDto;
   contactId: string;
+
+  static from(conversation: ConversationDto): CreateConversationResultDto {
+    return { conversation, contactId: conversation.contactId };
+  }
 }

@@ -1,3 +1,4 @@
+import { PartialType } from '@nestjs/swagger';
 import { IsBoolean, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { SortedPagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { TimestampFormat } from '../../common/time/timestamp-format.js';
@@ -11,12 +12,7 @@ export class CreateTagDto {
 }
 
 /** Only the fields present change. */
-export class UpdateTagDto {
-  @IsOptional() @IsString() @MinLength(1) @MaxLength(100) name?: string;
-  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(2048) icon?: string | null;
-  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(1000) description?: string | null;
-  @IsOptional() @IsBoolean() isPinned?: boolean;
-}
+export class UpdateTagDto extends PartialType(CreateTagDto) {}
 
 export class ListTagsQueryDto extends SortedPagedRequestDto {}
 

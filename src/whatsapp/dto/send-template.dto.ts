@@ -58,4 +58,9 @@ export class SendMessageResultDto {
   message: string;
   /** Identifier of the conversation event created. */
   conversationEventId: string;
+
+  /** A send queued for delivery: the Pending event recorded for it, and `message` to tell the caller. */
+  static accepted(recorded: { contactId: string; eventId: string }, message: string): SendMessageResultDto {
+    return { contactId: recorded.contactId, status: 'accepted', message, conversationEventId: recorded.eventId };
+  }
 }

@@ -3,6 +3,7 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsObject, IsOptional, IsStri
 import { PagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { TimestampFormat } from '../../common/time/timestamp-format.js';
 import { placeholderCount } from '../template-message.js';
+import type { SandboxMessage } from '../sandbox-message.entity.js';
 import type { TemplateComponent, WhatsAppTemplate } from '../whatsapp-template.entity.js';
 
 /** TemplateDefinition of API.md §3: a WhatsApp template as the Business Management API describes it. */
@@ -142,4 +143,8 @@ export class SandboxMessageDto {
     string,
     unknown
   >;
+
+  static from(message: SandboxMessage): SandboxMessageDto {
+    return { id: message.id, creationTime: TimestampFormat.utc(message.creationTime), request: message.request };
+  }
 }

@@ -1,11 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { Channel } from '../../channels/channel.entity.js';
+import { ChannelsService } from '../../channels/channels.service.js';
 import { newId } from '../../common/id.js';
+import type { PagedRequestDto } from '../../common/paging/paged-request.dto.js';
+import type { PagedResult } from '../../common/paging/paged-result.js';
 import { Outbox } from '../../queue/outbox.service.js';
 import { JobName } from '../../queue/queue-names.js';
 import { statusNotification } from '../cloud-webhook.js';
-import { SandboxMessage } from '../sandbox-message.entity.js';
+import type { SandboxMessage } from '../sandbox-message.entity.js';
+import { SandboxMessagesRepository } from '../sandbox-messages.repository.js';
 import type { SendOutcome, WhatsAppProvider } from './whatsapp-provider.js';
 
 const STATUS_STEP_MS = 300;
@@ -18,23 +21,17 @@ const STATUS_STEP_MS = 300;
 @Injectable()
 export class SandboxWhatsAppProvider implements WhatsAppProvider {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly messages: SandboxMessagesRepository,
+    private readonly channels: ChannelsService,
     private readonly outbox: Outbox,
   ) {}
 
   async send(channel: Readonly<Channel>, request: Record<string, unknown>): Promise<SendOutcome> {
     const providerMessageId = `wamid.sandbox.${newId()}`;
     const recipient = String(request.to ?? '');
-    const jobs = await this.dataSource.transaction(async (manager) => {
-      await manager.insert(SandboxMessage, {
-        id: newId(),
-        workspaceId: channel.workspaceId,
-        channelId: channel.id,
-        providerMessageId,
-        request: request as object,
-      });
-      return this.outbox.write(
-        manager,
+    await this.outbox.transaction(async (tx) => {
+      await this.messages.withManager(tx.manager).record(channel.workspaceId, channel.id, providerMessageId, request);
+      await tx.enqueue(
         (['sent', 'delivered', 'read'] as const).map((status, i) => ({
           jobName: JobName.ProcessWhatsAppWebhook,
           workspaceId: channel.workspaceId,
@@ -46,7 +43,12 @@ export class SandboxWhatsAppProvider implements WhatsAppProvider {
         })),
       );
     });
-    this.outbox.pushCommitted(jobs);
     return { kind: 'sent', providerMessageId };
+  }
+
+  /** Operators: what the sandbox was asked to send on a channel, newest first. */
+  async sentMessages(channelId: string, paging: PagedRequestDto): Promise<PagedResult<SandboxMessage>> {
+    const channel = await this.channels.findUnscopedForOperator(channelId);
+    return this.messages.page(channel.workspaceId, channel.id, paging);
   }
 }

@@ -1,0 +1,216 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Repository } from 'typeorm';
+import type { PagedResult } from '../common/paging/paged-result.js';
+import type { SortedPagedRequestDto } from '../common/paging/paged-request.dto.js';
+import { pageWithTotal } from '../common/paging/page-with-total.js';
+import { parseSorting } from '../common/paging/sorting.js';
+import { MissingWorkspaceError, WorkspaceScopedRepository } from '../database/workspace-scoped.repository.js';
+import { OUTBOX_COLUMNS, outboxRows, type OutboxEntry, type OutboxRow } from '../queue/outbox.service.js';
+import { ConversationEvent } from './conversation-event.entity.js';
+import { ConversationStatus, EventDirection, EventSourceType } from './conversation.entity.js';
+import { lastEventPreview, lastEventUpdateSql } from './conversations.repository.js';
+
+const TIMELINE_SORTABLE = { creationtime: 'e.creation_time' };
+
+/**
+ * `EXISTS` an inbound WhatsApp message from the contact on the channel after `since`: whether the
+ * contact opened a customer service window. Each value is an SQL expression.
+ */
+function inboundWhatsAppSinceSql(at: { workspaceId: string; channelId: string; contactId: string; since: string }): string {
+  return (
+    `EXISTS (SELECT 1 FROM conversation_events w WHERE w.workspace_id = ${at.workspaceId} AND w.channel_id = ${at.channelId}` +
+    ` AND w.contact_id = ${at.contactId} AND w.source_type = ${EventSourceType.WhatsApp} AND w.direction = ${EventDirection.Inbound}` +
+    ` AND w.creation_time > ${at.since})`
+  );
+}
+
+/** The fields {@link ConversationEventsRepository.recordInOpenConversation} writes; the conversation and contact come from the database. */
+export type OpenConversationEvent = Pick<
+  ConversationEvent,
+  'id' | 'sourceType' | 'direction' | 'creationTime' | 'status' | 'body' | 'attachment' | 'handlerName'
+>;
+
+/** Which open conversation {@link ConversationEventsRepository.recordInOpenConversation} records in. */
+export interface OpenConversationTarget {
+  channelId: string;
+  /** The contact's number, E.164 as contacts store it. */
+  phoneNumber: string;
+  /** When set, only if the contact sent a WhatsApp message on the channel after it (the service window is open). */
+  inboundSince: Date | null;
+}
+
+/**
+ * The one-statement record: when the contact exists, has an open conversation on the channel and
+ * (with `inboundSince`) wrote on it since then, inserts the event, makes it the conversation's last
+ * ({@link lastEventUpdateSql}) and writes the outbox row. `$1` is the workspace.
+ */
+const RECORD_IN_OPEN_CONVERSATION_SQL = (outboxPlaceholders: string) => `
+  WITH target AS (
+    SELECT v.id AS conversation_id, v.contact_id
+      FROM contacts c
+      JOIN conversations v ON v.workspace_id = c.workspace_id AND v.contact_id = c.id AND v.channel_id = $3 AND v.status = ${ConversationStatus.Open}
+     WHERE c.workspace_id = $1 AND c.phone_number = $2
+       AND ($10::timestamptz IS NULL OR ${inboundWhatsAppSinceSql({ workspaceId: '$1', channelId: '$3', contactId: 'c.id', since: '$10' })})
+     LIMIT 1
+  ), event AS (
+    INSERT INTO conversation_events
+           (id, workspace_id, conversation_id, contact_id, channel_id, source_type, direction, creation_time, status, body, attachment, handler_name)
+    SELECT $4::uuid, $1::uuid, conversation_id, contact_id, $3::uuid, $11::smallint, $12::smallint, $5::timestamptz,
+           $13::varchar, $6::text, $7::jsonb, $8::varchar FROM target
+    RETURNING conversation_id, contact_id
+  ), stamp AS (
+    ${lastEventUpdateSql(
+      { workspaceId: '$1', id: 'event.conversation_id', from: 'event' },
+      { change: 'recorded', occurredAt: '$5', sourceType: '$11', direction: '$12', status: '$13', previewBody: '$9' },
+    )}
+  ), job AS (
+    INSERT INTO outbox_messages (${OUTBOX_COLUMNS}) SELECT ${outboxPlaceholders} FROM event
+  )
+  SELECT contact_id FROM event`;
+const RECORD_PARAMS = 13;
+
+/** An outbound event as a status move returns it (its row, snake_case). */
+export interface MovedEvent {
+  id: string;
+  workspace_id: string;
+  conversation_id: string;
+  contact_id: string;
+  source_id: string | null;
+  body: string | null;
+  attachment: Record<string, unknown> | null;
+  creation_time: Date;
+}
+
+/** Which outbound event: ours by id, or the WhatsApp provider's message id on a channel. */
+export type OutboundEventRef = { eventId: string } | { channelId: string; providerMessageId: string };
+
+/** A status an outbound event moves to; `providerMessageId` is kept when the event has none yet. */
+export interface StatusMove {
+  status: string;
+  providerMessageId: string | null;
+  errorCode: string | null;
+  failureReason: string | null;
+}
+
+/**
+ * One statement: the event moves only from one of the given statuses (so concurrent updates
+ * cannot move it backwards), and its conversation, when this event is still its last, shows the
+ * new status ({@link lastEventUpdateSql}).
+ */
+const MOVE_SQL = (match: string) => `
+  WITH moved AS (
+    UPDATE conversation_events
+       SET status = $2, source_id = COALESCE(source_id, $3), error_code = $4, failure_reason = $5
+     WHERE workspace_id = $1 AND direction = ${EventDirection.Outbound} AND status = ANY($6::varchar[]) AND ${match}
+     RETURNING id, workspace_id, conversation_id, contact_id, source_id, body, attachment, creation_time
+  ), stamped AS (
+    ${lastEventUpdateSql(
+      { workspaceId: 'moved.workspace_id', id: 'moved.conversation_id', from: 'moved' },
+      { change: 'status-changed', status: '$2', occurredAt: 'moved.creation_time' },
+    )}
+  )
+  SELECT * FROM moved`;
+const MOVE_BY_ID = MOVE_SQL('id = $7');
+const MOVE_BY_PROVIDER_ID = MOVE_SQL(`channel_id = $7 AND source_type = ${EventSourceType.WhatsApp} AND source_id = $8`);
+
+@Injectable()
+export class ConversationEventsRepository extends WorkspaceScopedRepository<ConversationEvent> {
+  constructor(@InjectRepository(ConversationEvent) repository: Repository<ConversationEvent>) {
+    super(repository);
+  }
+
+  /** Inserts a new event of the workspace (one statement, no read first). */
+  async insert(workspaceId: string, event: ConversationEvent): Promise<void> {
+    this.scope(workspaceId);
+    if (event.workspaceId !== workspaceId) throw new MissingWorkspaceError('ConversationEvent of another workspace');
+    await this.repository.insert(event as never);
+  }
+
+  /** A page of a conversation's timeline, newest first unless `paging.sorting` says otherwise. */
+  timelinePage(workspaceId: string, conversationId: string, paging: SortedPagedRequestDto): Promise<PagedResult<ConversationEvent>> {
+    const sort = parseSorting(paging.sorting, TIMELINE_SORTABLE, { column: 'e.creation_time', direction: 'DESC' });
+    const qb = this.queryBuilder(workspaceId, 'e')
+      .andWhere('e.conversation_id = :conversationId', { conversationId })
+      .orderBy(sort.column, sort.direction)
+      .addOrderBy('e.id', sort.direction);
+    return pageWithTotal(qb, paging.skipCount, paging.maxResultCount);
+  }
+
+  /** The event's status; undefined when there is no such event. */
+  async statusOf(workspaceId: string, id: string): Promise<string | null | undefined> {
+    const [event] = await this.sql<{ status: string | null }>(
+      workspaceId,
+      'SELECT status FROM conversation_events WHERE workspace_id = $1 AND id = $2',
+      [id],
+    );
+    return event ? event.status : undefined;
+  }
+
+  /** The event standing for a provider's message (its id and body only). */
+  findBySource(workspaceId: string, sourceType: EventSourceType, sourceId: string): Promise<Pick<ConversationEvent, 'id' | 'body'> | null> {
+    return this.repository.findOne({ select: { id: true, body: true }, where: this.scope(workspaceId, { sourceType, sourceId }) });
+  }
+
+  /**
+   * Holds a transaction-scoped lock on one provider message of a channel (bind to the transaction
+   * with `withManager`): a redelivered message waits for the first delivery's transaction.
+   */
+  async lockSource(channelId: string, sourceId: string): Promise<void> {
+    await this.manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${channelId}:${sourceId}`]);
+  }
+
+  /** Did the contact send a WhatsApp message on the channel after `since`? */
+  async hasInboundWhatsAppSince(workspaceId: string, channelId: string, contactId: string, since: Date): Promise<boolean> {
+    const sql = `SELECT ${inboundWhatsAppSinceSql({ workspaceId: '$1', channelId: '$2', contactId: '$3', since: '$4' })} AS open`;
+    const [row] = await this.sql<{ open: boolean }>(workspaceId, sql, [channelId, contactId, since]);
+    return row.open;
+  }
+
+  /**
+   * Records `event` in the contact's open conversation on the channel, with its outbox job, in one
+   * statement (see {@link RECORD_IN_OPEN_CONVERSATION_SQL}). Writes nothing and returns undefined
+   * when there is no such conversation or the service window asked for is closed. The outbox row
+   * is returned for `Outbox.pushCommitted`.
+   */
+  async recordInOpenConversation(
+    workspaceId: string,
+    target: OpenConversationTarget,
+    event: OpenConversationEvent,
+    job: OutboxEntry,
+  ): Promise<{ contactId: string; job: OutboxRow } | undefined> {
+    const params: unknown[] = [
+      target.phoneNumber,
+      target.channelId,
+      event.id,
+      event.creationTime,
+      event.body,
+      event.attachment,
+      event.handlerName,
+      lastEventPreview(event.body),
+      target.inboundSince,
+      event.sourceType,
+      event.direction,
+      event.status,
+    ];
+    const outbox = outboxRows([job], RECORD_PARAMS + 1);
+    const rows = await this.sql<{ contact_id: string }>(workspaceId, RECORD_IN_OPEN_CONVERSATION_SQL(outbox.placeholders[0]), [
+      ...params,
+      ...outbox.params,
+    ]);
+    return rows[0] ? { contactId: rows[0].contact_id, job: outbox.rows[0] } : undefined;
+  }
+
+  /** Moves an outbound event to `move.status` from one of `from` (see {@link MOVE_SQL}); the events moved (none or one). */
+  moveOutboundStatus(workspaceId: string, ref: OutboundEventRef, move: StatusMove, from: readonly string[]): Promise<MovedEvent[]> {
+    const params = [
+      move.status,
+      move.providerMessageId,
+      move.errorCode,
+      move.failureReason,
+      from,
+      ...('eventId' in ref ? [ref.eventId] : [ref.channelId, ref.providerMessageId]),
+    ];
+    return this.sql<MovedEvent>(workspaceId, 'eventId' in ref ? MOVE_BY_ID : MOVE_BY_PROVIDER_ID, params);
+  }
+}

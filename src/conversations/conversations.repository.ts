@@ -1,0 +1,148 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Brackets, type EntityManager, type Repository } from 'typeorm';
+import { newId } from '../common/id.js';
+import type { PagedResult } from '../common/paging/paged-result.js';
+import { pageWithTotal } from '../common/paging/page-with-total.js';
+import { parseSorting } from '../common/paging/sorting.js';
+import { WorkspaceScopedRepository } from '../database/workspace-scoped.repository.js';
+import { insertIgnoring, likePattern } from '../database/sql-helpers.js';
+import { Conversation, ConversationStatus, EventDirection, type EventSourceType } from './conversation.entity.js';
+import type { ListConversationsQueryDto } from './dto/conversation.dto.js';
+
+const SORTABLE = { lastactivityat: 'v.last_activity_at', creationtime: 'v.creation_time' };
+
+/** How much of an event's body a conversation shows as its last event's preview. */
+const PREVIEW_LENGTH = 200;
+
+/** The preview of an event's body that its conversation shows. */
+export function lastEventPreview(body: string | null | undefined): string | null {
+  return body ? body.slice(0, PREVIEW_LENGTH) : null;
+}
+
+/**
+ * What an event sets on its conversation, each value an SQL expression (a placeholder, a
+ * literal, or a column of the row source the statement reads):
+ * - `recorded`: a new event became the conversation's last (activity time, the last-event
+ *   fields, one more event);
+ * - `status-changed`: an event's status moved; the conversation shows it only while that event
+ *   is still its last (`occurredAt` is the event's creation time).
+ */
+export type LastEventChange =
+  | { change: 'recorded'; occurredAt: string; sourceType: string; direction: string; status: string; previewBody: string }
+  | { change: 'status-changed'; occurredAt: string; status: string };
+
+/**
+ * The one statement that keeps a conversation's last-event fields, for every writer of events:
+ * run alone by {@link ConversationsRepository.stampLastEvent}, or embedded as a CTE in a
+ * statement that writes the event too (the one-statement WhatsApp send, status moves).
+ * `conversation` names the row: SQL expressions of its workspace and id, and `from`, the row
+ * source (a CTE) they read, if any. The conversation is aliased `v`.
+ */
+export function lastEventUpdateSql(conversation: { workspaceId: string; id: string; from?: string }, set: LastEventChange): string {
+  const assignments =
+    set.change === 'recorded'
+      ? `last_activity_at = ${set.occurredAt}, last_event_source_type = ${set.sourceType}, last_event_direction = ${set.direction}, ` +
+        `last_event_status = ${set.status}, last_event_preview_body = ${set.previewBody}, last_event_occurred_at = ${set.occurredAt}, ` +
+        'last_events_count = v.last_events_count + 1'
+      : `last_event_status = ${set.status}`;
+  const stillLast = set.change === 'status-changed' ? ` AND v.last_event_occurred_at = ${set.occurredAt}` : '';
+  return (
+    `UPDATE conversations v SET ${assignments}${conversation.from ? ` FROM ${conversation.from}` : ''}` +
+    ` WHERE v.workspace_id = ${conversation.workspaceId} AND v.id = ${conversation.id}${stillLast}`
+  );
+}
+
+/** What a new last event sets on its conversation (see {@link ConversationsRepository.stampLastEvent}). */
+export interface LastEvent {
+  creationTime: Date;
+  sourceType: EventSourceType;
+  direction: EventDirection;
+  status: string | null;
+  body: string | null;
+}
+
+@Injectable()
+export class ConversationsRepository extends WorkspaceScopedRepository<Conversation> {
+  constructor(@InjectRepository(Conversation) repository: Repository<Conversation>) {
+    super(repository);
+  }
+
+  /** Runs `work` in one transaction; bind repositories to it with `withManager(manager)`. */
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.manager.transaction(work);
+  }
+
+  /** The open conversation of a contact on a channel. */
+  findOpen(workspaceId: string, channelId: string, contactId: string): Promise<Conversation | null> {
+    return this.findOne(workspaceId, { channelId, contactId, status: ConversationStatus.Open });
+  }
+
+  /** {@link findOpen}, its id only. */
+  async findOpenId(workspaceId: string, channelId: string, contactId: string): Promise<string | undefined> {
+    const where = this.scope(workspaceId, { channelId, contactId, status: ConversationStatus.Open });
+    return (await this.repository.findOne({ where, select: { id: true } }))?.id;
+  }
+
+  /** Opens a conversation; returns its id, or undefined when an open one exists (a concurrent request opened it first). */
+  async open(workspaceId: string, channelId: string, contactId: string): Promise<string | undefined> {
+    this.scope(workspaceId);
+    const [id] = await insertIgnoring(this.manager, Conversation, [
+      { id: newId(), workspaceId, channelId, contactId, status: ConversationStatus.Open, lastActivityAt: new Date(), lastEventsCount: 0 },
+    ]);
+    return id;
+  }
+
+  /** Makes `event` the conversation's last event: {@link lastEventUpdateSql}, alone. */
+  async stampLastEvent(workspaceId: string, conversationId: string, event: LastEvent): Promise<void> {
+    const sql = lastEventUpdateSql(
+      { workspaceId: '$1', id: '$2' },
+      { change: 'recorded', occurredAt: '$3', sourceType: '$4', direction: '$5', status: '$6', previewBody: '$7' },
+    );
+    await this.sql(workspaceId, sql, [
+      conversationId,
+      event.creationTime,
+      event.sourceType,
+      event.direction,
+      event.status,
+      lastEventPreview(event.body),
+    ]);
+  }
+
+  /** A page of a channel's conversations matching the list filters, newest activity first unless `query.sorting` says otherwise. */
+  page(workspaceId: string, channelId: string, query: ListConversationsQueryDto): Promise<PagedResult<Conversation>> {
+    const qb = this.queryBuilder(workspaceId, 'v').andWhere('v.channel_id = :channelId', { channelId });
+    if (query.status) qb.andWhere('v.status = :status', { status: query.status });
+    if (query.getUnAssigned) qb.andWhere('v.assignee_user_id IS NULL AND v.assigned_ai_agent_id IS NULL');
+    if (query.assigneeUserIds?.length) {
+      qb.andWhere(
+        new Brackets((w) => w.where('v.assignee_user_id IN (:...assignees)').orWhere('v.assigned_ai_agent_id IN (:...assignees)')),
+        { assignees: query.assigneeUserIds },
+      );
+    }
+    if (query.contactIds?.length) qb.andWhere('v.contact_id IN (:...contactIds)', { contactIds: query.contactIds });
+    if (query.tagIds?.length) {
+      qb.andWhere(
+        'EXISTS (SELECT 1 FROM conversation_tags ct WHERE ct.workspace_id = v.workspace_id AND ct.conversation_id = v.id AND ct.tag_id IN (:...tagIds))',
+        { tagIds: query.tagIds },
+      );
+    }
+    const name = query.name?.trim();
+    const digits = query.phoneNumber?.replace(/\D/g, '');
+    if (name || digits) {
+      // The contact's name and number filter in the same query (a page of a large channel must not list contacts first).
+      qb.innerJoin('contacts', 'c', 'c.id = v.contact_id AND c.workspace_id = v.workspace_id');
+      if (name) qb.andWhere('c.name ILIKE :name', { name: likePattern(name) });
+      if (digits) qb.andWhere('c.phone_number LIKE :phone', { phone: `%${digits}%` });
+    }
+    if (query.fromDate) qb.andWhere('v.last_activity_at >= :fromDate', { fromDate: new Date(query.fromDate) });
+    if (query.toDate) qb.andWhere('v.last_activity_at <= :toDate', { toDate: new Date(query.toDate) });
+    if (query.isLost !== undefined) {
+      qb.andWhere(query.isLost ? 'v.last_event_direction = :inbound' : '(v.last_event_direction IS DISTINCT FROM :inbound)', {
+        inbound: EventDirection.Inbound,
+      });
+    }
+    const sort = parseSorting(query.sorting, SORTABLE, { column: 'v.last_activity_at', direction: 'DESC' });
+    return pageWithTotal(qb.orderBy(sort.column, sort.direction).addOrderBy('v.id', sort.direction), query.skipCount, query.maxResultCount);
+  }
+}
