@@ -31,7 +31,7 @@ export class AppConfig {
   };
   readonly outbox: { pollIntervalMs: number; recoverAfterMs: number };
   readonly queues: { lockDurationMs: number };
-  readonly whatsapp: { graphUrl: string };
+  readonly whatsapp: { graphUrl: string; mediaDownloadAttempts: number };
   readonly voice: { twilioApiUrl: string; inboundGreeting: string; staleCallMinutes: number };
 
   constructor(env: EnvSchema) {
@@ -80,7 +80,7 @@ export class AppConfig {
     };
     this.outbox = { pollIntervalMs: env.OUTBOX_POLL_INTERVAL_MS, recoverAfterMs: env.OUTBOX_RECOVER_AFTER_MS };
     this.queues = { lockDurationMs: env.QUEUE_LOCK_DURATION_MS };
-    this.whatsapp = { graphUrl: env.WHATSAPP_GRAPH_URL.replace(/\/+$/, '') };
+    this.whatsapp = { graphUrl: env.WHATSAPP_GRAPH_URL.replace(/\/+$/, ''), mediaDownloadAttempts: env.WHATSAPP_MEDIA_DOWNLOAD_ATTEMPTS };
     this.voice = {
       twilioApiUrl: env.TWILIO_API_URL.replace(/\/+$/, ''),
       inboundGreeting: env.INBOUND_CALL_GREETING,

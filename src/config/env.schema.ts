@@ -52,6 +52,8 @@ export class EnvSchema {
   /** Base URL of the WhatsApp Cloud API (Graph API, with its version). */
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   WHATSAPP_GRAPH_URL = 'https://graph.facebook.com/v21.0';
+  /** Tries at fetching an inbound message's file from the Graph API before its webhook goes out without it. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(20) WHATSAPP_MEDIA_DOWNLOAD_ATTEMPTS = 8;
   /** Base URL of the Twilio-compatible voice API (Twilio, SignalWire, Telnyx TeXML). */
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   TWILIO_API_URL = 'https://api.twilio.com';

@@ -53,4 +53,6 @@ export class ConversationEvent {
   @Column({ type: 'jsonb', nullable: true }) internalThread: { id: string; isResolved: boolean; messageCount: number } | null;
   @Column({ type: 'jsonb', nullable: true }) location: LocationInfo | null;
   @Column({ type: 'jsonb', nullable: true }) assignation: AssignationInfo | null;
+  /** WhatsApp outbound: whether the provider charges for the message, as its status notifications say (null until one does). */
+  @Column({ type: 'boolean', nullable: true }) isBillable: boolean | null;
 }

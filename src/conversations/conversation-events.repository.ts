@@ -80,6 +80,19 @@ export interface MovedEvent {
   body: string | null;
   attachment: Record<string, unknown> | null;
   creation_time: Date;
+  is_billable: boolean | null;
+}
+
+/** An inbound event whose file {@link ConversationEventsRepository.settleMedia} settled (its row, snake_case). */
+export interface SettledMediaEvent {
+  id: string;
+  conversation_id: string;
+  contact_id: string;
+  channel_id: string;
+  source_id: string | null;
+  body: string | null;
+  attachment: Record<string, unknown>;
+  creation_time: Date;
 }
 
 /** Which outbound event: ours by id, or the WhatsApp provider's message id on a channel. */
@@ -91,6 +104,8 @@ export interface StatusMove {
   providerMessageId: string | null;
   errorCode: string | null;
   failureReason: string | null;
+  /** Whether the provider charges for the message, when the status says (kept when null). */
+  isBillable?: boolean | null;
 }
 
 /**
@@ -101,9 +116,10 @@ export interface StatusMove {
 const MOVE_SQL = (match: string) => `
   WITH moved AS (
     UPDATE conversation_events
-       SET status = $2, source_id = COALESCE(source_id, $3), error_code = $4, failure_reason = $5
+       SET status = $2, source_id = COALESCE(source_id, $3), error_code = $4, failure_reason = $5,
+           is_billable = COALESCE($7::boolean, is_billable)
      WHERE workspace_id = $1 AND direction = ${EventDirection.Outbound} AND status = ANY($6::varchar[]) AND ${match}
-     RETURNING id, workspace_id, conversation_id, contact_id, source_id, body, attachment, creation_time
+     RETURNING id, workspace_id, conversation_id, contact_id, source_id, body, attachment, creation_time, is_billable
   ), stamped AS (
     ${lastEventUpdateSql(
       { workspaceId: 'moved.workspace_id', id: 'moved.conversation_id', from: 'moved' },
@@ -111,8 +127,8 @@ const MOVE_SQL = (match: string) => `
     )}
   )
   SELECT * FROM moved`;
-const MOVE_BY_ID = MOVE_SQL('id = $7');
-const MOVE_BY_PROVIDER_ID = MOVE_SQL(`channel_id = $7 AND source_type = ${EventSourceType.WhatsApp} AND source_id = $8`);
+const MOVE_BY_ID = MOVE_SQL('id = $8');
+const MOVE_BY_PROVIDER_ID = MOVE_SQL(`channel_id = $8 AND source_type = ${EventSourceType.WhatsApp} AND source_id = $9`);
 
 @Injectable()
 export class ConversationEventsRepository extends WorkspaceScopedRepository<ConversationEvent> {
@@ -201,6 +217,38 @@ export class ConversationEventsRepository extends WorkspaceScopedRepository<Conv
     return rows[0] ? { contactId: rows[0].contact_id, job: outbox.rows[0] } : undefined;
   }
 
+  /** Where an inbound message's file stands (`Pending`, `Stored`, `Failed`); undefined when there is no such event or file. */
+  async mediaStatusOf(workspaceId: string, id: string): Promise<string | undefined> {
+    const [event] = await this.sql<{ media_status: string | null }>(
+      workspaceId,
+      `SELECT attachment->>'mediaStatus' AS media_status FROM conversation_events WHERE workspace_id = $1 AND id = $2`,
+      [id],
+    );
+    return event?.media_status ?? undefined;
+  }
+
+  /**
+   * Settles an inbound message's file once: merges `patch` into the event's attachment only while
+   * its `mediaStatus` is still Pending (so a download that ran twice settles it once). Returns the
+   * event when this call settled it.
+   */
+  async settleMedia(
+    workspaceId: string,
+    eventId: string,
+    patch: Record<string, unknown>,
+    durationOrSize: string | null,
+  ): Promise<SettledMediaEvent | undefined> {
+    const [event] = await this.sql<SettledMediaEvent>(
+      workspaceId,
+      `UPDATE conversation_events
+          SET attachment = attachment || $3::jsonb, duration_or_size = COALESCE($4, duration_or_size)
+        WHERE workspace_id = $1 AND id = $2 AND attachment->>'mediaStatus' = 'Pending'
+        RETURNING id, conversation_id, contact_id, channel_id, source_id, body, attachment, creation_time`,
+      [eventId, patch, durationOrSize],
+    );
+    return event;
+  }
+
   /** Moves an outbound event to `move.status` from one of `from` (see {@link MOVE_SQL}); the events moved (none or one). */
   moveOutboundStatus(workspaceId: string, ref: OutboundEventRef, move: StatusMove, from: readonly string[]): Promise<MovedEvent[]> {
     const params = [
@@ -209,6 +257,7 @@ export class ConversationEventsRepository extends WorkspaceScopedRepository<Conv
       move.errorCode,
       move.failureReason,
       from,
+      move.isBillable ?? null,
       ...('eventId' in ref ? [ref.eventId] : [ref.channelId, ref.providerMessageId]),
     ];
     return this.sql<MovedEvent>(workspaceId, 'eventId' in ref ? MOVE_BY_ID : MOVE_BY_PROVIDER_ID, params);

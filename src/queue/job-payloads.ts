@@ -1,6 +1,7 @@
 import type { Job } from 'bull';
 import type { CloudWebhookNotification } from '../whatsapp/cloud-webhook.js';
-import type { InboundMessage } from '../whatsapp/inbound.service.js';
+import type { InboundMessage, MediaKind } from '../whatsapp/inbound-message.js';
+import type { WhatsAppMessageWebhookPayload } from '../whatsapp/message-webhook.js';
 import { JobName } from './queue-names.js';
 
 /**
@@ -13,9 +14,21 @@ export interface JobPayloads {
   [JobName.SendWhatsAppMessage]: { eventId: string; channelId: string; request: Record<string, unknown> };
   [JobName.ReceiveWhatsAppMessage]: { channelId: string; message: InboundMessage };
   [JobName.ProcessWhatsAppWebhook]: { channelId: string; notification: CloudWebhookNotification };
+  [JobName.DownloadWhatsAppMedia]: DownloadMediaPayload;
   [JobName.PlaceIvrCall]: { requestId: string };
   [JobName.HangUpIvrCall]: { requestId: string };
   [JobName.SweepStaleIvrCalls]: MaintenancePayload;
+}
+
+/**
+ * An inbound message whose file is still at the provider: its event (recorded already), the file
+ * as the notification described it, and the message's webhook, sent once the file is settled.
+ */
+export interface DownloadMediaPayload {
+  eventId: string;
+  channelId: string;
+  media: { providerMediaId: string; kind: MediaKind; mimeType: string | null; sha256: string | null; fileName: string | null };
+  webhook: WhatsAppMessageWebhookPayload;
 }
 
 /** Maintenance jobs carry no data; `reason` (why it was queued) shows in the queue dashboard. */

@@ -5,7 +5,7 @@ import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { OutboxMessage } from './outbox-message.entity.js';
-import { ALL_QUEUES, QueueName } from './queue-names.js';
+import { ALL_QUEUES, JobName, QueueName } from './queue-names.js';
 import { BatchedStamp } from './batched-stamp.js';
 import type { OutboxRow } from './outbox.service.js';
 
@@ -214,11 +214,20 @@ export class OutboxRelay implements OnApplicationBootstrap {
           queued.map((row) => ({
             name: row.jobName,
             data: { ...row.payload, outboxId: row.id, workspaceId: row.workspaceId },
-            opts: { jobId: row.id, delay: row.runAt ? Math.max(0, row.runAt.getTime() - now) : undefined },
+            opts: {
+              jobId: row.id,
+              delay: row.runAt ? Math.max(0, row.runAt.getTime() - now) : undefined,
+              ...this.optionsOf(row.jobName),
+            },
           })),
         ),
       ),
     );
+  }
+
+  /** Job options that differ from the queues' defaults, by job name. */
+  private optionsOf(jobName: string): { attempts?: number } {
+    return jobName === (JobName.DownloadWhatsAppMedia as string) ? { attempts: this.config.whatsapp.mediaDownloadAttempts } : {};
   }
 
   private queue(name: QueueName): Queue {

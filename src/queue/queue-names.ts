@@ -19,6 +19,8 @@ export enum JobName {
   ReceiveWhatsAppMessage = 'whatsapp.receive',
   /** Processes one Cloud API webhook notification (messages and statuses): `{ channelId, notification }`. */
   ProcessWhatsAppWebhook = 'whatsapp.webhook',
+  /** Fetches an inbound message's file from the Graph API, stores it, then sends the message's webhook: `{ eventId, channelId, media, webhook }`. */
+  DownloadWhatsAppMedia = 'whatsapp.download-media',
   /** Prepares and places one outbound IVR call, and follows a sandbox call to its end: `{ requestId }`. */
   PlaceIvrCall = 'outbound-ivr.place',
   /** Hangs up a cancelled call at its voice provider: `{ requestId }`. */
@@ -33,6 +35,7 @@ export const QUEUE_OF_JOB: Record<JobName, QueueName> = {
   [JobName.SendWhatsAppMessage]: QueueName.WhatsApp,
   [JobName.ReceiveWhatsAppMessage]: QueueName.WhatsApp,
   [JobName.ProcessWhatsAppWebhook]: QueueName.WhatsApp,
+  [JobName.DownloadWhatsAppMedia]: QueueName.WhatsApp,
   [JobName.PlaceIvrCall]: QueueName.OutboundIvr,
   [JobName.HangUpIvrCall]: QueueName.OutboundIvr,
   [JobName.SweepStaleIvrCalls]: QueueName.Maintenance,

@@ -68,6 +68,20 @@ export class MediaStorage {
     return this.toStored(file);
   }
 
+  /** A stored file of the workspace by its id, or null (another workspace's id is null too). */
+  async findById(workspaceId: string, id: string): Promise<StoredMedia | null> {
+    const file = await this.files.findOne({ where: { workspaceId, id } });
+    return file ? this.toStored(file) : null;
+  }
+
+  /** Removes a stored file of the workspace (its row, then its bytes); unknown ids are ignored. */
+  async discard(workspaceId: string, id: string): Promise<void> {
+    const file = await this.files.findOne({ where: { workspaceId, id } });
+    if (!file) return;
+    await this.files.delete({ workspaceId, id });
+    await this.blobs.remove(file.key);
+  }
+
   /** The HTTP answer for a public media URL; an unknown key or a file name not its own is a 404. */
   async respond(key: string, fileName: string, request: IncomingMessage): Promise<BlobResponse> {
     const file = KEY_PATTERN.test(key) ? await this.files.findOne({ where: { key } }) : null;

@@ -1,7 +1,111 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { toE164 } from '../common/phone/phone-number.js';
-import type { InboundMessage } from './inbound.service.js';
+import type { IdentityUpdate, InboundMessage, SharedContact } from './inbound-message.js';
 import { describeCloudError } from './providers/cloud-api-errors.js';
+
+/** A user's entry in a notification's `contacts`: profile name, phone (`wa_id`) and business-scoped ids. */
+export interface CloudContact {
+  profile?: { name?: string; username?: string };
+  wa_id?: string;
+  user_id?: string;
+  parent_user_id?: string;
+}
+
+/** A media object of an image, video, audio, document or sticker message. */
+export interface CloudMedia {
+  id?: string;
+  mime_type?: string;
+  sha256?: string;
+  caption?: string;
+  filename?: string;
+  voice?: boolean;
+  animated?: boolean;
+}
+
+/** One entry of `messages`: `from` is absent when the user hides their number; `from_user_id` is the BSUID. */
+export interface CloudMessage {
+  from?: string;
+  from_user_id?: string;
+  from_parent_user_id?: string;
+  id: string;
+  timestamp: string;
+  type: string;
+  text?: { body: string };
+  button?: { payload: string; text: string };
+  interactive?: {
+    type: string;
+    button_reply?: { id: string; title: string };
+    list_reply?: { id: string; title: string; description?: string };
+    nfm_reply?: { name?: string; body?: string; response_json?: string };
+  };
+  context?: { id?: string; from?: string };
+  image?: CloudMedia;
+  video?: CloudMedia;
+  audio?: CloudMedia;
+  document?: CloudMedia;
+  sticker?: CloudMedia;
+  location?: { latitude: number | string; longitude: number | string; name?: string; address?: string; url?: string };
+  contacts?: CloudSharedContact[];
+  reaction?: { message_id: string; emoji?: string };
+  order?: { catalog_id?: string; text?: string; product_items?: unknown[] };
+  system?: {
+    body?: string;
+    type?: string;
+    wa_id?: string;
+    user_id?: string;
+    parent_user_id?: string;
+    previous_user_id?: string;
+    previous_parent_user_id?: string;
+  };
+  errors?: CloudError[];
+}
+
+/** A shared contact card as Meta sends it. */
+export interface CloudSharedContact {
+  name?: {
+    formatted_name?: string;
+    first_name?: string;
+    last_name?: string;
+    middle_name?: string;
+    prefix?: string;
+    suffix?: string;
+  };
+  phones?: Array<{ phone?: string; wa_id?: string; type?: string }>;
+  emails?: Array<{ email?: string; type?: string }>;
+  org?: { company?: string; department?: string; title?: string };
+  addresses?: Array<{
+    street?: string;
+    city?: string;
+    state?: string;
+    zip?: string;
+    country?: string;
+    country_code?: string;
+    type?: string;
+  }>;
+  urls?: Array<{ url?: string; type?: string }>;
+  birthday?: string;
+}
+
+/** One entry of `statuses`: `recipient_id` is absent for a message sent to a BSUID, `recipient_user_id` present then. */
+export interface CloudStatus {
+  id: string;
+  status: string;
+  timestamp: string;
+  recipient_id?: string;
+  recipient_user_id?: string;
+  parent_recipient_user_id?: string;
+  pricing?: { billable?: boolean; pricing_model?: string; category?: string; type?: string };
+  errors?: CloudError[];
+}
+
+/** One entry of a `user_id_update` change: the user's BSUID moved from `previous` to `current`. */
+export interface CloudUserIdUpdate {
+  wa_id?: string;
+  detail?: string;
+  user_id?: { previous?: string; current?: string };
+  parent_user_id?: { previous?: string; current?: string };
+  timestamp?: string;
+}
 
 /** The parts of a WhatsApp Cloud API webhook notification this service reads. */
 export interface CloudWebhookNotification {
@@ -10,27 +114,10 @@ export interface CloudWebhookNotification {
     changes?: Array<{
       field?: string;
       value?: {
-        messages?: Array<{
-          from: string;
-          id: string;
-          timestamp: string;
-          type: string;
-          text?: { body: string };
-          button?: { payload: string; text: string };
-          interactive?: { type: string; button_reply?: { id: string; title: string }; list_reply?: { id: string; title: string } };
-          context?: { id?: string };
-          image?: { caption?: string };
-          video?: { caption?: string };
-          document?: { caption?: string; filename?: string };
-          location?: { latitude: number; longitude: number; name?: string; address?: string };
-        }>;
-        statuses?: Array<{
-          id: string;
-          status: string;
-          timestamp: string;
-          recipient_id?: string;
-          errors?: CloudError[];
-        }>;
+        contacts?: CloudContact[];
+        messages?: CloudMessage[];
+        statuses?: CloudStatus[];
+        user_id_update?: CloudUserIdUpdate[];
       };
     }>;
   }>;
@@ -55,6 +142,12 @@ export interface StatusUpdate {
   at: string;
   errorCode: string | null;
   errorReason: string | null;
+  /** From `pricing`, when the status carries it (see {@link isBillable}); undefined otherwise. */
+  isBillable?: boolean;
+  /** `pricing.category` (marketing, utility, authentication, service, ...), when given. */
+  pricingCategory?: string | null;
+  /** The recipient's BSUID, when the provider names it (`recipient_user_id`, or the status's `contacts[].user_id`). */
+  recipientUserId?: string | null;
 }
 
 /** `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body with the app secret>`, compared in constant time. */
@@ -67,53 +160,216 @@ export function validHubSignature(rawBody: Buffer, header: string | undefined, a
 
 const STATUS: Record<string, StatusUpdate['status']> = { sent: 'Sent', delivered: 'Delivered', read: 'Read', failed: 'Failed' };
 
-/** Splits a notification into inbound messages and status updates, in provider-neutral form. */
-export function readNotification(notification: CloudWebhookNotification): { messages: InboundMessage[]; statuses: StatusUpdate[] } {
-  const values = (notification.entry ?? [])
-    .flatMap((e) => e.changes ?? [])
-    .filter((c) => c.field === 'messages')
-    .map((c) => c.value ?? {});
-  const messages = values
-    .flatMap((v) => v.messages ?? [])
-    .map((m): InboundMessage => {
-      const at = new Date(Number(m.timestamp) * 1000).toISOString();
-      // `from` is the WhatsApp id: digits of the international number, without the +.
-      const base = { providerMessageId: m.id, fromNumber: toE164(m.from) ?? `+${m.from}`, receivedAt: at, replyToMessageId: m.context?.id };
-      if (m.type === 'button' && m.button) return { ...base, type: 'button', text: m.button.text, payload: m.button.payload };
+/** Categories Meta does not charge for, under both the per-conversation and the per-message pricing. */
+const FREE_CATEGORIES = new Set(['service', 'referral_conversion']);
+
+/**
+ * Whether Meta charges for the message a status reports: `pricing.billable` when present (the
+ * per-conversation model), else `pricing.type` (`regular` is charged, `free_*` is not, the
+ * per-message model), else the category (service and free-entry conversations are free).
+ */
+export function isBillable(pricing: NonNullable<CloudStatus['pricing']>): boolean {
+  if (typeof pricing.billable === 'boolean') return pricing.billable;
+  if (pricing.type) return pricing.type === 'regular';
+  return !!pricing.category && !FREE_CATEGORIES.has(pricing.category);
+}
+
+const seconds = (timestamp: string | undefined) => new Date(Number(timestamp ?? 0) * 1000 || Date.now()).toISOString();
+const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
+
+/** `from` / `wa_id` as E.164; the WhatsApp id is the digits of the international number without the +. */
+function phoneOf(waId: string | undefined): string | null {
+  if (!waId) return null;
+  return toE164(waId) ?? (/^\d{6,15}$/.test(waId) ? `+${waId}` : null);
+}
+
+/** A notification in provider-neutral form: inbound messages, status updates and identity changes. */
+export interface ReadNotification {
+  messages: InboundMessage[];
+  statuses: StatusUpdate[];
+  identityUpdates: IdentityUpdate[];
+}
+
+/** Splits a notification into inbound messages, status updates and identity changes, in provider-neutral form. */
+export function readNotification(notification: CloudWebhookNotification): ReadNotification {
+  const result: ReadNotification = { messages: [], statuses: [], identityUpdates: [] };
+  for (const change of (notification.entry ?? []).flatMap((e) => e.changes ?? [])) {
+    const value = change.value ?? {};
+    for (const update of value.user_id_update ?? []) result.identityUpdates.push(readUserIdUpdate(update));
+    if (change.field !== 'messages') continue;
+    const contacts = value.contacts ?? [];
+    for (const message of value.messages ?? []) {
+      const sender = contactOf(contacts, message);
+      result.messages.push(readMessage(message, sender));
+      const identity = message.type === 'system' ? readSystemIdentity(message) : null;
+      if (identity) result.identityUpdates.push(identity);
+    }
+    for (const status of value.statuses ?? []) {
+      const read = readStatus(status, contacts);
+      if (read) result.statuses.push(read);
+    }
+  }
+  return result;
+}
+
+/** The notification's contact entry of a message's sender: by BSUID, else by number, else the only one. */
+function contactOf(contacts: CloudContact[], message: CloudMessage): CloudContact | undefined {
+  return (
+    contacts.find((c) => !!message.from_user_id && c.user_id === message.from_user_id) ??
+    contacts.find((c) => !!message.from && c.wa_id === message.from) ??
+    (contacts.length === 1 ? contacts[0] : undefined)
+  );
+}
+
+function readMessage(m: CloudMessage, contact: CloudContact | undefined): InboundMessage {
+  const base: InboundMessage = {
+    providerMessageId: m.id,
+    type: 'unsupported',
+    receivedAt: seconds(m.timestamp),
+    fromNumber: phoneOf(m.from ?? contact?.wa_id),
+    fromUserId: text(m.from_user_id) ?? text(contact?.user_id),
+    fromParentUserId: text(m.from_parent_user_id) ?? text(contact?.parent_user_id),
+    username: text(contact?.profile?.username),
+    profileName: text(contact?.profile?.name),
+    ...(m.context?.id ? { replyToMessageId: m.context.id } : {}),
+  };
+  switch (m.type) {
+    case 'text':
+      if (m.text) return { ...base, type: 'text', text: m.text.body };
+      break;
+    case 'image':
+    case 'video':
+    case 'audio':
+    case 'document':
+    case 'sticker': {
+      const media = m[m.type];
+      if (media?.id)
+        return {
+          ...base,
+          type: m.type,
+          media: {
+            providerMediaId: media.id,
+            mimeType: text(media.mime_type),
+            sha256: text(media.sha256),
+            fileName: text(media.filename),
+            caption: text(media.caption),
+            ...(media.voice !== undefined ? { voice: media.voice } : {}),
+            ...(media.animated !== undefined ? { animated: media.animated } : {}),
+          },
+        };
+      break;
+    }
+    case 'location':
+      if (m.location) {
+        const latitude = Number(m.location.latitude);
+        const longitude = Number(m.location.longitude);
+        if (Number.isFinite(latitude) && Number.isFinite(longitude))
+          return {
+            ...base,
+            type: 'location',
+            location: { latitude, longitude, name: text(m.location.name), address: text(m.location.address), url: text(m.location.url) },
+          };
+      }
+      break;
+    case 'contacts':
+      if (m.contacts) return { ...base, type: 'contacts', contacts: m.contacts.map(readSharedContact) };
+      break;
+    case 'button':
+      if (m.button) return { ...base, type: 'button', text: m.button.text, payload: m.button.payload };
+      break;
+    case 'interactive': {
       const reply = m.interactive?.button_reply ?? m.interactive?.list_reply;
-      if (m.type === 'interactive' && reply) return { ...base, type: 'interactive', text: reply.title, payload: reply.id };
-      const text =
-        m.text?.body ??
-        m.image?.caption ??
-        m.video?.caption ??
-        m.document?.caption ??
-        m.document?.filename ??
-        (m.location ? `${m.location.latitude},${m.location.longitude}` : `[${m.type}]`);
-      return { ...base, type: 'text', text };
-    });
-  const statuses = values
-    .flatMap((v) => v.statuses ?? [])
-    .filter((s) => STATUS[s.status])
-    .map((s) => {
-      const error = s.errors?.[0];
-      const meaning = error || STATUS[s.status] === 'Failed' ? describeCloudError(null, error?.code, errorText(error)) : undefined;
-      return {
-        providerMessageId: s.id,
-        status: STATUS[s.status],
-        at: new Date(Number(s.timestamp) * 1000).toISOString(),
-        errorCode: meaning?.errorCode ?? null,
-        errorReason: meaning?.failureReason ?? null,
-      };
-    });
-  return { messages, statuses };
+      if (reply) return { ...base, type: 'interactive', text: reply.title, payload: reply.id };
+      const flow = m.interactive?.nfm_reply;
+      if (flow) return { ...base, type: 'interactive', text: flow.body ?? flow.name ?? '', payload: flow.response_json ?? '' };
+      break;
+    }
+    case 'reaction':
+      if (m.reaction?.message_id)
+        return { ...base, type: 'reaction', reaction: { messageId: m.reaction.message_id, emoji: m.reaction.emoji ?? '' } };
+      break;
+  }
+  // order, system, unsupported, and any type (or shape) this version does not know: kept as it came.
+  return { ...base, type: 'unsupported', text: m.system?.body ?? m.order?.text ?? '', raw: m as unknown as Record<string, unknown> };
+}
+
+function readSharedContact(card: CloudSharedContact): SharedContact {
+  const name = card.name ?? {};
+  return {
+    name: {
+      formattedName: name.formatted_name ?? [name.first_name, name.last_name].filter(Boolean).join(' '),
+      firstName: text(name.first_name),
+      lastName: text(name.last_name),
+      middleName: text(name.middle_name),
+      prefix: text(name.prefix),
+      suffix: text(name.suffix),
+    },
+    phones: (card.phones ?? []).map((p) => ({ phone: text(p.phone), waId: text(p.wa_id), type: text(p.type) })),
+    emails: (card.emails ?? []).map((e) => ({ email: text(e.email), type: text(e.type) })),
+    org: card.org ? { company: text(card.org.company), department: text(card.org.department), title: text(card.org.title) } : null,
+    addresses: (card.addresses ?? []).map((a) => ({
+      street: text(a.street),
+      city: text(a.city),
+      state: text(a.state),
+      zip: text(a.zip),
+      country: text(a.country),
+      countryCode: text(a.country_code),
+      type: text(a.type),
+    })),
+    urls: (card.urls ?? []).map((u) => ({ url: text(u.url), type: text(u.type) })),
+    birthday: text(card.birthday),
+  };
+}
+
+/** `user_changed_number` / `user_changed_user_id` system messages: the sender's new identifiers. */
+function readSystemIdentity(m: CloudMessage): IdentityUpdate | null {
+  const system = m.system;
+  if (!system || (system.type !== 'user_changed_number' && system.type !== 'user_changed_user_id')) return null;
+  const update: IdentityUpdate = {
+    previousUserId: text(system.previous_user_id) ?? text(m.from_user_id),
+    previousNumber: phoneOf(m.from),
+    userId: text(system.user_id),
+    parentUserId: text(system.parent_user_id),
+    phoneNumber: phoneOf(system.wa_id),
+  };
+  return update.previousUserId || update.previousNumber ? update : null;
+}
+
+function readUserIdUpdate(update: CloudUserIdUpdate): IdentityUpdate {
+  return {
+    previousUserId: text(update.user_id?.previous),
+    previousNumber: phoneOf(update.wa_id),
+    userId: text(update.user_id?.current),
+    parentUserId: text(update.parent_user_id?.current),
+    phoneNumber: null,
+  };
+}
+
+function readStatus(s: CloudStatus, contacts: CloudContact[]): StatusUpdate | null {
+  const status = STATUS[s.status];
+  if (!status) return null;
+  const error = s.errors?.[0];
+  const meaning = error || status === 'Failed' ? describeCloudError(null, error?.code, errorText(error)) : undefined;
+  const contact = contacts.find((c) => !!s.recipient_id && c.wa_id === s.recipient_id) ?? (contacts.length === 1 ? contacts[0] : undefined);
+  return {
+    providerMessageId: s.id,
+    status,
+    at: seconds(s.timestamp),
+    errorCode: meaning?.errorCode ?? null,
+    errorReason: meaning?.failureReason ?? null,
+    ...(s.pricing ? { isBillable: isBillable(s.pricing), pricingCategory: text(s.pricing.category) } : {}),
+    recipientUserId: text(s.recipient_user_id) ?? text(contact?.user_id),
+  };
 }
 
 /** A status notification as the Cloud API sends it (the sandbox produces these for its own messages). */
 export function statusNotification(
   providerMessageId: string,
   status: 'sent' | 'delivered' | 'read',
-  recipient: string,
+  recipient: { to?: string; recipient?: string },
 ): CloudWebhookNotification {
+  // A message sent to a phone number is reported with `recipient_id`; one sent to a BSUID with `recipient_user_id`.
+  const addressed = recipient.to ? { recipient_id: recipient.to } : { recipient_user_id: recipient.recipient };
   return {
     object: 'whatsapp_business_account',
     entry: [
@@ -122,7 +378,7 @@ export function statusNotification(
           {
             field: 'messages',
             value: {
-              statuses: [{ id: providerMessageId, status, timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: recipient }],
+              statuses: [{ id: providerMessageId, status, timestamp: String(Math.floor(Date.now() / 1000)), ...addressed }],
             },
           },
         ],

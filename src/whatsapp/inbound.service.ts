@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { Channel } from '../channels/channel.entity.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { newId } from '../common/id.js';
 import { TimestampFormat } from '../common/time/timestamp-format.js';
@@ -7,27 +9,24 @@ import { ConversationEventsRepository } from '../conversations/conversation-even
 import { EventDirection, EventSourceType } from '../conversations/conversation.entity.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
 import { TimelineService } from '../conversations/timeline.service.js';
-import { Outbox } from '../queue/outbox.service.js';
+import { Outbox, type OutboxTransaction } from '../queue/outbox.service.js';
 import { JobName } from '../queue/queue-names.js';
+import { MediaStorage } from '../storage/media-storage.js';
+import { MediaNotFound } from '../storage/storage.errors.js';
 import { WebhookKind } from '../webhooks/webhook-kind.js';
 import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
-import { NotASandboxChannel } from './whatsapp.errors.js';
+import { inboundContent, type InboundContent } from './inbound-content.js';
+import { isMediaKind, type InboundMessage } from './inbound-message.js';
+import { messageWebhookPayload } from './message-webhook.js';
+import { InvalidSandboxMessage, MissingSender, NotASandboxChannel } from './whatsapp.errors.js';
 
-/** An inbound message in provider-neutral form (the sandbox injects these; the Cloud API webhook will too). */
-export interface InboundMessage {
-  providerMessageId: string;
-  fromNumber: string;
-  type: 'text' | 'button' | 'interactive';
-  text?: string;
-  payload?: string;
-  replyToMessageId?: string;
-  receivedAt: string;
-}
+export type { InboundMessage } from './inbound-message.js';
 
 /**
  * Inbound messages: the contact and its open conversation (created if needed), an inbound timeline
  * event (which opens the 24 h service window), and the WhatsApp Message Webhook to the channel's
- * webhookUrl, all in one transaction. A message id seen before is ignored (providers redeliver).
+ * webhookUrl, all in one transaction. A message id seen before is ignored (providers redeliver). A
+ * file still at the provider is fetched by the worker afterwards; its message's webhook waits for it.
  */
 @Injectable()
 export class InboundService {
@@ -37,71 +36,104 @@ export class InboundService {
     private readonly contacts: ContactsService,
     private readonly conversations: ConversationsService,
     private readonly timeline: TimelineService,
+    private readonly storage: MediaStorage,
     private readonly webhooks: WebhookPublisher,
     private readonly outbox: Outbox,
   ) {}
 
   async receive(workspaceId: string, channelId: string, message: InboundMessage): Promise<void> {
-    const channel = await this.channels.get(workspaceId, channelId, 'whatsapp');
-    const isButton = message.type !== 'text';
+    const channel = await this.channels.getRecent(workspaceId, channelId, 'whatsapp');
+    const mediaFileId = message.media?.mediaFileId;
+    const stored = mediaFileId ? await this.storage.findById(workspaceId, mediaFileId) : null;
     await this.outbox.transaction(async (tx) => {
       const { manager } = tx;
       const events = this.events.withManager(manager);
       // Serialise on the message id so a redelivered webhook cannot record the message twice.
       await events.lockSource(channelId, message.providerMessageId);
       if (await events.exists(workspaceId, { sourceType: EventSourceType.WhatsApp, sourceId: message.providerMessageId })) return;
-      const contact = await this.contacts.findOrCreateByPhone(
-        manager,
-        { workspaceId, serviceAccountId: null, name: 'WhatsApp' },
-        message.fromNumber,
-      );
-      const conversation = await this.conversations.findOrOpen(manager, workspaceId, channel.id, contact.id);
-      const body = isButton ? (message.payload ?? message.text ?? '') : (message.text ?? '');
+      const contact = await this.sender(manager, workspaceId, message);
+      const conversation = await this.conversations.findOrOpenRef(manager, workspaceId, channel.id, contact.id);
+      const reacted = message.reaction?.messageId
+        ? await events.findBySource(workspaceId, EventSourceType.WhatsApp, message.reaction.messageId)
+        : null;
+      const content = inboundContent(message, stored, reacted?.id ?? null);
       const event = await this.timeline.record(manager, conversation, {
         sourceType: EventSourceType.WhatsApp,
         direction: EventDirection.Inbound,
         sourceId: message.providerMessageId,
         status: 'Received',
-        body,
+        body: content.body,
         creationTime: new Date(message.receivedAt),
-        attachment: isButton
-          ? { messageType: 'Interactive', buttonPayload: message.payload ?? null, buttonText: message.text ?? null }
-          : { messageType: 'Text' },
+        attachment: content.attachment,
+        location: content.location,
+        durationOrSize: content.durationOrSize,
         replyTo: await this.repliedTo(events, workspaceId, message.replyToMessageId),
       });
-      if (channel.webhookUrl) {
-        const published = await this.webhooks.publish(manager, [
-          {
-            workspaceId,
-            kind: WebhookKind.WhatsAppMessage,
-            targetUrl: channel.webhookUrl,
-            payload: {
-              workspaceId,
-              channelId: channel.id,
-              conversationId: conversation.id,
-              contactId: contact.id,
-              messageId: message.providerMessageId,
-              direction: 'Inbound',
-              messageType: isButton ? 'Interactive' : 'Text',
-              body,
-              mediaUrl: null,
-              mimeType: null,
-              status: null,
-              senderUserId: null,
-              latitude: null,
-              longitude: null,
-              creationTime: TimestampFormat.utc(event.creationTime),
-              isBillable: false,
-              errorCode: null,
-              errorReason: null,
-              buttonPayload: isButton ? (message.payload ?? null) : null,
-              buttonText: isButton ? (message.text ?? null) : null,
-            },
-          },
-        ]);
-        tx.pushAfterCommit(published);
+      const webhook = messageWebhookPayload({
+        workspaceId,
+        channelId: channel.id,
+        conversationId: conversation.id,
+        contactId: contact.id,
+        messageId: message.providerMessageId,
+        direction: 'Inbound',
+        messageType: content.messageType,
+        creationTime: TimestampFormat.utc(event.creationTime),
+        whatsAppUserId: message.fromUserId ?? null,
+        whatsAppUsername: message.username ?? null,
+        profileName: message.profileName ?? null,
+        ...content.webhook,
+      });
+      if (content.pendingMedia) await this.enqueueDownload(tx, workspaceId, channel, event.id, message, content, webhook);
+      else if (channel.webhookUrl) {
+        tx.pushAfterCommit(
+          await this.webhooks.publish(manager, [
+            { workspaceId, kind: WebhookKind.WhatsAppMessage, targetUrl: channel.webhookUrl, payload: { ...webhook } },
+          ]),
+        );
       }
     });
+  }
+
+  /** The contact who sent the message, found by its number (created, named by the profile name or the number, when new). */
+  private async sender(manager: EntityManager, workspaceId: string, message: InboundMessage) {
+    if (!message.fromNumber) throw MissingSender();
+    return this.contacts.findOrCreateByPhone(
+      manager,
+      { workspaceId, serviceAccountId: null, name: 'WhatsApp' },
+      message.fromNumber,
+      message.profileName ?? undefined,
+    );
+  }
+
+  private async enqueueDownload(
+    tx: OutboxTransaction,
+    workspaceId: string,
+    channel: Readonly<Channel>,
+    eventId: string,
+    message: InboundMessage,
+    content: InboundContent,
+    webhook: ReturnType<typeof messageWebhookPayload>,
+  ): Promise<void> {
+    const media = message.media!;
+    if (!isMediaKind(content.kind)) return;
+    await tx.enqueue([
+      {
+        jobName: JobName.DownloadWhatsAppMedia,
+        workspaceId,
+        payload: {
+          eventId,
+          channelId: channel.id,
+          media: {
+            providerMediaId: media.providerMediaId!,
+            kind: content.kind,
+            mimeType: media.mimeType ?? null,
+            sha256: media.sha256 ?? null,
+            fileName: media.fileName ?? null,
+          },
+          webhook,
+        },
+      },
+    ]);
   }
 
   /** The event a reply quotes, found by the provider message id the reply's context names. */
@@ -111,20 +143,55 @@ export class InboundService {
     return { repliedToEventId: quoted?.id ?? null, repliedToBody: quoted?.body ?? null };
   }
 
-  /** Admin sandbox route: queue an inbound message on a sandbox channel as the provider would deliver it. Returns its message id. */
+  /**
+   * Admin sandbox route: queue an inbound message on a sandbox channel as the provider would
+   * deliver it. A file is named by `media.mediaFileId`, an upload of the channel's workspace.
+   * Returns its message id.
+   */
   async injectSandbox(channelId: string, message: Omit<InboundMessage, 'providerMessageId' | 'receivedAt'>): Promise<string> {
     const channel = await this.channels.findUnscopedForOperator(channelId);
     if (channel.whatsAppProvider !== 'sandbox') throw NotASandboxChannel('Inbound messages are injected only on sandbox channels.');
+    checkSandboxMessage(message);
+    const mediaFileId = message.media?.mediaFileId;
+    if (mediaFileId && !(await this.storage.findById(channel.workspaceId, mediaFileId))) throw MediaNotFound();
+    const reaction = message.reaction && (await this.reactedProviderId(channel.workspaceId, message.reaction));
     const providerMessageId = `wamid.sandbox.in.${newId()}`;
     await this.outbox.transaction((tx) =>
       tx.enqueue([
         {
           jobName: JobName.ReceiveWhatsAppMessage,
           workspaceId: channel.workspaceId,
-          payload: { channelId: channel.id, message: { ...message, providerMessageId, receivedAt: new Date().toISOString() } },
+          payload: {
+            channelId: channel.id,
+            message: { ...message, ...(reaction ? { reaction } : {}), providerMessageId, receivedAt: new Date().toISOString() },
+          },
         },
       ]),
     );
     return providerMessageId;
   }
+
+  /** A reaction may name the message by our event id: the provider's message id stands in, as in a real notification. */
+  private async reactedProviderId(workspaceId: string, reaction: { messageId: string; emoji: string }) {
+    if (!isUuid(reaction.messageId)) return reaction;
+    const event = await this.events.findOne(workspaceId, { id: reaction.messageId, sourceType: EventSourceType.WhatsApp });
+    return { ...reaction, messageId: event?.sourceId ?? reaction.messageId };
+  }
 }
+
+/** What each type of injected message must carry, as Meta's notifications always do. */
+function checkSandboxMessage(message: Omit<InboundMessage, 'providerMessageId' | 'receivedAt'>): void {
+  if (!message.fromNumber && !message.fromUserId)
+    throw InvalidSandboxMessage('fromNumber or fromUserId is required.', ['fromNumber', 'fromUserId']);
+  const need = (present: unknown, member: string) => {
+    if (present === undefined || present === null) throw InvalidSandboxMessage(`A ${message.type} message needs ${member}.`, [member]);
+  };
+  if (isMediaKind(message.type)) need(message.media?.mediaFileId, 'mediaId');
+  else if (message.type === 'text') need(message.text, 'text');
+  else if (message.type === 'location') need(message.location, 'location');
+  else if (message.type === 'contacts') need(message.contacts, 'contacts');
+  else if (message.type === 'reaction') need(message.reaction, 'reaction');
+  else if (message.type === 'button' || message.type === 'interactive') need(message.payload ?? message.text, 'payload');
+}
+
+const isUuid = (value: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);

@@ -8,11 +8,12 @@ import { Outbox } from '../queue/outbox.service.js';
 import { WebhookKind } from '../webhooks/webhook-kind.js';
 import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
 import type { StatusUpdate } from './cloud-webhook.js';
+import { messageWebhookPayload } from './message-webhook.js';
 
 type Status = StatusUpdate['status'];
 
 /** A status an outbound event moves to; `providerMessageId` is null when the provider never took the message. */
-export type StatusChange = Pick<StatusUpdate, 'status' | 'errorCode' | 'errorReason'> & { providerMessageId: string | null };
+export type StatusChange = Pick<StatusUpdate, 'status' | 'errorCode' | 'errorReason' | 'isBillable'> & { providerMessageId: string | null };
 
 /** Forward only, so a late `delivered` after `read` changes nothing; Failed ends anything not yet delivered. */
 const MOVABLE_FROM: Record<Status, string[]> = {
@@ -49,6 +50,7 @@ export class StatusService {
       providerMessageId: change.providerMessageId,
       errorCode: change.errorCode,
       failureReason: change.errorReason?.slice(0, 1000) ?? null,
+      isBillable: change.isBillable ?? null,
     };
     const from = MOVABLE_FROM[change.status];
     const webhookUrl = channel?.webhookUrl;
@@ -68,27 +70,23 @@ export class StatusService {
         kind: WebhookKind.WhatsAppMessage,
         targetUrl: webhookUrl,
         payload: {
-          workspaceId: event.workspace_id,
-          channelId,
-          conversationId: event.conversation_id,
-          contactId: event.contact_id,
-          // A message that never reached the provider has no provider id: its conversation event id stands in.
-          messageId: event.source_id ?? event.id,
-          direction: 'Outbound',
-          messageType,
-          body: event.body,
-          mediaUrl: null,
-          mimeType: null,
-          status: change.status,
-          senderUserId: null,
-          latitude: null,
-          longitude: null,
-          creationTime: TimestampFormat.utc(event.creation_time),
-          isBillable: messageType === 'Template',
-          errorCode: change.errorCode,
-          errorReason: change.errorReason,
-          buttonPayload: null,
-          buttonText: null,
+          ...messageWebhookPayload({
+            workspaceId: event.workspace_id,
+            channelId,
+            conversationId: event.conversation_id,
+            contactId: event.contact_id,
+            // A message that never reached the provider has no provider id: its conversation event id stands in.
+            messageId: event.source_id ?? event.id,
+            direction: 'Outbound',
+            messageType,
+            body: event.body,
+            status: change.status,
+            creationTime: TimestampFormat.utc(event.creation_time),
+            // What the provider's pricing said; before any status carried it, templates are the messages charged for.
+            isBillable: event.is_billable ?? messageType === 'Template',
+            errorCode: change.errorCode,
+            errorReason: change.errorReason,
+          }),
         },
       },
     ]);

@@ -9,7 +9,7 @@ import { SandboxMessageDto, ServiceAccountTemplateDto, TemplateDefinitionDto } f
 import { TemplatesService } from './templates.service.js';
 import { InboundService } from './inbound.service.js';
 import { SandboxWhatsAppProvider } from './providers/sandbox.provider.js';
-import { SandboxInboundDto } from './dto/send-message.dto.js';
+import { SandboxInboundDto } from './dto/sandbox-inbound.dto.js';
 
 const ChannelId = () => Param('channelId', new ParseIdPipe('Channels:Channel'));
 
@@ -45,9 +45,13 @@ export class WhatsAppAdminController {
 
   @Post(':channelId/sandbox/inbound')
   @HttpCode(202)
-  @ApiOperation({ summary: 'Inject Sandbox Inbound Message', description: 'Processed exactly as if the provider had delivered it.' })
+  @ApiOperation({
+    summary: 'Inject Sandbox Inbound Message',
+    description:
+      'Processed exactly as if the provider had delivered it: any inbound type (text, image, video, audio, document, sticker, location, contacts, button, interactive, reaction, unsupported), files from an upload of the workspace (`mediaId`), a phone or BSUID sender, a profile name.',
+  })
   async sandboxInbound(@ChannelId() channelId: string, @Body() body: SandboxInboundDto): Promise<{ messageId: string }> {
-    return { messageId: await this.inbound.injectSandbox(channelId, body) };
+    return { messageId: await this.inbound.injectSandbox(channelId, SandboxInboundDto.toMessage(body)) };
   }
 
   @Get(':channelId/sandbox/messages')

@@ -11,6 +11,8 @@ import { ContactsModule } from '../contacts/contacts.module.js';
 import { ConversationsModule } from '../conversations/conversations.module.js';
 import { MessagingService } from './messaging.service.js';
 import { InboundService } from './inbound.service.js';
+import { InboundMediaService } from './inbound-media.service.js';
+import { StorageModule } from '../storage/storage.module.js';
 import { StatusService } from './status.service.js';
 import { WhatsAppWebhooksController } from './whatsapp-webhooks.controller.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
@@ -28,11 +30,13 @@ import { WhatsAppProcessor } from './whatsapp.processor.js';
     ContactsModule,
     ConversationsModule,
     WebhooksModule,
+    StorageModule,
   ],
   controllers: [WhatsAppController, WhatsAppAdminController, WhatsAppWebhooksController],
   providers: [
     MessagingService,
     InboundService,
+    InboundMediaService,
     StatusService,
     TemplatesService,
     WhatsAppWebhooksService,

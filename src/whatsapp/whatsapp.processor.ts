@@ -7,6 +7,7 @@ import { MessagingService } from './messaging.service.js';
 import { StatusService } from './status.service.js';
 import { readNotification } from './cloud-webhook.js';
 import { InboundService } from './inbound.service.js';
+import { InboundMediaService } from './inbound-media.service.js';
 
 @Injectable()
 export class WhatsAppProcessor {
@@ -14,6 +15,7 @@ export class WhatsAppProcessor {
     private readonly messaging: MessagingService,
     private readonly inbound: InboundService,
     private readonly statuses: StatusService,
+    private readonly media: InboundMediaService,
   ) {}
 
   /** Passing provider failures are retried with backoff (honouring Retry-After); permanent ones, and the last attempt, end Failed. */
@@ -27,6 +29,12 @@ export class WhatsAppProcessor {
     const { messages, statuses } = readNotification(job.data.notification);
     for (const message of messages) await this.inbound.receive(job.data.workspaceId, job.data.channelId, message);
     for (const status of statuses) await this.statuses.apply(job.data.workspaceId, job.data.channelId, status);
+  }
+
+  /** Fetches an inbound message's file; passing failures are retried, the last attempt sends the webhook without the file. */
+  @JobHandler(JobName.DownloadWhatsAppMedia, { concurrency: 16 })
+  downloadMedia(job: JobOf<JobName.DownloadWhatsAppMedia>): Promise<void> {
+    return this.media.download(job.data.workspaceId, job.data, isLastAttempt(job));
   }
 
   @JobHandler(JobName.ReceiveWhatsAppMessage, { concurrency: 16 })

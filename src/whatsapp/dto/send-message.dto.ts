@@ -65,13 +65,3 @@ export class SendInteractiveButtonsDto extends SendBaseDto {
   @Type(() => InteractiveButtonDto)
   buttons: InteractiveButtonDto[];
 }
-
-/** Admin: an inbound message as if the provider had delivered it (sandbox channels). */
-export class SandboxInboundDto {
-  @PhoneNumberField('Sender phone number.') fromNumber: string;
-  @IsString() @MinLength(1) @MaxLength(20) type: 'text' | 'button' | 'interactive';
-  @IsOptional() @IsString() @MaxLength(4096) text?: string;
-  /** Quick-reply payload or interactive button id. */
-  @IsOptional() @IsString() @MaxLength(1000) payload?: string;
-  @IsOptional() @IsString() @MaxLength(200) replyToMessageId?: string;
-}

@@ -8,7 +8,26 @@ import type { GraphTemplatePage } from '../templates.service.js';
 import { ValidationError } from '../../common/errors/domain-error.js';
 import { describeCloudError, unreachable } from './cloud-api-errors.js';
 import { errorText, type CloudError } from '../cloud-webhook.js';
-import { graphRequest, GraphUnreachableError, type GraphResponse } from './graph-http.js';
+import { DownloadTooLargeError, graphDownload, graphRequest, GraphUnreachableError, type GraphResponse } from './graph-http.js';
+
+/** What fetching a message's file from the Graph API came to. */
+export type MediaFetch =
+  | { kind: 'fetched'; size: number; sha256: Buffer; mimeType: string | null; expectedSha256: string | null }
+  /** `retry`: a passing failure (Graph 5xx or 429, no answer, a refused download URL); `failed`: trying again cannot help. */
+  | { kind: 'retry' | 'failed'; errorCode: string; failureReason: string };
+
+/** The Graph API's description of a media object (`GET /{media-id}`). */
+interface GraphMedia {
+  url?: string;
+  mime_type?: string;
+  sha256?: string;
+  file_size?: string | number;
+  id?: string;
+  error?: CloudError;
+}
+
+export const MEDIA_DOWNLOAD_FAILED = 'WhatsApp:MediaDownloadFailed';
+export const MEDIA_TOO_LARGE = 'WhatsApp:MediaTooLarge';
 
 const TemplateSyncFailed = (message: string) => new ValidationError('WhatsApp:TemplateSyncFailed', message);
 
@@ -35,6 +54,54 @@ export class CloudApiWhatsAppProvider implements WhatsAppProvider {
         return response.body as GraphTemplatePage;
       },
     };
+  }
+
+  /**
+   * Fetches an inbound message's file: `GET /{media-id}` with the channel's token for its `url`,
+   * then that URL with the same token, streamed into `target` (at most `maxBytes`).
+   */
+  async fetchMedia(channel: Readonly<Channel>, mediaId: string, target: string, maxBytes: number): Promise<MediaFetch> {
+    const { accessToken } = this.channels.whatsAppCredentials(channel);
+    const tooLarge = (): MediaFetch => ({
+      kind: 'failed',
+      errorCode: MEDIA_TOO_LARGE,
+      failureReason: `The file is larger than the ${Math.round(maxBytes / 1024 / 1024)} MB kept for inbound media.`,
+    });
+    let info: GraphResponse;
+    try {
+      info = await graphRequest('GET', `${this.config.whatsapp.graphUrl}/${encodeURIComponent(mediaId)}`, accessToken);
+    } catch (err) {
+      if (err instanceof GraphUnreachableError) return { kind: 'retry', errorCode: MEDIA_DOWNLOAD_FAILED, failureReason: err.message };
+      throw err;
+    }
+    const media = info.body as GraphMedia;
+    if (info.status !== 200 || !media.url) {
+      const meaning = describeCloudError(info.status, media.error?.code, errorText(media.error));
+      return {
+        kind: meaning.retry ? 'retry' : 'failed',
+        errorCode: MEDIA_DOWNLOAD_FAILED,
+        failureReason: `The Graph API did not describe media ${mediaId}: ${meaning.failureReason}`,
+      };
+    }
+    if (Number(media.file_size) > maxBytes) return tooLarge();
+    try {
+      const download = await graphDownload(media.url, accessToken, target, maxBytes);
+      if (download.status !== 200 || !download.sha256) {
+        // An expired or refused URL: the next attempt asks the Graph API for a fresh one.
+        return { kind: 'retry', errorCode: MEDIA_DOWNLOAD_FAILED, failureReason: `The media URL answered HTTP ${download.status}.` };
+      }
+      return {
+        kind: 'fetched',
+        size: download.size,
+        sha256: download.sha256,
+        mimeType: media.mime_type ?? download.contentType ?? null,
+        expectedSha256: media.sha256 ?? null,
+      };
+    } catch (err) {
+      if (err instanceof DownloadTooLargeError) return tooLarge();
+      if (err instanceof GraphUnreachableError) return { kind: 'retry', errorCode: MEDIA_DOWNLOAD_FAILED, failureReason: err.message };
+      throw err;
+    }
   }
 
   async send(channel: Readonly<Channel>, request: Record<string, unknown>): Promise<SendOutcome> {

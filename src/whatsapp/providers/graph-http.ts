@@ -1,5 +1,8 @@
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import { pipeline } from 'node:stream/promises';
 
 const TIMEOUT_MS = 15_000;
 
@@ -55,5 +58,78 @@ export function graphRequest(method: 'GET' | 'POST', url: string, accessToken: s
     );
     req.on('error', fail);
     req.end(payload);
+  });
+}
+
+/** Thrown when a download exceeds its limit (announced by Content-Length, or counted as it arrives). */
+export class DownloadTooLargeError extends Error {
+  constructor(readonly limitBytes: number) {
+    super(`The file is larger than ${limitBytes} bytes.`);
+  }
+}
+
+/** What {@link graphDownload} got: the HTTP status and, for a 200, the bytes written and their SHA-256. */
+export interface GraphDownload {
+  status: number;
+  size: number;
+  sha256: Buffer | null;
+  contentType: string | undefined;
+}
+
+/** Silence on the connection this long ends a download (a large file may take longer as a whole). */
+const DOWNLOAD_IDLE_MS = 30_000;
+
+/**
+ * Streams `url` (a media URL the Graph API handed out, fetched with the same bearer token) into
+ * the new file `target`, hashing and counting as the bytes pass: the file is never held in memory.
+ * More than `maxBytes` is refused before or while reading. The caller removes `target` on failure.
+ * A non-200 answer resolves with its status and writes nothing.
+ */
+export function graphDownload(url: string, accessToken: string | null, target: string, maxBytes: number): Promise<GraphDownload> {
+  const source = new URL(url);
+  const transport = source.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const fail = (err: Error & { code?: string }) =>
+      reject(
+        err instanceof DownloadTooLargeError || err instanceof GraphUnreachableError
+          ? err
+          : new GraphUnreachableError(err.code ?? err.message),
+      );
+    const req = transport.get(
+      source,
+      { headers: { authorization: `Bearer ${accessToken ?? ''}` }, agent: agents[source.protocol as keyof typeof agents] },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        const contentType = res.headers['content-type'];
+        if (status !== 200) {
+          res.resume();
+          res.on('end', () => resolve({ status, size: 0, sha256: null, contentType }));
+          res.on('error', fail);
+          return;
+        }
+        const announced = Number(res.headers['content-length']);
+        if (Number.isFinite(announced) && announced > maxBytes) {
+          res.destroy();
+          reject(new DownloadTooLargeError(maxBytes));
+          return;
+        }
+        const hash = createHash('sha256');
+        let size = 0;
+        async function* countAndHash(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+          for await (const chunk of chunks) {
+            size += chunk.length;
+            if (size > maxBytes) throw new DownloadTooLargeError(maxBytes);
+            hash.update(chunk);
+            yield chunk;
+          }
+        }
+        pipeline(res, countAndHash, createWriteStream(target, { flags: 'wx' })).then(
+          () => resolve({ status, size, sha256: hash.digest(), contentType }),
+          fail,
+        );
+      },
+    );
+    req.setTimeout(DOWNLOAD_IDLE_MS, () => req.destroy(new GraphUnreachableError(`no data for ${DOWNLOAD_IDLE_MS / 1000} s`)));
+    req.on('error', fail);
   });
 }

@@ -28,7 +28,7 @@ export class SandboxWhatsAppProvider implements WhatsAppProvider {
 
   async send(channel: Readonly<Channel>, request: Record<string, unknown>): Promise<SendOutcome> {
     const providerMessageId = `wamid.sandbox.${newId()}`;
-    const recipient = String(request.to ?? '');
+    const recipient = { to: request.to as string | undefined, recipient: request.recipient as string | undefined };
     await this.outbox.transaction(async (tx) => {
       await this.messages.withManager(tx.manager).record(channel.workspaceId, channel.id, providerMessageId, request);
       await tx.enqueue(

@@ -1,0 +1,174 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsNumber,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
+import { PhoneNumberField } from '../../common/phone/phone-number.js';
+import { WhatsAppUserIdField } from '../../common/phone/whatsapp-user-id.js';
+import { INBOUND_KINDS, type InboundKind, type InboundMessage, type SharedContact } from '../inbound-message.js';
+
+export class SandboxLocationDto {
+  @IsNumber() @Min(-90) @Max(90) latitude: number;
+  @IsNumber() @Min(-180) @Max(180) longitude: number;
+  @IsOptional() @IsString() @MaxLength(1000) name?: string;
+  @IsOptional() @IsString() @MaxLength(1000) address?: string;
+}
+
+export class SandboxContactNameDto {
+  @IsString() @MinLength(1) @MaxLength(200) formattedName: string;
+  @IsOptional() @IsString() @MaxLength(100) firstName?: string;
+  @IsOptional() @IsString() @MaxLength(100) lastName?: string;
+}
+
+export class SandboxContactPhoneDto {
+  @IsString() @MaxLength(40) phone: string;
+  /** The WhatsApp id of the number, when it is on WhatsApp. */
+  @IsOptional() @IsString() @MaxLength(40) waId?: string;
+  @IsOptional() @IsString() @MaxLength(40) type?: string;
+}
+
+export class SandboxContactEmailDto {
+  @IsString() @MaxLength(320) email: string;
+  @IsOptional() @IsString() @MaxLength(40) type?: string;
+}
+
+export class SandboxContactOrgDto {
+  @IsOptional() @IsString() @MaxLength(200) company?: string;
+  @IsOptional() @IsString() @MaxLength(200) department?: string;
+  @IsOptional() @IsString() @MaxLength(200) title?: string;
+}
+
+/** A shared contact card, as a customer shares one from their phone book. */
+export class SandboxSharedContactDto {
+  @ValidateNested() @Type(() => SandboxContactNameDto) name: SandboxContactNameDto;
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @ValidateNested({ each: true })
+  @Type(() => SandboxContactPhoneDto)
+  phones?: SandboxContactPhoneDto[];
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @ValidateNested({ each: true })
+  @Type(() => SandboxContactEmailDto)
+  emails?: SandboxContactEmailDto[];
+  @IsOptional() @ValidateNested() @Type(() => SandboxContactOrgDto) org?: SandboxContactOrgDto;
+}
+
+export class SandboxReactionDto {
+  /** The message reacted to: its provider message id (`wamid.…`) or our conversation event id. */
+  @IsString() @MinLength(1) @MaxLength(200) messageId: string;
+  /** One emoji; "" removes the reaction. */
+  @IsString() @MaxLength(20) emoji: string;
+}
+
+/**
+ * Admin: an inbound message as if the provider had delivered it (sandbox channels). The sender is
+ * a phone number, a business-scoped user id, or both; the fields that apply depend on `type`.
+ */
+export class SandboxInboundDto {
+  @IsOptional() @PhoneNumberField('Sender phone number.') fromNumber?: string;
+  @IsOptional() @WhatsAppUserIdField('Sender business-scoped user id (BSUID).') fromUserId?: string;
+  @IsOptional() @WhatsAppUserIdField('Sender parent BSUID.') fromParentUserId?: string;
+  /** The sender's WhatsApp username. */
+  @IsOptional() @IsString() @MaxLength(100) username?: string;
+  /** The sender's profile name (`contacts[].profile.name`): names a new contact. */
+  @IsOptional() @IsString() @MaxLength(200) profileName?: string;
+  @ApiProperty({ enum: INBOUND_KINDS })
+  @IsIn(INBOUND_KINDS)
+  type: InboundKind;
+  /** text: the body; button and interactive: the button's title. */
+  @IsOptional() @IsString() @MaxLength(4096) text?: string;
+  /** Quick-reply payload or interactive button id. */
+  @IsOptional() @IsString() @MaxLength(1000) payload?: string;
+  @IsOptional() @IsString() @MaxLength(200) replyToMessageId?: string;
+  /** image, video, audio, document, sticker: an uploaded file of the channel's workspace (Support API). */
+  @IsOptional() @IsUUID() mediaId?: string;
+  @IsOptional() @IsString() @MaxLength(1024) caption?: string;
+  /** document: the file name the sender gave. */
+  @IsOptional() @IsString() @MaxLength(240) fileName?: string;
+  /** audio: a voice note. */
+  @IsOptional() @IsBoolean() voice?: boolean;
+  @IsOptional() @ValidateNested() @Type(() => SandboxLocationDto) location?: SandboxLocationDto;
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(10)
+  @ValidateNested({ each: true })
+  @Type(() => SandboxSharedContactDto)
+  contacts?: SandboxSharedContactDto[];
+  @IsOptional() @ValidateNested() @Type(() => SandboxReactionDto) reaction?: SandboxReactionDto;
+
+  /** The message as the provider would have delivered it (without its id and time, which the sandbox gives). */
+  static toMessage(dto: SandboxInboundDto): Omit<InboundMessage, 'providerMessageId' | 'receivedAt'> {
+    const media = dto.mediaId
+      ? {
+          media: {
+            mediaFileId: dto.mediaId,
+            caption: dto.caption ?? null,
+            fileName: dto.fileName ?? null,
+            ...(dto.voice !== undefined ? { voice: dto.voice } : {}),
+          },
+        }
+      : {};
+    return {
+      type: dto.type,
+      fromNumber: dto.fromNumber ?? null,
+      fromUserId: dto.fromUserId ?? null,
+      fromParentUserId: dto.fromParentUserId ?? null,
+      username: dto.username ?? null,
+      profileName: dto.profileName ?? null,
+      ...(dto.text !== undefined ? { text: dto.text } : {}),
+      ...(dto.payload !== undefined ? { payload: dto.payload } : {}),
+      ...(dto.replyToMessageId ? { replyToMessageId: dto.replyToMessageId } : {}),
+      ...media,
+      ...(dto.location
+        ? {
+            location: {
+              latitude: dto.location.latitude,
+              longitude: dto.location.longitude,
+              name: dto.location.name ?? null,
+              address: dto.location.address ?? null,
+              url: null,
+            },
+          }
+        : {}),
+      ...(dto.contacts ? { contacts: dto.contacts.map(toSharedContact) } : {}),
+      ...(dto.reaction ? { reaction: { messageId: dto.reaction.messageId, emoji: dto.reaction.emoji } } : {}),
+      ...(dto.type === 'unsupported' ? { raw: { type: 'unsupported', text: dto.text ?? null } } : {}),
+    };
+  }
+}
+
+function toSharedContact(card: SandboxSharedContactDto): SharedContact {
+  return {
+    name: {
+      formattedName: card.name.formattedName,
+      firstName: card.name.firstName ?? null,
+      lastName: card.name.lastName ?? null,
+      middleName: null,
+      prefix: null,
+      suffix: null,
+    },
+    phones: (card.phones ?? []).map((p) => ({ phone: p.phone, waId: p.waId ?? null, type: p.type ?? null })),
+    emails: (card.emails ?? []).map((e) => ({ email: e.email, type: e.type ?? null })),
+    org: card.org ? { company: card.org.company ?? null, department: card.org.department ?? null, title: card.org.title ?? null } : null,
+    addresses: [],
+    urls: [],
+    birthday: null,
+  };
+}
