@@ -1,5 +1,5 @@
-import { createHmac } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
 export interface CloudRequest {
   method: string;
@@ -19,6 +19,21 @@ export interface CloudAnswer {
   drop?: boolean;
 }
 
+/** A file the fake Graph API holds for an inbound message, served as Meta serves media. */
+export interface FakeMedia {
+  bytes: Buffer;
+  mimeType: string;
+  /** What `GET /{media-id}` announces as `sha256` (default: the bytes' real hex digest). */
+  sha256?: string;
+  /** The next this many `GET /{media-id}` answer a Graph 500. */
+  metadataFailures?: number;
+  /** The next this many downloads of the file answer 500. */
+  downloadFailures?: number;
+  /** Bytes are sent in chunks of this size with `chunkDelayMs` between them (a slow download). */
+  chunkBytes?: number;
+  chunkDelayMs?: number;
+}
+
 export interface TemplatePageData {
   data: unknown[];
 }
@@ -35,6 +50,8 @@ export class FakeCloudApi {
   readonly script: CloudAnswer[] = [];
   /** When set, a send with another bearer token is refused as Meta refuses an expired token (401, code 190). */
   acceptedTokens: string[] | undefined;
+  /** Inbound media by media id: `GET /{media-id}` describes it, its `url` serves the bytes, both behind the bearer token. */
+  readonly media = new Map<string, FakeMedia>();
   /** Pages of `message_templates`: page i+1 is reached with the cursor of page i. */
   templatePages: TemplatePageData[] = [];
   private server!: Server;
@@ -49,6 +66,11 @@ export class FakeCloudApi {
       req.on('end', () => {
         const receivedAt = Date.now();
         const path = req.url ?? '/';
+        if (req.method === 'GET' && path.startsWith('/whatsapp_business/attachments/')) {
+          fake.requests.push({ method: 'GET', path, auth: req.headers.authorization, body: null, receivedAt });
+          fake.serveMediaBytes(req, res);
+          return;
+        }
         const request: CloudRequest = {
           method: req.method ?? 'GET',
           path,
@@ -57,7 +79,12 @@ export class FakeCloudApi {
           receivedAt,
         };
         fake.requests.push(request);
-        const answer = req.method === 'GET' && path.includes('/message_templates') ? fake.templatePage(path) : fake.sendAnswer(request);
+        const answer =
+          req.method === 'GET' && path.includes('/message_templates')
+            ? fake.templatePage(path)
+            : req.method === 'GET'
+              ? fake.mediaInfo(req, path)
+              : fake.sendAnswer(request);
         request.answer = answer;
         if (answer.drop) {
           req.socket.destroy();
@@ -73,6 +100,20 @@ export class FakeCloudApi {
     return fake;
   }
 
+  /** Holds `bytes` as media `id` (see {@link FakeMedia}); returns the hex SHA-256 of the bytes. */
+  addMedia(id: string, bytes: Buffer, mimeType: string, options: Omit<FakeMedia, 'bytes' | 'mimeType'> = {}): string {
+    this.media.set(id, { bytes, mimeType, ...options });
+    return createHash('sha256').update(bytes).digest('hex');
+  }
+
+  /** Requests for a media id's description, and downloads of its bytes. */
+  mediaRequests(id: string): { info: CloudRequest[]; downloads: CloudRequest[] } {
+    return {
+      info: this.requests.filter((r) => r.method === 'GET' && r.path === `/v21.0/${id}`),
+      downloads: this.requests.filter((r) => r.path.startsWith(`/whatsapp_business/attachments/?mid=${id}&`)),
+    };
+  }
+
   /** The send requests (`POST …/messages`) received so far. */
   get sends(): CloudRequest[] {
     return this.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/messages'));
@@ -81,6 +122,11 @@ export class FakeCloudApi {
   /** Sends whose body's `to` is `to`. */
   sendsTo(to: string): CloudRequest[] {
     return this.sends.filter((r) => (r.body as { to?: string } | null)?.to === to);
+  }
+
+  /** Sends whose body's `recipient` (a BSUID) is `recipient`. */
+  sendsToRecipient(recipient: string): CloudRequest[] {
+    return this.sends.filter((r) => (r.body as { recipient?: string } | null)?.recipient === recipient);
   }
 
   /** A Graph API error answer, as Meta shapes it. */
@@ -133,11 +179,76 @@ export class FakeCloudApi {
     }
     const scripted = this.script.shift();
     if (scripted) return scripted;
-    const to = (request.body as { to?: string } | null)?.to;
+    const { to, recipient } = (request.body ?? {}) as { to?: string; recipient?: string };
+    // `to` wins over `recipient`; a send to a BSUID is answered with its user_id instead of a wa_id.
+    const contact = to ? { input: to, wa_id: to } : { input: recipient, user_id: recipient };
     return {
       status: 200,
-      body: { messaging_product: 'whatsapp', contacts: [{ input: to, wa_id: to }], messages: [{ id: `wamid.fake${++this.sent}` }] },
+      body: { messaging_product: 'whatsapp', contacts: [contact], messages: [{ id: `wamid.fake${++this.sent}` }] },
     };
+  }
+
+  private tokenRefused(auth: string | undefined): boolean {
+    const token = (auth ?? '').replace(/^Bearer /, '');
+    return this.acceptedTokens ? !this.acceptedTokens.includes(token) : token === '';
+  }
+
+  /** `GET /{media-id}`: Meta's media description, with a download URL on the (fake) lookaside host. */
+  private mediaInfo(req: IncomingMessage, path: string): CloudAnswer {
+    if (this.tokenRefused(req.headers.authorization))
+      return FakeCloudApi.error(401, 190, 'Error validating access token: Session has expired');
+    const id = decodeURIComponent(path.replace(/^\/v21\.0\//, '').split('?')[0]);
+    const media = this.media.get(id);
+    if (!media) return FakeCloudApi.error(400, 100, `Unsupported get request. Object with ID '${id}' does not exist`);
+    if (media.metadataFailures) {
+      media.metadataFailures--;
+      return FakeCloudApi.error(500, 1, 'An unknown error occurred');
+    }
+    const origin = this.url.replace(/\/v21\.0$/, '');
+    return {
+      status: 200,
+      body: {
+        messaging_product: 'whatsapp',
+        url: `${origin}/whatsapp_business/attachments/?mid=${id}&ext=${Math.floor(Date.now() / 1000)}&hash=${randomBytes(6).toString('hex')}`,
+        mime_type: media.mimeType,
+        sha256: media.sha256 ?? createHash('sha256').update(media.bytes).digest('hex'),
+        file_size: String(media.bytes.length),
+        id,
+      },
+    };
+  }
+
+  /** The media URL: the bytes, only with the bearer token (as Meta's lookaside host), optionally slowly. */
+  private serveMediaBytes(req: IncomingMessage, res: ServerResponse): void {
+    const id = new URL(req.url ?? '/', 'http://fake').searchParams.get('mid') ?? '';
+    const media = this.media.get(id);
+    if (this.tokenRefused(req.headers.authorization) || !media) {
+      res.writeHead(this.tokenRefused(req.headers.authorization) ? 401 : 404).end();
+      return;
+    }
+    if (media.downloadFailures) {
+      media.downloadFailures--;
+      res.writeHead(500).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': media.mimeType, 'content-length': media.bytes.length });
+    if (!media.chunkBytes) {
+      res.end(media.bytes);
+      return;
+    }
+    let offset = 0;
+    const step = media.chunkBytes;
+    const next = () => {
+      if (res.destroyed) return;
+      if (offset >= media.bytes.length) {
+        res.end();
+        return;
+      }
+      res.write(media.bytes.subarray(offset, offset + step));
+      offset += step;
+      setTimeout(next, media.chunkDelayMs ?? 0);
+    };
+    next();
   }
 
   private templatePage(path: string): CloudAnswer {
