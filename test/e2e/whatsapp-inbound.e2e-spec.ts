@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import * as corpus from '../support/cloud-notifications.js';
 import { FakeCloudApi } from '../support/fake-cloud-api.js';
 import { createWorkspace, waitFor, type WorkspaceFixture } from '../support/fixtures.js';
+import { minimalPdf, uploadFile } from '../support/media-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { verifySignature, WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -262,5 +264,215 @@ describe('Inbound WhatsApp messages as Meta delivers them (signed notifications,
     assert.equal(delivered2.isBillable, true);
     const moved = (await timeline('+14155550605')).items.find((e) => e.eventId === sent2.body.conversationEventId)!;
     assert.equal(moved.status, 'Delivered');
+  });
+});
+
+describe('An inbound file survives a worker killed during its download', () => {
+  let t: TestApp;
+  let a: WorkspaceFixture;
+  let channel: { id: string };
+  let fake: FakeCloudApi;
+  let receiver: WebhookReceiver;
+  let worker: ChildProcess | undefined;
+
+  const startWorker = () =>
+    spawn(process.execPath, ['dist/src/main.js'], {
+      env: { ...process.env, APP_ROLE: 'worker', MIGRATIONS_RUN: 'false', LOG_LEVEL: 'warn' },
+      stdio: 'ignore',
+    });
+
+  before(async () => {
+    fake = await FakeCloudApi.start();
+    fake.acceptedTokens = [TOKEN];
+    receiver = await WebhookReceiver.start();
+    // This process takes Meta's notifications and reads; the worker processes run the jobs.
+    t = await startTestApp({
+      APP_ROLE: 'api',
+      WHATSAPP_GRAPH_URL: fake.url,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      RATE_LIMIT_REQUESTS_PER_MINUTE: '100000',
+      QUEUE_LOCK_DURATION_MS: '2000',
+    });
+    a = await createWorkspace(t, 'K');
+    const created = await t.admin.post(`/admin/v1/workspaces/${a.workspaceId}/channels`, {
+      name: 'Cloud WA',
+      type: 2,
+      phoneNumber: '+14155550889',
+      webhookUrl: receiver.url('/wa'),
+      whatsApp: { provider: 'cloud-api', phoneNumberId: '1', wabaId: '2', accessToken: TOKEN, appSecret: APP_SECRET, verifyToken: 'v' },
+    });
+    assert.equal(created.status, 200, created.text);
+    channel = created.body;
+  });
+  after(async () => {
+    worker?.kill('SIGKILL');
+    await t.close();
+    await fake.close();
+    await receiver.close();
+  });
+
+  it('downloads it again in another worker, and the message arrives once', async () => {
+    // 256 KB sent in 16 KB chunks every 150 ms: a download of about 2.4 s to kill the worker in.
+    const bytes = randomBytes(256 * 1024);
+    const sha = fake.addMedia('8001', bytes, 'audio/ogg', { chunkBytes: 16 * 1024, chunkDelayMs: 150 });
+    worker = startWorker();
+    const notification = corpus.inbound({ phone: '14155550701', name: 'Kim' }, 'wamid.kill-1', corpus.content.audio('8001', sha, true));
+    assert.equal(await FakeCloudApi.notify(`${t.baseUrl}/v1/whatsapp/webhooks/${channel.id}`, APP_SECRET, notification), 200);
+    await waitFor(async () => fake.mediaRequests('8001').downloads.length === 1, 30_000, 'the worker to start the download');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    worker.kill('SIGKILL');
+    await new Promise((resolve) => worker!.once('exit', resolve));
+    assert.equal(receiver.at('/wa').length, 0, 'no webhook before the file');
+    worker = startWorker();
+    const received = await waitFor(async () => receiver.at('/wa')[0], 60_000, 'the webhook after the restart');
+    const payload = verifySignature(received, a.webhookSecret) as Payload;
+    assert.equal(payload.messageId, 'wamid.kill-1');
+    assert.equal(payload.messageType, 'Audio');
+    const response = await fetch(`${t.baseUrl}${new URL(payload.mediaUrl).pathname}`);
+    assert.deepEqual(Buffer.from(await response.arrayBuffer()), bytes);
+    assert.ok(fake.mediaRequests('8001').downloads.length >= 2);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    assert.equal(receiver.at('/wa').length, 1, 'the message arrives once');
+    const conversation = (
+      await a.api.post('/v2/conversations/service-account/create', { channelId: channel.id, phoneNumber: '+14155550701' })
+    ).body.conversation;
+    const page = await a.api.get(`/v2/conversations/service-account/${conversation.id}/timeline`);
+    assert.equal(page.body.totalCount, 1);
+    assert.equal(page.body.items[0].attachment.mediaStatus, 'Stored');
+  });
+});
+
+describe('Sandbox inbound injection takes every inbound type', () => {
+  let t: TestApp;
+  let a: WorkspaceFixture;
+  let b: WorkspaceFixture;
+  let channel: { id: string };
+  let receiver: WebhookReceiver;
+  const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+
+  const inject = (body: Record<string, unknown>) => t.admin.post(`/admin/v1/channels/${channel.id}/sandbox/inbound`, body);
+  const webhookOf = (messageId: string) =>
+    waitFor(
+      async () =>
+        receiver
+          .at('/sbx')
+          .map((r) => verifySignature(r, a.webhookSecret) as Payload)
+          .find((p) => p.messageId === messageId),
+      10_000,
+      `the webhook of ${messageId}`,
+    );
+
+  before(async () => {
+    receiver = await WebhookReceiver.start();
+    t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_REQUESTS_PER_MINUTE: '100000' });
+    a = await createWorkspace(t, 'A');
+    b = await createWorkspace(t, 'B');
+    channel = (
+      await t.admin.post(`/admin/v1/workspaces/${a.workspaceId}/channels`, {
+        name: 'Sandbox',
+        type: 2,
+        phoneNumber: '+14155550890',
+        webhookUrl: receiver.url('/sbx'),
+        whatsApp: { provider: 'sandbox' },
+      })
+    ).body;
+  });
+  after(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  it('injects files from the workspace’s uploads, locations, shared contacts, reactions and unsupported messages, each as Meta would deliver it', async () => {
+    const png = await uploadFile(t.baseUrl, '/v1/support/upload', a.token, 'file', { bytes: PNG, name: 'shot.png', type: 'image/png' });
+    assert.equal(png.status, 200, JSON.stringify(png.body));
+    const pdf = await uploadFile(t.baseUrl, '/v1/support/upload', a.token, 'file', {
+      bytes: minimalPdf(),
+      name: 'terms.pdf',
+      type: 'application/pdf',
+    });
+    assert.equal(pdf.status, 200);
+    const sender = { fromNumber: '14155550801', fromUserId: 'SA.4455667788', username: 'noura', profileName: 'Noura' };
+
+    const image = await inject({ ...sender, type: 'image', mediaId: png.body.id, caption: 'Look' });
+    assert.equal(image.status, 202, image.text);
+    const imagePayload = await webhookOf(image.body.messageId);
+    assert.deepEqual(
+      [imagePayload.messageType, imagePayload.body, imagePayload.mediaUrl, imagePayload.mimeType, imagePayload.size],
+      ['Image', 'Look', png.body.url, 'image/png', png.body.size],
+    );
+    assert.deepEqual(
+      [imagePayload.whatsAppUserId, imagePayload.whatsAppUsername, imagePayload.profileName],
+      ['SA.4455667788', 'noura', 'Noura'],
+    );
+
+    const doc = await inject({ ...sender, type: 'document', mediaId: pdf.body.id, fileName: 'Terms 2026.pdf' });
+    const docPayload = await webhookOf(doc.body.messageId);
+    assert.deepEqual(
+      [docPayload.messageType, docPayload.body, docPayload.fileName, docPayload.mediaUrl],
+      ['Document', 'Terms 2026.pdf', 'Terms 2026.pdf', pdf.body.url],
+    );
+
+    const voice = await inject({ ...sender, type: 'audio', mediaId: png.body.id, voice: true });
+    assert.equal((await webhookOf(voice.body.messageId)).messageType, 'Audio');
+
+    const location = await inject({ ...sender, type: 'location', location: { latitude: 21.4225, longitude: 39.8262, name: 'Office' } });
+    const locationPayload = await webhookOf(location.body.messageId);
+    assert.deepEqual([locationPayload.messageType, locationPayload.latitude, locationPayload.longitude], ['Location', 21.4225, 39.8262]);
+
+    const contacts = await inject({
+      ...sender,
+      type: 'contacts',
+      contacts: [{ name: { formattedName: 'Omar Ali', firstName: 'Omar' }, phones: [{ phone: '+966501234567', type: 'CELL' }] }],
+    });
+    const contactsPayload = await webhookOf(contacts.body.messageId);
+    assert.equal(contactsPayload.messageType, 'Contact');
+    assert.equal(contactsPayload.contacts[0].name.formattedName, 'Omar Ali');
+    assert.deepEqual(contactsPayload.contacts[0].phones, [{ phone: '+966501234567', waId: null, type: 'CELL' }]);
+
+    // A reaction names the message by its provider id or by our event id.
+    const conversation = (
+      await a.api.post('/v2/conversations/service-account/create', { channelId: channel.id, phoneNumber: '+14155550801' })
+    ).body.conversation;
+    const timeline = async () =>
+      (await a.api.get(`/v2/conversations/service-account/${conversation.id}/timeline?MaxResultCount=100`)).body.items as Payload[];
+    const imageEvent = (await timeline()).find((e) => e.sourceId === image.body.messageId)!;
+    assert.equal(imageEvent.attachment.mediaStatus, 'Stored');
+    assert.equal(imageEvent.attachment.mediaUrl, png.body.url);
+    const byEventId = await inject({ ...sender, type: 'reaction', reaction: { messageId: imageEvent.eventId, emoji: '❤️' } });
+    const byProviderId = await inject({ ...sender, type: 'reaction', reaction: { messageId: image.body.messageId, emoji: '' } });
+    const [r1, r2] = [await webhookOf(byEventId.body.messageId), await webhookOf(byProviderId.body.messageId)];
+    assert.deepEqual([r1.messageType, r1.body, r1.reactedMessageId], ['Reaction', '❤️', imageEvent.eventId]);
+    assert.deepEqual([r2.messageType, r2.body, r2.reactedMessageId], ['Reaction', '', imageEvent.eventId]);
+
+    const other = await inject({ ...sender, type: 'unsupported', text: 'a poll' });
+    assert.equal((await webhookOf(other.body.messageId)).messageType, 'Unsupported');
+
+    const events = await timeline();
+    assert.deepEqual(events.find((e) => e.sourceId === location.body.messageId)!.location, {
+      latitude: 21.4225,
+      longitude: 39.8262,
+      name: 'Office',
+      address: null,
+    });
+    assert.equal((await a.api.get(`/v1/contacts/${conversation.contactId}`)).body.name, 'Noura');
+  });
+
+  it('refuses another workspace’s upload (404), a message without what its type needs (400), and a sender without any id (400)', async () => {
+    const theirs = await uploadFile(t.baseUrl, '/v1/support/upload', b.token, 'file', { bytes: PNG, name: 'b.png', type: 'image/png' });
+    assert.equal(theirs.status, 200);
+    const foreign = await inject({ fromNumber: '14155550802', type: 'image', mediaId: theirs.body.id });
+    assert.equal(foreign.status, 404);
+    assert.equal(foreign.body.error.code, 'Media:NotFound');
+    const noFile = await inject({ fromNumber: '14155550802', type: 'video' });
+    assert.equal(noFile.status, 400);
+    assert.equal(noFile.body.error.code, 'WhatsApp:InvalidSandboxMessage');
+    assert.deepEqual(noFile.body.error.validationErrors[0].members, ['mediaId']);
+    const nobody = await inject({ type: 'text', text: 'hi' });
+    assert.equal(nobody.status, 400);
+    assert.deepEqual(nobody.body.error.validationErrors[0].members, ['fromNumber', 'fromUserId']);
+    const badType = await inject({ fromNumber: '14155550802', type: 'hologram' });
+    assert.equal(badType.status, 400);
+    const badUserId = await inject({ fromUserId: 'not-a-bsuid', type: 'text', text: 'x' });
+    assert.equal(badUserId.status, 400);
   });
 });
