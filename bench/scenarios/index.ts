@@ -3,6 +3,7 @@ import { load, NodeProcess, freePort, type LoadResult } from '../harness.js';
 import { webhookDelivery } from './webhook-delivery.js';
 import { createIvrScenario, ivrThroughputScenario, ivrWorkerAloneScenario } from './outbound-ivr.js';
 import { sendTemplateScenario, sustainedSendScenario } from './whatsapp.js';
+import { inboundEdgeScenario, inboundMediaScenario } from './whatsapp-inbound.js';
 import { listConversationsScenario, seedScenario as conversationSeedScenario, timelineScenario } from './conversations.js';
 import { listScenario, searchScenario, seedScenario, setPropertyScenario, vcardScenario } from './contacts.js';
 import { speechScenario, uploadAudioScenario } from './media.js';
@@ -111,6 +112,8 @@ export const SCENARIOS: Scenario[] = [
   // The sustained run first: its worker must not inherit the request-path scenario's backlog.
   sustainedSendScenario,
   sendTemplateScenario,
+  inboundEdgeScenario,
+  inboundMediaScenario,
   uploadAudioScenario,
   speechScenario,
   ivrThroughputScenario,

@@ -1,6 +1,6 @@
-import http from 'node:http';
 import { Client } from 'pg';
 import { NodeProcess } from '../harness.js';
+import { percentiles, steadyLoad } from '../steady-load.js';
 import { compareWithBaseline, type Scenario, type ScenarioResult } from './index.js';
 
 const TEMPLATE = {
@@ -48,55 +48,6 @@ export const sendTemplateScenario: Scenario = {
   },
 };
 
-/**
- * Requests at a steady `SUSTAINED_RATE` per second, evenly spaced, for `seconds`,
- * whatever the pace of the answers (open loop; at most 64 connections, as before). autocannon's
- * rate is not used here: it sends each second's quota in a burst at the start of the second.
- * Returns when every request has its answer.
- */
-async function steadyLoad(url: string, headers: Record<string, string>, body: (token: string) => string, seconds: number, prefix: string) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-  const sentAt = new Map<string, number>();
-  const acceptedAt = new Map<string, number>();
-  const answers: Array<Promise<void>> = [];
-  let non2xx = 0;
-  let errors = 0;
-  const now = () => performance.timeOrigin + performance.now();
-  const send = (token: string) =>
-    new Promise<void>((resolve) => {
-      const payload = body(token);
-      sentAt.set(token, now());
-      const req = http.request(
-        url,
-        { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(payload) } },
-        (res) => {
-          res.resume();
-          res.on('end', () => {
-            const status = res.statusCode ?? 0;
-            if (status >= 200 && status < 300) acceptedAt.set(token, now());
-            else non2xx++;
-            resolve();
-          });
-        },
-      );
-      req.on('error', () => {
-        errors++;
-        resolve();
-      });
-      req.end(payload);
-    });
-  const total = SUSTAINED_RATE * seconds;
-  const start = now();
-  while (answers.length < total) {
-    const due = Math.min(total, Math.floor(((now() - start) * SUSTAINED_RATE) / 1000) + 1);
-    while (answers.length < due) answers.push(send(`${prefix}${answers.length + 1}`));
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-  await Promise.all(answers);
-  agent.destroy();
-  return { sentAt, acceptedAt, non2xx, errors };
-}
-
 /** request → provider by 5 s window of the run (BENCH_VERBOSE). */
 function printByWindow(tokens: string[], sentAt: Map<string, number>, arrival: (token: string) => number): void {
   const start = Math.min(...sentAt.values());
@@ -109,12 +60,6 @@ function printByWindow(tokens: string[], sentAt: Map<string, number>, arrival: (
     const { p50, p95 } = percentiles(latencies);
     console.log(`  ${window * 5}-${window * 5 + 5} s: request → provider p50 ${p50} ms, p95 ${p95} ms`);
   }
-}
-
-function percentiles(values: number[]): { p50: number; p95: number } {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number) => Math.round(sorted[Math.floor(sorted.length * q)] ?? Infinity);
-  return { p50: at(0.5), p95: at(0.95) };
 }
 
 /**
@@ -164,13 +109,14 @@ export const sustainedSendScenario: Scenario = {
       const deadline = Date.now() + 30_000;
       while (!/Worker started/.test(worker.log) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
       const run = (seconds: number, prefix: string) =>
-        steadyLoad(
-          `${ctx.apiUrl}/v1/whatsapp/service-account/sendTemplate`,
-          { authorization: `Bearer ${ctx.token}`, 'content-type': 'application/json' },
-          (token) => sendBody(channel.id, token),
+        steadyLoad({
+          url: `${ctx.apiUrl}/v1/whatsapp/service-account/sendTemplate`,
+          headers: { authorization: `Bearer ${ctx.token}`, 'content-type': 'application/json' },
+          body: (token) => sendBody(channel.id, token),
+          rate: SUSTAINED_RATE,
           seconds,
           prefix,
-        );
+        });
       const allArrived = async (tokens: string[]) => {
         const waitUntil = Date.now() + 30_000;
         while (tokens.some((token) => !ctx.cloudApi.arrivals.has(token)) && Date.now() < waitUntil) {
