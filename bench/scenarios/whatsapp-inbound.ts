@@ -96,7 +96,8 @@ function startWorker(ctx: BenchContext, storageDir: string): NodeProcess {
   return NodeProcess.start(
     'dist/src/main.js',
     { ...ctx.env, APP_ROLE: 'worker', MIGRATIONS_RUN: 'false', LOG_LEVEL: 'info', STORAGE_DIR: storageDir },
-    ctx.nodeArgs,
+    // BENCH_WORKER_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) to look inside the worker.
+    [...ctx.nodeArgs, ...(process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? [])],
   );
 }
 
@@ -184,7 +185,10 @@ export const inboundEdgeScenario: Scenario = {
             what: `webhooks of ${delivered.length} of ${total} messages, the last ${lastWebhookAfterLoad.toFixed(1)} s after the load ended (≤ 60 s), ${twice} twice`,
             ok: delivered.length === total && lastWebhookAfterLoad <= INBOUND_DRAIN_MS / 1000 && twice === 0,
           },
-          { what: `worker peak RSS ${worker.peakRssMb()} MB`, ok: true },
+          {
+            what: `worker peak RSS ${worker.peakRssMb()} MB; worker CPU ${worker.cpuSeconds().toFixed(1)} s, API CPU ${ctx.api.cpuSeconds().toFixed(1)} s over the run`,
+            ok: true,
+          },
         ],
       };
     } finally {
@@ -235,6 +239,7 @@ export const inboundMediaScenario: Scenario = {
     try {
       await waitUntil(() => /Worker started/.test(worker.log), 30_000);
       const ready = now();
+      const bootCpu = worker.cpuSeconds();
       await waitUntil(() => ids.every((id) => receiver.firstAt.has(id)), 300_000);
       const delivered = ids.filter((id) => receiver.firstAt.has(id));
       const withFile = ids.filter((id) => receiver.withMedia.has(id)).length;
@@ -244,6 +249,7 @@ export const inboundMediaScenario: Scenario = {
       const downloadRate = downloads.length / ((Math.max(...downloads) - Math.min(...downloads)) / 1000);
       const stored = await storedEvents(ctx, 'wamid.media.', `AND attachment->>'mediaStatus' = 'Stored'`);
       const rss = worker.peakRssMb();
+      const cpu = worker.cpuSeconds() - bootCpu;
       return {
         name: this.name,
         checks: [
@@ -252,6 +258,10 @@ export const inboundMediaScenario: Scenario = {
             ok: withFile === MEDIA_IMAGES && perSecond >= 100,
           },
           { what: `${stored.distinct} events with their file stored`, ok: stored.distinct === MEDIA_IMAGES },
+          {
+            what: `worker CPU after boot ${cpu.toFixed(1)} s, ${((cpu * 1000) / MEDIA_IMAGES).toFixed(1)} ms per image (${(MEDIA_IMAGES / cpu).toFixed(0)} images per CPU-second)`,
+            ok: true,
+          },
           { what: `worker peak RSS ${rss} MB ≤ 250 MB`, ok: rss <= 250 },
         ],
       };
