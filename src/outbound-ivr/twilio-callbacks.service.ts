@@ -129,7 +129,7 @@ export class TwilioCallbacksService {
   }
 
   private async verifiedChannel(channelId: string, callback: SignedCallback): Promise<Channel> {
-    const channel = await this.channels.getForAdmin(channelId);
+    const channel = await this.channels.findUnscopedForProviderCallback(channelId);
     if (channel.voiceProvider !== 'twilio') throw ChannelNotFound(channelId);
     this.verify(channel, callback);
     return channel;

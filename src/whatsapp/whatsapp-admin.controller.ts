@@ -37,7 +37,7 @@ export class WhatsAppAdminController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Create Sandbox Template' })
   async createTemplate(@ChannelId() channelId: string, @Body() body: TemplateDefinitionDto): Promise<ServiceAccountTemplateDto> {
-    return ServiceAccountTemplateDto.from(await this.templates.create(await this.channels.getForAdmin(channelId), body));
+    return ServiceAccountTemplateDto.from(await this.templates.create(await this.channels.findUnscopedForOperator(channelId), body));
   }
 
   @Post(':channelId/templates/sync')
@@ -47,7 +47,7 @@ export class WhatsAppAdminController {
     description: 'Cloud API channels: pulls the approved templates from the WhatsApp Business Account.',
   })
   async syncTemplates(@ChannelId() channelId: string): Promise<{ synced: number }> {
-    const channel = await this.channels.getForAdmin(channelId);
+    const channel = await this.channels.findUnscopedForOperator(channelId);
     const { firstUrl, fetchPage } = this.cloudApi.templatePages(channel);
     return { synced: await this.templates.sync(channel, fetchPage, firstUrl) };
   }
@@ -56,7 +56,7 @@ export class WhatsAppAdminController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Inject Sandbox Inbound Message', description: 'Processed exactly as if the provider had delivered it.' })
   async sandboxInbound(@ChannelId() channelId: string, @Body() body: SandboxInboundDto): Promise<{ messageId: string }> {
-    const channel = await this.channels.getForAdmin(channelId);
+    const channel = await this.channels.findUnscopedForOperator(channelId);
     if (channel.whatsAppProvider !== 'sandbox')
       throw new ValidationError('WhatsApp:NotASandboxChannel', 'Inbound messages are injected only on sandbox channels.');
     return { messageId: await this.inbound.injectSandbox(channel.workspaceId, channel.id, body) };
@@ -69,7 +69,7 @@ export class WhatsAppAdminController {
   })
   @ApiOkResponse({ type: PagedResultOf(SandboxMessageDto) })
   async sandboxMessages(@ChannelId() channelId: string, @Query() paging: PagedRequestDto): Promise<PagedResult<SandboxMessageDto>> {
-    await this.channels.getForAdmin(channelId);
+    await this.channels.findUnscopedForOperator(channelId);
     const [items, totalCount] = await this.dataSource.getRepository(SandboxMessage).findAndCount({
       where: { channelId },
       order: { creationTime: 'DESC', id: 'DESC' },

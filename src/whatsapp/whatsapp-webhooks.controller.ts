@@ -32,7 +32,7 @@ export class WhatsAppWebhooksController {
     @Param('channelId', new ParseIdPipe('Channels:Channel')) channelId: string,
     @Query() query: Record<string, string>,
   ): Promise<string> {
-    const channel = await this.channels.getForAdmin(channelId);
+    const channel = await this.channels.findUnscopedForProviderCallback(channelId);
     const { verifyToken } = this.channels.whatsAppCredentials(channel);
     if (query['hub.mode'] !== 'subscribe' || !verifyToken || query['hub.verify_token'] !== verifyToken) {
       throw new DomainError('WhatsApp:VerificationFailed', 'hub.verify_token does not match this channel.', ErrorKind.Forbidden);
@@ -46,7 +46,7 @@ export class WhatsAppWebhooksController {
     @Param('channelId', new ParseIdPipe('Channels:Channel')) channelId: string,
     @Req() request: RawBodyRequest<FastifyRequest>,
   ): Promise<{ received: true }> {
-    const channel = await this.channels.getForAdmin(channelId);
+    const channel = await this.channels.findUnscopedForProviderCallback(channelId);
     if (!channel.hasWhatsApp) throw ChannelNotFound(channelId);
     const { appSecret } = this.channels.whatsAppCredentials(channel);
     const signature = request.headers['x-hub-signature-256'];
