@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { DataSource, ILike, Repository } from 'typeorm';
-import { RECENT_TTL_MS } from '../channels/channels.service.js';
+import { ChannelsService, RECENT_TTL_MS } from '../channels/channels.service.js';
 import type { Channel } from '../channels/channel.entity.js';
 import { ValidationError } from '../common/errors/domain-error.js';
 import { newId } from '../common/id.js';
@@ -24,7 +24,10 @@ export class TemplatesService {
   private readonly templates: Repository<WhatsAppTemplate>;
   private readonly recent = new LRUCache<string, WhatsAppTemplate>({ max: 10_000, ttl: RECENT_TTL_MS });
 
-  constructor(dataSource: DataSource) {
+  constructor(
+    dataSource: DataSource,
+    private readonly channels: ChannelsService,
+  ) {
     this.templates = dataSource.getRepository(WhatsAppTemplate);
   }
 
@@ -92,7 +95,9 @@ export class TemplatesService {
     return templates.length;
   }
 
+  /** List Templates; a `channelId` that is not a WhatsApp channel of the workspace is ChannelNotFoundError. */
   async list(workspaceId: string, query: ListTemplatesQueryDto): Promise<PagedResult<WhatsAppTemplate>> {
+    if (query.channelId) await this.channels.get(workspaceId, query.channelId, 'whatsapp');
     const [items, totalCount] = await this.templates.findAndCount({
       where: {
         workspaceId,
