@@ -284,7 +284,7 @@ describe('Support API uploads and media URLs', () => {
       name: 'x.pdf',
       type: 'application/pdf',
     });
-    assert.equal(scripted.status, 200, scripted.text);
+    assert.equal(scripted.status, 200, JSON.stringify(scripted.body));
     assert.equal(scripted.body.contentType, 'application/pdf');
     const storage = t.app.get(MediaStorage);
     const saved = (contentType: string, fileName: string) =>
