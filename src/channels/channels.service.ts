@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { DataSource, In, Repository } from 'typeorm';
 import { SecretBox } from '../common/crypto/secret-box.js';
+import { AppConfig } from '../config/app-config.js';
+import { assertWebhookTarget } from '../webhooks/webhook-target.js';
 import { newId } from '../common/id.js';
 import type { PagedRequestDto } from '../common/paging/paged-request.dto.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
@@ -32,6 +34,7 @@ export class ChannelsService {
   constructor(
     dataSource: DataSource,
     private readonly secrets: SecretBox,
+    private readonly config: AppConfig,
   ) {
     this.channels = dataSource.getRepository(Channel);
   }
@@ -135,6 +138,10 @@ export class ChannelsService {
     const wantsVoice = config.type !== ChannelType.WhatsApp;
     if (wantsWhatsApp && !config.whatsApp) throw ChannelConfigInvalid('whatsApp is required for a WhatsApp channel.', 'whatsApp');
     if (wantsVoice && !config.voice) throw ChannelConfigInvalid('voice is required for a phone number channel.', 'voice');
+    for (const member of ['webhookUrl', 'postCallWebhookUrl'] as const) {
+      const url = config[member];
+      if (url) assertWebhookTarget(url, member, this.config.webhooks.allowPrivateNetworks);
+    }
     Object.assign(channel, {
       name: config.name,
       type: config.type,

@@ -171,9 +171,7 @@ export class ContactsService {
     criteria: ContactCriteria,
     paging: { skipCount: number; maxResultCount: number },
   ): Promise<PagedResult<Contact>> {
-    const definitionIds = (criteria.customPropertyFilters ?? []).map((f) => f.propertyDefinitionId);
-    const definitions = await this.properties.getMany(workspaceId, definitionIds);
-    await this.tags.getMany(workspaceId, criteria.tagIds ?? []); // unknown or foreign tag ids are a 404
+    const definitions = await this.criteriaDefinitions(workspaceId, criteria);
     const qb = applyContactCriteria(
       this.contacts.createQueryBuilder('c').where('c.workspace_id = :workspaceId', { workspaceId }),
       criteria,
@@ -186,6 +184,19 @@ export class ContactsService {
       this.workspaceContactCount(workspaceId),
     ]);
     return { totalCount, items };
+  }
+
+  /**
+   * The property definitions the criteria's filters name, for {@link applyContactCriteria}. A tag id
+   * that is not one of the workspace's is a 404 here (a property id, where the filter is applied).
+   */
+  async criteriaDefinitions(workspaceId: string, criteria: ContactCriteria): Promise<Map<string, ContactPropertyDefinition>> {
+    const definitionIds = (criteria.customPropertyFilters ?? []).map((f) => f.propertyDefinitionId);
+    const [definitions] = await Promise.all([
+      this.properties.getMany(workspaceId, definitionIds),
+      this.tags.getMany(workspaceId, criteria.tagIds ?? []),
+    ]);
+    return definitions;
   }
 
   private async workspaceContactCount(workspaceId: string): Promise<number> {

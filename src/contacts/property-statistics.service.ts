@@ -5,6 +5,7 @@ import { ContactPropertyType } from '../contact-properties/contact-property-defi
 import { formatTimestamp, TimestampFormat } from '../common/time/timestamp-format.js';
 import { Contact } from './contact.entity.js';
 import { applyContactCriteria, type ContactCriteria } from './contact-query.js';
+import { ContactsService } from './contacts.service.js';
 import type { ContactPropertyStatisticsDto } from './dto/property-statistics.dto.js';
 
 const TOP_TEXT_VALUES = 20;
@@ -15,12 +16,12 @@ export class PropertyStatisticsService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly properties: ContactPropertiesService,
+    private readonly contacts: ContactsService,
   ) {}
 
   async compute(workspaceId: string, propertyId: string, criteria: ContactCriteria = {}): Promise<ContactPropertyStatisticsDto> {
     const definition = await this.properties.get(workspaceId, propertyId);
-    const filterIds = (criteria.customPropertyFilters ?? []).map((f) => f.propertyDefinitionId);
-    const definitions = await this.properties.getMany(workspaceId, filterIds);
+    const definitions = await this.contacts.criteriaDefinitions(workspaceId, criteria);
     const subset = applyContactCriteria(
       this.dataSource.getRepository(Contact).createQueryBuilder('c').select('c.id').where('c.workspace_id = :workspaceId', { workspaceId }),
       { ...criteria, sorting: undefined },

@@ -7,6 +7,7 @@ import { newId } from '../common/id.js';
 import { BlobStore, type BlobResponse, type BlobSource } from './blob-store.js';
 import { safeFileName } from './file-names.js';
 import { MediaFile, type MediaType } from './media-file.entity.js';
+import { storedMediaHeaders } from './media-headers.js';
 import { MediaNotFound } from './storage.errors.js';
 
 export interface MediaMeta {
@@ -77,12 +78,7 @@ export class MediaStorage {
     if (!response.body) throw new HttpException('The requested range or precondition cannot be satisfied.', response.statusCode);
     return {
       ...response,
-      headers: {
-        ...response.headers,
-        'content-type': file.contentType,
-        'content-disposition': `inline; filename="${file.fileName}"`,
-        'x-content-type-options': 'nosniff',
-      },
+      headers: { ...response.headers, ...storedMediaHeaders(file.contentType, file.fileName) },
     };
   }
 

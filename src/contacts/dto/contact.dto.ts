@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { Allow, IsEmail, IsObject, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
-import { PhoneNumberField } from '../../common/phone/phone-number.js';
+import { PhoneNumberField, PhoneNumberFilterField } from '../../common/phone/phone-number.js';
 import { SortedPagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
 import { ContactPropertyType } from '../../contact-properties/contact-property-definition.entity.js';
@@ -46,7 +46,7 @@ export class GetContactsQueryDto extends SortedPagedRequestDto {
   /** Contains, in name, phone number or email (case-insensitive). */
   @IsOptional() @IsString() @MaxLength(200) filter?: string;
   /** Contains, in the phone number (digits). */
-  @IsOptional() @IsString() @MaxLength(32) phoneNumber?: string;
+  @IsOptional() @PhoneNumberFilterField() phoneNumber?: string;
   /** Contains, in the name (case-insensitive). */
   @IsOptional() @IsString() @MaxLength(200) name?: string;
 }
