@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, OmitType, PartialType } from '@nestjs/swagger';
 import { plainToInstance, Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
 import { TimestampFormat } from '../../common/time/timestamp-format.js';
@@ -55,17 +55,14 @@ export class CreateContactPropertyDto {
   selectOptions?: SelectOptionDto[];
 }
 
-export class UpdateContactPropertyDto {
-  @IsOptional() @IsString() @MinLength(1) @MaxLength(100) name?: string;
+/** The create fields, each optional: only those present change. */
+export class UpdateContactPropertyDto extends PartialType(OmitType(CreateContactPropertyDto, ['type'] as const)) {
   /** Cannot change; sending a different type is a 400. */
   @ApiProperty({ required: false, oneOf: [{ type: 'integer' }, { type: 'string' }] })
   @IsOptional()
   @Transform(toPropertyType)
   @IsIntEnum(ContactPropertyType)
   type?: ContactPropertyType;
-  @IsOptional() @IsBoolean() isRequired?: boolean;
-  @SelectOptionsField()
-  selectOptions?: SelectOptionDto[];
 }
 
 export class SelectOptionDetailDto {
