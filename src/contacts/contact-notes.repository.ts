@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, type QueryDeepPartialEntity, type Repository } from 'typeorm';
+import { In, type Repository } from 'typeorm';
 import { newId } from '../common/id.js';
 import { WorkspaceScopedRepository } from '../database/workspace-scoped.repository.js';
 import { ContactNote } from './contact-note.entity.js';
@@ -29,7 +29,7 @@ export class ContactNotesRepository extends WorkspaceScopedRepository<ContactNot
       creatorName: note.creatorName,
       creatorId: note.creatorId,
       lastModifierId: note.creatorId,
-    } as QueryDeepPartialEntity<ContactNote>);
+    });
   }
 
   /** The notes of these contacts, oldest first (the id breaks ties), in one query. */

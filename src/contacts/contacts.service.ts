@@ -130,8 +130,14 @@ export class ContactsService {
       ),
       this.tags.getMany(workspaceId, criteria.tagIds ?? []),
     ]);
-    const { customPropertyFilters: _filters, ...rest } = criteria;
-    return { ...rest, propertyConditions: propertyConditions(filters, definitions) };
+    return {
+      filter: criteria.filter,
+      name: criteria.name,
+      phoneNumber: criteria.phoneNumber,
+      sorting: criteria.sorting,
+      tagIds: criteria.tagIds,
+      propertyConditions: propertyConditions(filters, definitions),
+    };
   }
 
   async history(workspaceId: string, contactId: string, skip: number, take: number): Promise<PagedResult<ContactHistoryEntry>> {
