@@ -5,6 +5,7 @@ import { ServiceAccountsService } from '../auth/service-accounts.service.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { ChannelConfigDto } from '../channels/dto/channel-config.dto.js';
 import { ChannelDto } from '../channels/dto/channel.dto.js';
+import { NoStore } from '../common/http/no-store.decorator.js';
 import { ParseIdPipe } from '../common/http/uuid-param.pipe.js';
 import { PagedRequestDto } from '../common/paging/paged-request.dto.js';
 import { mapPage, PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
@@ -33,6 +34,7 @@ export class AdminController {
 
   @Post('workspaces')
   @HttpCode(200)
+  @NoStore()
   @ApiOperation({ summary: 'Create Workspace' })
   async createWorkspace(@Body() body: CreateWorkspaceDto): Promise<CreatedWorkspaceDto> {
     return CreatedWorkspaceDto.fromCreated(await this.workspaces.create(body.name));
@@ -47,6 +49,7 @@ export class AdminController {
 
   @Post('workspaces/:workspaceId/webhook-secret')
   @HttpCode(200)
+  @NoStore()
   @ApiOperation({ summary: 'Rotate Webhook Secret' })
   async rotateWebhookSecret(@WorkspaceId() workspaceId: string): Promise<WebhookSecretDto> {
     return WebhookSecretDto.from(await this.workspaces.rotateWebhookSecret(workspaceId));
@@ -54,6 +57,7 @@ export class AdminController {
 
   @Post('workspaces/:workspaceId/service-accounts')
   @HttpCode(200)
+  @NoStore()
   @ApiOperation({ summary: 'Create Service Account' })
   async createServiceAccount(@WorkspaceId() workspaceId: string, @Body() body: CreateServiceAccountDto): Promise<CreatedServiceAccountDto> {
     return CreatedServiceAccountDto.from(await this.admin.createServiceAccount(workspaceId, body.name));

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { SecretBox } from '../common/crypto/secret-box.js';
+import { AppConfig } from '../config/app-config.js';
+import { assertWebhookTarget } from '../webhooks/webhook-target.js';
 import { newId } from '../common/id.js';
 import type { PagedRequestDto } from '../common/paging/paged-request.dto.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
@@ -31,6 +33,7 @@ export class ChannelsService {
   constructor(
     private readonly channels: ChannelsRepository,
     private readonly secrets: SecretBox,
+    private readonly config: AppConfig,
   ) {}
 
   list(workspaceId: string, paging: PagedRequestDto): Promise<PagedResult<Channel>> {
@@ -125,6 +128,10 @@ export class ChannelsService {
     const wantsVoice = config.type !== ChannelType.WhatsApp;
     if (wantsWhatsApp && !config.whatsApp) throw ChannelConfigInvalid('whatsApp is required for a WhatsApp channel.', 'whatsApp');
     if (wantsVoice && !config.voice) throw ChannelConfigInvalid('voice is required for a phone number channel.', 'voice');
+    for (const member of ['webhookUrl', 'postCallWebhookUrl'] as const) {
+      const url = config[member];
+      if (url) assertWebhookTarget(url, member, this.config.webhooks.allowPrivateNetworks);
+    }
     Object.assign(channel, {
       name: config.name,
       type: config.type,

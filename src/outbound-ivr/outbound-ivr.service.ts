@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { Principal } from '../auth/principal.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { newId } from '../common/id.js';
+import { AppConfig } from '../config/app-config.js';
+import { assertWebhookTarget } from '../webhooks/webhook-target.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
 import { Outbox } from '../queue/outbox.service.js';
 import { OutboundIvrFlowsService } from '../outbound-ivr-flows/outbound-ivr-flows.service.js';
@@ -23,6 +25,7 @@ export class OutboundIvrService {
     private readonly tracker: CallTracker,
     private readonly outbox: Outbox,
     private readonly flows: OutboundIvrFlowsService,
+    private readonly config: AppConfig,
   ) {}
 
   /**
@@ -31,6 +34,7 @@ export class OutboundIvrService {
    */
   async create(principal: Principal, input: CreateOutboundIvrRequest): Promise<OutboundIvrRequestEntity> {
     checkWhatToPlay(input);
+    assertWebhookTarget(input.webhookUrl, 'webhookUrl', this.config.webhooks.allowPrivateNetworks);
     const workspaceId = principal.workspaceId;
     await this.channels.getRecent(workspaceId, input.channelId, 'voice');
     const flowVersion = input.flowId ? (await this.flows.getCurrentVersion(workspaceId, input.flowId)).version : null;

@@ -7,6 +7,7 @@ import { BlobStore, type BlobResponse, type BlobSource } from './blob-store.js';
 import { safeFileName } from './file-names.js';
 import type { MediaFile, MediaType } from './media-file.entity.js';
 import { MediaFilesRepository } from './media-files.repository.js';
+import { storedMediaHeaders } from './media-headers.js';
 import { MediaNotFound } from './storage.errors.js';
 
 export interface MediaMeta {
@@ -72,12 +73,7 @@ export class MediaStorage {
     if (!response.body) throw new HttpException('The requested range or precondition cannot be satisfied.', response.statusCode);
     return {
       ...response,
-      headers: {
-        ...response.headers,
-        'content-type': file.contentType,
-        'content-disposition': `inline; filename="${file.fileName}"`,
-        'x-content-type-options': 'nosniff',
-      },
+      headers: { ...response.headers, ...storedMediaHeaders(file.contentType, file.fileName) },
     };
   }
 
