@@ -16,6 +16,7 @@ import { registerLiveness } from './health/liveness.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { echoRequestId, requestIdOf } from './logging/request-id.js';
 import { MULTIPART_OPTIONS } from './support/multipart-file.js';
+import { answerOversizedBodies } from './common/http/oversized-body.js';
 
 export interface CreateAppOptions {
   /** Build the module graph without connecting anywhere (OpenAPI generation). */
@@ -36,8 +37,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
     if (config.database.migrationsRun) await runMigrations(config.database.url);
   }
   const adapter = new FastifyAdapter({
-    // Room for 10,000 vCards in one import; uploads are streamed separately.
-    bodyLimit: 20 * 1024 * 1024,
+    // Every body parser (JSON, form, text) reads up to this; uploads are streamed separately.
+    bodyLimit: config.http.bodyLimitBytes,
     routerOptions: { maxParamLength: 500 },
     return503OnClosing: true,
     genReqId: requestIdOf,
@@ -54,6 +55,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
   // Upload routes read multipart bodies as streams (src/support).
   await app.register(fastifyMultipart, MULTIPART_OPTIONS);
   echoRequestId(app);
+  answerOversizedBodies(app, config.http.bodyLimitBytes);
   registerLiveness(app);
   closeConnectionsWhenClosing(app);
   if (!options.preview) {

@@ -7,6 +7,8 @@ import { Ffmpeg } from '../../src/media/ffmpeg.js';
 import { SpeechSynthesizer } from '../../src/speech/speech-synthesizer.js';
 import { TtsVoice } from '../../src/speech/tts-voice.js';
 import { LocalDiskBlobStore } from '../../src/storage/local-disk-blob-store.js';
+import { MediaFile } from '../../src/storage/media-file.entity.js';
+import { MediaFilesRepository } from '../../src/storage/media-files.repository.js';
 import { MediaStorage } from '../../src/storage/media-storage.js';
 import { StoragePaths } from '../../src/storage/storage-paths.js';
 import { ffmpegGenerate } from '../../test/support/media-fixtures.js';
@@ -79,7 +81,7 @@ export const speechScenario: Scenario = {
     const config = new AppConfig(validateEnv(ctx.env));
     const dataSource = await new DataSource(typeormOptions(ctx.databaseUrl)).initialize();
     const paths = new StoragePaths(config);
-    const storage = new MediaStorage(dataSource, new LocalDiskBlobStore(paths), config);
+    const storage = new MediaStorage(new MediaFilesRepository(dataSource.getRepository(MediaFile)), new LocalDiskBlobStore(paths), config);
     const speech = new SpeechSynthesizer(storage, paths, new AudioConverter(new Ffmpeg(config)));
     const timed = async (text: string, voice: TtsVoice) => {
       const started = performance.now();

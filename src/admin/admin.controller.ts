@@ -5,13 +5,15 @@ import { ServiceAccountsService } from '../auth/service-accounts.service.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { ChannelConfigDto } from '../channels/dto/channel-config.dto.js';
 import { ChannelDto } from '../channels/dto/channel.dto.js';
+import { NoStore } from '../common/http/no-store.decorator.js';
 import { ParseIdPipe } from '../common/http/uuid-param.pipe.js';
 import { PagedRequestDto } from '../common/paging/paged-request.dto.js';
-import { PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
+import { mapPage, PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
 import { CreatedWorkspaceDto, CreateWorkspaceDto, WebhookSecretDto, WorkspaceDto } from '../workspaces/dto/workspace.dto.js';
 import { CreateWorkspaceUserDto, WorkspaceUserDto } from '../workspaces/dto/workspace-user.dto.js';
 import { WorkspacesService } from '../workspaces/workspaces.service.js';
 import { AdminKeyGuard } from './admin-key.guard.js';
+import { AdminService } from './admin.service.js';
 import { CreatedServiceAccountDto, CreateServiceAccountDto } from './dto/admin.dto.js';
 
 const WorkspaceId = () => Param('workspaceId', new ParseIdPipe('Workspaces:Workspace'));
@@ -27,37 +29,38 @@ export class AdminController {
     private readonly workspaces: WorkspacesService,
     private readonly serviceAccounts: ServiceAccountsService,
     private readonly channels: ChannelsService,
+    private readonly admin: AdminService,
   ) {}
 
   @Post('workspaces')
   @HttpCode(200)
+  @NoStore()
   @ApiOperation({ summary: 'Create Workspace' })
   async createWorkspace(@Body() body: CreateWorkspaceDto): Promise<CreatedWorkspaceDto> {
-    const { workspace, webhookSecret } = await this.workspaces.create(body.name);
-    return { ...WorkspaceDto.from(workspace), webhookSecret };
+    return CreatedWorkspaceDto.fromCreated(await this.workspaces.create(body.name));
   }
 
   @Get('workspaces')
   @ApiOperation({ summary: 'List Workspaces' })
   @ApiOkResponse({ type: PagedResultOf(WorkspaceDto) })
   async listWorkspaces(@Query() paging: PagedRequestDto): Promise<PagedResult<WorkspaceDto>> {
-    const page = await this.workspaces.list(paging);
-    return { totalCount: page.totalCount, items: page.items.map(WorkspaceDto.from) };
+    return mapPage(await this.workspaces.list(paging), WorkspaceDto.from);
   }
 
   @Post('workspaces/:workspaceId/webhook-secret')
   @HttpCode(200)
+  @NoStore()
   @ApiOperation({ summary: 'Rotate Webhook Secret' })
   async rotateWebhookSecret(@WorkspaceId() workspaceId: string): Promise<WebhookSecretDto> {
-    return { webhookSecret: await this.workspaces.rotateWebhookSecret(workspaceId) };
+    return WebhookSecretDto.from(await this.workspaces.rotateWebhookSecret(workspaceId));
   }
 
   @Post('workspaces/:workspaceId/service-accounts')
   @HttpCode(200)
+  @NoStore()
   @ApiOperation({ summary: 'Create Service Account' })
   async createServiceAccount(@WorkspaceId() workspaceId: string, @Body() body: CreateServiceAccountDto): Promise<CreatedServiceAccountDto> {
-    await this.workspaces.get(workspaceId);
-    return this.serviceAccounts.create(workspaceId, body.name);
+    return CreatedServiceAccountDto.from(await this.admin.createServiceAccount(workspaceId, body.name));
   }
 
   @Delete('workspaces/:workspaceId/service-accounts/:id')
@@ -81,8 +84,7 @@ export class AdminController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Create Channel' })
   async createChannel(@WorkspaceId() workspaceId: string, @Body() body: ChannelConfigDto): Promise<ChannelDto> {
-    await this.workspaces.get(workspaceId);
-    return ChannelDto.from(await this.channels.create(workspaceId, body));
+    return ChannelDto.from(await this.admin.createChannel(workspaceId, body));
   }
 
   @Put('workspaces/:workspaceId/channels/:channelId')

@@ -4,10 +4,11 @@ import { ChannelsModule } from '../channels/channels.module.js';
 import { WorkspacesModule } from '../workspaces/workspaces.module.js';
 import { AdminController } from './admin.controller.js';
 import { AdminKeyGuard } from './admin-key.guard.js';
+import { AdminService } from './admin.service.js';
 
 @Module({
   imports: [AuthModule, ChannelsModule, WorkspacesModule],
   controllers: [AdminController],
-  providers: [AdminKeyGuard],
+  providers: [AdminKeyGuard, AdminService],
 })
 export class AdminModule {}

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { ServiceAccount } from './service-account.entity.js';
+import { ServiceAccountsRepository } from './service-accounts.repository.js';
 
 /** How long an answer is reused; revocation takes effect on every replica within this time. */
 const CACHE_MS = 30_000;
@@ -10,15 +9,13 @@ const CACHE_MS = 30_000;
 export class ServiceAccountStatus {
   private readonly cache = new Map<string, { active: boolean; until: number }>();
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly accounts: ServiceAccountsRepository) {}
 
   async isActive(serviceAccountId: string, workspaceId: string): Promise<boolean> {
     const key = `${workspaceId}:${serviceAccountId}`;
     const hit = this.cache.get(key);
     if (hit && hit.until > Date.now()) return hit.active;
-    const account = await this.dataSource
-      .getRepository(ServiceAccount)
-      .findOne({ select: { id: true, revokedAt: true }, where: { id: serviceAccountId, workspaceId } });
+    const account = await this.accounts.findRevocation(workspaceId, serviceAccountId);
     const active = !!account && account.revokedAt === null;
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(key, { active, until: Date.now() + CACHE_MS });

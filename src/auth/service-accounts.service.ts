@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { hashSecret } from '../common/crypto/password-hash.js';
 import { NotFoundError } from '../common/errors/domain-error.js';
 import { newId } from '../common/id.js';
-import { ServiceAccount } from './service-account.entity.js';
 import { ServiceAccountStatus } from './service-account-status.js';
+import { ServiceAccountsRepository } from './service-accounts.repository.js';
 
 export interface CreatedServiceAccount {
   id: string;
@@ -18,34 +17,24 @@ export interface CreatedServiceAccount {
 @Injectable()
 export class ServiceAccountsService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly accounts: ServiceAccountsRepository,
     private readonly status: ServiceAccountStatus,
   ) {}
 
   async create(workspaceId: string, name: string): Promise<CreatedServiceAccount> {
     const clientId = `sa_${randomBytes(12).toString('hex')}`;
     const clientSecret = randomBytes(32).toString('base64url');
-    const account = await this.dataSource.getRepository(ServiceAccount).save({
-      id: newId(),
+    const account = await this.accounts.save(
       workspaceId,
-      name,
-      clientId,
-      clientSecretHash: await hashSecret(clientSecret),
-      revokedAt: null,
-    });
+      this.accounts.create(workspaceId, { id: newId(), name, clientId, clientSecretHash: await hashSecret(clientSecret), revokedAt: null }),
+    );
     return { id: account.id, name: account.name, clientId, clientSecret };
   }
 
   /** Revokes the account: no new tokens, and its tokens stop working within a minute everywhere. */
   async revoke(workspaceId: string, id: string): Promise<void> {
-    const result = await this.dataSource
-      .getRepository(ServiceAccount)
-      .createQueryBuilder()
-      .update()
-      .set({ revokedAt: () => 'COALESCE(revoked_at, now())' })
-      .where('id = :id AND workspace_id = :workspaceId', { id, workspaceId })
-      .execute();
-    if (!result.affected) throw new NotFoundError('ServiceAccounts:NotFound', `Service account '${id}' was not found.`);
+    if (!(await this.accounts.revoke(workspaceId, id)))
+      throw new NotFoundError('ServiceAccounts:NotFound', `Service account '${id}' was not found.`);
     this.status.forget(id, workspaceId);
   }
 }

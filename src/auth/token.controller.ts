@@ -1,5 +1,6 @@
-import { Body, Controller, Header, HttpCode, Post, UseFilters } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, UseFilters } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { NoStore } from '../common/http/no-store.decorator.js';
 import { OAuthErrorDto, TokenRequestDto, TokenResponseDto } from './dto/token-request.dto.js';
 import { OAuthErrorFilter } from './oauth-error.js';
 import { Public } from './public.decorator.js';
@@ -13,7 +14,7 @@ export class TokenController {
   @Public()
   @Post('token')
   @HttpCode(200)
-  @Header('Cache-Control', 'no-store')
+  @NoStore()
   @UseFilters(OAuthErrorFilter)
   @ApiOperation({
     summary: 'Service Login',

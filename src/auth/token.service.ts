@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import jwt from 'jsonwebtoken';
 import { AppConfig } from '../config/app-config.js';
 import { verifySecret } from '../common/crypto/password-hash.js';
@@ -7,7 +6,7 @@ import { RateLimitPolicy } from '../rate-limiting/rate-limit-policy.js';
 import { RateLimitService } from '../rate-limiting/rate-limit.service.js';
 import type { TokenRequestDto, TokenResponseDto } from './dto/token-request.dto.js';
 import { OAuthError } from './oauth-error.js';
-import { ServiceAccount } from './service-account.entity.js';
+import { ServiceAccountsRepository } from './service-accounts.repository.js';
 
 // Checked when the client id is unknown, so that a miss costs as much time as a wrong secret.
 const DUMMY_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
@@ -16,7 +15,7 @@ const DUMMY_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAA
 @Injectable()
 export class TokenService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly accounts: ServiceAccountsRepository,
     private readonly config: AppConfig,
     private readonly rateLimits: RateLimitService,
   ) {}
@@ -31,7 +30,7 @@ export class TokenService {
     }
     const scope = this.grantedScope(request.scope);
     await this.rateLimits.consume(RateLimitPolicy.TokenRequests, request.client_id);
-    const account = await this.dataSource.getRepository(ServiceAccount).findOne({ where: { clientId: request.client_id } });
+    const account = await this.accounts.findUnscopedByClientId(request.client_id);
     const secretMatches = await verifySecret(request.client_secret, account?.clientSecretHash ?? DUMMY_HASH);
     if (!account || !secretMatches || account.revokedAt !== null) {
       throw new OAuthError('invalid_client', 'Client authentication failed.');

@@ -2,7 +2,7 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentWorkspace } from '../auth/principal.js';
 import { PagedRequestDto } from '../common/paging/paged-request.dto.js';
-import { PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
+import { mapPage, PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
 import { ChannelDto } from './dto/channel.dto.js';
 import { ChannelsService } from './channels.service.js';
 
@@ -18,7 +18,6 @@ export class ChannelsController {
   @ApiOperation({ summary: 'Get Channels' })
   @ApiOkResponse({ type: PagedChannels })
   async list(@CurrentWorkspace() workspaceId: string, @Query() paging: PagedRequestDto): Promise<PagedResult<ChannelDto>> {
-    const page = await this.channels.list(workspaceId, paging);
-    return { totalCount: page.totalCount, items: page.items.map(ChannelDto.from) };
+    return mapPage(await this.channels.list(workspaceId, paging), ChannelDto.from);
   }
 }

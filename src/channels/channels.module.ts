@@ -1,10 +1,14 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Channel } from './channel.entity.js';
 import { ChannelsController } from './channels.controller.js';
+import { ChannelsRepository } from './channels.repository.js';
 import { ChannelsService } from './channels.service.js';
 
 @Module({
+  imports: [TypeOrmModule.forFeature([Channel])],
   controllers: [ChannelsController],
-  providers: [ChannelsService],
+  providers: [ChannelsService, ChannelsRepository],
   exports: [ChannelsService],
 })
 export class ChannelsModule {}

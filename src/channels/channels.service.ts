@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { DataSource, In, Repository } from 'typeorm';
 import { SecretBox } from '../common/crypto/secret-box.js';
+import { AppConfig } from '../config/app-config.js';
+import { assertWebhookTarget } from '../webhooks/webhook-target.js';
 import { newId } from '../common/id.js';
 import type { PagedRequestDto } from '../common/paging/paged-request.dto.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
 import { Channel, ChannelType, type VoiceCredentials, type WhatsAppCredentials } from './channel.entity.js';
 import { ChannelConfigInvalid, ChannelNotFound } from './channels.errors.js';
+import { ChannelsRepository } from './channels.repository.js';
 import type { ChannelConfigDto } from './dto/channel-config.dto.js';
 
 export type ChannelCapability = 'whatsapp' | 'voice';
@@ -26,29 +28,21 @@ function withCapability(channel: Channel | null, id: string, capability?: Channe
 /** Channels of a workspace. Every lookup is by workspace and id; credentials are sealed at rest. */
 @Injectable()
 export class ChannelsService {
-  private readonly channels: Repository<Channel>;
   private readonly recent = new LRUCache<string, Channel>({ max: 10_000, ttl: RECENT_TTL_MS });
 
   constructor(
-    dataSource: DataSource,
+    private readonly channels: ChannelsRepository,
     private readonly secrets: SecretBox,
-  ) {
-    this.channels = dataSource.getRepository(Channel);
-  }
+    private readonly config: AppConfig,
+  ) {}
 
-  async list(workspaceId: string, paging: PagedRequestDto): Promise<PagedResult<Channel>> {
-    const [items, totalCount] = await this.channels.findAndCount({
-      where: { workspaceId },
-      order: { creationTime: 'ASC', id: 'ASC' },
-      skip: paging.skipCount,
-      take: paging.maxResultCount,
-    });
-    return { totalCount, items };
+  list(workspaceId: string, paging: PagedRequestDto): Promise<PagedResult<Channel>> {
+    return this.channels.page(workspaceId, paging.skipCount, paging.maxResultCount);
   }
 
   /** The channel, or ChannelNotFoundError when it is unknown, another workspace's, or lacks `capability`. */
   async get(workspaceId: string, id: string, capability?: ChannelCapability): Promise<Channel> {
-    return withCapability(await this.channels.findOne({ where: { id, workspaceId } }), id, capability);
+    return withCapability(await this.channels.findById(workspaceId, id), id, capability);
   }
 
   /**
@@ -60,7 +54,7 @@ export class ChannelsService {
     const key = recentKey(workspaceId, id);
     let channel = this.recent.get(key);
     if (!channel) {
-      channel = withCapability(await this.channels.findOne({ where: { id, workspaceId } }), id);
+      channel = withCapability(await this.channels.findById(workspaceId, id), id);
       this.recent.set(key, channel);
     }
     return withCapability(channel, id, capability);
@@ -68,30 +62,29 @@ export class ChannelsService {
 
   /** A channel even after it was deleted: calls placed through it still finish. Null when unknown. */
   getIncludingDeleted(workspaceId: string, id: string): Promise<Channel | null> {
-    return this.channels.findOne({ where: { id, workspaceId }, withDeleted: true });
+    return this.channels.findByIdIncludingDeleted(workspaceId, id);
   }
 
   /** The channels of these ids, deleted ones included (for records that name the channel they came through). */
   getManyIncludingDeleted(workspaceId: string, ids: readonly string[]): Promise<Channel[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.channels.find({ where: { workspaceId, id: In([...ids]) }, withDeleted: true });
+    return this.channels.findByIdsIncludingDeleted(workspaceId, ids);
   }
 
-  /** Operators' lookup by id alone (admin routes that name a channel without its workspace). */
-  async getForAdmin(id: string): Promise<Channel> {
-    const channel = await this.channels.findOne({ where: { id } });
+  /** Operators' lookup by id alone: admin routes (admin key) name a channel without its workspace. */
+  async findUnscopedForOperator(id: string): Promise<Channel> {
+    const channel = await this.channels.findUnscopedForOperator(id);
     if (!channel) throw ChannelNotFound(id);
     return channel;
   }
 
-  /** Unscoped: operators' routes (admin key) name a channel without its workspace. */
-  findUnscopedForOperator(id: string): Promise<Channel> {
-    return this.getForAdmin(id);
-  }
-
-  /** Unscoped: a provider's callback names only the channel; the caller checks the callback's signature with this channel's credentials. */
-  findUnscopedForProviderCallback(id: string): Promise<Channel> {
-    return this.getForAdmin(id);
+  /**
+   * Lookup by id alone for public provider callbacks (WhatsApp webhooks, Twilio): they carry no
+   * token, so the caller must check the provider's signature with this channel's credentials.
+   */
+  async findUnscopedForProviderCallback(id: string): Promise<Channel> {
+    const channel = await this.channels.findUnscopedForProviderCallback(id);
+    if (!channel) throw ChannelNotFound(id);
+    return channel;
   }
 
   /** Drops a channel from {@link getRecent}'s memory (when a caller learns it is out of date). */
@@ -100,23 +93,23 @@ export class ChannelsService {
   }
 
   async create(workspaceId: string, config: ChannelConfigDto): Promise<Channel> {
-    const channel = this.channels.create({ id: newId(), workspaceId, phoneNumberId: newId(), creatorId: null, lastModifierId: null });
+    const channel = this.channels.create(workspaceId, { id: newId(), phoneNumberId: newId(), creatorId: null, lastModifierId: null });
     this.apply(channel, config);
-    return this.channels.save(channel);
+    return this.channels.save(workspaceId, channel);
   }
 
   /** Replaces the configuration; credentials left out of the request keep their stored values. */
   async update(workspaceId: string, id: string, config: ChannelConfigDto): Promise<Channel> {
     const channel = await this.get(workspaceId, id);
     this.apply(channel, config);
-    const saved = await this.channels.save(channel);
+    const saved = await this.channels.save(workspaceId, channel);
     this.forgetRecent(workspaceId, id);
     return saved;
   }
 
   async remove(workspaceId: string, id: string): Promise<void> {
     const channel = await this.get(workspaceId, id);
-    await this.channels.softRemove(channel);
+    await this.channels.softRemove(workspaceId, channel);
     this.forgetRecent(workspaceId, id);
   }
 
@@ -135,6 +128,10 @@ export class ChannelsService {
     const wantsVoice = config.type !== ChannelType.WhatsApp;
     if (wantsWhatsApp && !config.whatsApp) throw ChannelConfigInvalid('whatsApp is required for a WhatsApp channel.', 'whatsApp');
     if (wantsVoice && !config.voice) throw ChannelConfigInvalid('voice is required for a phone number channel.', 'voice');
+    for (const member of ['webhookUrl', 'postCallWebhookUrl'] as const) {
+      const url = config[member];
+      if (url) assertWebhookTarget(url, member, this.config.webhooks.allowPrivateNetworks);
+    }
     Object.assign(channel, {
       name: config.name,
       type: config.type,

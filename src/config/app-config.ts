@@ -8,7 +8,7 @@ import { parseDurationList } from '../common/time/duration.js';
 export class AppConfig {
   readonly env: string;
   readonly role: AppRole;
-  readonly http: { port: number; host: string; publicBaseUrl: string; shutdownGraceMs: number };
+  readonly http: { port: number; host: string; publicBaseUrl: string; shutdownGraceMs: number; bodyLimitBytes: number };
   readonly database: { url: string; migrationsRun: boolean; poolSize: number };
   readonly redis: { url: string; keyPrefix: string };
   /**
@@ -42,6 +42,7 @@ export class AppConfig {
       host: env.HOST,
       publicBaseUrl: env.PUBLIC_BASE_URL.replace(/\/+$/, ''),
       shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+      bodyLimitBytes: env.HTTP_BODY_LIMIT_MB * 1024 * 1024,
     };
     this.database = { url: env.DATABASE_URL, migrationsRun: env.MIGRATIONS_RUN, poolSize: env.DATABASE_POOL_SIZE };
     this.redis = { url: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX };

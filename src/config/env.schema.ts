@@ -23,6 +23,8 @@ export class EnvSchema {
   @IsString() @IsOptional() HOST = '0.0.0.0';
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   PUBLIC_BASE_URL = 'http://localhost:3000';
+  /** Largest request body read into memory (JSON, form); larger is a 413. Uploads stream and have their own limits. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(1024) HTTP_BODY_LIMIT_MB = 20;
   @Matches(/^postgres(ql)?:\/\/.+/, { message: 'must be a postgres:// URL' })
   DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/messaging';
   /** Connections per process; a worker running many calls at once waits less with more. */

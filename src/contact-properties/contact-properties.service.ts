@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, In, Repository } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { newId } from '../common/id.js';
-import { isUniqueViolation } from '../database/pg-errors.js';
-import { ContactPropertyDefinition, ContactPropertyType, type SelectOption } from './contact-property-definition.entity.js';
+import { pgError } from '../database/pg-errors.js';
+import { type ContactPropertyDefinition, ContactPropertyType, type SelectOption } from './contact-property-definition.entity.js';
+import { ContactPropertyDefinitionsRepository } from './contact-property-definitions.repository.js';
 import {
   InvalidPropertyDefinition,
   PropertyNameTaken,
@@ -26,29 +27,25 @@ export function propertyKey(name: string): string {
 /** Workspace-defined contact properties. Every lookup is by workspace and id. */
 @Injectable()
 export class ContactPropertiesService {
-  private readonly definitions: Repository<ContactPropertyDefinition>;
-
-  constructor(private readonly dataSource: DataSource) {
-    this.definitions = dataSource.getRepository(ContactPropertyDefinition);
-  }
+  constructor(private readonly definitions: ContactPropertyDefinitionsRepository) {}
 
   list(workspaceId: string): Promise<ContactPropertyDefinition[]> {
-    return this.definitions.find({ where: { workspaceId }, order: { creationTime: 'ASC', id: 'ASC' } });
+    return this.definitions.list(workspaceId);
   }
 
-  /** Pass `manager` inside a transaction: a second pooled connection per request can starve the pool. */
-  async get(workspaceId: string, id: string, manager?: EntityManager): Promise<ContactPropertyDefinition> {
-    const definition = await (manager?.getRepository(ContactPropertyDefinition) ?? this.definitions).findOne({
-      where: { id, workspaceId },
-    });
-    if (!definition) throw PropertyNotFound(id);
-    return definition;
+  async get(workspaceId: string, id: string): Promise<ContactPropertyDefinition> {
+    return this.getWith(this.definitions, workspaceId, id);
+  }
+
+  /** {@link get} in the caller's transaction: a second pooled connection per request can starve the pool. */
+  async getInTransaction(manager: EntityManager, workspaceId: string, id: string): Promise<ContactPropertyDefinition> {
+    return this.getWith(this.definitions.withManager(manager), workspaceId, id);
   }
 
   /** Definitions by id, of this workspace only (unknown or foreign ids are simply absent). */
   async getMany(workspaceId: string, ids: string[]): Promise<Map<string, ContactPropertyDefinition>> {
     if (ids.length === 0) return new Map();
-    const found = await this.definitions.find({ where: { workspaceId, id: In(ids) } });
+    const found = await this.definitions.findByIds(workspaceId, ids);
     return new Map(found.map((d) => [d.id, d]));
   }
 
@@ -58,9 +55,8 @@ export class ContactPropertiesService {
     if (input.type !== ContactPropertyType.Select && input.selectOptions?.length) {
       throw InvalidPropertyDefinition('selectOptions are only for Select properties.', 'selectOptions');
     }
-    const definition = this.definitions.create({
+    const definition = this.definitions.create(workspaceId, {
       id: newId(),
-      workspaceId,
       name,
       normalizedName: name.toLowerCase(),
       key: propertyKey(name),
@@ -70,16 +66,13 @@ export class ContactPropertiesService {
       creatorId: actorId,
       lastModifierId: actorId,
     });
-    return this.saveUnique(definition);
+    return this.saveUnique(this.definitions, definition);
   }
 
   async update(workspaceId: string, id: string, actorId: string, input: UpdateContactPropertyDto): Promise<ContactPropertyDefinition> {
-    return this.dataSource.transaction(async (manager) => {
-      const definition = await manager.findOne(ContactPropertyDefinition, {
-        where: { id, workspaceId },
-        lock: { mode: 'pessimistic_write' },
-      });
-      if (!definition) throw PropertyNotFound(id);
+    return this.definitions.transaction(async (manager) => {
+      const definitions = this.definitions.withManager(manager);
+      const definition = await this.getWith(definitions, workspaceId, id, { lock: true });
       if (input.type !== undefined && input.type !== definition.type) throw PropertyTypeImmutable();
       if (input.name !== undefined) {
         definition.name = input.name.trim();
@@ -93,31 +86,40 @@ export class ContactPropertiesService {
         const next = uniqueOptions(input.selectOptions);
         const removed = definition.selectOptions.map((o) => o.value).filter((value) => !next.some((o) => o.value === value));
         if (removed.length > 0) {
-          const [{ count }] = (await manager.query(
-            `SELECT count(DISTINCT contact_id)::int AS count FROM contact_property_values
-              WHERE workspace_id = $1 AND property_definition_id = $2 AND select_value = ANY($3)`,
-            [workspaceId, id, removed],
-          )) as Array<{ count: number }>;
+          const count = await definitions.contactsHoldingOptions(workspaceId, id, removed);
           if (count > 0) throw SelectOptionInUse(removed, count);
         }
         definition.selectOptions = next;
       }
       definition.lastModifierId = actorId;
-      return this.saveUnique(definition, manager.getRepository(ContactPropertyDefinition));
+      return this.saveUnique(definitions, definition);
     });
   }
 
   /** Deletes the definition; its values on contacts go with it (ON DELETE CASCADE). */
   async remove(workspaceId: string, id: string): Promise<void> {
-    const result = await this.definitions.delete({ id, workspaceId });
-    if (!result.affected) throw PropertyNotFound(id);
+    if ((await this.definitions.delete(workspaceId, { id })) === 0) throw PropertyNotFound(id);
   }
 
-  private async saveUnique(definition: ContactPropertyDefinition, repo = this.definitions): Promise<ContactPropertyDefinition> {
+  private async getWith(
+    definitions: ContactPropertyDefinitionsRepository,
+    workspaceId: string,
+    id: string,
+    options: { lock?: boolean } = {},
+  ): Promise<ContactPropertyDefinition> {
+    const definition = await definitions.findById(workspaceId, id, options);
+    if (!definition) throw PropertyNotFound(id);
+    return definition;
+  }
+
+  private async saveUnique(
+    definitions: ContactPropertyDefinitionsRepository,
+    definition: ContactPropertyDefinition,
+  ): Promise<ContactPropertyDefinition> {
     try {
-      return await repo.save(definition);
+      return await definitions.save(definition.workspaceId, definition);
     } catch (err) {
-      if (isUniqueViolation(err)) throw PropertyNameTaken(definition.name);
+      if (pgError.is(err, 'unique')) throw PropertyNameTaken(definition.name);
       throw err;
     }
   }

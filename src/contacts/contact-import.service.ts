@@ -1,18 +1,22 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, In } from 'typeorm';
 import type { Principal } from '../auth/principal.js';
-import { newId } from '../common/id.js';
-import { Contact, ContactType } from './contact.entity.js';
+import { ContactType } from './contact.entity.js';
+import { ContactHistoryRepository } from './contact-history.repository.js';
 import { builtInChanges } from './contact-history.js';
+import { ContactsRepository } from './contacts.repository.js';
 import type { ImportVCardsResultDto } from './dto/import-vcards.dto.js';
 import { parseVCard, type ParsedCard } from './vcard-import.js';
 
 /** Create Bulk Contacts vCards: parse every card, then insert them all with set-based statements. */
 @Injectable()
 export class ContactImportService {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly contacts: ContactsRepository,
+    private readonly historyEntries: ContactHistoryRepository,
+  ) {}
 
   async importVCards(principal: Principal, sources: string[]): Promise<ImportVCardsResultDto> {
+    const workspaceId = principal.workspaceId;
     const errors: Array<{ index: number; message: string }> = [];
     const parsed: Array<{ index: number; card: ParsedCard }> = [];
     sources.forEach((source, index) => {
@@ -24,59 +28,26 @@ export class ContactImportService {
     const unique = [...new Map(parsed.map((p) => [p.card.phoneNumber, p.card])).values()];
     const idByPhone = new Map<string, string>();
     let createdCount = 0;
-    await this.dataSource.transaction(async (manager) => {
+    await this.contacts.transaction(async (manager) => {
+      const contacts = this.contacts.withManager(manager);
       const now = new Date();
-      const ids = unique.map(() => newId());
-      // Set-based: one INSERT … SELECT FROM unnest() for all cards (arrays as parameters), not a statement per row.
-      const inserted = (await manager.query(
-        `INSERT INTO contacts (id, workspace_id, name, phone_number, contact_type, email, company, position, creator_id, last_modifier_id, creation_time, last_modification_time)
-         SELECT u.id, $1, u.name, u.phone, ${ContactType.Individual}, u.email, u.company, u.position, $2, $2, $3, $3
-           FROM unnest($4::uuid[], $5::varchar[], $6::varchar[], $7::varchar[], $8::varchar[], $9::varchar[]) AS u(id, name, phone, email, company, position)
-         ON CONFLICT (workspace_id, phone_number) DO NOTHING
-         RETURNING id, phone_number`,
-        [
-          principal.workspaceId,
-          principal.serviceAccountId,
-          now,
-          ids,
-          unique.map((c) => c.name),
-          unique.map((c) => c.phoneNumber),
-          unique.map((c) => c.email),
-          unique.map((c) => c.company),
-          unique.map((c) => c.position),
-        ],
-      )) as Array<{ id: string; phone_number: string }>;
-      createdCount = inserted.length;
-      for (const row of inserted) idByPhone.set(row.phone_number, row.id);
+      // Set-based: one statement for all the cards' contacts and one for their history, not a statement per row.
+      const inserted = await contacts.insertManyWhereNumberFree(workspaceId, principal.serviceAccountId, now, unique);
+      createdCount = inserted.size;
+      for (const [phone, id] of inserted) idByPhone.set(phone, id);
       const history = unique
         .filter((card) => idByPhone.has(card.phoneNumber))
         .flatMap((card) =>
           builtInChanges({}, { ...card, contactType: ContactType.Individual }).map((change) => ({
             contactId: idByPhone.get(card.phoneNumber)!,
-            ...change,
+            propertyName: change.propertyName,
+            newValue: change.newValue,
           })),
         );
-      await manager.query(
-        `INSERT INTO contact_history (id, workspace_id, contact_id, property_name, property_definition_id, old_value, new_value, creation_time, creator_id)
-         SELECT u.id, $1, u.contact_id, u.name, NULL, NULL, u.new_value, $2, $3
-           FROM unnest($4::uuid[], $5::uuid[], $6::varchar[], $7::text[]) AS u(id, contact_id, name, new_value)`,
-        [
-          principal.workspaceId,
-          now,
-          principal.serviceAccountId,
-          history.map(() => newId()),
-          history.map((h) => h.contactId),
-          history.map((h) => h.propertyName),
-          history.map((h) => h.newValue),
-        ],
-      );
+      await this.historyEntries.withManager(manager).recordCreations(workspaceId, principal.serviceAccountId, now, history);
       const existing = unique.map((card) => card.phoneNumber).filter((phone) => !idByPhone.has(phone));
       if (existing.length) {
-        const found = await manager.find(Contact, {
-          select: { id: true, phoneNumber: true },
-          where: { workspaceId: principal.workspaceId, phoneNumber: In(existing) },
-        });
-        for (const contact of found) idByPhone.set(contact.phoneNumber, contact.id);
+        for (const [phone, id] of await contacts.findIdsByPhones(workspaceId, existing)) idByPhone.set(phone, id);
       }
     });
     return {

@@ -3,8 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swa
 import { CurrentPrincipal, CurrentWorkspace, type Principal } from '../auth/principal.js';
 import { ParseIdPipe } from '../common/http/uuid-param.pipe.js';
 import { PagedRequestDto } from '../common/paging/paged-request.dto.js';
-import { PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
-import { TimestampFormat } from '../common/time/timestamp-format.js';
+import { mapPage, PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
 import { ContactViews } from './contact-views.js';
 import { ContactsService } from './contacts.service.js';
 import {
@@ -44,8 +43,7 @@ export class ContactsController {
   @ApiOperation({ summary: 'Get Contacts' })
   @ApiOkResponse({ type: PagedContacts })
   async list(@CurrentWorkspace() workspaceId: string, @Query() query: GetContactsQueryDto): Promise<PagedResult<ContactDto>> {
-    const page = await this.contacts.find(workspaceId, query, query);
-    return { totalCount: page.totalCount, items: await this.views.many(page.items) };
+    return this.views.page(await this.contacts.find(workspaceId, query, query));
   }
 
   @Post('search')
@@ -53,8 +51,7 @@ export class ContactsController {
   @ApiOperation({ summary: 'Search Contacts' })
   @ApiOkResponse({ type: PagedContacts })
   async search(@CurrentWorkspace() workspaceId: string, @Body() body: SearchContactsDto): Promise<PagedResult<ContactDto>> {
-    const page = await this.contacts.find(workspaceId, body, body);
-    return { totalCount: page.totalCount, items: await this.views.many(page.items) };
+    return this.views.page(await this.contacts.find(workspaceId, body, body));
   }
 
   @Post('import/vcards')
@@ -123,18 +120,9 @@ export class ContactsController {
     @ContactId('contactId') contactId: string,
     @Query() paging: PagedRequestDto,
   ): Promise<PagedResult<ContactHistoryEntryDto>> {
-    const page = await this.contacts.history(workspaceId, contactId, paging.skipCount, paging.maxResultCount);
-    return {
-      totalCount: page.totalCount,
-      items: page.items.map((e) => ({
-        id: e.id,
-        propertyName: e.propertyName,
-        propertyDefinitionId: e.propertyDefinitionId,
-        oldValue: e.oldValue,
-        newValue: e.newValue,
-        creationTime: TimestampFormat.noOffset(e.creationTime),
-        creatorId: e.creatorId,
-      })),
-    };
+    return mapPage(
+      await this.contacts.history(workspaceId, contactId, paging.skipCount, paging.maxResultCount),
+      ContactHistoryEntryDto.from,
+    );
   }
 }

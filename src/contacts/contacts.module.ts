@@ -1,17 +1,40 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { ContactPropertiesModule } from '../contact-properties/contact-properties.module.js';
 import { TagsModule } from '../tags/tags.module.js';
-import { ContactViews } from './contact-views.js';
-import { ContactsController } from './contacts.controller.js';
-import { ContactsService } from './contacts.service.js';
+import { ContactCountShard } from './contact-count.entity.js';
+import { ContactHistoryEntry } from './contact-history-entry.entity.js';
+import { ContactHistoryRepository } from './contact-history.repository.js';
 import { ContactImportService } from './contact-import.service.js';
+import { ContactNote } from './contact-note.entity.js';
+import { ContactNotesRepository } from './contact-notes.repository.js';
+import { ContactPropertyValue } from './contact-property-value.entity.js';
+import { ContactPropertyValuesRepository } from './contact-property-values.repository.js';
+import { ContactViews } from './contact-views.js';
+import { Contact } from './contact.entity.js';
+import { ContactsController } from './contacts.controller.js';
+import { ContactsRepository } from './contacts.repository.js';
+import { ContactsService } from './contacts.service.js';
 import { PropertyStatisticsController } from './property-statistics.controller.js';
 import { PropertyStatisticsService } from './property-statistics.service.js';
 
 @Module({
-  imports: [ContactPropertiesModule, TagsModule],
+  imports: [
+    TypeOrmModule.forFeature([Contact, ContactCountShard, ContactHistoryEntry, ContactNote, ContactPropertyValue]),
+    ContactPropertiesModule,
+    TagsModule,
+  ],
   controllers: [ContactsController, PropertyStatisticsController],
-  providers: [ContactsService, ContactViews, ContactImportService, PropertyStatisticsService],
+  providers: [
+    ContactsService,
+    ContactViews,
+    ContactImportService,
+    PropertyStatisticsService,
+    ContactsRepository,
+    ContactPropertyValuesRepository,
+    ContactHistoryRepository,
+    ContactNotesRepository,
+  ],
   exports: [ContactsService, ContactViews],
 })
 export class ContactsModule {}

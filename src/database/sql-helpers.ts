@@ -1,8 +1,12 @@
 import type { EntityManager, EntityTarget, ObjectLiteral, QueryDeepPartialEntity } from 'typeorm';
 
-/** `text` as a LIKE/ILIKE pattern matching it anywhere, its `%`, `_` and `\` taken literally. */
-export function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+/**
+ * `text` as a LIKE/ILIKE pattern matching it anywhere (or, with `'prefix'`, at the start), its `%`,
+ * `_` and `\` taken literally.
+ */
+export function likePattern(text: string, match: 'anywhere' | 'prefix' = 'anywhere'): string {
+  const escaped = text.replace(/[\\%_]/g, '\\$&');
+  return match === 'prefix' ? `${escaped}%` : `%${escaped}%`;
 }
 
 /**

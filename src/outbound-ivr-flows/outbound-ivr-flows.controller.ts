@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } f
 import { CurrentWorkspace } from '../auth/principal.js';
 import { ParseIdPipe } from '../common/http/uuid-param.pipe.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
-import { PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
+import { mapPage, PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
 import {
   ListOutboundIvrFlowsQueryDto,
   OutboundIvrFlow,
@@ -38,8 +38,7 @@ export class OutboundIvrFlowsController {
   })
   @ApiOkResponse({ type: PagedResultOf(OutboundIvrFlow, 'PagedResultOfOutboundIvrFlow') })
   async list(@CurrentWorkspace() workspaceId: string, @Query() query: ListOutboundIvrFlowsQueryDto): Promise<PagedResult<OutboundIvrFlow>> {
-    const page = await this.flows.list(workspaceId, query);
-    return { totalCount: page.totalCount, items: page.items.map(OutboundIvrFlow.from) };
+    return mapPage(await this.flows.list(workspaceId, query), OutboundIvrFlow.from);
   }
 
   @Get(':id')

@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource, IsNull, Repository } from 'typeorm';
 import type { Channel } from '../channels/channel.entity.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { NotFoundError } from '../common/errors/domain-error.js';
@@ -10,7 +9,8 @@ import { scriptOfFlow } from './dialog/flow-script.js';
 import type { FlowPrompt } from '../outbound-ivr-flows/flow-definition.js';
 import { OutboundIvrFlowsService } from '../outbound-ivr-flows/outbound-ivr-flows.service.js';
 import { isFinished, OutboundIvrAudioType, OutboundIvrStatus } from './ivr-enums.js';
-import { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
+import type { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
+import { OutboundIvrRequestsRepository } from './outbound-ivr-requests.repository.js';
 import { SandboxVoiceProvider } from './providers/sandbox-voice.provider.js';
 import { TwilioVoiceProvider } from './providers/twilio-voice.provider.js';
 import {
@@ -29,19 +29,16 @@ import { SpeechSynthesizer } from '../speech/speech-synthesizer.js';
 @Injectable()
 export class CallPlacer {
   private readonly logger = new Logger(CallPlacer.name);
-  private readonly requests: Repository<OutboundIvrRequestEntity>;
 
   constructor(
-    dataSource: DataSource,
+    private readonly requests: OutboundIvrRequestsRepository,
     private readonly channels: ChannelsService,
     private readonly tracker: CallTracker,
     private readonly speech: SpeechSynthesizer,
     private readonly flows: OutboundIvrFlowsService,
     private readonly sandbox: SandboxVoiceProvider,
     private readonly twilio: TwilioVoiceProvider,
-  ) {
-    this.requests = dataSource.getRepository(OutboundIvrRequestEntity);
-  }
+  ) {}
 
   /**
    * Places the call of a Pending request. `lastAttempt` says the queue will not retry this job: a
@@ -58,7 +55,7 @@ export class CallPlacer {
   }
 
   private async tryToPlace(ref: CallRef, lastAttempt: boolean): Promise<void> {
-    const request = await this.tracker.inTurn(() => this.requests.findOne({ where: { id: ref.id, workspaceId: ref.workspaceId } }));
+    const request = await this.tracker.inTurn(() => this.requests.findById(ref.workspaceId, ref.id));
     if (!request || isFinished(request.status)) return; // cancelled, or finished by an earlier run
     const channel = await this.channels.getRecent(ref.workspaceId, request.channelId, 'voice').catch((err: unknown) => {
       if (err instanceof NotFoundError) return null;
@@ -76,13 +73,8 @@ export class CallPlacer {
     if (!channel) return this.fail(ref, 'The channel was deleted or no longer has voice.');
 
     const script = await this.prepareScript(request);
-    const claimed = await this.tracker.inTurn(() =>
-      this.requests.update(
-        { id: ref.id, workspaceId: ref.workspaceId, status: OutboundIvrStatus.Pending, placementStartedAt: IsNull() },
-        { placementStartedAt: new Date(), script, audioFileUrl: request.audioFileUrl },
-      ),
-    );
-    if (!claimed.affected) return; // cancelled meanwhile
+    const claimed = await this.tracker.inTurn(() => this.requests.claimPlacement(ref.workspaceId, ref.id, script, request.audioFileUrl));
+    if (!claimed) return; // cancelled meanwhile
     request.script = script;
 
     try {
@@ -94,10 +86,7 @@ export class CallPlacer {
         return;
       }
       if (err instanceof VoiceProviderUnavailable && !lastAttempt) {
-        await this.requests.update(
-          { id: ref.id, workspaceId: ref.workspaceId, status: OutboundIvrStatus.Pending },
-          { placementStartedAt: null },
-        );
+        await this.requests.releasePlacement(ref.workspaceId, ref.id);
         throw err;
       }
       if (err instanceof VoiceProviderUnavailable || err instanceof VoiceProviderRefused) {
@@ -117,7 +106,7 @@ export class CallPlacer {
 
   /** Asks the provider to end a call that was cancelled while it ran. */
   async hangUp(ref: CallRef): Promise<void> {
-    const request = await this.requests.findOne({ where: { id: ref.id, workspaceId: ref.workspaceId } });
+    const request = await this.requests.findById(ref.workspaceId, ref.id);
     if (!request?.callId) return;
     const channel = await this.channels.get(ref.workspaceId, request.channelId, 'voice').catch(() => null);
     if (!channel) return;

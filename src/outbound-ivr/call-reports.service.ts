@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { ChannelsService } from '../channels/channels.service.js';
-import type { OutboxRow } from '../queue/outbox.service.js';
+import type { OutboxTransaction } from '../queue/outbox.service.js';
 import { formatTimestamp, TimestampFormat } from '../common/time/timestamp-format.js';
 import { ContactsService } from '../contacts/contacts.service.js';
 import { EventDirection, EventSourceType } from '../conversations/conversation.entity.js';
@@ -40,7 +39,8 @@ export function callLength(seconds: number): string {
 /**
  * Writes what a finished call leaves behind, in the caller's transaction: a Call event in the
  * contact's conversation (contact and conversation created if needed) and the Call Webhook to the
- * channel's postCallWebhookUrl, plus any `extraEvents` (the IVR outcome webhook).
+ * channel's postCallWebhookUrl, plus any `extraEvents` (the IVR outcome webhook). The webhooks'
+ * jobs are pushed when that transaction commits.
  */
 @Injectable()
 export class CallReportsService {
@@ -52,8 +52,8 @@ export class CallReportsService {
     private readonly webhooks: WebhookPublisher,
   ) {}
 
-  /** Returns the outbox rows of the webhooks, for `Outbox.pushCommitted` once the transaction committed. */
-  async record(manager: EntityManager, report: CallReport, extraEvents: WebhookEvent[] = []): Promise<OutboxRow[]> {
+  async record(tx: OutboxTransaction, report: CallReport, extraEvents: WebhookEvent[] = []): Promise<void> {
+    const { manager } = tx;
     const events = [...extraEvents];
     // A channel deleted mid-call keeps its calls' outcomes but gets no timeline or Call Webhook.
     const channel = await this.channels.getRecent(report.workspaceId, report.channelId).catch(() => null);
@@ -105,6 +105,6 @@ export class CallReportsService {
         });
       }
     }
-    return this.webhooks.publish(manager, events);
+    tx.pushAfterCommit(await this.webhooks.publish(manager, events));
   }
 }

@@ -1,20 +1,17 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Queue } from 'bull';
-import { DataSource, In, LessThan, Repository } from 'typeorm';
 import { ChannelsService } from '../channels/channels.service.js';
 import { AppConfig } from '../config/app-config.js';
 import { JobHandler } from '../queue/job-handler.decorator.js';
 import { JobName, QueueName } from '../queue/queue-names.js';
 import { CallTracker } from './call-tracker.service.js';
-import { OutboundIvrStatus } from './ivr-enums.js';
-import { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
+import { OutboundIvrRequestsRepository } from './outbound-ivr-requests.repository.js';
 import { SandboxVoiceProvider } from './providers/sandbox-voice.provider.js';
 import { TwilioVoiceProvider } from './providers/twilio-voice.provider.js';
 
 const SWEEP_EVERY_MS = 60_000;
 const BATCH = 200;
-const UNFINISHED = [OutboundIvrStatus.Pending, OutboundIvrStatus.Initiated, OutboundIvrStatus.Ringing, OutboundIvrStatus.InProgress];
 
 /**
  * Ends calls whose final report never came: a lost status callback, a worker that died while it
@@ -25,19 +22,16 @@ const UNFINISHED = [OutboundIvrStatus.Pending, OutboundIvrStatus.Initiated, Outb
 @Injectable()
 export class CallSweeper implements OnApplicationBootstrap {
   private readonly logger = new Logger(CallSweeper.name);
-  private readonly requests: Repository<OutboundIvrRequestEntity>;
 
   constructor(
-    dataSource: DataSource,
+    private readonly requests: OutboundIvrRequestsRepository,
     private readonly config: AppConfig,
     private readonly channels: ChannelsService,
     private readonly tracker: CallTracker,
     private readonly sandbox: SandboxVoiceProvider,
     private readonly twilio: TwilioVoiceProvider,
     @InjectQueue(QueueName.Maintenance) private readonly queue: Queue,
-  ) {
-    this.requests = dataSource.getRepository(OutboundIvrRequestEntity);
-  }
+  ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.runsWorker) return;
@@ -52,12 +46,7 @@ export class CallSweeper implements OnApplicationBootstrap {
   /** Ends the stale calls placed more than `olderThanMs` ago; returns how many it ended. */
   async sweep(olderThanMs: number): Promise<number> {
     // Across workspaces by design (a system job); each call is then changed under its own workspace.
-    const stale = await this.requests.find({
-      where: { status: In(UNFINISHED), placementStartedAt: LessThan(new Date(Date.now() - olderThanMs)) },
-      select: { id: true, workspaceId: true, channelId: true, callId: true },
-      order: { placementStartedAt: 'ASC' },
-      take: BATCH,
-    });
+    const stale = await this.requests.findUnscopedStale(new Date(Date.now() - olderThanMs), BATCH);
     let ended = 0;
     for (const call of stale) {
       const ref = { id: call.id, workspaceId: call.workspaceId };

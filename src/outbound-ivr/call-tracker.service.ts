@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { AppConfig } from '../config/app-config.js';
-import { DataSource, type EntityManager } from 'typeorm';
-import { Outbox, type OutboxEntry, type OutboxRow } from '../queue/outbox.service.js';
+import { Outbox, type OutboxEntry, type OutboxTransaction } from '../queue/outbox.service.js';
 import { JobName } from '../queue/queue-names.js';
 import { WebhookKind } from '../webhooks/webhook-kind.js';
 import { toWebhookPayload } from './dto/outbound-ivr-request.dto.js';
@@ -12,7 +11,8 @@ import type { DialogInput } from './dialog/dialog-engine.js';
 import type { Instructions } from './dialog/dialog-state.js';
 import { CallType, CallWebhookStatus, isFinished, OutboundIvrResult, OutboundIvrStatus } from './ivr-enums.js';
 import { LiveCall } from './live-call.js';
-import { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
+import type { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
+import { OutboundIvrRequestsRepository } from './outbound-ivr-requests.repository.js';
 import type { CallSession } from './providers/voice-provider.js';
 
 /** Names one call record; provider callbacks resolve it before they reach the tracker. */
@@ -44,7 +44,7 @@ export class CallTracker {
   private readonly databaseTurns: LimitFunction;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly requests: OutboundIvrRequestsRepository,
     private readonly reports: CallReportsService,
     private readonly outbox: Outbox,
     config: AppConfig,
@@ -68,12 +68,8 @@ export class CallTracker {
   }
 
   async isLive(ref: CallRef): Promise<boolean> {
-    const record = await this.inTurn(() =>
-      this.dataSource
-        .getRepository(OutboundIvrRequestEntity)
-        .findOne({ where: { id: ref.id, workspaceId: ref.workspaceId }, select: { id: true, status: true } }),
-    );
-    return record !== null && !isFinished(record.status);
+    const status = await this.inTurn(() => this.requests.statusOf(ref.workspaceId, ref.id));
+    return status !== null && !isFinished(status);
   }
 
   /**
@@ -90,38 +86,33 @@ export class CallTracker {
     );
   }
 
+  /** Runs `work` on the call under its row lock; its jobs (webhooks, hang-up) are pushed once the transaction commits. */
   private async withCall<T>(ref: CallRef, work: (call: LiveCall) => Promise<T>): Promise<T | undefined> {
-    const jobs: OutboxRow[] = [];
     const result = await this.inTurn(() =>
-      this.dataSource.transaction(async (manager) => {
-        const record = await manager.findOne(OutboundIvrRequestEntity, {
-          where: { id: ref.id, workspaceId: ref.workspaceId },
-          lock: { mode: 'pessimistic_write' },
-        });
+      this.outbox.transaction(async (tx) => {
+        const requests = this.requests.withManager(tx.manager);
+        const record = await requests.findById(ref.workspaceId, ref.id, { lock: true });
         if (!record) return undefined;
         const call = new LiveCall(record);
         const value = await work(call);
-        if (Object.keys(call.changes).length > 0) {
-          await manager.update(OutboundIvrRequestEntity, { id: ref.id, workspaceId: ref.workspaceId }, call.changes as never);
-        }
-        if (call.finishedNow) jobs.push(...(await this.report(manager, record)));
+        if (Object.keys(call.changes).length > 0) await requests.update(ref.workspaceId, { id: ref.id }, call.changes as never);
+        if (call.finishedNow) await this.report(tx, record);
         if (call.needsHangUp) {
           const hangUp: OutboxEntry<JobName.HangUpIvrCall> = {
             jobName: JobName.HangUpIvrCall,
             workspaceId: ref.workspaceId,
             payload: { requestId: ref.id },
           };
-          jobs.push(...(await this.outbox.write(manager, [hangUp])));
+          await tx.enqueue([hangUp]);
         }
         return { value };
       }),
     );
-    if (jobs.length > 0) this.outbox.pushCommitted(jobs);
     return result?.value;
   }
 
   /** The outcome webhook to the request's webhookUrl, and the call's timeline event and Call Webhook. */
-  private report(manager: EntityManager, record: OutboundIvrRequestEntity): Promise<OutboxRow[]> {
+  private report(tx: OutboxTransaction, record: OutboundIvrRequestEntity): Promise<void> {
     const outcome = {
       workspaceId: record.workspaceId,
       kind: WebhookKind.OutboundIvrCompleted,
@@ -130,7 +121,7 @@ export class CallTracker {
     };
     const digit = record.pressedDigit ? `, digit ${record.pressedDigit}` : '';
     return this.reports.record(
-      manager,
+      tx,
       {
         workspaceId: record.workspaceId,
         channelId: record.channelId,

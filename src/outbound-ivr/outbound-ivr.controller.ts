@@ -3,11 +3,16 @@ import { ApiBearerAuth, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } f
 import { CurrentPrincipal, CurrentWorkspace, type Principal } from '../auth/principal.js';
 import { ParseIdPipe } from '../common/http/uuid-param.pipe.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
-import { PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
+import { mapPage, PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
 import { RateLimitPolicy } from '../rate-limiting/rate-limit-policy.js';
 import { RateLimit } from '../rate-limiting/rate-limit.decorator.js';
 import { CreateOutboundIvrRequest } from './dto/create-outbound-ivr.dto.js';
-import { ListOutboundIvrQueryDto, OutboundIvrRequest, OutboundIvrWebhookPayload } from './dto/outbound-ivr-request.dto.js';
+import {
+  ListOutboundIvrQueryDto,
+  OutboundIvrRequest,
+  OutboundIvrWebhookPayload,
+  toOutboundIvrRequest,
+} from './dto/outbound-ivr-request.dto.js';
 import { OutboundIvrService } from './outbound-ivr.service.js';
 
 const RequestId = new ParseIdPipe('OutboundIvr:Request');
@@ -31,29 +36,29 @@ export class OutboundIvrController {
       'A second request with the same externalId returns the first record and places no new call.',
   })
   @ApiOkResponse({ type: OutboundIvrRequest })
-  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateOutboundIvrRequest): Promise<OutboundIvrRequest> {
-    return this.ivr.create(principal, body);
+  async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateOutboundIvrRequest): Promise<OutboundIvrRequest> {
+    return toOutboundIvrRequest(await this.ivr.create(principal, body));
   }
 
   @Get()
   @ApiOperation({ summary: 'List Outbound IVR Requests', description: 'Newest first; filter by Status and ExternalId.' })
   @ApiOkResponse({ type: PagedResultOf(OutboundIvrRequest, 'PagedResultOfOutboundIvrRequest') })
-  list(@CurrentWorkspace() workspaceId: string, @Query() query: ListOutboundIvrQueryDto): Promise<PagedResult<OutboundIvrRequest>> {
-    return this.ivr.list(workspaceId, query);
+  async list(@CurrentWorkspace() workspaceId: string, @Query() query: ListOutboundIvrQueryDto): Promise<PagedResult<OutboundIvrRequest>> {
+    return mapPage(await this.ivr.list(workspaceId, query), toOutboundIvrRequest);
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'Get Outbound IVR Request' })
   @ApiOkResponse({ type: OutboundIvrRequest })
-  get(@CurrentWorkspace() workspaceId: string, @Param('id', RequestId) id: string): Promise<OutboundIvrRequest> {
-    return this.ivr.get(workspaceId, id);
+  async get(@CurrentWorkspace() workspaceId: string, @Param('id', RequestId) id: string): Promise<OutboundIvrRequest> {
+    return toOutboundIvrRequest(await this.ivr.get(workspaceId, id));
   }
 
   @Post(':id/cancel')
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel Outbound IVR Request', description: 'Cancels a call not yet finished (409 once it has).' })
   @ApiOkResponse({ type: OutboundIvrRequest })
-  cancel(@CurrentWorkspace() workspaceId: string, @Param('id', RequestId) id: string): Promise<OutboundIvrRequest> {
-    return this.ivr.cancel(workspaceId, id);
+  async cancel(@CurrentWorkspace() workspaceId: string, @Param('id', RequestId) id: string): Promise<OutboundIvrRequest> {
+    return toOutboundIvrRequest(await this.ivr.cancel(workspaceId, id));
   }
 }

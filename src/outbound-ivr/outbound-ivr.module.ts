@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { ChannelsModule } from '../channels/channels.module.js';
 import { ContactsModule } from '../contacts/contacts.module.js';
 import { ConversationsModule } from '../conversations/conversations.module.js';
@@ -8,6 +9,10 @@ import { CallPlacer } from './call-placer.service.js';
 import { CallReportsService } from './call-reports.service.js';
 import { CallSweeper } from './call-sweeper.service.js';
 import { CallTracker } from './call-tracker.service.js';
+import { InboundCall } from './inbound-call.entity.js';
+import { InboundCallsRepository } from './inbound-calls.repository.js';
+import { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
+import { OutboundIvrRequestsRepository } from './outbound-ivr-requests.repository.js';
 import { OutboundIvrController } from './outbound-ivr.controller.js';
 import { TwilioCallbacksController } from './twilio-callbacks.controller.js';
 import { TwilioCallbacksService } from './twilio-callbacks.service.js';
@@ -18,9 +23,19 @@ import { TwilioVoiceProvider } from './providers/twilio-voice.provider.js';
 import { SpeechModule } from '../speech/speech.module.js';
 
 @Module({
-  imports: [ChannelsModule, ContactsModule, ConversationsModule, WebhooksModule, OutboundIvrFlowsModule, SpeechModule],
+  imports: [
+    TypeOrmModule.forFeature([OutboundIvrRequestEntity, InboundCall]),
+    ChannelsModule,
+    ContactsModule,
+    ConversationsModule,
+    WebhooksModule,
+    OutboundIvrFlowsModule,
+    SpeechModule,
+  ],
   controllers: [OutboundIvrController, TwilioCallbacksController],
   providers: [
+    OutboundIvrRequestsRepository,
+    InboundCallsRepository,
     OutboundIvrService,
     CallTracker,
     CallPlacer,

@@ -1,94 +1,74 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, Repository } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import type { Principal } from '../auth/principal.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { newId } from '../common/id.js';
+import { AppConfig } from '../config/app-config.js';
+import { assertWebhookTarget } from '../webhooks/webhook-target.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
 import { Outbox } from '../queue/outbox.service.js';
 import { OutboundIvrFlowsService } from '../outbound-ivr-flows/outbound-ivr-flows.service.js';
 import { JobName } from '../queue/queue-names.js';
 import { CallTracker } from './call-tracker.service.js';
 import { IVR_DEFAULTS, type CreateOutboundIvrRequest } from './dto/create-outbound-ivr.dto.js';
-import { toOutboundIvrRequest, type ListOutboundIvrQueryDto, type OutboundIvrRequest } from './dto/outbound-ivr-request.dto.js';
+import type { ListOutboundIvrQueryDto } from './dto/outbound-ivr-request.dto.js';
 import { isFinished, OutboundIvrAudioType, OutboundIvrResult, OutboundIvrStatus } from './ivr-enums.js';
 import { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
+import { OutboundIvrRequestsRepository } from './outbound-ivr-requests.repository.js';
 import { IvrAlreadyFinished, IvrInvalidRequest, OutboundIvrNotFound } from './outbound-ivr.errors.js';
 
 /** Outbound IVR requests: created with their outbox job in one transaction, then followed by the worker. */
 @Injectable()
 export class OutboundIvrService {
-  private readonly requests: Repository<OutboundIvrRequestEntity>;
-
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly requests: OutboundIvrRequestsRepository,
     private readonly channels: ChannelsService,
     private readonly tracker: CallTracker,
     private readonly outbox: Outbox,
     private readonly flows: OutboundIvrFlowsService,
-  ) {
-    this.requests = dataSource.getRepository(OutboundIvrRequestEntity);
-  }
+    private readonly config: AppConfig,
+  ) {}
 
   /**
    * A second request with the same externalId returns the first record and places no call: the
    * insert yields to the unique (workspace, externalId) index, so racing requests agree too.
    */
-  async create(principal: Principal, input: CreateOutboundIvrRequest): Promise<OutboundIvrRequest> {
+  async create(principal: Principal, input: CreateOutboundIvrRequest): Promise<OutboundIvrRequestEntity> {
     checkWhatToPlay(input);
+    assertWebhookTarget(input.webhookUrl, 'webhookUrl', this.config.webhooks.allowPrivateNetworks);
     const workspaceId = principal.workspaceId;
     await this.channels.getRecent(workspaceId, input.channelId, 'voice');
     const flowVersion = input.flowId ? (await this.flows.getCurrentVersion(workspaceId, input.flowId)).version : null;
-    const externalId = input.externalId ?? null;
     const record = this.newRecord(workspaceId, input, flowVersion);
-    const created = await this.dataSource.transaction(async (manager) => {
-      const inserted = await manager
-        .createQueryBuilder()
-        .insert()
-        .into(OutboundIvrRequestEntity)
-        .values(record as QueryDeepPartialEntity<OutboundIvrRequestEntity>)
-        .orIgnore()
-        .returning(['id'])
-        .execute();
-      if ((inserted.raw as unknown[]).length === 0) return null; // the externalId is taken
-      return this.outbox.write(manager, [{ jobName: JobName.PlaceIvrCall, workspaceId, payload: { requestId: record.id } }]);
+    // One transaction (the request and its job); the job is pushed to the queue once it commits.
+    const inserted = await this.outbox.transaction(async (tx) => {
+      if (!(await this.requests.withManager(tx.manager).insertIgnoring(workspaceId, record))) return false; // the externalId is taken
+      await tx.enqueue([{ jobName: JobName.PlaceIvrCall, workspaceId, payload: { requestId: record.id } }]);
+      return true;
     });
-    if (!created) return toOutboundIvrRequest(await this.requests.findOneOrFail({ where: { workspaceId, externalId: externalId! } }));
-    this.outbox.pushCommitted(created);
-    return toOutboundIvrRequest(record);
+    return inserted ? record : this.requests.findByExternalIdOrFail(workspaceId, record.externalId!);
   }
 
-  async get(workspaceId: string, id: string): Promise<OutboundIvrRequest> {
-    return toOutboundIvrRequest(await this.find(workspaceId, id));
+  get(workspaceId: string, id: string): Promise<OutboundIvrRequestEntity> {
+    return this.find(workspaceId, id);
   }
 
-  async list(workspaceId: string, query: ListOutboundIvrQueryDto): Promise<PagedResult<OutboundIvrRequest>> {
-    const [items, totalCount] = await this.requests.findAndCount({
-      where: {
-        workspaceId,
-        ...(query.status !== undefined && { status: query.status }),
-        ...(query.externalId && { externalId: query.externalId }),
-      },
-      order: { creationTime: 'DESC', id: 'DESC' },
-      skip: query.skipCount,
-      take: query.maxResultCount,
-    });
-    return { totalCount, items: items.map(toOutboundIvrRequest) };
+  list(workspaceId: string, query: ListOutboundIvrQueryDto): Promise<PagedResult<OutboundIvrRequestEntity>> {
+    return this.requests.page(workspaceId, { status: query.status, externalId: query.externalId }, query.skipCount, query.maxResultCount);
   }
 
   /** Cancels a call not yet finished; a call the provider knows of is hung up there (the tracker queues it). */
-  async cancel(workspaceId: string, id: string): Promise<OutboundIvrRequest> {
+  async cancel(workspaceId: string, id: string): Promise<OutboundIvrRequestEntity> {
     const ref = { id, workspaceId };
     const before = await this.find(workspaceId, id);
     if (isFinished(before.status)) throw IvrAlreadyFinished(id);
     await this.tracker.progress(ref, { kind: 'ended', at: new Date(), ending: 'canceled' });
     const after = await this.find(workspaceId, id);
     if (after.status !== OutboundIvrStatus.Cancelled) throw IvrAlreadyFinished(id);
-    return toOutboundIvrRequest(after);
+    return after;
   }
 
   private async find(workspaceId: string, id: string): Promise<OutboundIvrRequestEntity> {
-    const record = await this.requests.findOne({ where: { id, workspaceId } });
+    const record = await this.requests.findById(workspaceId, id);
     if (!record) throw OutboundIvrNotFound(id);
     return record;
   }

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { validateRequest } from 'twilio/lib/webhooks/webhooks.js';
-import { DataSource } from 'typeorm';
 import type { Channel } from '../channels/channel.entity.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { ChannelNotFound } from '../channels/channels.errors.js';
@@ -12,9 +11,10 @@ import type { CallEnding } from './call-progress.js';
 import { TWILIO_ENDINGS, twilioProgress, twilioTimestamp, type TwilioParams } from './providers/twilio-status.js';
 import { CallReportsService } from './call-reports.service.js';
 import { CallTracker, type CallRef } from './call-tracker.service.js';
-import { InboundCall } from './inbound-call.entity.js';
+import type { InboundCall } from './inbound-call.entity.js';
+import { InboundCallsRepository } from './inbound-calls.repository.js';
 import { CallType, CallWebhookStatus } from './ivr-enums.js';
-import { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
+import { OutboundIvrRequestsRepository } from './outbound-ivr-requests.repository.js';
 import { InvalidTwilioSignature, OutboundIvrNotFound } from './outbound-ivr.errors.js';
 import { renderGreeting, renderInstructions } from './providers/twiml.js';
 import { twilioCallUrls } from './providers/twilio-voice.provider.js';
@@ -38,7 +38,8 @@ const INBOUND_STATUS: Record<CallEnding, CallWebhookStatus> = {
 @Injectable()
 export class TwilioCallbacksService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly requests: OutboundIvrRequestsRepository,
+    private readonly inboundCalls: InboundCallsRepository,
     private readonly config: AppConfig,
     private readonly channels: ChannelsService,
     private readonly tracker: CallTracker,
@@ -93,10 +94,9 @@ export class TwilioCallbacksService {
       hangupTime,
       creationTime: new Date(),
     };
-    const jobs = await this.dataSource.transaction(async (manager) => {
-      const inserted = await manager.createQueryBuilder().insert().into(InboundCall).values(call).orIgnore().returning(['id']).execute();
-      if ((inserted.raw as unknown[]).length === 0) return []; // reported before
-      return this.reports.record(manager, {
+    await this.outbox.transaction(async (tx) => {
+      if (!(await this.inboundCalls.withManager(tx.manager).insertIgnoring(channel.workspaceId, call))) return; // reported before
+      await this.reports.record(tx, {
         workspaceId: channel.workspaceId,
         channelId: channel.id,
         callId: call.providerCallId,
@@ -112,14 +112,11 @@ export class TwilioCallbacksService {
         details: { inboundCallId: call.id },
       });
     });
-    this.outbox.pushCommitted(jobs);
   }
 
   /** Provider callbacks carry no token: the record is found by id alone, and the signature authenticates. */
   private async verifiedCall(id: string, callback: SignedCallback): Promise<CallRef> {
-    const record = await this.dataSource
-      .getRepository(OutboundIvrRequestEntity)
-      .findOne({ where: { id }, select: { id: true, workspaceId: true, channelId: true } });
+    const record = await this.requests.findUnscopedForProviderCallback(id);
     if (!record) throw OutboundIvrNotFound(id);
     // A channel deleted mid-call still authenticates its calls' callbacks, so they can finish.
     const channel = await this.channels.getIncludingDeleted(record.workspaceId, record.channelId);
@@ -129,7 +126,7 @@ export class TwilioCallbacksService {
   }
 
   private async verifiedChannel(channelId: string, callback: SignedCallback): Promise<Channel> {
-    const channel = await this.channels.getForAdmin(channelId);
+    const channel = await this.channels.findUnscopedForProviderCallback(channelId);
     if (channel.voiceProvider !== 'twilio') throw ChannelNotFound(channelId);
     this.verify(channel, callback);
     return channel;

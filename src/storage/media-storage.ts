@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { HttpException, Injectable } from '@nestjs/common';
-import { DataSource, Repository } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { newId } from '../common/id.js';
 import { BlobStore, type BlobResponse, type BlobSource } from './blob-store.js';
 import { safeFileName } from './file-names.js';
-import { MediaFile, type MediaType } from './media-file.entity.js';
+import type { MediaFile, MediaType } from './media-file.entity.js';
+import { MediaFilesRepository } from './media-files.repository.js';
+import { storedMediaHeaders } from './media-headers.js';
 import { MediaNotFound } from './storage.errors.js';
 
 export interface MediaMeta {
@@ -36,22 +37,17 @@ const KEY_PATTERN = /^[A-Za-z0-9_-]{32}$/;
  */
 @Injectable()
 export class MediaStorage {
-  private readonly files: Repository<MediaFile>;
-
   constructor(
-    dataSource: DataSource,
+    private readonly files: MediaFilesRepository,
     private readonly blobs: BlobStore,
     private readonly config: AppConfig,
-  ) {
-    this.files = dataSource.getRepository(MediaFile);
-  }
+  ) {}
 
   async save(workspaceId: string, source: BlobSource, meta: MediaMeta): Promise<StoredMedia> {
     const key = randomBytes(24).toString('base64url');
     const size = await this.blobs.put(key, source);
-    const file = this.files.create({
+    const file = this.files.create(workspaceId, {
       id: newId(),
-      workspaceId,
       key,
       fileName: safeFileName(meta.fileName),
       contentType: meta.contentType,
@@ -60,7 +56,7 @@ export class MediaStorage {
       durationMs: meta.durationMs === null ? null : Math.round(meta.durationMs),
     });
     try {
-      await this.files.insert(file);
+      await this.files.insert(workspaceId, file);
     } catch (err) {
       await this.blobs.remove(key);
       throw err;
@@ -84,19 +80,14 @@ export class MediaStorage {
 
   /** The HTTP answer for a public media URL; an unknown key or a file name not its own is a 404. */
   async respond(key: string, fileName: string, request: IncomingMessage): Promise<BlobResponse> {
-    const file = KEY_PATTERN.test(key) ? await this.files.findOne({ where: { key } }) : null;
+    const file = KEY_PATTERN.test(key) ? await this.files.findUnscopedByKey(key) : null;
     if (!file || file.fileName !== fileName) throw MediaNotFound();
     const response = await this.blobs.respond(key, request);
     if (!response) throw MediaNotFound();
     if (!response.body) throw new HttpException('The requested range or precondition cannot be satisfied.', response.statusCode);
     return {
       ...response,
-      headers: {
-        ...response.headers,
-        'content-type': file.contentType,
-        'content-disposition': `inline; filename="${file.fileName}"`,
-        'x-content-type-options': 'nosniff',
-      },
+      headers: { ...response.headers, ...storedMediaHeaders(file.contentType, file.fileName) },
     };
   }
 

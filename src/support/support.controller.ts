@@ -30,7 +30,7 @@ export class SupportController {
   })
   @fileBody('file', 'JPEG, PNG, MP4, 3GP or PDF')
   async upload(@CurrentWorkspace() workspaceId: string, @Req() request: FastifyRequest): Promise<UploadedMediaDto> {
-    return this.uploads.uploadMedia(workspaceId, await multipartFile(request, 'file'));
+    return UploadedMediaDto.from(await this.uploads.uploadMedia(workspaceId, await multipartFile(request, 'file')));
   }
 
   @Post('upload-audio')
@@ -41,6 +41,6 @@ export class SupportController {
   })
   @fileBody('audioFile', 'Audio in any common format (MP3, WAV, OGG, M4A, AMR, ...)')
   async uploadAudio(@CurrentWorkspace() workspaceId: string, @Req() request: FastifyRequest): Promise<UploadedMediaDto> {
-    return this.uploads.uploadAudio(workspaceId, await multipartFile(request, 'audioFile'));
+    return UploadedMediaDto.from(await this.uploads.uploadAudio(workspaceId, await multipartFile(request, 'audioFile')));
   }
 }

@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource, IsNull, Not, Repository } from 'typeorm';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { AppConfig } from '../config/app-config.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
@@ -7,7 +6,8 @@ import { Outbox } from '../queue/outbox.service.js';
 import { JobName } from '../queue/queue-names.js';
 import { WorkspacesService } from '../workspaces/workspaces.service.js';
 import type { ListWebhookDeliveriesDto } from './dto/webhook-delivery.dto.js';
-import { WebhookDelivery } from './webhook-delivery.entity.js';
+import { WebhookDeliveriesRepository, type ClaimedDelivery } from './webhook-deliveries.repository.js';
+import type { WebhookDelivery } from './webhook-delivery.entity.js';
 import { WebhookDeliveryStatus } from './webhook-kind.js';
 import { ATTEMPT_TIMEOUT_MS, WebhookSender, type AttemptOutcome } from './webhook-sender.js';
 import { DeliveryInProgress, DeliveryNotFound } from './webhooks.errors.js';
@@ -17,34 +17,24 @@ const LEASE_MS = ATTEMPT_TIMEOUT_MS + 5_000;
 
 const SECRETS_CACHE_MS = 5_000;
 
-interface ClaimedDelivery {
-  id: string;
-  workspace_id: string;
-  kind: string;
-  target_url: string;
-  payload: Record<string, unknown>;
-}
-
 type Verdict = { status: WebhookDeliveryStatus; nextAttemptAt: Date | null; outcome: 'succeeded' | 'retrying' | 'failed' };
 
 /** Delivers webhook events attempt by attempt, keeps their log, and answers the delivery-log API. */
 @Injectable()
 export class WebhookDeliveryService {
   private readonly logger = new Logger(WebhookDeliveryService.name);
-  private readonly deliveries: Repository<WebhookDelivery>;
   private readonly secretsCache = new Map<string, { secrets: string[]; until: number }>();
   private readonly outcomes: Counter<'kind' | 'outcome'>;
   private readonly attemptDuration: Histogram<'kind'>;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly deliveries: WebhookDeliveriesRepository,
     private readonly sender: WebhookSender,
     private readonly workspaces: WorkspacesService,
     private readonly outbox: Outbox,
     private readonly config: AppConfig,
     registry: Registry,
   ) {
-    this.deliveries = dataSource.getRepository(WebhookDelivery);
     this.outcomes = new Counter({
       name: 'webhook_deliveries_total',
       help: 'Webhook attempts by kind and outcome (succeeded, retrying, failed)',
@@ -65,8 +55,8 @@ export class WebhookDeliveryService {
    * made, or that another worker is making, does nothing; one whose worker died mid-attempt takes
    * over once the lease ran out (the receiver may then see the event twice, same `webhook-id`).
    */
-  async attempt(deliveryId: string, attempt: number): Promise<void> {
-    const claimed = await this.claim(deliveryId, attempt);
+  async attempt(workspaceId: string, deliveryId: string, attempt: number): Promise<void> {
+    const claimed = await this.claim(workspaceId, deliveryId, attempt);
     if (!claimed) return;
     const stopTimer = this.attemptDuration.startTimer({ kind: claimed.kind });
     const outcome = await this.sender.send({
@@ -82,60 +72,45 @@ export class WebhookDeliveryService {
     this.outcomes.inc({ kind: claimed.kind, outcome: verdict.outcome });
   }
 
-  async list(workspaceId: string, query: ListWebhookDeliveriesDto): Promise<PagedResult<WebhookDelivery>> {
-    const [items, totalCount] = await this.deliveries.findAndCount({
-      where: { workspaceId, ...(query.kind ? { kind: query.kind } : {}), ...(query.status ? { status: query.status } : {}) },
-      order: { creationTime: 'DESC', id: 'DESC' },
-      skip: query.skipCount,
-      take: query.maxResultCount,
-    });
-    return { totalCount, items };
+  list(workspaceId: string, query: ListWebhookDeliveriesDto): Promise<PagedResult<WebhookDelivery>> {
+    return this.deliveries.page(workspaceId, { kind: query.kind, status: query.status }, query.skipCount, query.maxResultCount);
   }
 
   /** Queues a finished event (succeeded or failed) for a new cycle of attempts, same `webhook-id`. */
   async redeliver(workspaceId: string, id: string): Promise<WebhookDelivery> {
-    await this.dataSource.transaction(async (manager) => {
-      const delivery = await manager.findOne(WebhookDelivery, { where: { id, workspaceId }, lock: { mode: 'pessimistic_write' } });
+    await this.outbox.transaction(async (tx) => {
+      const deliveries = this.deliveries.withManager(tx.manager);
+      const delivery = await deliveries.findById(workspaceId, id, { lock: true });
       if (!delivery) throw DeliveryNotFound(id);
       if (delivery.status === WebhookDeliveryStatus.Pending) throw DeliveryInProgress(id);
-      await manager.update(
-        WebhookDelivery,
+      await deliveries.update(
+        workspaceId,
         { id },
         { status: WebhookDeliveryStatus.Pending, cycleAttempts: 0, nextAttemptAt: new Date(), leaseUntil: null },
       );
-      await this.outbox.enqueue(manager, [{ jobName: JobName.DeliverWebhook, workspaceId, payload: { deliveryId: id, attempt: 1 } }]);
+      await tx.enqueue([{ jobName: JobName.DeliverWebhook, workspaceId, payload: { deliveryId: id, attempt: 1 } }]);
     });
-    this.outbox.afterCommit();
-    return this.deliveries.findOneByOrFail({ id, workspaceId });
+    const redelivered = await this.deliveries.findById(workspaceId, id);
+    if (!redelivered) throw DeliveryNotFound(id);
+    return redelivered;
   }
 
-  private async claim(id: string, attempt: number): Promise<ClaimedDelivery | undefined> {
-    const [rows] = (await this.dataSource.query(
-      `UPDATE webhook_deliveries SET lease_until = now() + make_interval(secs => $3)
-        WHERE id = $1 AND status = 'Pending' AND cycle_attempts = $2 - 1 AND (lease_until IS NULL OR lease_until < now())
-        RETURNING id, workspace_id, kind, target_url, payload`,
-      [id, attempt, LEASE_MS / 1000],
-    )) as [ClaimedDelivery[], number];
-    if (rows[0]) return rows[0];
+  private async claim(workspaceId: string, id: string, attempt: number): Promise<ClaimedDelivery | undefined> {
+    const claimed = await this.deliveries.claim(workspaceId, id, attempt, LEASE_MS / 1000);
+    if (claimed) return claimed;
     // Not claimable: either this attempt was made already (a duplicate job: nothing to do), or a
     // worker holds it right now, perhaps one that died; then try again once its lease may be over.
-    const held = await this.deliveries.findOne({
-      select: { id: true, workspaceId: true, leaseUntil: true },
-      where: { id, status: WebhookDeliveryStatus.Pending, cycleAttempts: attempt - 1, leaseUntil: Not(IsNull()) },
-    });
-    if (held?.leaseUntil) await this.checkBackAfterLease(held, attempt);
+    const held = await this.deliveries.findLeaseHeld(workspaceId, id, attempt);
+    if (held?.leaseUntil) await this.checkBackAfterLease(held.workspaceId, held.id, held.leaseUntil, attempt);
     return undefined;
   }
 
   /** Another worker holds the attempt (or held it and died): look again once its lease has run out. */
-  private async checkBackAfterLease(held: WebhookDelivery, attempt: number): Promise<void> {
-    const runAt = new Date(Math.max(held.leaseUntil!.getTime(), Date.now()) + 100);
-    await this.dataSource.transaction((manager) =>
-      this.outbox.enqueue(manager, [
-        { jobName: JobName.DeliverWebhook, workspaceId: held.workspaceId, runAt, payload: { deliveryId: held.id, attempt } },
-      ]),
+  private async checkBackAfterLease(workspaceId: string, deliveryId: string, leaseUntil: Date, attempt: number): Promise<void> {
+    const runAt = new Date(Math.max(leaseUntil.getTime(), Date.now()) + 100);
+    await this.outbox.transaction((tx) =>
+      tx.enqueue([{ jobName: JobName.DeliverWebhook, workspaceId, runAt, payload: { deliveryId, attempt } }]),
     );
-    this.outbox.afterCommit();
   }
 
   private judge(outcome: AttemptOutcome, attempt: number): Verdict {
@@ -171,24 +146,24 @@ export class WebhookDeliveryService {
       nextAttemptAt: verdict.nextAttemptAt,
       leaseUntil: null,
     };
+    const workspaceId = claimed.workspace_id;
     if (verdict.status !== WebhookDeliveryStatus.Pending) {
       // Finished: one statement, no transaction (the hot path at 1,000+ deliveries/s).
-      await this.deliveries.update({ id: claimed.id }, changes);
+      await this.deliveries.update(workspaceId, { id: claimed.id }, changes);
     } else {
       // The next attempt is scheduled with the outcome, atomically.
-      await this.dataSource.transaction(async (manager) => {
-        await manager.update(WebhookDelivery, { id: claimed.id }, changes);
-        await this.outbox.enqueue(manager, [
+      await this.outbox.transaction(async (tx) => {
+        await this.deliveries.withManager(tx.manager).update(workspaceId, { id: claimed.id }, changes);
+        await tx.enqueue([
           {
             jobName: JobName.DeliverWebhook,
-            workspaceId: claimed.workspace_id,
+            workspaceId,
             runAt: verdict.nextAttemptAt,
             payload: { deliveryId: claimed.id, attempt: attempt + 1 },
           },
         ]);
       });
     }
-    if (verdict.status === WebhookDeliveryStatus.Pending) this.outbox.afterCommit();
     if (verdict.outcome === 'failed') this.logger.warn(`Webhook ${claimed.id} (${claimed.kind}) failed for good: ${error}`);
   }
 

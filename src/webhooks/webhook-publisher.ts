@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import { newId } from '../common/id.js';
 import { Outbox, type OutboxRow } from '../queue/outbox.service.js';
 import { JobName } from '../queue/queue-names.js';
-import { WebhookDelivery } from './webhook-delivery.entity.js';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { WebhookDeliveryStatus, type WebhookKind } from './webhook-kind.js';
 import { InvalidWebhookTarget } from './webhooks.errors.js';
 
@@ -26,14 +25,17 @@ export function isHttpUrl(value: string): boolean {
 
 /**
  * Records webhook events in the caller's transaction, together with the outbox job that delivers
- * them: the event exists exactly when the change that caused it does. Call `Outbox.afterCommit()`
- * once the transaction has committed.
+ * them: the event exists exactly when the change that caused it does. In an `Outbox.transaction`,
+ * hand the rows it returns to `tx.pushAfterCommit`.
  */
 @Injectable()
 export class WebhookPublisher {
-  constructor(private readonly outbox: Outbox) {}
+  constructor(
+    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly outbox: Outbox,
+  ) {}
 
-  /** Returns the outbox rows written, for `Outbox.pushCommitted` once the transaction committed. */
+  /** Returns the outbox rows written, to push once the transaction committed (`tx.pushAfterCommit`). */
   async publish(manager: EntityManager, events: WebhookEvent[]): Promise<OutboxRow[]> {
     if (events.length === 0) return [];
     for (const event of events) if (!isHttpUrl(event.targetUrl)) throw InvalidWebhookTarget(event.targetUrl);
@@ -46,12 +48,7 @@ export class WebhookPublisher {
       status: WebhookDeliveryStatus.Pending,
       nextAttemptAt: new Date(),
     }));
-    await manager
-      .createQueryBuilder()
-      .insert()
-      .into(WebhookDelivery)
-      .values(rows as QueryDeepPartialEntity<WebhookDelivery>[])
-      .execute();
+    await this.deliveries.withManager(manager).insertNew(rows);
     return this.outbox.write(
       manager,
       rows.map((row) => ({ jobName: JobName.DeliverWebhook, workspaceId: row.workspaceId, payload: { deliveryId: row.id, attempt: 1 } })),

@@ -2,7 +2,7 @@ import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentWorkspace } from '../auth/principal.js';
 import { ParseIdPipe } from '../common/http/uuid-param.pipe.js';
-import { PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
+import { mapPage, PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
 import { ListWebhookDeliveriesDto, WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
 import { WebhookDeliveryService } from './webhook-delivery.service.js';
 
@@ -16,8 +16,7 @@ export class WebhooksController {
   @ApiOperation({ summary: 'List Webhook Deliveries', description: 'The delivery log of outgoing webhooks, newest first.' })
   @ApiOkResponse({ type: PagedResultOf(WebhookDeliveryDto) })
   async list(@CurrentWorkspace() workspaceId: string, @Query() query: ListWebhookDeliveriesDto): Promise<PagedResult<WebhookDeliveryDto>> {
-    const page = await this.deliveries.list(workspaceId, query);
-    return { totalCount: page.totalCount, items: page.items.map(WebhookDeliveryDto.from) };
+    return mapPage(await this.deliveries.list(workspaceId, query), WebhookDeliveryDto.from);
   }
 
   @Post(':id/redeliver')

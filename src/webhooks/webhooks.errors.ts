@@ -8,3 +8,7 @@ export const DeliveryInProgress = (id: string) =>
   );
 export const InvalidWebhookTarget = (url: string) =>
   new ValidationError('Webhooks:InvalidTarget', `'${url}' is not an absolute http(s) URL.`);
+export const PrivateWebhookTarget = (member: string, url: string, range: string) => {
+  const message = `${member} '${url}' points at a non-public address (${range}); webhook targets on private networks are not allowed.`;
+  return new ValidationError('Webhooks:PrivateTarget', message, { validationErrors: [{ message, members: [member] }] });
+};

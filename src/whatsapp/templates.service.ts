@@ -67,7 +67,9 @@ export class TemplatesService {
     return templates.length;
   }
 
-  list(workspaceId: string, query: ListTemplatesQueryDto): Promise<PagedResult<WhatsAppTemplate>> {
+  /** List Templates; a `channelId` that is not a WhatsApp channel of the workspace is ChannelNotFoundError. */
+  async list(workspaceId: string, query: ListTemplatesQueryDto): Promise<PagedResult<WhatsAppTemplate>> {
+    if (query.channelId) await this.channels.get(workspaceId, query.channelId, 'whatsapp');
     return this.templates.page(workspaceId, query);
   }
 

@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { DataSource, In } from 'typeorm';
-import { isUniqueViolation } from '../database/pg-errors.js';
+import { pgError } from '../database/pg-errors.js';
 import { SecretBox } from '../common/crypto/secret-box.js';
 import { newId } from '../common/id.js';
 import type { PagedRequestDto } from '../common/paging/paged-request.dto.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
 import type { CreateWorkspaceUserDto } from './dto/workspace-user.dto.js';
-import { Workspace } from './workspace.entity.js';
-import { WorkspaceUser } from './workspace-user.entity.js';
+import type { Workspace } from './workspace.entity.js';
+import type { WorkspaceUser } from './workspace-user.entity.js';
+import { WorkspaceUsersRepository } from './workspace-users.repository.js';
+import { WorkspacesRepository } from './workspaces.repository.js';
 import { UserEmailTaken, WorkspaceNotFound } from './workspaces.errors.js';
 
 const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
@@ -21,13 +22,14 @@ function newWebhookSecret(): string {
 @Injectable()
 export class WorkspacesService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly workspaces: WorkspacesRepository,
+    private readonly users: WorkspaceUsersRepository,
     private readonly secrets: SecretBox,
   ) {}
 
   async create(name: string): Promise<{ workspace: Workspace; webhookSecret: string }> {
     const webhookSecret = newWebhookSecret();
-    const workspace = await this.dataSource.getRepository(Workspace).save({
+    const workspace = await this.workspaces.save({
       id: newId(),
       name,
       webhookSecretSealed: this.secrets.seal(webhookSecret),
@@ -37,31 +39,30 @@ export class WorkspacesService {
     return { workspace, webhookSecret };
   }
 
-  async list(paging: PagedRequestDto): Promise<PagedResult<Workspace>> {
-    const [items, totalCount] = await this.dataSource
-      .getRepository(Workspace)
-      .findAndCount({ order: { creationTime: 'ASC', id: 'ASC' }, skip: paging.skipCount, take: paging.maxResultCount });
-    return { totalCount, items };
+  list(paging: PagedRequestDto): Promise<PagedResult<Workspace>> {
+    return this.workspaces.page(paging.skipCount, paging.maxResultCount);
   }
 
   async get(id: string): Promise<Workspace> {
-    const workspace = await this.dataSource.getRepository(Workspace).findOne({ where: { id } });
+    const workspace = await this.workspaces.findById(id);
     if (!workspace) throw WorkspaceNotFound(id);
     return workspace;
+  }
+
+  /** Whether a workspace of this name exists (the demo seed runs once). */
+  existsNamed(name: string): Promise<boolean> {
+    return this.workspaces.existsNamed(name);
   }
 
   /** Issues a new secret; the old one keeps being signed with for 24 h so receivers can switch over. */
   async rotateWebhookSecret(id: string): Promise<string> {
     const workspace = await this.get(id);
     const webhookSecret = newWebhookSecret();
-    await this.dataSource.getRepository(Workspace).update(
-      { id },
-      {
-        webhookSecretSealed: this.secrets.seal(webhookSecret),
-        previousWebhookSecretSealed: workspace.webhookSecretSealed,
-        previousWebhookSecretExpiresAt: new Date(Date.now() + ROTATION_OVERLAP_MS),
-      },
-    );
+    await this.workspaces.updateSecrets(id, {
+      webhookSecretSealed: this.secrets.seal(webhookSecret),
+      previousWebhookSecretSealed: workspace.webhookSecretSealed,
+      previousWebhookSecretExpiresAt: new Date(Date.now() + ROTATION_OVERLAP_MS),
+    });
     return webhookSecret;
   }
 
@@ -77,36 +78,35 @@ export class WorkspacesService {
 
   async addUser(workspaceId: string, input: CreateWorkspaceUserDto): Promise<WorkspaceUser> {
     await this.get(workspaceId);
+    const user = this.users.create(workspaceId, {
+      id: newId(),
+      userId: newId(),
+      email: input.email.toLowerCase(),
+      name: input.name,
+      role: input.role,
+      logoUrl: input.logoUrl ?? null,
+      isAiAgent: input.isAiAgent ?? false,
+      phoneNumber: input.phoneNumber ?? null,
+    });
     try {
-      return await this.dataSource.getRepository(WorkspaceUser).save({
-        id: newId(),
-        workspaceId,
-        userId: newId(),
-        email: input.email.toLowerCase(),
-        name: input.name,
-        role: input.role,
-        logoUrl: input.logoUrl ?? null,
-        isAiAgent: input.isAiAgent ?? false,
-        phoneNumber: input.phoneNumber ?? null,
-      });
+      return await this.users.save(workspaceId, user);
     } catch (err) {
-      if (isUniqueViolation(err)) throw UserEmailTaken(input.email);
+      if (pgError.is(err, 'unique')) throw UserEmailTaken(input.email);
       throw err;
     }
   }
 
   listUsers(workspaceId: string): Promise<WorkspaceUser[]> {
-    return this.dataSource.getRepository(WorkspaceUser).find({ where: { workspaceId }, order: { creationTime: 'ASC', id: 'ASC' } });
+    return this.users.list(workspaceId);
   }
 
   /** The users and AI agents of these user ids (for records that name them). */
   findUsersByUserIds(workspaceId: string, userIds: readonly string[]): Promise<WorkspaceUser[]> {
-    if (userIds.length === 0) return Promise.resolve([]);
-    return this.dataSource.getRepository(WorkspaceUser).find({ where: { workspaceId, userId: In([...userIds]) } });
+    return this.users.findByUserIds(workspaceId, userIds);
   }
 
   /** A user (`isAiAgent` false) or an AI agent (true) of the workspace by its user id; null when there is none. */
   findUser(workspaceId: string, userId: string, isAiAgent: boolean): Promise<WorkspaceUser | null> {
-    return this.dataSource.getRepository(WorkspaceUser).findOne({ where: { workspaceId, userId, isAiAgent } });
+    return this.users.findOne(workspaceId, { userId, isAiAgent });
   }
 }

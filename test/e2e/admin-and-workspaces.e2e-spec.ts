@@ -204,4 +204,21 @@ describe('Admin API, Channels API and Workspace API', () => {
     assert.equal(res.status, 404);
     assert.equal((await b.api.get('/v1/workspaces/users')).status, 200, 'B still works');
   });
+
+  it('answers Cache-Control: no-store where a response carries a secret', async () => {
+    const workspace = await t.admin.post('/admin/v1/workspaces', { name: 'Secretive' });
+    const rotated = await t.admin.post(`/admin/v1/workspaces/${workspace.body.id}/webhook-secret`);
+    const account = await t.admin.post(`/admin/v1/workspaces/${workspace.body.id}/service-accounts`, { name: 'crm' });
+    for (const [what, res] of [
+      ['create workspace', workspace],
+      ['rotate webhook secret', rotated],
+      ['create service account', account],
+    ] as const) {
+      assert.equal(res.status, 200, `${what}: ${res.text}`);
+      assert.equal(res.headers.get('cache-control'), 'no-store', what);
+    }
+    assert.match(account.body.clientSecret, /\S/);
+    const list = await t.admin.get('/admin/v1/workspaces');
+    assert.equal(list.headers.get('cache-control'), null, 'responses without secrets are left alone');
+  });
 });

@@ -159,6 +159,29 @@ describe('Contact Properties, statistics and vCard import', () => {
     assert.equal((await b.api.get(`/v1/contact-property-definitions/${tier.id}/statistics`)).status, 404);
   });
 
+  it('answers statistics over another workspace’s tag or property ids with a 404, as Search Contacts does', async () => {
+    const spend = (await a.api.post('/v1/contact-property-definitions', { name: 'Orders', type: 2 })).body;
+    const foreignTag = (await b.api.post('/v1/tags/service-account', { name: 'B only' })).body;
+    const foreignProperty = (await b.api.post('/v1/contact-property-definitions', { name: 'B prop', type: 2 })).body;
+    const ownTag = (await a.api.post('/v1/tags/service-account', { name: 'A tag' })).body;
+    const byTag = { tagIds: [ownTag.id, foreignTag.id] };
+    const byProperty = { customPropertyFilters: [{ propertyDefinitionId: foreignProperty.id, operator: 9 }] };
+    for (const [criteria, code] of [
+      [byTag, 'Tags:TagNotFound'],
+      [byProperty, 'ContactProperties:PropertyNotFound'],
+    ] as const) {
+      const statistics = await a.api.post(`/v1/contact-property-definitions/${spend.id}/statistics`, criteria);
+      const search = await a.api.post('/v1/contacts/search', criteria);
+      assert.equal(statistics.status, 404, statistics.text);
+      assert.equal(search.status, 404, search.text);
+      assert.equal(statistics.body.error.code, search.body.error.code);
+      assert.equal(statistics.body.error.code, code);
+    }
+    const own = await a.api.post(`/v1/contact-property-definitions/${spend.id}/statistics`, { tagIds: [ownTag.id] });
+    assert.equal(own.status, 200, own.text);
+    assert.equal(own.body.totalContacts, 0);
+  });
+
   it('imports vCards 2.1, 3.0 and 4.0, reports bad cards by index, and never overwrites an existing number', async () => {
     const existing = (await a.api.post('/v1/contacts', { name: 'Already here', phoneNumber: '+966501234567' })).body;
     const cards = [

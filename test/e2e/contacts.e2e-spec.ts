@@ -353,6 +353,16 @@ describe('Contacts and Set Property Value on Contact (specification rules 1-6)',
     );
     const byPhone = await a.api.get('/v1/contacts?PhoneNumber=966501234567');
     assert.equal(byPhone.body.totalCount, 1);
+    for (const digitless of ['abc', '%2B', '(-)']) {
+      const refused = await a.api.get(`/v1/contacts?PhoneNumber=${digitless}`);
+      assert.equal(refused.status, 400, `PhoneNumber=${digitless}: ${refused.text}`);
+      assert.equal(refused.body.error.code, 'Request:ValidationFailed');
+      assert.deepEqual(refused.body.error.validationErrors, [
+        { message: 'phoneNumber must contain at least one digit', members: ['phoneNumber'] },
+      ]);
+    }
+    const blank = await a.api.get('/v1/contacts?PhoneNumber=&MaxResultCount=1');
+    assert.equal(blank.body.totalCount, (await a.api.get('/v1/contacts?MaxResultCount=1')).body.totalCount, 'blank is no filter');
     const pastTheEnd = await a.api.get('/v1/contacts?Filter=contact%20%2B1415555010&SkipCount=1000');
     assert.deepEqual(pastTheEnd.body.items, []);
     assert.equal(pastTheEnd.body.totalCount, res.body.totalCount, 'the total holds past the last page');

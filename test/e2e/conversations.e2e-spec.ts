@@ -239,6 +239,9 @@ describe('Conversations API and Tags API', () => {
     assert.deepEqual(ids(await list(`ContactIds=${c1.contactId},${c2.contactId}`)).sort(), [c1.id, c2.id].sort());
     assert.deepEqual(ids(await list('Name=filter%20two')), [c2.id]);
     assert.deepEqual(ids(await list('PhoneNumber=4155550310')), [c1.id]);
+    const digitless = await list('PhoneNumber=none');
+    assert.equal(digitless.status, 400, digitless.text);
+    assert.deepEqual(digitless.body.error.validationErrors[0].members, ['phoneNumber']);
     const future = await list('FromDate=2999-01-01T00:00:00Z');
     assert.equal(future.body.totalCount, 0);
     assert.ok(ids(await list('ToDate=2999-01-01T00:00:00Z')).includes(c1.id));

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, it } from 'node:test';
 import { OutboundIvrFlowsService } from '../../src/outbound-ivr-flows/outbound-ivr-flows.service.js';
-import { createWorkspace, type WorkspaceFixture } from '../support/fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { describeWithApp } from '../support/describe-with-app.js';
 
 // API.md §1: flows are not the IVR request record, so they take the `Z` form.
 const UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -48,22 +47,15 @@ function surveyWith(edit: (flow: FlowBody) => void): FlowBody {
   return flow;
 }
 
-describe('Outbound IVR Flows', () => {
-  let t: TestApp;
-  let a: WorkspaceFixture;
-  let b: WorkspaceFixture;
+describeWithApp('Outbound IVR Flows', { env: { RATE_LIMIT_REQUESTS_PER_MINUTE: '100000' } }, (fx) => {
   let service: OutboundIvrFlowsService;
 
   before(async () => {
-    t = await startTestApp({ RATE_LIMIT_REQUESTS_PER_MINUTE: '100000' });
-    a = await createWorkspace(t, 'A');
-    b = await createWorkspace(t, 'B');
-    service = t.app.get(OutboundIvrFlowsService);
+    service = fx.t.app.get(OutboundIvrFlowsService);
   });
-  after(() => t.close());
 
   it('creates a flow at version 1 with the defaults applied, and gets it back', async () => {
-    const created = await a.api.post(BASE, surveyFlow());
+    const created = await fx.a.api.post(BASE, surveyFlow());
     assert.equal(created.status, 200, created.text);
     const flow = created.body;
     assert.deepEqual(Object.keys(flow).sort(), [
@@ -78,7 +70,7 @@ describe('Outbound IVR Flows', () => {
       'workspaceId',
     ]);
     assert.equal(flow.version, 1);
-    assert.equal(flow.workspaceId, a.workspaceId);
+    assert.equal(flow.workspaceId, fx.a.workspaceId);
     assert.equal(flow.name, 'Survey');
     assert.equal(flow.description, 'Asks one question');
     assert.equal(flow.startStepId, 'welcome');
@@ -110,17 +102,17 @@ describe('Outbound IVR Flows', () => {
       { id: 'thanks', type: 'Play', props: { audioFileUrl: null, ttsText: 'Thank you.', ttsVoice: 2, nextStepId: 'bye' } },
       { id: 'bye', type: 'Hangup', props: { audioFileUrl: null, ttsText: null, ttsVoice: 1 } },
     ]);
-    const fetched = await a.api.get(`${BASE}/${flow.id}`);
+    const fetched = await fx.a.api.get(`${BASE}/${flow.id}`);
     assert.equal(fetched.status, 200, fetched.text);
     assert.deepEqual(fetched.body, flow);
-    const current = await service.getCurrentVersion(a.workspaceId, flow.id);
+    const current = await service.getCurrentVersion(fx.a.workspaceId, flow.id);
     assert.deepEqual(current, { flowId: flow.id, version: 1, definition: { startStepId: 'welcome', steps: flow.steps } });
   });
 
   it('lists the workspace flows newest first, with paging and a Name filter', async () => {
     const names = ['Billing menu', 'Delivery check', 'Billing follow-up'];
-    for (const name of names) assert.equal((await a.api.post(BASE, surveyFlow(name))).status, 200);
-    const all = await a.api.get(`${BASE}?MaxResultCount=100`);
+    for (const name of names) assert.equal((await fx.a.api.post(BASE, surveyFlow(name))).status, 200);
+    const all = await fx.a.api.get(`${BASE}?MaxResultCount=100`);
     assert.equal(all.status, 200, all.text);
     assert.equal(all.body.totalCount, 4);
     assert.deepEqual(
@@ -128,28 +120,28 @@ describe('Outbound IVR Flows', () => {
       ['Billing follow-up', 'Delivery check', 'Billing menu', 'Survey'],
     );
     assert.equal(all.body.items[0].steps.length, 4, 'items carry their current steps');
-    const page = await a.api.get(`${BASE}?SkipCount=1&MaxResultCount=2&Sorting=Name ASC`);
+    const page = await fx.a.api.get(`${BASE}?SkipCount=1&MaxResultCount=2&Sorting=Name ASC`);
     assert.deepEqual(
       page.body.items.map((f: { name: string }) => f.name),
       ['Billing menu', 'Delivery check'],
     );
     assert.equal(page.body.totalCount, 4);
-    const filtered = await a.api.get(`${BASE}?Name=BILLING`);
+    const filtered = await fx.a.api.get(`${BASE}?Name=BILLING`);
     assert.equal(filtered.body.totalCount, 2);
     assert.deepEqual(filtered.body.items.map((f: { name: string }) => f.name).sort(), ['Billing follow-up', 'Billing menu']);
-    assert.deepEqual((await a.api.get(`${BASE}?Name=100%`)).body, { totalCount: 0, items: [] }, 'LIKE wildcards are literal');
-    assert.equal((await a.api.get(`${BASE}?Sorting=Steps ASC`)).status, 400);
-    assert.equal((await a.api.get(`${BASE}?MaxResultCount=1001`)).status, 400);
+    assert.deepEqual((await fx.a.api.get(`${BASE}?Name=100%`)).body, { totalCount: 0, items: [] }, 'LIKE wildcards are literal');
+    assert.equal((await fx.a.api.get(`${BASE}?Sorting=Steps ASC`)).status, 400);
+    assert.equal((await fx.a.api.get(`${BASE}?MaxResultCount=1001`)).status, 400);
   });
 
   it('updates as a new version; the old version stays readable for the calls running it', async () => {
-    const flow = (await a.api.post(BASE, surveyFlow('Versioned'))).body;
+    const flow = (await fx.a.api.post(BASE, surveyFlow('Versioned'))).body;
     const edited = surveyWith((f) => {
       f.name = 'Versioned v2';
       f.description = null;
       f.steps[2].props.ttsText = 'Thanks a lot.';
     });
-    const updated = await a.api.put(`${BASE}/${flow.id}`, edited);
+    const updated = await fx.a.api.put(`${BASE}/${flow.id}`, edited);
     assert.equal(updated.status, 200, updated.text);
     assert.equal(updated.body.version, 2);
     assert.equal(updated.body.name, 'Versioned v2');
@@ -157,39 +149,39 @@ describe('Outbound IVR Flows', () => {
     assert.equal(updated.body.steps[2].props.ttsText, 'Thanks a lot.');
     assert.equal(updated.body.creationTime, flow.creationTime);
     assert.ok(updated.body.lastModificationTime > flow.lastModificationTime, 'lastModificationTime moves on');
-    assert.equal((await a.api.get(`${BASE}/${flow.id}`)).body.version, 2);
+    assert.equal((await fx.a.api.get(`${BASE}/${flow.id}`)).body.version, 2);
 
-    const first = await service.getVersion(a.workspaceId, flow.id, 1);
+    const first = await service.getVersion(fx.a.workspaceId, flow.id, 1);
     assert.equal(first.version, 1);
     assert.equal((first.definition.steps[2].props as { ttsText: string }).ttsText, 'Thank you.');
-    assert.equal((await service.getCurrentVersion(a.workspaceId, flow.id)).version, 2);
+    assert.equal((await service.getCurrentVersion(fx.a.workspaceId, flow.id)).version, 2);
 
-    const concurrent = await Promise.all([a.api.put(`${BASE}/${flow.id}`, edited), a.api.put(`${BASE}/${flow.id}`, edited)]);
+    const concurrent = await Promise.all([fx.a.api.put(`${BASE}/${flow.id}`, edited), fx.a.api.put(`${BASE}/${flow.id}`, edited)]);
     assert.deepEqual(concurrent.map((r) => r.body.version).sort(), [3, 4], 'concurrent updates each get their own version');
-    await assert.rejects(service.getVersion(a.workspaceId, flow.id, 5), { code: 'OutboundIvr:FlowNotFound' });
-    await assert.rejects(service.getVersion(b.workspaceId, flow.id, 1), { code: 'OutboundIvr:FlowNotFound' });
+    await assert.rejects(service.getVersion(fx.a.workspaceId, flow.id, 5), { code: 'OutboundIvr:FlowNotFound' });
+    await assert.rejects(service.getVersion(fx.b.workspaceId, flow.id, 1), { code: 'OutboundIvr:FlowNotFound' });
   });
 
   it('deletes a flow: gone from the API, its versions kept for running calls', async () => {
-    const flow = (await a.api.post(BASE, surveyFlow('Doomed'))).body;
-    await a.api.put(`${BASE}/${flow.id}`, surveyFlow('Doomed'));
-    const deleted = await a.api.delete(`${BASE}/${flow.id}`);
+    const flow = (await fx.a.api.post(BASE, surveyFlow('Doomed'))).body;
+    await fx.a.api.put(`${BASE}/${flow.id}`, surveyFlow('Doomed'));
+    const deleted = await fx.a.api.delete(`${BASE}/${flow.id}`);
     assert.equal(deleted.status, 204);
     assert.equal(deleted.text, '');
-    const gone = await a.api.get(`${BASE}/${flow.id}`);
+    const gone = await fx.a.api.get(`${BASE}/${flow.id}`);
     assert.equal(gone.status, 404);
     assert.equal(gone.body.error.code, 'OutboundIvr:FlowNotFound');
-    assert.equal((await a.api.put(`${BASE}/${flow.id}`, surveyFlow())).status, 404);
-    assert.equal((await a.api.delete(`${BASE}/${flow.id}`)).status, 404, 'a second delete finds nothing');
-    const listed = await a.api.get(`${BASE}?Name=Doomed`);
+    assert.equal((await fx.a.api.put(`${BASE}/${flow.id}`, surveyFlow())).status, 404);
+    assert.equal((await fx.a.api.delete(`${BASE}/${flow.id}`)).status, 404, 'a second delete finds nothing');
+    const listed = await fx.a.api.get(`${BASE}?Name=Doomed`);
     assert.equal(listed.body.totalCount, 0);
-    await assert.rejects(service.getCurrentVersion(a.workspaceId, flow.id), { code: 'OutboundIvr:FlowNotFound', status: 404 });
-    assert.equal((await service.getVersion(a.workspaceId, flow.id, 1)).definition.startStepId, 'welcome');
-    assert.equal((await service.getVersion(a.workspaceId, flow.id, 2)).version, 2);
+    await assert.rejects(service.getCurrentVersion(fx.a.workspaceId, flow.id), { code: 'OutboundIvr:FlowNotFound', status: 404 });
+    assert.equal((await service.getVersion(fx.a.workspaceId, flow.id, 1)).definition.startStepId, 'welcome');
+    assert.equal((await service.getVersion(fx.a.workspaceId, flow.id, 2)).version, 2);
   });
 
   it('refuses flows that are not sound graphs, naming the step, and writes nothing', async () => {
-    const before = (await a.api.get(BASE)).body.totalCount;
+    const before = (await fx.a.api.get(BASE)).body.totalCount;
     const cases: Array<[string, FlowBody, string, string[]]> = [
       [
         'duplicate id',
@@ -242,17 +234,17 @@ describe('Outbound IVR Flows', () => {
       ],
     ];
     for (const [what, body, message, members] of cases) {
-      const res = await a.api.post(BASE, body);
+      const res = await fx.a.api.post(BASE, body);
       assert.equal(res.status, 400, `${what}: ${res.text}`);
       assert.equal(res.body.error.code, 'OutboundIvr:InvalidFlow', what);
       assert.equal(res.body.message, message, what);
       assert.deepEqual(res.body.error.validationErrors, [{ message, members }], what);
     }
-    assert.equal((await a.api.get(BASE)).body.totalCount, before, 'nothing written');
+    assert.equal((await fx.a.api.get(BASE)).body.totalCount, before, 'nothing written');
   });
 
   it('refuses props that do not fit the step type and out-of-range values', async () => {
-    const flow = (await a.api.post(BASE, surveyFlow('Untouched'))).body;
+    const flow = (await fx.a.api.post(BASE, surveyFlow('Untouched'))).body;
     const question = (edit: Record<string, unknown>) => surveyWith((f) => Object.assign(f.steps[1].props, edit));
     const cases: Array<[string, FlowBody, string]> = [
       [
@@ -306,19 +298,19 @@ describe('Outbound IVR Flows', () => {
       ],
     ];
     for (const [what, body, member] of cases) {
-      for (const res of [await a.api.post(BASE, body), await a.api.put(`${BASE}/${flow.id}`, body)]) {
+      for (const res of [await fx.a.api.post(BASE, body), await fx.a.api.put(`${BASE}/${flow.id}`, body)]) {
         assert.equal(res.status, 400, `${what}: ${res.text}`);
         const members = res.body.error.validationErrors.flatMap((e: { members: string[] }) => e.members);
         assert.ok(members.includes(member), `${what}: ${JSON.stringify(members)}`);
       }
     }
-    const misplaced = await a.api.post(BASE, cases[0][1]);
+    const misplaced = await fx.a.api.post(BASE, cases[0][1]);
     assert.equal(misplaced.body.message, "Step 'welcome': a Play step does not take options, maxAudioRetries.");
-    assert.equal((await a.api.get(`${BASE}/${flow.id}`)).body.version, 1, 'no failed update wrote a version');
+    assert.equal((await fx.a.api.get(`${BASE}/${flow.id}`)).body.version, 1, 'no failed update wrote a version');
   });
 
   it('binds PascalCase and any-case property names at every level, and step types in any case', async () => {
-    const res = await a.api.post(BASE, {
+    const res = await fx.a.api.post(BASE, {
       Name: 'Pascal',
       StartStepId: 'ask',
       Steps: [
@@ -361,38 +353,38 @@ describe('Outbound IVR Flows', () => {
 
   it('returns the first response again for a repeated Idempotency-Key', async () => {
     const headers = { 'Idempotency-Key': 'flow-create-1' };
-    const first = await a.api.post(BASE, surveyFlow('Once'), headers);
-    const second = await a.api.post(BASE, surveyFlow('Once'), headers);
+    const first = await fx.a.api.post(BASE, surveyFlow('Once'), headers);
+    const second = await fx.a.api.post(BASE, surveyFlow('Once'), headers);
     assert.equal(first.status, 200, first.text);
     assert.equal(second.status, 200, second.text);
     assert.equal(second.body.id, first.body.id);
     assert.equal(second.headers.get('idempotent-replayed'), 'true');
-    assert.equal((await a.api.get(`${BASE}?Name=Once`)).body.totalCount, 1);
-    assert.equal((await a.api.post(BASE, surveyFlow('Twice'), headers)).status, 422);
+    assert.equal((await fx.a.api.get(`${BASE}?Name=Once`)).body.totalCount, 1);
+    assert.equal((await fx.a.api.post(BASE, surveyFlow('Twice'), headers)).status, 422);
   });
 
   it('keeps workspaces apart: another workspace gets 404s and an empty list', async () => {
-    const flow = (await a.api.post(BASE, surveyFlow('Private'))).body;
+    const flow = (await fx.a.api.post(BASE, surveyFlow('Private'))).body;
     for (const res of [
-      await b.api.get(`${BASE}/${flow.id}`),
-      await b.api.put(`${BASE}/${flow.id}`, surveyFlow('Hijack')),
-      await b.api.delete(`${BASE}/${flow.id}`),
+      await fx.b.api.get(`${BASE}/${flow.id}`),
+      await fx.b.api.put(`${BASE}/${flow.id}`, surveyFlow('Hijack')),
+      await fx.b.api.delete(`${BASE}/${flow.id}`),
     ]) {
       assert.equal(res.status, 404, res.text);
       assert.equal(res.body.error.code, 'OutboundIvr:FlowNotFound');
     }
-    assert.deepEqual((await b.api.get(BASE)).body, { totalCount: 0, items: [] });
-    await assert.rejects(service.getCurrentVersion(b.workspaceId, flow.id), { code: 'OutboundIvr:FlowNotFound' });
-    const after = await a.api.get(`${BASE}/${flow.id}`);
+    assert.deepEqual((await fx.b.api.get(BASE)).body, { totalCount: 0, items: [] });
+    await assert.rejects(service.getCurrentVersion(fx.b.workspaceId, flow.id), { code: 'OutboundIvr:FlowNotFound' });
+    const after = await fx.a.api.get(`${BASE}/${flow.id}`);
     assert.equal(after.body.name, 'Private');
     assert.equal(after.body.version, 1);
-    assert.equal((await a.api.get(`${BASE}/not-a-uuid`)).status, 404);
-    await assert.rejects(service.getCurrentVersion(a.workspaceId, 'not-a-uuid'), { code: 'OutboundIvr:FlowNotFound' });
+    assert.equal((await fx.a.api.get(`${BASE}/not-a-uuid`)).status, 404);
+    await assert.rejects(service.getCurrentVersion(fx.a.workspaceId, 'not-a-uuid'), { code: 'OutboundIvr:FlowNotFound' });
   });
 
   it('requires a bearer token', async () => {
-    assert.equal((await t.http.get(BASE)).status, 401);
-    assert.equal((await t.http.post(BASE, surveyFlow())).status, 401);
-    assert.equal((await t.http.get(`${BASE}/00000000-0000-7000-8000-000000000000`)).status, 401);
+    assert.equal((await fx.t.http.get(BASE)).status, 401);
+    assert.equal((await fx.t.http.post(BASE, surveyFlow())).status, 401);
+    assert.equal((await fx.t.http.get(`${BASE}/00000000-0000-7000-8000-000000000000`)).status, 401);
   });
 });

@@ -7,7 +7,7 @@ import { DataSource } from 'typeorm';
 import { parseWavHeader } from '../../src/media/wav.js';
 import { MediaStorage } from '../../src/storage/media-storage.js';
 import { createWorkspace, type WorkspaceFixture } from '../support/fixtures.js';
-import { mediaFixtures, streamUpload, uploadFile } from '../support/media-fixtures.js';
+import { mediaFixtures, minimalPdf, streamUpload, uploadFile } from '../support/media-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const PUBLIC_BASE_URL = 'https://media.example.test';
@@ -275,6 +275,42 @@ describe('Support API uploads and media URLs', () => {
       const res = await t.http.get(path);
       assert.equal(res.status, 404, path);
       assert.equal(res.body.error.code, path === `/media/${key}` ? 'Request:NotFound' : 'Media:NotFound', path);
+    }
+  });
+
+  it('serves files so that nothing in them runs on the API origin: sandboxed, not sniffed, documents as downloads', async () => {
+    const scripted = await upload({
+      bytes: minimalPdf({ openActionScript: 'app.alert(document.cookie)' }),
+      name: 'x.pdf',
+      type: 'application/pdf',
+    });
+    assert.equal(scripted.status, 200, JSON.stringify(scripted.body));
+    assert.equal(scripted.body.contentType, 'application/pdf');
+    const storage = t.app.get(MediaStorage);
+    const saved = (contentType: string, fileName: string) =>
+      storage.save(
+        a.workspaceId,
+        { buffer: Buffer.from('<script>alert(1)</script>') },
+        { fileName, contentType, mediaType: 'document', durationMs: null },
+      );
+    const image = await upload({ bytes: files.png, name: 'logo.png', type: 'image/png' });
+    const audio = await uploadAudio({ bytes: files.wav, name: 'hello.wav', type: 'audio/wav' });
+    const cases = [
+      { url: scripted.body.url, disposition: 'attachment; filename="x.pdf"' },
+      { url: (await saved('text/html', 'page.html')).url, disposition: 'attachment; filename="page.html"' },
+      { url: (await saved('image/svg+xml', 'drawing.svg')).url, disposition: 'attachment; filename="drawing.svg"' },
+      { url: image.body.url, disposition: 'inline; filename="logo.png"' },
+      { url: audio.body.url, disposition: `inline; filename="${audio.body.fileName}"` },
+    ];
+    for (const c of cases) {
+      for (const init of [{}, { method: 'HEAD' }, { headers: { range: 'bytes=0-3' } }]) {
+        const served = await fetchMedia(c.url, init);
+        assert.ok(served.status === 200 || served.status === 206, `${c.url}: ${served.status}`);
+        assert.equal(served.headers.get('content-disposition'), c.disposition, c.url);
+        assert.equal(served.headers.get('content-security-policy'), 'sandbox', c.url);
+        assert.equal(served.headers.get('x-content-type-options'), 'nosniff', c.url);
+        await served.arrayBuffer();
+      }
     }
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createWorkspace, waitFor, type WorkspaceFixture } from '../support/fixtures.js';
+import { createChannel, createWorkspace, waitFor, type WorkspaceFixture } from '../support/fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { verifySignature, WebhookReceiver } from '../support/webhook-receiver.js';
 import { publishEvent } from '../support/webhooks.js';
@@ -218,7 +218,11 @@ describe('Webhook targets on private networks', () => {
 
   before(async () => {
     receiver = await WebhookReceiver.start();
-    t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false', WEBHOOK_RETRY_SCHEDULE: '300ms' });
+    t = await startTestApp({
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false',
+      WEBHOOK_RETRY_SCHEDULE: '300ms',
+      RATE_LIMIT_IVR_CALLS_PER_SECOND: '1000',
+    });
     a = await createWorkspace(t);
   });
   after(async () => {
@@ -246,4 +250,68 @@ describe('Webhook targets on private networks', () => {
       assert.equal(receiver.at('/ssrf').length, 0);
     });
   }
+
+  const PRIVATE_LITERALS = [
+    ['http://127.0.0.1:8080/hook', 'loopback'],
+    ['http://10.1.2.3/hook', 'private'],
+    ['http://169.254.169.254/latest/meta-data/', 'linkLocal'],
+    ['http://[::1]/hook', 'loopback'],
+    ['http://[::ffff:192.168.0.1]/hook', 'private'],
+    ['http://[fd00::1]/hook', 'uniqueLocal'],
+    ['http://100.64.0.1/hook', 'carrierGradeNat'],
+    ['http://0.0.0.0/hook', 'unspecified'],
+    ['http://localhost:3000/hook', 'loopback'],
+  ] as const;
+
+  const assertRefused = (res: { status: number; text: string; body: any }, member: string, url: string, range: string) => {
+    assert.equal(res.status, 400, `${member} ${url}: ${res.text}`);
+    assert.equal(res.body.error.code, 'Webhooks:PrivateTarget');
+    assert.deepEqual(res.body.error.validationErrors[0].members, [member]);
+    assert.ok(res.body.message.startsWith(`${member} '`), res.body.message);
+    assert.ok(res.body.message.includes(`(${range})`), res.body.message);
+  };
+
+  it('refuses a channel whose webhookUrl or postCallWebhookUrl is a private or loopback literal, on create and update', async () => {
+    const channels = `/admin/v1/workspaces/${a.workspaceId}/channels`;
+    const config = {
+      name: 'Hooks',
+      type: 3,
+      phoneNumber: '+14155550140',
+      whatsApp: { provider: 'sandbox' },
+      voice: { provider: 'sandbox' },
+    };
+    const saved = await createChannel(t, a.workspaceId, {
+      webhookUrl: 'https://hooks.example.com/wa',
+      postCallWebhookUrl: 'http://93.184.215.14/calls',
+    });
+    for (const [url, range] of PRIVATE_LITERALS) {
+      for (const member of ['webhookUrl', 'postCallWebhookUrl']) {
+        assertRefused(await t.admin.post(channels, { ...config, [member]: url }), member, url, range);
+        assertRefused(await t.admin.put(`${channels}/${saved.id}`, { ...config, [member]: url }), member, url, range);
+      }
+    }
+    const listed = (await a.api.get('/v1/channels/service-account')).body;
+    assert.equal(listed.totalCount, 1, 'no channel was created');
+    assert.equal(listed.items[0].webhookUrl, 'https://hooks.example.com/wa', 'the update changed nothing');
+    assert.equal(listed.items[0].postCallWebhookUrl, 'http://93.184.215.14/calls');
+  });
+
+  it('refuses Create Outbound IVR with a private or loopback webhookUrl, for a single question and for a flow, recording no call', async () => {
+    const channel = await createChannel(t, a.workspaceId, { name: 'Calls', phoneNumber: '+14155550141' });
+    const flow = await a.api.post('/v1/outbound-ivr-flows', {
+      name: 'Bye',
+      startStepId: 'bye',
+      steps: [{ id: 'bye', type: 'Hangup', props: { ttsText: 'Goodbye.' } }],
+    });
+    assert.equal(flow.status, 200, flow.text);
+    const call = { channelId: channel.id, destinationNumber: '+966501234567' };
+    const question = { ...call, ttsText: 'Press 1.', options: [{ digit: '1', description: 'Yes' }] };
+    for (const [url, range] of PRIVATE_LITERALS) {
+      assertRefused(await a.api.post('/v1/outbound-ivr', { ...question, webhookUrl: url }), 'webhookUrl', url, range);
+      assertRefused(await a.api.post('/v1/outbound-ivr', { ...call, flowId: flow.body.id, webhookUrl: url }), 'webhookUrl', url, range);
+    }
+    assert.equal((await a.api.get('/v1/outbound-ivr')).body.totalCount, 0, 'no call was recorded');
+    const byName = await a.api.post('/v1/outbound-ivr', { ...question, webhookUrl: 'https://hooks.example.com/ivr' });
+    assert.equal(byName.status, 200, `a name is judged when delivering: ${byName.text}`);
+  });
 });

@@ -124,6 +124,25 @@ describe('Send Template and List Templates', () => {
     assert.equal((await b.api.get('/v1/whatsapp/service-account/templates')).body.totalCount, 0);
   });
 
+  it('lists templates of a channel id that is not a WhatsApp channel of the workspace as ChannelNotFoundError', async () => {
+    const voiceOnly = await createChannel(t, a.workspaceId, {
+      name: 'Voice list',
+      type: 1,
+      whatsApp: undefined,
+      phoneNumber: '+14155550889',
+    });
+    for (const [ws, channelId] of [
+      [b, sandbox.id],
+      [a, voiceOnly.id],
+      [a, '0190a1b2-0000-7000-8000-000000000000'],
+    ] as const) {
+      const res = await ws.api.get(`/v1/whatsapp/service-account/templates?ChannelId=${channelId}`);
+      assert.equal(res.status, 404, res.text);
+      assert.equal(res.body.error.code, 'Channels:ChannelNotFound');
+      assert.equal(res.body.message, `Channel '${channelId}' was not found.`);
+    }
+  });
+
   it('accepts a template (PascalCase body), queues it, and the sandbox receives the exact Cloud API request', async () => {
     const res = await a.api.post('/v1/whatsapp/service-account/sendTemplate', SEND(sandbox.id));
     assert.equal(res.status, 200, res.text);

@@ -40,12 +40,16 @@ export async function mediaFixtures() {
   return { png, jpeg, mp4, threeGp, wav, mp3, pdf: minimalPdf() };
 }
 
-/** A one-page PDF written as text, with a correct cross-reference table. */
-export function minimalPdf(): Buffer {
+/**
+ * A one-page PDF written as text, with a correct cross-reference table; with `openActionScript`,
+ * a PDF that runs that JavaScript when it is opened (/OpenAction).
+ */
+export function minimalPdf({ openActionScript }: { openActionScript?: string } = {}): Buffer {
   const objects = [
-    '<< /Type /Catalog /Pages 2 0 R >>',
+    `<< /Type /Catalog /Pages 2 0 R${openActionScript ? ' /OpenAction 4 0 R' : ''} >>`,
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
     '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] >>',
+    ...(openActionScript ? [`<< /S /JavaScript /JS (${openActionScript}) >>`] : []),
   ];
   let body = '%PDF-1.4\n';
   const offsets: number[] = [];

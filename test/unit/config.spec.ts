@@ -18,6 +18,7 @@ describe('configuration', () => {
     assert.deepEqual(config.webhooks.retryScheduleMs, [120_000, 240_000, 480_000, 960_000, 1_920_000]);
     assert.equal(config.webhooks.allowPrivateNetworks, false);
     assert.equal(config.rateLimits.requestsPerMinute, 600);
+    assert.equal(config.http.bodyLimitBytes, 20 * 1024 * 1024);
   });
 
   it('names every bad variable in one error', () => {

@@ -1,4 +1,5 @@
 import { IsString, MaxLength, MinLength } from 'class-validator';
+import type { CreatedServiceAccount } from '../../auth/service-accounts.service.js';
 
 export class CreateServiceAccountDto {
   @IsString() @MinLength(1) @MaxLength(200) name: string;
@@ -10,4 +11,8 @@ export class CreatedServiceAccountDto {
   clientId: string;
   /** Shown only in this response. */
   clientSecret: string;
+
+  static from(account: CreatedServiceAccount): CreatedServiceAccountDto {
+    return { id: account.id, name: account.name, clientId: account.clientId, clientSecret: account.clientSecret };
+  }
 }

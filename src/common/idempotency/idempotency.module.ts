@@ -1,39 +1,15 @@
-import { Global, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
-import { InjectQueue } from '@nestjs/bull';
-import type { Queue } from 'bull';
-import { AppConfig } from '../../config/app-config.js';
-import { JobHandler } from '../../queue/job-handler.decorator.js';
-import { JobName, QueueName } from '../../queue/queue-names.js';
+import { Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { IdempotencyMaintenance } from './idempotency-maintenance.service.js';
+import { IdempotencyRecord } from './idempotency-record.entity.js';
+import { IdempotencyRecordsRepository } from './idempotency-records.repository.js';
 import { IdempotencyInterceptor } from './idempotency.interceptor.js';
 import { IdempotencyService } from './idempotency.service.js';
 
-/** Deletes expired keys every hour (a repeatable job: one schedule however many workers run). */
-@Injectable()
-export class IdempotencyMaintenance implements OnApplicationBootstrap {
-  constructor(
-    private readonly idempotency: IdempotencyService,
-    private readonly config: AppConfig,
-    @InjectQueue(QueueName.Maintenance) private readonly queue: Queue,
-  ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    if (!this.config.runsWorker) return;
-    await this.queue.add(
-      JobName.PurgeExpiredIdempotencyKeys,
-      {},
-      { repeat: { every: 3600_000 }, jobId: JobName.PurgeExpiredIdempotencyKeys },
-    );
-  }
-
-  @JobHandler(JobName.PurgeExpiredIdempotencyKeys)
-  async purge(): Promise<{ deleted: number }> {
-    return { deleted: await this.idempotency.purgeExpired() };
-  }
-}
-
 @Global()
 @Module({
-  providers: [IdempotencyService, IdempotencyInterceptor, IdempotencyMaintenance],
+  imports: [TypeOrmModule.forFeature([IdempotencyRecord])],
+  providers: [IdempotencyService, IdempotencyRecordsRepository, IdempotencyInterceptor, IdempotencyMaintenance],
   exports: [IdempotencyService, IdempotencyInterceptor],
 })
 export class IdempotencyModule {}

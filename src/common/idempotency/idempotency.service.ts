@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { DataSource, LessThan } from 'typeorm';
 import { DomainError, ErrorKind } from '../errors/domain-error.js';
-import { IdempotencyRecord } from './idempotency-record.entity.js';
+import { IdempotencyRecordsRepository } from './idempotency-records.repository.js';
 
 const RETENTION_MS = 24 * 3600 * 1000;
 /** A first request that has not finished after this long is presumed dead (its process crashed). */
@@ -19,23 +18,17 @@ export function requestFingerprint(method: string, route: string, body: unknown)
 /** Stores the first response per workspace and key, so retries of a send never send twice. */
 @Injectable()
 export class IdempotencyService {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly records: IdempotencyRecordsRepository) {}
 
   /** Claims the key for this request, or returns the stored response; 422 / 409 as API.md §1 says. */
   async claim(workspaceId: string, key: string, requestHash: string, attempt = 0): Promise<IdempotencyClaim> {
     const now = Date.now();
-    const inserted: unknown[] = await this.dataSource.query(
-      `INSERT INTO idempotency_records (workspace_id, key, request_hash, expires_at)
-       VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1`,
-      [workspaceId, key, requestHash, new Date(now + RETENTION_MS)],
-    );
-    if (inserted.length === 1) return { kind: 'claimed' };
-    const repo = this.dataSource.getRepository(IdempotencyRecord);
-    const existing = await repo.findOne({ where: { workspaceId, key } });
+    if (await this.records.insertIfAbsent(workspaceId, key, requestHash, new Date(now + RETENTION_MS))) return { kind: 'claimed' };
+    const existing = await this.records.findOne(workspaceId, { key });
     const expired = existing && existing.expiresAt.getTime() <= now;
     const abandoned = existing && existing.responseStatus === null && now - existing.createdAt.getTime() > STALE_IN_FLIGHT_MS;
     if ((!existing || expired || abandoned) && attempt < 3) {
-      if (existing) await repo.delete({ workspaceId, key, createdAt: existing.createdAt });
+      if (existing) await this.records.delete(workspaceId, { key, createdAt: existing.createdAt });
       return this.claim(workspaceId, key, requestHash, attempt + 1);
     }
     if (!existing || existing.requestHash !== requestHash) {
@@ -48,18 +41,15 @@ export class IdempotencyService {
   }
 
   async complete(workspaceId: string, key: string, status: number, body: unknown): Promise<void> {
-    await this.dataSource
-      .getRepository(IdempotencyRecord)
-      .update({ workspaceId, key }, { responseStatus: status, responseBody: body as object });
+    await this.records.update(workspaceId, { key }, { responseStatus: status, responseBody: body as object });
   }
 
   /** The request failed: free the key so the client may retry. */
   async release(workspaceId: string, key: string): Promise<void> {
-    await this.dataSource.getRepository(IdempotencyRecord).delete({ workspaceId, key });
+    await this.records.delete(workspaceId, { key });
   }
 
-  async purgeExpired(): Promise<number> {
-    const result = await this.dataSource.getRepository(IdempotencyRecord).delete({ expiresAt: LessThan(new Date()) });
-    return result.affected ?? 0;
+  purgeExpired(): Promise<number> {
+    return this.records.deleteUnscopedExpired(new Date());
   }
 }

@@ -1,6 +1,6 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { Transform } from 'class-transformer';
-import { IsString, MaxLength, registerDecorator, type ValidationOptions } from 'class-validator';
+import { IsString, Matches, MaxLength, registerDecorator, type ValidationOptions } from 'class-validator';
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 
@@ -44,5 +44,20 @@ export function PhoneNumberField(description = 'International phone number; digi
     MaxLength(32),
     Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? (toE164(value) ?? value) : value)),
     IsInternationalPhoneNumber(),
+  );
+}
+
+/**
+ * A list filter on phone numbers (matches numbers containing its digits). Blank is no filter, like
+ * the other text filters; anything else without a digit is a 400 rather than a filter that
+ * silently matches everyone.
+ */
+export function PhoneNumberFilterField() {
+  const pattern = /^\s*$|\d/;
+  return applyDecorators(
+    ApiProperty({ required: false, type: String, maxLength: 32, pattern: pattern.source }),
+    IsString(),
+    MaxLength(32),
+    Matches(pattern, { message: '$property must contain at least one digit' }),
   );
 }

@@ -1,8 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, OmitType, PartialType } from '@nestjs/swagger';
 import { plainToInstance, Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
 import { TimestampFormat } from '../../common/time/timestamp-format.js';
+import { OptionalNullable } from '../../common/validation/optional-nullable.decorator.js';
 import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
 import { ContactPropertyDefinition, ContactPropertyType } from '../contact-property-definition.entity.js';
 
@@ -23,7 +24,7 @@ const toOptions = ({ obj, key }: { obj: Record<string, unknown>; key: string }) 
 
 export class SelectOptionDto {
   @IsString() @MinLength(1) @MaxLength(100) value: string;
-  @IsOptional() @IsString() @Matches(/^#?[0-9A-Za-z]{1,20}$/) color?: string | null;
+  @OptionalNullable() @IsString() @Matches(/^#?[0-9A-Za-z]{1,20}$/) color?: string | null;
 }
 
 /** `selectOptions` of create and update: strings or `{ value, color }`, at most 200. */
@@ -55,17 +56,14 @@ export class CreateContactPropertyDto {
   selectOptions?: SelectOptionDto[];
 }
 
-export class UpdateContactPropertyDto {
-  @IsOptional() @IsString() @MinLength(1) @MaxLength(100) name?: string;
+/** The create fields, each optional: only those present change. */
+export class UpdateContactPropertyDto extends PartialType(OmitType(CreateContactPropertyDto, ['type'] as const)) {
   /** Cannot change; sending a different type is a 400. */
   @ApiProperty({ required: false, oneOf: [{ type: 'integer' }, { type: 'string' }] })
   @IsOptional()
   @Transform(toPropertyType)
   @IsIntEnum(ContactPropertyType)
   type?: ContactPropertyType;
-  @IsOptional() @IsBoolean() isRequired?: boolean;
-  @SelectOptionsField()
-  selectOptions?: SelectOptionDto[];
 }
 
 export class SelectOptionDetailDto {

@@ -1,24 +1,28 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, PartialType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { Allow, IsEmail, IsObject, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
-import { PhoneNumberField } from '../../common/phone/phone-number.js';
+import { Allow, IsEmail, IsObject, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { PhoneNumberField, PhoneNumberFilterField } from '../../common/phone/phone-number.js';
 import { SortedPagedRequestDto } from '../../common/paging/paged-request.dto.js';
+import { formatTimestamp, TimestampFormat } from '../../common/time/timestamp-format.js';
+import { OptionalNullable } from '../../common/validation/optional-nullable.decorator.js';
 import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
-import { ContactPropertyType } from '../../contact-properties/contact-property-definition.entity.js';
-import { ContactType } from '../contact.entity.js';
+import { ContactPropertyType, type ContactPropertyDefinition } from '../../contact-properties/contact-property-definition.entity.js';
+import type { ContactHistoryEntry } from '../contact-history-entry.entity.js';
+import type { ContactNote } from '../contact-note.entity.js';
+import type { ContactPropertyValue } from '../contact-property-value.entity.js';
+import { type Contact, ContactType } from '../contact.entity.js';
 
 const emptyToNull = ({ value }: { value: unknown }) => (value === '' ? null : value);
 
 export class CreateContactDto {
   @IsString() @MinLength(1) @MaxLength(200) name: string;
   @PhoneNumberField() phoneNumber: string;
-  @IsOptional() @Transform(emptyToNull) @ValidateIf((_, v) => v !== null) @IsEmail() @MaxLength(320) email?: string | null;
-  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(200) company?: string | null;
-  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(200) position?: string | null;
+  @OptionalNullable() @Transform(emptyToNull) @IsEmail() @MaxLength(320) email?: string | null;
+  @OptionalNullable() @IsString() @MaxLength(200) company?: string | null;
+  @OptionalNullable() @IsString() @MaxLength(200) position?: string | null;
   @IsOptional() @IntEnumProperty(ContactType, 'ContactType') @IsIntEnum(ContactType) contactType?: ContactType;
   @ApiProperty({ required: false, nullable: true, type: Object, additionalProperties: true, description: 'A free JSON object.' })
-  @IsOptional()
-  @ValidateIf((_, v) => v !== null)
+  @OptionalNullable()
   @IsObject()
   customFields?: Record<string, unknown> | null;
   /** Appended to the contact's notes. */
@@ -26,27 +30,13 @@ export class CreateContactDto {
 }
 
 /** Same fields as create, all optional: only fields present in the body change. */
-export class UpdateContactDto {
-  @IsOptional() @IsString() @MinLength(1) @MaxLength(200) name?: string;
-  @IsOptional() @PhoneNumberField() phoneNumber?: string;
-  @IsOptional() @Transform(emptyToNull) @ValidateIf((_, v) => v !== null) @IsEmail() @MaxLength(320) email?: string | null;
-  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(200) company?: string | null;
-  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(200) position?: string | null;
-  @IsOptional() @IntEnumProperty(ContactType, 'ContactType') @IsIntEnum(ContactType) contactType?: ContactType;
-  @ApiProperty({ required: false, nullable: true, type: Object, additionalProperties: true })
-  @IsOptional()
-  @ValidateIf((_, v) => v !== null)
-  @IsObject()
-  customFields?: Record<string, unknown> | null;
-  /** Appended to the contact's notes. */
-  @IsOptional() @IsString() @MinLength(1) @MaxLength(4000) note?: string;
-}
+export class UpdateContactDto extends PartialType(CreateContactDto) {}
 
 export class GetContactsQueryDto extends SortedPagedRequestDto {
   /** Contains, in name, phone number or email (case-insensitive). */
   @IsOptional() @IsString() @MaxLength(200) filter?: string;
   /** Contains, in the phone number (digits). */
-  @IsOptional() @IsString() @MaxLength(32) phoneNumber?: string;
+  @IsOptional() @PhoneNumberFilterField() phoneNumber?: string;
   /** Contains, in the name (case-insensitive). */
   @IsOptional() @IsString() @MaxLength(200) name?: string;
 }
@@ -61,6 +51,19 @@ export class ContactNoteDto {
   creatorId: string | null;
   lastModificationTime: string | null;
   lastModifierId: string | null;
+
+  static from(note: ContactNote): ContactNoteDto {
+    return {
+      id: note.id,
+      contactId: note.contactId,
+      text: note.text,
+      creatorName: note.creatorName,
+      creationTime: TimestampFormat.noOffset(note.creationTime),
+      creatorId: note.creatorId,
+      lastModificationTime: TimestampFormat.noOffset(note.lastModificationTime),
+      lastModifierId: note.lastModifierId,
+    };
+  }
 }
 
 /** An element of Contact.customProperties. */
@@ -73,6 +76,18 @@ export class ContactCustomPropertyDto {
   /** ISO 8601 without offset (UTC). */
   @ApiProperty({ type: String, nullable: true }) dateValue: string | null;
   @ApiProperty({ type: String, nullable: true }) selectValue: string | null;
+
+  static from(value: ContactPropertyValue, definition: ContactPropertyDefinition): ContactCustomPropertyDto {
+    return {
+      propertyDefinitionId: definition.id,
+      propertyName: definition.name,
+      propertyType: definition.type,
+      textValue: value.textValue,
+      numberValue: value.numberValue === null ? null : Number(value.numberValue),
+      dateValue: formatTimestamp(value.dateValue, TimestampFormat.noOffset),
+      selectValue: value.selectValue,
+    };
+  }
 }
 
 /** The specification's Contact. */
@@ -95,6 +110,30 @@ export class ContactDto {
   /** ISO 8601 without offset (UTC). */
   creationTime: string;
   @ApiProperty({ type: String, nullable: true }) creatorId: string | null;
+
+  /** The contact with its notes and its custom property values (each with its definition, in the order to show). */
+  static from(
+    contact: Contact,
+    related: { notes: ContactNote[]; customProperties: Array<{ value: ContactPropertyValue; definition: ContactPropertyDefinition }> },
+  ): ContactDto {
+    return {
+      id: contact.id,
+      workspaceId: contact.workspaceId,
+      name: contact.name,
+      phoneNumber: contact.phoneNumber,
+      contactType: contact.contactType,
+      email: contact.email,
+      company: contact.company,
+      position: contact.position,
+      customFields: contact.customFields,
+      notes: related.notes.map(ContactNoteDto.from),
+      customProperties: related.customProperties.map(({ value, definition }) => ContactCustomPropertyDto.from(value, definition)),
+      lastModificationTime: TimestampFormat.noOffset(contact.lastModificationTime),
+      lastModifierId: contact.lastModifierId,
+      creationTime: TimestampFormat.noOffset(contact.creationTime),
+      creatorId: contact.creatorId,
+    };
+  }
 }
 
 export class SetPropertyValueDto {
@@ -120,4 +159,16 @@ export class ContactHistoryEntryDto {
   /** ISO 8601 without offset (UTC). */
   creationTime: string;
   @ApiProperty({ type: String, nullable: true }) creatorId: string | null;
+
+  static from(entry: ContactHistoryEntry): ContactHistoryEntryDto {
+    return {
+      id: entry.id,
+      propertyName: entry.propertyName,
+      propertyDefinitionId: entry.propertyDefinitionId,
+      oldValue: entry.oldValue,
+      newValue: entry.newValue,
+      creationTime: TimestampFormat.noOffset(entry.creationTime),
+      creatorId: entry.creatorId,
+    };
+  }
 }

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsBoolean, IsISO8601, IsOptional, IsString, IsUUID, MaxLength, ArrayMaxSize, IsArray } from 'class-validator';
-import { PhoneNumberField } from '../../common/phone/phone-number.js';
+import { PhoneNumberField, PhoneNumberFilterField } from '../../common/phone/phone-number.js';
 import { SortedPagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
 import { type Channel, ChannelType } from '../../channels/channel.entity.js';
@@ -53,7 +53,7 @@ export class ListConversationsQueryDto extends SortedPagedRequestDto {
   /** Contact name contains (case-insensitive). */
   @IsOptional() @IsString() @MaxLength(200) name?: string;
   /** Contact phone number contains (digits). */
-  @IsOptional() @IsString() @MaxLength(32) phoneNumber?: string;
+  @IsOptional() @PhoneNumberFilterField() phoneNumber?: string;
   /** Last activity at or after (ISO 8601). */
   @IsOptional() @IsISO8601({ strict: true }) fromDate?: string;
   /** Last activity at or before (ISO 8601). */

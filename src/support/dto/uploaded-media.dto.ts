@@ -12,4 +12,16 @@ export class UploadedMediaDto implements StoredMedia {
   @ApiProperty({ enum: MEDIA_TYPES }) mediaType: MediaType;
   @ApiProperty({ type: 'integer', nullable: true, description: 'Audio and video: the duration; otherwise null.' }) durationMs:
     number | null;
+
+  static from(media: StoredMedia): UploadedMediaDto {
+    return {
+      id: media.id,
+      url: media.url,
+      fileName: media.fileName,
+      contentType: media.contentType,
+      size: media.size,
+      mediaType: media.mediaType,
+      durationMs: media.durationMs,
+    };
+  }
 }

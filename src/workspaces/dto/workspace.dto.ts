@@ -20,9 +20,17 @@ export class WorkspaceDto {
 export class CreatedWorkspaceDto extends WorkspaceDto {
   /** Standard Webhooks signing secret (`whsec_…`) for this workspace's outgoing webhooks. */
   webhookSecret: string;
+
+  static fromCreated({ workspace, webhookSecret }: { workspace: Workspace; webhookSecret: string }): CreatedWorkspaceDto {
+    return { ...WorkspaceDto.from(workspace), webhookSecret };
+  }
 }
 
 export class WebhookSecretDto {
   /** The new signing secret; the previous one stays valid (and signed with) for 24 hours. */
   webhookSecret: string;
+
+  static from(webhookSecret: string): WebhookSecretDto {
+    return { webhookSecret };
+  }
 }

@@ -8,6 +8,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { CommonModule } from '../../../src/common/common.module.js';
+import { IdempotencyModule } from '../../../src/common/idempotency/idempotency.module.js';
+import { MetricsModule } from '../../../src/metrics/metrics.module.js';
 import { AppConfig } from '../../../src/config/app-config.js';
 import { AppConfigModule } from '../../../src/config/config.module.js';
 import { resetConfig } from '../../../src/config/load-config.js';
@@ -77,7 +79,7 @@ export interface ServiceTestContext {
 /**
  * The service test tier: the given feature modules against a freshly created and migrated
  * PostgreSQL database of their own, with the queues stubbed (jobs are still written to the outbox
- * table), no HTTP. The global modules every feature may use (config, logging, common) are there too. Services are called directly, as their controllers or processors would.
+ * table), no HTTP. The global modules every feature may use (config, logging, common, metrics, idempotency) are there too. Services are called directly, as their controllers or processors would.
  */
 export async function serviceTestModule(
   imports: Array<Type<unknown> | DynamicModule>,
@@ -104,7 +106,9 @@ export async function serviceTestModule(
       LoggerModule.forRoot({ pinoHttp: { level: process.env.TEST_LOG_LEVEL ?? 'silent' } }),
       TypeOrmModule.forRootAsync({ inject: [AppConfig], useFactory: (config: AppConfig) => typeormOptions(config.database.url, 10) }),
       CommonModule,
+      MetricsModule,
       StubQueueModule,
+      IdempotencyModule,
       ...imports,
     ],
   }).compile();

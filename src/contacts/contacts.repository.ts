@@ -1,0 +1,202 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Brackets, In, type EntityManager, type QueryDeepPartialEntity, type Repository, type SelectQueryBuilder } from 'typeorm';
+import { ContactPropertyType } from '../contact-properties/contact-property-definition.entity.js';
+import { newId } from '../common/id.js';
+import type { PagedRequestDto } from '../common/paging/paged-request.dto.js';
+import type { PagedResult } from '../common/paging/paged-result.js';
+import { pageWithTotal } from '../common/paging/page-with-total.js';
+import { parseSorting } from '../common/paging/sorting.js';
+import { insertIgnoring, likePattern } from '../database/sql-helpers.js';
+import { MissingWorkspaceError, WorkspaceScopedRepository } from '../database/workspace-scoped.repository.js';
+import { hasCriteria, type CheckedContactCriteria, type PropertyCondition } from './contact-criteria.js';
+import { Contact, ContactType } from './contact.entity.js';
+import { SearchOperator } from './dto/search-contacts.dto.js';
+
+const SORTABLE = { name: 'c.name', creationtime: 'c.creation_time', lastmodificationtime: 'c.last_modification_time' };
+const DEFAULT_SORT = { column: 'c.creation_time', direction: 'DESC' as const };
+
+const COMPARISON: Partial<Record<SearchOperator, string>> = {
+  [SearchOperator.Equals]: '=',
+  [SearchOperator.GreaterThan]: '>',
+  [SearchOperator.GreaterThanOrEqual]: '>=',
+  [SearchOperator.LessThan]: '<',
+  [SearchOperator.LessThanOrEqual]: '<=',
+};
+const COLUMN: Record<ContactPropertyType, string> = {
+  [ContactPropertyType.Text]: 'text_value',
+  [ContactPropertyType.Number]: 'number_value',
+  [ContactPropertyType.Select]: 'select_value',
+  [ContactPropertyType.Date]: 'date_value',
+};
+
+/** A contact a vCard describes, for {@link ContactsRepository.insertManyWhereNumberFree}. */
+export type ImportedContact = Pick<Contact, 'name' | 'phoneNumber' | 'email' | 'company' | 'position'>;
+
+/**
+ * The import's one statement for all cards: INSERT … SELECT FROM unnest() (arrays as parameters),
+ * numbers the workspace already has skipped. `$1` is the workspace.
+ */
+const INSERT_IMPORTED_SQL = `
+  INSERT INTO contacts (id, workspace_id, name, phone_number, contact_type, email, company, position, creator_id, last_modifier_id, creation_time, last_modification_time)
+  SELECT u.id, $1, u.name, u.phone, ${ContactType.Individual}, u.email, u.company, u.position, $2, $2, $3, $3
+    FROM unnest($4::uuid[], $5::varchar[], $6::varchar[], $7::varchar[], $8::varchar[], $9::varchar[]) AS u(id, name, phone, email, company, position)
+  ON CONFLICT (workspace_id, phone_number) DO NOTHING
+  RETURNING id, phone_number`;
+
+@Injectable()
+export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
+  constructor(@InjectRepository(Contact) repository: Repository<Contact>) {
+    super(repository);
+  }
+
+  /** Runs `work` in one transaction; bind repositories to it with `withManager(manager)`. */
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.manager.transaction(work);
+  }
+
+  /** Inserts a new contact of the workspace (one statement); a number the workspace has is a unique violation. */
+  async insert(workspaceId: string, contact: Contact): Promise<void> {
+    this.ownedBy(workspaceId, contact);
+    await this.repository.insert(contact as QueryDeepPartialEntity<Contact>);
+  }
+
+  /** Inserts a new contact unless the workspace has one with its number (one statement); true when inserted. */
+  async insertWhereNumberFree(workspaceId: string, contact: Contact): Promise<boolean> {
+    this.ownedBy(workspaceId, contact);
+    return (await insertIgnoring(this.manager, Contact, [contact as QueryDeepPartialEntity<Contact>])).length > 0;
+  }
+
+  /**
+   * Inserts the contacts whose numbers the workspace does not have yet, in one statement
+   * ({@link INSERT_IMPORTED_SQL}), created by `actorId` at `at`; the id of each one inserted, by number.
+   */
+  async insertManyWhereNumberFree(
+    workspaceId: string,
+    actorId: string,
+    at: Date,
+    contacts: readonly ImportedContact[],
+  ): Promise<Map<string, string>> {
+    this.scope(workspaceId);
+    const inserted = await this.manager.query<Array<{ id: string; phone_number: string }>>(INSERT_IMPORTED_SQL, [
+      workspaceId,
+      actorId,
+      at,
+      contacts.map(() => newId()),
+      contacts.map((c) => c.name),
+      contacts.map((c) => c.phoneNumber),
+      contacts.map((c) => c.email),
+      contacts.map((c) => c.company),
+      contacts.map((c) => c.position),
+    ]);
+    return new Map(inserted.map((row) => [row.phone_number, row.id]));
+  }
+
+  /** The workspace's contact with this number. */
+  findByPhone(workspaceId: string, phoneNumber: string): Promise<Contact | null> {
+    return this.findOne(workspaceId, { phoneNumber });
+  }
+
+  /** {@link findByPhone}, its id only. */
+  async findIdByPhone(workspaceId: string, phoneNumber: string): Promise<string | undefined> {
+    return (await this.repository.findOne({ where: this.scope(workspaceId, { phoneNumber }), select: { id: true } }))?.id;
+  }
+
+  /** The ids of the workspace's contacts with these numbers, by number. */
+  async findIdsByPhones(workspaceId: string, phoneNumbers: readonly string[]): Promise<Map<string, string>> {
+    const found = await this.repository.find({
+      select: { id: true, phoneNumber: true },
+      where: this.scope(workspaceId, { phoneNumber: In([...phoneNumbers]) }),
+    });
+    return new Map(found.map((contact) => [contact.phoneNumber, contact.id]));
+  }
+
+  /**
+   * A page of the workspace's contacts matching the criteria, in the order `criteria.sorting` asks
+   * (newest first by default; the id breaks ties), with the total. Without criteria the total is
+   * the workspace's maintained count ({@link totalInWorkspace}), not a count of a million rows.
+   */
+  async page(workspaceId: string, criteria: CheckedContactCriteria, paging: PagedRequestDto): Promise<PagedResult<Contact>> {
+    const qb = this.matching(workspaceId, criteria);
+    const sort = parseSorting(criteria.sorting, SORTABLE, DEFAULT_SORT);
+    qb.orderBy(sort.column, sort.direction).addOrderBy('c.id', sort.direction);
+    if (hasCriteria(criteria)) return pageWithTotal(qb, paging.skipCount, paging.maxResultCount);
+    const [items, totalCount] = await Promise.all([
+      qb.skip(paging.skipCount).take(paging.maxResultCount).getMany(),
+      this.totalInWorkspace(workspaceId),
+    ]);
+    return { totalCount, items };
+  }
+
+  /** The ids of the workspace's contacts matching the criteria, as a query to embed (unordered). */
+  matchingIds(workspaceId: string, criteria: CheckedContactCriteria): SelectQueryBuilder<Contact> {
+    return this.matching(workspaceId, criteria).select('c.id');
+  }
+
+  /**
+   * The number of the workspace's contacts: the sum of its `contact_counts` shards, which a
+   * trigger on `contacts` keeps (see the migration).
+   */
+  async totalInWorkspace(workspaceId: string): Promise<number> {
+    const [row] = await this.sql<{ total: number }>(
+      workspaceId,
+      'SELECT coalesce(sum(total), 0)::int AS total FROM contact_counts WHERE workspace_id = $1',
+    );
+    return row.total;
+  }
+
+  /** The workspace's contacts (alias `c`) narrowed by the list and search criteria of API.md §5. */
+  private matching(workspaceId: string, criteria: CheckedContactCriteria): SelectQueryBuilder<Contact> {
+    const qb = this.queryBuilder(workspaceId, 'c');
+    if (criteria.filter?.trim()) {
+      const pattern = likePattern(criteria.filter.trim());
+      qb.andWhere(
+        new Brackets((w) =>
+          w.where('c.name ILIKE :filter', { filter: pattern }).orWhere('c.phone_number ILIKE :filter').orWhere('c.email ILIKE :filter'),
+        ),
+      );
+    }
+    if (criteria.name?.trim()) qb.andWhere('c.name ILIKE :name', { name: likePattern(criteria.name.trim()) });
+    const digits = criteria.phoneNumber?.replace(/\D/g, '');
+    if (digits) qb.andWhere('c.phone_number LIKE :phone', { phone: likePattern(digits) });
+    criteria.propertyConditions.forEach((condition, index) => addPropertyCondition(qb, condition, index));
+    if (criteria.tagIds?.length) {
+      qb.andWhere(
+        `EXISTS (SELECT 1 FROM conversations cv JOIN conversation_tags ct ON ct.conversation_id = cv.id
+                  WHERE cv.workspace_id = c.workspace_id AND cv.contact_id = c.id AND ct.tag_id IN (:...tagIds))`,
+        { tagIds: criteria.tagIds },
+      );
+    }
+    return qb;
+  }
+
+  private ownedBy(workspaceId: string, contact: Contact): void {
+    this.scope(workspaceId);
+    if (contact.workspaceId !== workspaceId) throw new MissingWorkspaceError('Contact of another workspace');
+  }
+}
+
+/** One property condition as `EXISTS` over the contact's values (parameters `p<index>`, `v<index>`). */
+function addPropertyCondition(qb: SelectQueryBuilder<Contact>, condition: PropertyCondition, index: number): void {
+  const p = `p${index}`;
+  const v = `v${index}`;
+  const exists = (test = '') =>
+    `EXISTS (SELECT 1 FROM contact_property_values pv${index} WHERE pv${index}.workspace_id = c.workspace_id AND pv${index}.contact_id = c.id AND pv${index}.property_definition_id = :${p}${test})`;
+  qb.setParameter(p, condition.propertyDefinitionId);
+  if (condition.operator === SearchOperator.HasValue) return void qb.andWhere(exists());
+  if (condition.operator === SearchOperator.HasNoValue) return void qb.andWhere(`NOT ${exists()}`);
+  const column = `pv${index}.${COLUMN[condition.type]}`;
+  if (condition.type === ContactPropertyType.Text) {
+    const text = condition.value as string;
+    if (condition.operator === SearchOperator.Contains || condition.operator === SearchOperator.StartsWith) {
+      qb.setParameter(v, likePattern(text, condition.operator === SearchOperator.StartsWith ? 'prefix' : 'anywhere'));
+      return void qb.andWhere(exists(` AND ${column} ILIKE :${v}`));
+    }
+    qb.setParameter(v, text.toLowerCase());
+    const equal = exists(` AND lower(${column}) = :${v}`);
+    return void qb.andWhere(condition.operator === SearchOperator.NotEquals ? `NOT ${equal}` : equal);
+  }
+  qb.setParameter(v, condition.value);
+  if (condition.operator === SearchOperator.NotEquals) return void qb.andWhere(`NOT ${exists(` AND ${column} = :${v}`)}`);
+  qb.andWhere(exists(` AND ${column} ${COMPARISON[condition.operator]} :${v}`));
+}

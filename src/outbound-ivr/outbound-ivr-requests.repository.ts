@@ -1,0 +1,99 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { In, IsNull, LessThan, type Repository } from 'typeorm';
+import { pageWithTotal } from '../common/paging/page-with-total.js';
+import type { PagedResult } from '../common/paging/paged-result.js';
+import { insertIgnoring } from '../database/sql-helpers.js';
+import { MissingWorkspaceError, WorkspaceScopedRepository } from '../database/workspace-scoped.repository.js';
+import type { IvrScript } from './dialog/ivr-script.js';
+import { OutboundIvrStatus } from './ivr-enums.js';
+import { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
+
+const UNFINISHED = [OutboundIvrStatus.Pending, OutboundIvrStatus.Initiated, OutboundIvrStatus.Ringing, OutboundIvrStatus.InProgress];
+
+/** Outbound IVR call records of a workspace. */
+@Injectable()
+export class OutboundIvrRequestsRepository extends WorkspaceScopedRepository<OutboundIvrRequestEntity> {
+  constructor(@InjectRepository(OutboundIvrRequestEntity) repository: Repository<OutboundIvrRequestEntity>) {
+    super(repository);
+  }
+
+  /**
+   * Inserts a new request unless one with its externalId exists (`ON CONFLICT DO NOTHING` on the
+   * unique (workspace, externalId) index, so racing requests agree). True when it was inserted.
+   */
+  async insertIgnoring(workspaceId: string, record: OutboundIvrRequestEntity): Promise<boolean> {
+    this.scope(workspaceId);
+    if (record.workspaceId !== workspaceId) throw new MissingWorkspaceError('OutboundIvrRequestEntity of another workspace');
+    return (await insertIgnoring(this.manager, OutboundIvrRequestEntity, [record])).length > 0;
+  }
+
+  /** The request that holds `externalId` (which is known to exist). */
+  findByExternalIdOrFail(workspaceId: string, externalId: string): Promise<OutboundIvrRequestEntity> {
+    return this.repository.findOneOrFail({ where: this.scope(workspaceId, { externalId }) });
+  }
+
+  /** Newest first, optionally of one status and externalId. */
+  page(
+    workspaceId: string,
+    filter: { status?: OutboundIvrStatus; externalId?: string },
+    skip: number,
+    take: number,
+  ): Promise<PagedResult<OutboundIvrRequestEntity>> {
+    const qb = this.queryBuilder(workspaceId, 'r').orderBy('r.creation_time', 'DESC').addOrderBy('r.id', 'DESC');
+    if (filter.status !== undefined) qb.andWhere('r.status = :status', { status: filter.status });
+    if (filter.externalId) qb.andWhere('r.external_id = :externalId', { externalId: filter.externalId });
+    return pageWithTotal(qb, skip, take);
+  }
+
+  /** Just the status of a call (null when there is no such call): asked often while a call plays. */
+  async statusOf(workspaceId: string, id: string): Promise<OutboundIvrStatus | null> {
+    const found = await this.repository.findOne({ where: this.scope(workspaceId, { id }), select: { id: true, status: true } });
+    return found?.status ?? null;
+  }
+
+  /**
+   * Marks a Pending call as being placed, with the script it plays, unless another run already
+   * did; false when the call is no longer Pending or its placement has started.
+   */
+  async claimPlacement(workspaceId: string, id: string, script: IvrScript, audioFileUrl: string | null): Promise<boolean> {
+    const claimed = await this.update(
+      workspaceId,
+      { id, status: OutboundIvrStatus.Pending, placementStartedAt: IsNull() },
+      { placementStartedAt: new Date(), script, audioFileUrl },
+    );
+    return claimed > 0;
+  }
+
+  /** Undoes {@link claimPlacement} of a call still Pending (the provider was unavailable; the job retries). */
+  async releasePlacement(workspaceId: string, id: string): Promise<void> {
+    await this.update(workspaceId, { id, status: OutboundIvrStatus.Pending }, { placementStartedAt: null });
+  }
+
+  /**
+   * By id alone, what authenticates a provider callback: the call's workspace and channel, whose
+   * credentials then check the callback's signature (callbacks carry no token).
+   */
+  findUnscopedForProviderCallback(id: string): Promise<Pick<OutboundIvrRequestEntity, 'id' | 'workspaceId' | 'channelId'> | null> {
+    return this.unscoped('provider callbacks are authenticated by their signature, checked against the call channel').findOne({
+      where: { id },
+      select: { id: true, workspaceId: true, channelId: true },
+    });
+  }
+
+  /**
+   * Unfinished calls of every workspace whose placement started before `before`, oldest first: the
+   * sweeper (a system job) settles each under its own workspace.
+   */
+  findUnscopedStale(
+    before: Date,
+    take: number,
+  ): Promise<Array<Pick<OutboundIvrRequestEntity, 'id' | 'workspaceId' | 'channelId' | 'callId'>>> {
+    return this.unscoped('the stale-call sweeper is a system job over all workspaces').find({
+      where: { status: In(UNFINISHED), placementStartedAt: LessThan(before) },
+      select: { id: true, workspaceId: true, channelId: true, callId: true },
+      order: { placementStartedAt: 'ASC' },
+      take,
+    });
+  }
+}

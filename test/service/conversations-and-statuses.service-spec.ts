@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import type { Principal } from '../../src/auth/principal.js';
+import { ChannelType } from '../../src/channels/channel.entity.js';
+import { ChannelsService } from '../../src/channels/channels.service.js';
+import { ContactsService } from '../../src/contacts/contacts.service.js';
+import { EventDirection, EventSourceType } from '../../src/conversations/conversation.entity.js';
+import { ConversationsService } from '../../src/conversations/conversations.service.js';
+import { TimelineService } from '../../src/conversations/timeline.service.js';
+import { StatusService } from '../../src/whatsapp/status.service.js';
+import { WhatsAppModule } from '../../src/whatsapp/whatsapp.module.js';
+import { WorkspacesModule } from '../../src/workspaces/workspaces.module.js';
+import { WorkspacesService } from '../../src/workspaces/workspaces.service.js';
+import { serviceTestModule, type ServiceTestContext } from './support/service-module.js';
+
+describe('Conversations and delivery statuses (service tier)', () => {
+  let ctx: ServiceTestContext;
+  let conversations: ConversationsService;
+  let timeline: TimelineService;
+  let statuses: StatusService;
+  let contacts: ContactsService;
+  let principal: Principal;
+  let channelId: string;
+
+  const newContact = () =>
+    contacts.create(principal, { name: 'Omar', phoneNumber: `+96655${Math.floor(1_000_000 + Math.random() * 8_999_999)}` } as never);
+
+  before(async () => {
+    ctx = await serviceTestModule([WorkspacesModule, WhatsAppModule]);
+    conversations = ctx.get(ConversationsService);
+    timeline = ctx.get(TimelineService);
+    statuses = ctx.get(StatusService);
+    contacts = ctx.get(ContactsService);
+    const { workspace } = await ctx.get(WorkspacesService).create('Acme');
+    principal = { serviceAccountId: randomUUID(), workspaceId: workspace.id, scopes: [] };
+    const channel = await ctx.get(ChannelsService).create(workspace.id, {
+      name: 'Main',
+      type: ChannelType.WhatsApp,
+      phoneNumber: '+14155550100',
+      whatsApp: { provider: 'sandbox' },
+    } as never);
+    channelId = channel.id;
+  });
+  after(() => ctx.close());
+
+  it('find-or-open under concurrency: twenty racing callers get one open conversation', async () => {
+    const contact = await newContact();
+    const opened = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        ctx.dataSource.transaction((manager) => conversations.findOrOpen(manager, principal.workspaceId, channelId, contact.id)),
+      ),
+    );
+    assert.equal(new Set(opened.map((c) => c.id)).size, 1, 'every caller got the same conversation');
+    const [{ n }] = await ctx.dataSource.query('SELECT count(*)::int AS n FROM conversations WHERE contact_id = $1', [contact.id]);
+    assert.equal(n, 1);
+  });
+
+  it('status moves go forward only, and the conversation shows the last event’s status', async () => {
+    const contact = await newContact();
+    const providerMessageId = `wamid.${randomUUID()}`;
+    const event = await ctx.dataSource.transaction(async (manager) => {
+      const conversation = await conversations.findOrOpenRef(manager, principal.workspaceId, channelId, contact.id);
+      return timeline.record(manager, conversation, {
+        sourceType: EventSourceType.WhatsApp,
+        direction: EventDirection.Outbound,
+        status: 'Sent',
+        sourceId: providerMessageId,
+        body: 'Your order shipped',
+      });
+    });
+    const apply = (status: 'Sent' | 'Delivered' | 'Read' | 'Failed') =>
+      statuses.apply(principal.workspaceId, channelId, {
+        providerMessageId,
+        status,
+        at: new Date().toISOString(),
+        errorCode: null,
+        errorReason: null,
+      });
+    const current = async () => {
+      const [row] = await ctx.dataSource.query(
+        `SELECT e.status, c.last_event_status FROM conversation_events e JOIN conversations c ON c.id = e.conversation_id WHERE e.id = $1`,
+        [event.id],
+      );
+      return [row.status, row.last_event_status];
+    };
+    await apply('Read');
+    assert.deepEqual(await current(), ['Read', 'Read']);
+    await apply('Delivered'); // late: never backwards
+    assert.deepEqual(await current(), ['Read', 'Read']);
+    await apply('Failed'); // a failure after Read is stale too
+    assert.deepEqual(await current(), ['Read', 'Read']);
+    await apply('Sent');
+    assert.deepEqual(await current(), ['Read', 'Read']);
+  });
+
+  it('a status for another workspace’s message id moves nothing', async () => {
+    const { workspace } = await ctx.get(WorkspacesService).create('Other');
+    const contact = await newContact();
+    const providerMessageId = `wamid.${randomUUID()}`;
+    await ctx.dataSource.transaction(async (manager) => {
+      const conversation = await conversations.findOrOpenRef(manager, principal.workspaceId, channelId, contact.id);
+      await timeline.record(manager, conversation, {
+        sourceType: EventSourceType.WhatsApp,
+        direction: EventDirection.Outbound,
+        status: 'Sent',
+        sourceId: providerMessageId,
+      });
+    });
+    await assert.rejects(
+      statuses.apply(workspace.id, channelId, {
+        providerMessageId,
+        status: 'Read',
+        at: new Date().toISOString(),
+        errorCode: null,
+        errorReason: null,
+      }),
+      { code: 'Channels:ChannelNotFound' },
+    );
+    const [row] = await ctx.dataSource.query('SELECT status FROM conversation_events WHERE source_id = $1', [providerMessageId]);
+    assert.equal(row.status, 'Sent');
+  });
+});
