@@ -66,15 +66,15 @@ export class MediaStorage {
 
   /** A stored file of the workspace by its id, or null (another workspace's id is null too). */
   async findById(workspaceId: string, id: string): Promise<StoredMedia | null> {
-    const file = await this.files.findOne({ where: { workspaceId, id } });
+    const file = await this.files.findById(workspaceId, id);
     return file ? this.toStored(file) : null;
   }
 
   /** Removes a stored file of the workspace (its row, then its bytes); unknown ids are ignored. */
   async discard(workspaceId: string, id: string): Promise<void> {
-    const file = await this.files.findOne({ where: { workspaceId, id } });
+    const file = await this.files.findById(workspaceId, id);
     if (!file) return;
-    await this.files.delete({ workspaceId, id });
+    await this.files.delete(workspaceId, { id });
     await this.blobs.remove(file.key);
   }
 
