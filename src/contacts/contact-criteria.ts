@@ -25,6 +25,8 @@ export interface ContactCriteria {
   filter?: string;
   name?: string;
   phoneNumber?: string;
+  /** Exactly this WhatsApp business-scoped user id. */
+  whatsAppUserId?: string;
   sorting?: string;
   customPropertyFilters?: CustomPropertyFilterDto[];
   tagIds?: string[];
@@ -50,6 +52,7 @@ export function hasCriteria(criteria: CheckedContactCriteria): boolean {
     criteria.filter?.trim() ||
     criteria.name?.trim() ||
     criteria.phoneNumber?.replace(/\D/g, '') ||
+    criteria.whatsAppUserId ||
     criteria.propertyConditions.length ||
     criteria.tagIds?.length,
   );

@@ -5,6 +5,7 @@ import type { ContactHistoryEntry } from './contact-history-entry.entity.js';
 const AUDITED_FIELDS = {
   Name: (c: Partial<Contact>) => c.name ?? null,
   PhoneNumber: (c: Partial<Contact>) => c.phoneNumber ?? null,
+  WhatsAppUserId: (c: Partial<Contact>) => c.whatsAppUserId ?? null,
   Email: (c: Partial<Contact>) => c.email ?? null,
   Company: (c: Partial<Contact>) => c.company ?? null,
   Position: (c: Partial<Contact>) => c.position ?? null,

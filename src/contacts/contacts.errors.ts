@@ -18,3 +18,9 @@ export const ValueMissing = () =>
   new ValidationError('Contacts:ValueMissing', 'The body must have a value (null removes the property from the contact).', {
     validationErrors: [{ message: 'value is required; null removes it', members: ['value'] }],
   });
+export const WhatsAppUserIdTaken = (userId: string) =>
+  new ConflictError('Contacts:DuplicateWhatsAppUserId', `A contact with WhatsApp user id '${userId}' already exists.`);
+export const IdentityRequired = () =>
+  new ValidationError('Contacts:PhoneNumberOrWhatsAppUserIdRequired', 'A contact needs a phoneNumber or a whatsAppUserId.', {
+    validationErrors: [{ message: 'phoneNumber or whatsAppUserId is required', members: ['phoneNumber', 'whatsAppUserId'] }],
+  });

@@ -30,6 +30,13 @@ const COLUMN: Record<ContactPropertyType, string> = {
   [ContactPropertyType.Date]: 'date_value',
 };
 
+/** The WhatsApp ids a message or a send names a contact by. */
+export interface WhatsAppIds {
+  phoneNumber: string | null;
+  userId: string | null;
+  parentUserId?: string | null;
+}
+
 /** A contact a vCard describes, for {@link ContactsRepository.insertManyWhereNumberFree}. */
 export type ImportedContact = Pick<Contact, 'name' | 'phoneNumber' | 'email' | 'company' | 'position'>;
 
@@ -61,7 +68,10 @@ export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
     await this.repository.insert(contact as QueryDeepPartialEntity<Contact>);
   }
 
-  /** Inserts a new contact unless the workspace has one with its number (one statement); true when inserted. */
+  /**
+   * Inserts a new contact unless the workspace has one with its number, or with any other id of it
+   * that is unique (BSUID, parent BSUID, username), in one statement; true when inserted.
+   */
   async insertWhereNumberFree(workspaceId: string, contact: Contact): Promise<boolean> {
     this.ownedBy(workspaceId, contact);
     return (await insertIgnoring(this.manager, Contact, [contact as QueryDeepPartialEntity<Contact>])).length > 0;
@@ -102,13 +112,58 @@ export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
     return (await this.repository.findOne({ where: this.scope(workspaceId, { phoneNumber }), select: { id: true } }))?.id;
   }
 
+  /**
+   * The workspace's contacts a WhatsApp sender's ids point at, in one query: the one with the
+   * number, and the one with the BSUID (else the parent BSUID). They may be the same contact.
+   */
+  async findWhatsAppMatches(workspaceId: string, ids: WhatsAppIds): Promise<{ byPhone: Contact | null; byUser: Contact | null }> {
+    const { phoneNumber, userId, parentUserId } = ids;
+    if (!phoneNumber && !userId && !parentUserId) return { byPhone: null, byUser: null };
+    const found = await this.queryBuilder(workspaceId, 'c')
+      .andWhere(
+        new Brackets((w) => {
+          if (phoneNumber) w.orWhere('c.phone_number = :phoneNumber', { phoneNumber });
+          if (userId) w.orWhere('c.whats_app_user_id = :userId', { userId });
+          if (parentUserId) w.orWhere('c.whats_app_parent_user_id = :parentUserId', { parentUserId });
+        }),
+      )
+      .getMany();
+    return {
+      byPhone: (phoneNumber && found.find((c) => c.phoneNumber === phoneNumber)) || null,
+      byUser:
+        (userId && found.find((c) => c.whatsAppUserId === userId)) ||
+        (parentUserId && found.find((c) => c.whatsAppParentUserId === parentUserId)) ||
+        null,
+    };
+  }
+
+  /**
+   * Serialises, until the transaction ends (bind it with `withManager`), the work of every
+   * transaction on these WhatsApp ids of the workspace: creating, completing or merging the
+   * contacts they name. Taken in one order, so two transactions never wait on each other in a circle.
+   */
+  async lockWhatsAppIds(workspaceId: string, ids: WhatsAppIds): Promise<void> {
+    this.scope(workspaceId);
+    const keys = [ids.phoneNumber && `p:${ids.phoneNumber}`, ids.userId && `u:${ids.userId}`].filter((k): k is string => !!k).sort();
+    for (const key of keys) await this.manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`contacts:${workspaceId}:${key}`]);
+  }
+
+  /** Takes the username (or parent BSUID) away from any other contact of the workspace that still holds it: the latest holder keeps it. */
+  async release(workspaceId: string, field: 'whatsAppUsername' | 'whatsAppParentUserId', value: string, exceptId: string): Promise<void> {
+    const column = field === 'whatsAppUsername' ? 'whats_app_username' : 'whats_app_parent_user_id';
+    await this.sql(workspaceId, `UPDATE contacts SET ${column} = NULL WHERE workspace_id = $1 AND ${column} = $2 AND id <> $3`, [
+      value,
+      exceptId,
+    ]);
+  }
+
   /** The ids of the workspace's contacts with these numbers, by number. */
   async findIdsByPhones(workspaceId: string, phoneNumbers: readonly string[]): Promise<Map<string, string>> {
     const found = await this.repository.find({
       select: { id: true, phoneNumber: true },
       where: this.scope(workspaceId, { phoneNumber: In([...phoneNumbers]) }),
     });
-    return new Map(found.map((contact) => [contact.phoneNumber, contact.id]));
+    return new Map(found.map((contact) => [contact.phoneNumber!, contact.id]));
   }
 
   /**
@@ -152,13 +207,18 @@ export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
       const pattern = likePattern(criteria.filter.trim());
       qb.andWhere(
         new Brackets((w) =>
-          w.where('c.name ILIKE :filter', { filter: pattern }).orWhere('c.phone_number ILIKE :filter').orWhere('c.email ILIKE :filter'),
+          w
+            .where('c.name ILIKE :filter', { filter: pattern })
+            .orWhere('c.phone_number ILIKE :filter')
+            .orWhere('c.email ILIKE :filter')
+            .orWhere('c.whats_app_username ILIKE :filter'),
         ),
       );
     }
     if (criteria.name?.trim()) qb.andWhere('c.name ILIKE :name', { name: likePattern(criteria.name.trim()) });
     const digits = criteria.phoneNumber?.replace(/\D/g, '');
     if (digits) qb.andWhere('c.phone_number LIKE :phone', { phone: likePattern(digits) });
+    if (criteria.whatsAppUserId) qb.andWhere('c.whats_app_user_id = :whatsAppUserId', { whatsAppUserId: criteria.whatsAppUserId });
     criteria.propertyConditions.forEach((condition, index) => addPropertyCondition(qb, condition, index));
     if (criteria.tagIds?.length) {
       qb.andWhere(

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { EntityManager, QueryDeepPartialEntity } from 'typeorm';
 import type { Actor, Principal } from '../auth/principal.js';
 import { ContactPropertiesService } from '../contact-properties/contact-properties.service.js';
 import type { ContactPropertyDefinition } from '../contact-properties/contact-property-definition.entity.js';
@@ -15,10 +15,35 @@ import { builtInChanges, type HistoryChange } from './contact-history.js';
 import { ContactNotesRepository } from './contact-notes.repository.js';
 import { ContactPropertyValuesRepository } from './contact-property-values.repository.js';
 import { type Contact, ContactType } from './contact.entity.js';
-import { ContactsRepository } from './contacts.repository.js';
-import { ContactNotFound, PhoneNumberTaken, PropertyRequired, ValueMissing } from './contacts.errors.js';
+import { ContactsRepository, type WhatsAppIds } from './contacts.repository.js';
+import {
+  ContactNotFound,
+  IdentityRequired,
+  PhoneNumberTaken,
+  PropertyRequired,
+  ValueMissing,
+  WhatsAppUserIdTaken,
+} from './contacts.errors.js';
 import type { CreateContactDto, UpdateContactDto } from './dto/contact.dto.js';
 import { sameValue, toTypedValue, valueAsString, type TypedValue } from './property-value.js';
+
+/** The unique index of WhatsApp user ids (its violation is a duplicate BSUID, not a duplicate number). */
+const WHATS_APP_USER_ID_INDEX = 'ux_contacts_whats_app_user_id';
+
+/** How a WhatsApp message or send names a person: number, business-scoped ids, username and profile name, each when known. */
+export interface WhatsAppIdentity extends WhatsAppIds {
+  username?: string | null;
+  /** `contacts[].profile.name`: names a new contact. */
+  profileName?: string | null;
+}
+
+/** What {@link ContactsService.absorb} moved from the merged contact to the one that stays. */
+export interface AbsorbedContact {
+  contact: Contact;
+  propertiesMoved: number;
+  notesMoved: number;
+  historyMoved: number;
+}
 
 /** Contacts of a workspace, their custom property values and their audit trail. */
 @Injectable()
@@ -42,7 +67,8 @@ export class ContactsService {
   }
 
   async create(principal: Principal, input: CreateContactDto): Promise<Contact> {
-    return this.writeUnique(input.phoneNumber, (manager) => this.insert(manager, principal, input));
+    if (!input.phoneNumber && !input.whatsAppUserId) throw IdentityRequired();
+    return this.writeUnique(input, (manager) => this.insert(manager, principal, input));
   }
 
   /**
@@ -64,13 +90,155 @@ export class ContactsService {
     return existing ?? this.createByPhone(manager, principal, phoneNumber);
   }
 
+  /** Runs `work` in one transaction (for callers that combine contact changes with their own). */
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.contacts.transaction(work);
+  }
+
+  /** The workspace's contact, or null, read in the caller's transaction. */
+  findInTransaction(manager: EntityManager, workspaceId: string, id: string): Promise<Contact | null> {
+    return this.contacts.withManager(manager).findById(workspaceId, id);
+  }
+
+  /** The contacts a WhatsApp sender's ids point at, in the caller's transaction: by number and by BSUID (maybe the same one). */
+  matchWhatsApp(
+    manager: EntityManager,
+    workspaceId: string,
+    ids: WhatsAppIds,
+  ): Promise<{ byPhone: Contact | null; byUser: Contact | null }> {
+    return this.contacts.withManager(manager).findWhatsAppMatches(workspaceId, ids);
+  }
+
+  /** Serialises the caller's transaction with every other one creating, completing or merging contacts of these ids. */
+  lockWhatsApp(manager: EntityManager, workspaceId: string, ids: WhatsAppIds): Promise<void> {
+    return this.contacts.withManager(manager).lockWhatsAppIds(workspaceId, ids);
+  }
+
+  /**
+   * A new contact for a WhatsApp user, named by their profile name (else the number, the username
+   * or the BSUID), with its history; null when one of its ids was taken meanwhile (match again).
+   */
+  async createForWhatsApp(manager: EntityManager, actor: Actor, identity: WhatsAppIdentity): Promise<Contact | null> {
+    const contacts = this.contacts.withManager(manager);
+    const contact = contacts.create(actor.workspaceId, {
+      id: newId(),
+      name: (identity.profileName?.trim() || identity.phoneNumber || identity.username || identity.userId || 'WhatsApp user').slice(0, 200),
+      phoneNumber: identity.phoneNumber,
+      whatsAppUserId: identity.userId,
+      whatsAppParentUserId: identity.parentUserId ?? null,
+      whatsAppUsername: identity.username ?? null,
+      contactType: ContactType.Individual,
+      email: null,
+      company: null,
+      position: null,
+      customFields: null,
+      creatorId: actor.serviceAccountId,
+      lastModifierId: actor.serviceAccountId,
+    });
+    if (identity.username) await contacts.release(actor.workspaceId, 'whatsAppUsername', identity.username, contact.id);
+    if (identity.parentUserId) await contacts.release(actor.workspaceId, 'whatsAppParentUserId', identity.parentUserId, contact.id);
+    if (!(await contacts.insertWhereNumberFree(actor.workspaceId, contact))) return null;
+    await this.recordHistory(manager, contact, actor, builtInChanges({}, contact));
+    return contact;
+  }
+
+  /**
+   * Completes a contact with what a WhatsApp message says of its sender: a number or a BSUID it did
+   * not have (or a new BSUID), the parent BSUID, the username. Call with the ids locked
+   * ({@link lockWhatsApp}) and only when no other contact holds the number or the BSUID. Changes of
+   * the number and the BSUID are history entries. Returns the contact as it is now.
+   */
+  async learnWhatsApp(
+    manager: EntityManager,
+    actor: Actor,
+    contact: Contact,
+    identity: WhatsAppIdentity,
+    options: { replacePhoneNumber?: boolean } = {},
+  ): Promise<Contact> {
+    const patch = whatsAppPatch(contact, identity, options.replacePhoneNumber ?? false);
+    if (Object.keys(patch).length === 0) return contact;
+    const contacts = this.contacts.withManager(manager);
+    if (patch.whatsAppUsername) await contacts.release(contact.workspaceId, 'whatsAppUsername', patch.whatsAppUsername, contact.id);
+    if (patch.whatsAppParentUserId)
+      await contacts.release(contact.workspaceId, 'whatsAppParentUserId', patch.whatsAppParentUserId, contact.id);
+    const after = { ...contact, ...patch, lastModificationTime: new Date(), lastModifierId: actor.serviceAccountId };
+    await contacts.update(contact.workspaceId, { id: contact.id }, {
+      ...patch,
+      lastModificationTime: after.lastModificationTime,
+      lastModifierId: after.lastModifierId,
+    } as QueryDeepPartialEntity<Contact>);
+    await this.recordHistory(manager, contact, actor, builtInChanges(contact, after));
+    return after;
+  }
+
+  /** True when {@link learnWhatsApp} would change the contact. */
+  knowsWhatsApp(contact: Contact, identity: WhatsAppIdentity): boolean {
+    return Object.keys(whatsAppPatch(contact, identity, false)).length === 0;
+  }
+
+  /**
+   * Merges `merged` into `survivor`, in the caller's transaction (its conversations must have
+   * moved already): the property values the survivor lacks, the notes and the history move; the
+   * survivor takes the merged contact's number and fills its empty fields from it (and its name,
+   * when the survivor was only named by its WhatsApp ids); the merged contact is deleted; the merge
+   * is one history entry on the survivor (`MergedContact`, old value the merged contact's id).
+   */
+  async absorb(manager: EntityManager, actor: Actor, survivor: Contact, merged: Contact): Promise<AbsorbedContact> {
+    const workspaceId = survivor.workspaceId;
+    const contacts = this.contacts.withManager(manager);
+    const [propertiesMoved, notesMoved, historyMoved] = [
+      await this.values.withManager(manager).moveToContact(workspaceId, merged.id, survivor.id),
+      await this.notes.withManager(manager).moveToContact(workspaceId, merged.id, survivor.id),
+      await this.historyEntries.withManager(manager).moveToContact(workspaceId, merged.id, survivor.id),
+    ];
+    await contacts.delete(workspaceId, { id: merged.id });
+    const namedByIds = [survivor.whatsAppUserId, survivor.whatsAppUsername, survivor.phoneNumber].includes(survivor.name);
+    const patch = {
+      phoneNumber: survivor.phoneNumber ?? merged.phoneNumber,
+      name: namedByIds ? merged.name : survivor.name,
+      email: survivor.email ?? merged.email,
+      company: survivor.company ?? merged.company,
+      position: survivor.position ?? merged.position,
+      customFields: survivor.customFields ?? merged.customFields,
+      lastModificationTime: new Date(),
+      lastModifierId: actor.serviceAccountId,
+    };
+    await contacts.update(workspaceId, { id: survivor.id }, patch as QueryDeepPartialEntity<Contact>);
+    await this.recordHistory(manager, survivor, actor, [
+      { propertyName: 'MergedContact', propertyDefinitionId: null, oldValue: merged.id, newValue: survivor.id },
+    ]);
+    return { contact: { ...survivor, ...patch }, propertiesMoved, notesMoved, historyMoved };
+  }
+
+  /** The workspace's contact with this BSUID, created (named by it) when there is none, in the caller's transaction. */
+  async findOrCreateByWhatsAppUserId(manager: EntityManager, actor: Actor, userId: string): Promise<Contact> {
+    const ids = { phoneNumber: null, userId };
+    const found = (await this.matchWhatsApp(manager, actor.workspaceId, ids)).byUser;
+    if (found) return found;
+    await this.lockWhatsApp(manager, actor.workspaceId, ids);
+    return (
+      (await this.matchWhatsApp(manager, actor.workspaceId, ids)).byUser ??
+      (await this.createForWhatsApp(manager, actor, ids)) ??
+      (await this.matchWhatsApp(manager, actor.workspaceId, ids)).byUser!
+    );
+  }
+
   async update(principal: Principal, id: string, input: UpdateContactDto): Promise<Contact> {
     const workspaceId = principal.workspaceId;
-    return this.writeUnique(input.phoneNumber, async (manager) => {
+    return this.writeUnique(input, async (manager) => {
       const contacts = this.contacts.withManager(manager);
       const contact = await this.getWith(contacts, workspaceId, id, { lock: true });
       const before = { ...contact };
-      for (const field of ['name', 'phoneNumber', 'email', 'company', 'position', 'contactType', 'customFields'] as const) {
+      for (const field of [
+        'name',
+        'phoneNumber',
+        'whatsAppUserId',
+        'email',
+        'company',
+        'position',
+        'contactType',
+        'customFields',
+      ] as const) {
         if (input[field] !== undefined) (contact as unknown as Record<string, unknown>)[field] = input[field];
       }
       const changes = builtInChanges(before, contact);
@@ -134,6 +302,7 @@ export class ContactsService {
       filter: criteria.filter,
       name: criteria.name,
       phoneNumber: criteria.phoneNumber,
+      whatsAppUserId: criteria.whatsAppUserId,
       sorting: criteria.sorting,
       tagIds: criteria.tagIds,
       propertyConditions: propertyConditions(filters, definitions),
@@ -157,7 +326,8 @@ export class ContactsService {
     const contact = contacts.create(principal.workspaceId, {
       id: newId(),
       name: input.name,
-      phoneNumber: input.phoneNumber,
+      phoneNumber: input.phoneNumber ?? null,
+      whatsAppUserId: input.whatsAppUserId ?? null,
       contactType: input.contactType ?? ContactType.Individual,
       email: input.email ?? null,
       company: input.company ?? null,
@@ -246,13 +416,29 @@ export class ContactsService {
     });
   }
 
-  /** Runs `work` in a transaction; a duplicate phone number in the workspace is a 409. */
-  private async writeUnique<T>(phoneNumber: string | undefined, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  /** Runs `work` in a transaction; a duplicate phone number or WhatsApp user id in the workspace is a 409. */
+  private async writeUnique<T>(
+    input: { phoneNumber?: string; whatsAppUserId?: string },
+    work: (manager: EntityManager) => Promise<T>,
+  ): Promise<T> {
     try {
       return await this.contacts.transaction(work);
     } catch (err) {
-      if (pgError.is(err, 'unique')) throw PhoneNumberTaken(phoneNumber ?? '');
+      if (pgError.is(err, 'unique', WHATS_APP_USER_ID_INDEX)) throw WhatsAppUserIdTaken(input.whatsAppUserId ?? '');
+      if (pgError.is(err, 'unique')) throw PhoneNumberTaken(input.phoneNumber ?? '');
       throw err;
     }
   }
+}
+
+/** What a WhatsApp message says of its sender that the contact does not have yet (the fields to set). */
+function whatsAppPatch(contact: Contact, identity: WhatsAppIdentity, replacePhoneNumber: boolean): Partial<Contact> {
+  const patch: Partial<Contact> = {};
+  if (identity.phoneNumber && identity.phoneNumber !== contact.phoneNumber && (replacePhoneNumber || !contact.phoneNumber)) {
+    patch.phoneNumber = identity.phoneNumber;
+  }
+  if (identity.userId && identity.userId !== contact.whatsAppUserId) patch.whatsAppUserId = identity.userId;
+  if (identity.parentUserId && identity.parentUserId !== contact.whatsAppParentUserId) patch.whatsAppParentUserId = identity.parentUserId;
+  if (identity.username && identity.username !== contact.whatsAppUsername) patch.whatsAppUsername = identity.username;
+  return patch;
 }

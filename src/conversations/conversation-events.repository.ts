@@ -262,4 +262,15 @@ export class ConversationEventsRepository extends WorkspaceScopedRepository<Conv
     ];
     return this.sql<MovedEvent>(workspaceId, 'eventId' in ref ? MOVE_BY_ID : MOVE_BY_PROVIDER_ID, params);
   }
+
+  /** Hands a contact's timeline events to another contact of the workspace (a merge, with their conversations); returns how many moved. */
+  async moveToContact(workspaceId: string, fromContactId: string, toContactId: string): Promise<number> {
+    const [row] = await this.sql<{ moved: number }>(
+      workspaceId,
+      `WITH moved AS (UPDATE conversation_events SET contact_id = $3 WHERE workspace_id = $1 AND contact_id = $2 RETURNING 1)
+       SELECT count(*)::int AS moved FROM moved`,
+      [fromContactId, toContactId],
+    );
+    return row.moved;
+  }
 }

@@ -145,4 +145,26 @@ export class ConversationsRepository extends WorkspaceScopedRepository<Conversat
     const sort = parseSorting(query.sorting, SORTABLE, { column: 'v.last_activity_at', direction: 'DESC' });
     return pageWithTotal(qb.orderBy(sort.column, sort.direction).addOrderBy('v.id', sort.direction), query.skipCount, query.maxResultCount);
   }
+
+  /**
+   * Hands a contact's conversations to another contact of the workspace (a merge). Where both have
+   * an open conversation on a channel, the moving one is closed first: a contact has one open
+   * conversation per channel. Returns the ids of the conversations moved.
+   */
+  async moveToContact(workspaceId: string, fromContactId: string, toContactId: string): Promise<string[]> {
+    await this.sql(
+      workspaceId,
+      `UPDATE conversations l SET status = ${ConversationStatus.Closed}
+        WHERE l.workspace_id = $1 AND l.contact_id = $2 AND l.status = ${ConversationStatus.Open}
+          AND EXISTS (SELECT 1 FROM conversations s WHERE s.workspace_id = $1 AND s.contact_id = $3
+                         AND s.channel_id = l.channel_id AND s.status = ${ConversationStatus.Open})`,
+      [fromContactId, toContactId],
+    );
+    const moved = await this.sql<{ id: string }>(
+      workspaceId,
+      'UPDATE conversations SET contact_id = $3 WHERE workspace_id = $1 AND contact_id = $2 RETURNING id',
+      [fromContactId, toContactId],
+    );
+    return moved.map((row) => row.id);
+  }
 }

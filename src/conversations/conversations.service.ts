@@ -62,6 +62,21 @@ export class ConversationsService {
     return { id, workspaceId, channelId, contactId };
   }
 
+  /**
+   * Hands a contact's conversations and their timeline to another contact, in the caller's
+   * transaction (a merge of two contacts). Returns what moved.
+   */
+  async moveToContact(
+    manager: EntityManager,
+    workspaceId: string,
+    fromContactId: string,
+    toContactId: string,
+  ): Promise<{ conversationIds: string[]; events: number }> {
+    const conversationIds = await this.conversations.withManager(manager).moveToContact(workspaceId, fromContactId, toContactId);
+    const events = await this.events.withManager(manager).moveToContact(workspaceId, fromContactId, toContactId);
+    return { conversationIds, events };
+  }
+
   async create(principal: Principal, input: CreateConversationDto): Promise<Conversation> {
     if (input.assignToUserId && input.assignToAiAgentId) throw BothAssignees();
     await this.channels.get(principal.workspaceId, input.channelId);

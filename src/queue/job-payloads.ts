@@ -2,7 +2,7 @@ import type { Job } from 'bull';
 import type { CloudWebhookNotification } from '../whatsapp/cloud-webhook.js';
 import type { InboundMessage, MediaKind } from '../whatsapp/inbound-message.js';
 import type { WhatsAppMessageWebhookPayload } from '../whatsapp/message-webhook.js';
-import { JobName } from './queue-names.js';
+import { JobName, WebhookEventType } from './queue-names.js';
 
 /**
  * What each job carries: a persistent contract like the job names, since jobs already in Redis or
@@ -49,3 +49,35 @@ export type JobOf<N extends JobName> = Job<JobPayloads[N] & JobEnvelope>;
 export type OutboxEntry<N extends JobName = JobName> = N extends JobName
   ? { jobName: N; payload: JobPayloads[N]; workspaceId?: string | null; runAt?: Date | null }
   : never;
+
+/** What each webhook event type carries as its `data` (API.md §11.1: `{ type, timestamp, workspaceId, data }`). */
+export interface WebhookEventData {
+  [WebhookEventType.ContactMerged]: ContactMergedData;
+}
+
+/** An event as written to the outbox, whole. */
+export interface WebhookEventEnvelope<T extends WebhookEventType = WebhookEventType> {
+  type: T;
+  /** ISO 8601 UTC. */
+  timestamp: string;
+  workspaceId: string;
+  data: WebhookEventData[T];
+}
+
+/**
+ * `contact.merged`: two contacts turned out to be one WhatsApp user (a number and a BSUID that a
+ * message named together), and `mergedContactId` was merged into `contactId`, which stays.
+ */
+export interface ContactMergedData {
+  /** The contact that stays, as it is after the merge. */
+  contactId: string;
+  name: string;
+  phoneNumber: string | null;
+  whatsAppUserId: string | null;
+  /** The contact merged into it, which no longer exists. */
+  mergedContactId: string;
+  mergedContactName: string;
+  /** Why: the WhatsApp message (provider id) whose sender named both. */
+  reason: { kind: 'WhatsAppIdentity'; providerMessageId: string | null };
+  moved: { conversationIds: string[]; events: number; properties: number; notes: number; historyEntries: number };
+}

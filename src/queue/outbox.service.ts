@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { newId } from '../common/id.js';
-import type { OutboxEntry } from './job-payloads.js';
-import { QUEUE_OF_JOB } from './queue-names.js';
+import type { OutboxEntry, WebhookEventData, WebhookEventEnvelope } from './job-payloads.js';
+import { QUEUE_OF_JOB, WEBHOOK_EVENTS_QUEUE, type WebhookEventType } from './queue-names.js';
 import { OutboxRelay } from './outbox.relay.js';
 
 export type { OutboxEntry } from './job-payloads.js';
@@ -91,6 +91,28 @@ export class Outbox {
     const { rows, placeholders, params } = outboxRows(entries);
     await manager.query(`INSERT INTO outbox_messages (${OUTBOX_COLUMNS}) VALUES ${placeholders.map((p) => `(${p})`).join(', ')}`, params);
     return rows;
+  }
+
+  /**
+   * Writes a webhook endpoints' event (API.md §11.1) with `manager` (the transaction of the change):
+   * an outbox row on {@link WEBHOOK_EVENTS_QUEUE} that stays pending until a version delivering
+   * such events runs (see {@link WebhookEventType}). Returns the event, as written.
+   */
+  async writeEvent<T extends WebhookEventType>(
+    manager: EntityManager,
+    workspaceId: string,
+    type: T,
+    data: WebhookEventData[T],
+  ): Promise<WebhookEventEnvelope<T>> {
+    const event: WebhookEventEnvelope<T> = { type, timestamp: new Date().toISOString(), workspaceId, data };
+    await manager.query(`INSERT INTO outbox_messages (${OUTBOX_COLUMNS}) VALUES ($1, $2, $3, $4, $5, NULL)`, [
+      newId(),
+      workspaceId,
+      WEBHOOK_EVENTS_QUEUE,
+      type,
+      event,
+    ]);
+    return event;
   }
 
   /** After the transaction that wrote `rows` committed: pushes them to Bull at once, without a relay round. */

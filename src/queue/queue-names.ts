@@ -42,3 +42,16 @@ export const QUEUE_OF_JOB: Record<JobName, QueueName> = {
 };
 
 export const ALL_QUEUES: QueueName[] = Object.values(QueueName);
+
+/**
+ * Events for a workspace's webhook endpoints (API.md §11.1), by type. This version writes them to
+ * the outbox (in the transaction of the change, like every job) but does not deliver them yet:
+ * their rows are on {@link WEBHOOK_EVENTS_QUEUE}, which is not one of {@link ALL_QUEUES}, so the
+ * relay leaves them pending until a version that delivers them to endpoints runs. Persistent: never renamed.
+ */
+export enum WebhookEventType {
+  ContactMerged = 'contact.merged',
+}
+
+/** The outbox queue of {@link WebhookEventType} events. */
+export const WEBHOOK_EVENTS_QUEUE = 'webhook-events';

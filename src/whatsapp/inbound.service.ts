@@ -1,10 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Channel } from '../channels/channel.entity.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { newId } from '../common/id.js';
 import { TimestampFormat } from '../common/time/timestamp-format.js';
-import { ContactsService } from '../contacts/contacts.service.js';
 import { ConversationEventsRepository } from '../conversations/conversation-events.repository.js';
 import { EventDirection, EventSourceType } from '../conversations/conversation.entity.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
@@ -18,7 +17,8 @@ import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
 import { inboundContent, type InboundContent } from './inbound-content.js';
 import { isMediaKind, type InboundMessage } from './inbound-message.js';
 import { messageWebhookPayload } from './message-webhook.js';
-import { InvalidSandboxMessage, MissingSender, NotASandboxChannel } from './whatsapp.errors.js';
+import { InvalidSandboxMessage, NotASandboxChannel } from './whatsapp.errors.js';
+import { WhatsAppContactsService } from './whatsapp-contacts.service.js';
 
 export type { InboundMessage } from './inbound-message.js';
 
@@ -30,10 +30,12 @@ export type { InboundMessage } from './inbound-message.js';
  */
 @Injectable()
 export class InboundService {
+  private readonly logger = new Logger(InboundService.name);
+
   constructor(
     private readonly events: ConversationEventsRepository,
     private readonly channels: ChannelsService,
-    private readonly contacts: ContactsService,
+    private readonly whatsAppContacts: WhatsAppContactsService,
     private readonly conversations: ConversationsService,
     private readonly timeline: TimelineService,
     private readonly storage: MediaStorage,
@@ -42,6 +44,11 @@ export class InboundService {
   ) {}
 
   async receive(workspaceId: string, channelId: string, message: InboundMessage): Promise<void> {
+    if (!message.fromNumber && !message.fromUserId && !message.fromParentUserId) {
+      // Nobody to record it for; trying again cannot help.
+      this.logger.warn(`WhatsApp message ${message.providerMessageId} names no sender: ignored`);
+      return;
+    }
     const channel = await this.channels.getRecent(workspaceId, channelId, 'whatsapp');
     const mediaFileId = message.media?.mediaFileId;
     const stored = mediaFileId ? await this.storage.findById(workspaceId, mediaFileId) : null;
@@ -94,14 +101,19 @@ export class InboundService {
     });
   }
 
-  /** The contact who sent the message, found by its number (created, named by the profile name or the number, when new). */
-  private async sender(manager: EntityManager, workspaceId: string, message: InboundMessage) {
-    if (!message.fromNumber) throw MissingSender();
-    return this.contacts.findOrCreateByPhone(
+  /** The contact who sent the message: by number and BSUID, completed, merged or created (named by the profile name) as needed. */
+  private sender(manager: EntityManager, workspaceId: string, message: InboundMessage) {
+    return this.whatsAppContacts.sender(
       manager,
-      { workspaceId, serviceAccountId: null, name: 'WhatsApp' },
-      message.fromNumber,
-      message.profileName ?? undefined,
+      workspaceId,
+      {
+        phoneNumber: message.fromNumber ?? null,
+        userId: message.fromUserId ?? null,
+        parentUserId: message.fromParentUserId ?? null,
+        username: message.username ?? null,
+        profileName: message.profileName ?? null,
+      },
+      message.providerMessageId,
     );
   }
 

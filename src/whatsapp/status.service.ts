@@ -9,11 +9,15 @@ import { WebhookKind } from '../webhooks/webhook-kind.js';
 import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
 import type { StatusUpdate } from './cloud-webhook.js';
 import { messageWebhookPayload } from './message-webhook.js';
+import { ContactsService } from '../contacts/contacts.service.js';
+import { WhatsAppContactsService } from './whatsapp-contacts.service.js';
 
 type Status = StatusUpdate['status'];
 
 /** A status an outbound event moves to; `providerMessageId` is null when the provider never took the message. */
-export type StatusChange = Pick<StatusUpdate, 'status' | 'errorCode' | 'errorReason' | 'isBillable'> & { providerMessageId: string | null };
+export type StatusChange = Pick<StatusUpdate, 'status' | 'errorCode' | 'errorReason' | 'isBillable' | 'recipientUserId'> & {
+  providerMessageId: string | null;
+};
 
 /** Forward only, so a late `delivered` after `read` changes nothing; Failed ends anything not yet delivered. */
 const MOVABLE_FROM: Record<Status, string[]> = {
@@ -31,12 +35,19 @@ export class StatusService {
     private readonly channels: ChannelsService,
     private readonly webhooks: WebhookPublisher,
     private readonly outbox: Outbox,
+    private readonly contacts: ContactsService,
+    private readonly whatsAppContacts: WhatsAppContactsService,
   ) {}
 
   /** A provider status notification: moves the outbound event with that provider message id. */
   async apply(workspaceId: string, channelId: string, update: StatusUpdate): Promise<void> {
     const channel = await this.channels.getRecent(workspaceId, channelId);
-    await this.move(workspaceId, channel, { channelId, providerMessageId: update.providerMessageId }, update);
+    const event = await this.moveEvent(workspaceId, channel, { channelId, providerMessageId: update.providerMessageId }, update);
+    // A message sent to a number reports the recipient's BSUID: the contact learns it (when it has none).
+    if (event && update.recipientUserId) {
+      const userId = update.recipientUserId;
+      await this.contacts.transaction((manager) => this.whatsAppContacts.learnUserId(manager, workspaceId, event.contact_id, userId));
+    }
   }
 
   /**
@@ -45,6 +56,16 @@ export class StatusService {
    * the same transaction. `channel` is null when it was deleted. Returns whether the event moved.
    */
   async move(workspaceId: string, channel: Readonly<Channel> | null, ref: OutboundEventRef, change: StatusChange): Promise<boolean> {
+    return (await this.moveEvent(workspaceId, channel, ref, change)) !== undefined;
+  }
+
+  /** {@link move}, returning the event when it moved. */
+  private async moveEvent(
+    workspaceId: string,
+    channel: Readonly<Channel> | null,
+    ref: OutboundEventRef,
+    change: StatusChange,
+  ): Promise<MovedEvent | undefined> {
     const move = {
       status: change.status,
       providerMessageId: change.providerMessageId,
@@ -54,11 +75,11 @@ export class StatusService {
     };
     const from = MOVABLE_FROM[change.status];
     const webhookUrl = channel?.webhookUrl;
-    if (!webhookUrl) return (await this.events.moveOutboundStatus(workspaceId, ref, move, from)).length > 0;
+    if (!webhookUrl) return (await this.events.moveOutboundStatus(workspaceId, ref, move, from))[0];
     return this.outbox.transaction(async (tx) => {
       const [event] = await this.events.withManager(tx.manager).moveOutboundStatus(workspaceId, ref, move, from);
       if (event) tx.pushAfterCommit(await this.publish(tx.manager, webhookUrl, channel.id, event, change));
-      return event !== undefined;
+      return event;
     });
   }
 
@@ -86,6 +107,7 @@ export class StatusService {
             isBillable: event.is_billable ?? messageType === 'Template',
             errorCode: change.errorCode,
             errorReason: change.errorReason,
+            whatsAppUserId: change.recipientUserId ?? null,
           }),
         },
       },

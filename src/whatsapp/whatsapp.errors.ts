@@ -23,9 +23,6 @@ export const VerificationFailed = () =>
   new DomainError('WhatsApp:VerificationFailed', 'hub.verify_token does not match this channel.', ErrorKind.Forbidden);
 export const InvalidSignature = () =>
   new DomainError('WhatsApp:InvalidSignature', 'X-Hub-Signature-256 does not match the body.', ErrorKind.Unauthenticated);
-/** An inbound message that names neither a phone number nor a business-scoped user id: nobody to record it for. */
-export const MissingSender = () =>
-  new ValidationError('WhatsApp:MissingSender', 'The message names neither a phone number nor a WhatsApp user id of its sender.');
 /** An injected sandbox message without what its type needs; `members` names the fields. */
 export const InvalidSandboxMessage = (message: string, members: string[]) =>
   new ValidationError('WhatsApp:InvalidSandboxMessage', message, { validationErrors: [{ message, members }] });

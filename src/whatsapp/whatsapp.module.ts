@@ -12,6 +12,7 @@ import { ConversationsModule } from '../conversations/conversations.module.js';
 import { MessagingService } from './messaging.service.js';
 import { InboundService } from './inbound.service.js';
 import { InboundMediaService } from './inbound-media.service.js';
+import { WhatsAppContactsService } from './whatsapp-contacts.service.js';
 import { StorageModule } from '../storage/storage.module.js';
 import { StatusService } from './status.service.js';
 import { WhatsAppWebhooksController } from './whatsapp-webhooks.controller.js';
@@ -37,6 +38,7 @@ import { WhatsAppProcessor } from './whatsapp.processor.js';
     MessagingService,
     InboundService,
     InboundMediaService,
+    WhatsAppContactsService,
     StatusService,
     TemplatesService,
     WhatsAppWebhooksService,

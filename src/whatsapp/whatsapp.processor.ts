@@ -8,6 +8,7 @@ import { StatusService } from './status.service.js';
 import { readNotification } from './cloud-webhook.js';
 import { InboundService } from './inbound.service.js';
 import { InboundMediaService } from './inbound-media.service.js';
+import { WhatsAppContactsService } from './whatsapp-contacts.service.js';
 
 @Injectable()
 export class WhatsAppProcessor {
@@ -16,6 +17,7 @@ export class WhatsAppProcessor {
     private readonly inbound: InboundService,
     private readonly statuses: StatusService,
     private readonly media: InboundMediaService,
+    private readonly contacts: WhatsAppContactsService,
   ) {}
 
   /** Passing provider failures are retried with backoff (honouring Retry-After); permanent ones, and the last attempt, end Failed. */
@@ -26,8 +28,10 @@ export class WhatsAppProcessor {
 
   @JobHandler(JobName.ProcessWhatsAppWebhook, { concurrency: 16 })
   async webhook(job: JobOf<JobName.ProcessWhatsAppWebhook>): Promise<void> {
-    const { messages, statuses } = readNotification(job.data.notification);
+    const { messages, statuses, identityUpdates } = readNotification(job.data.notification);
     for (const message of messages) await this.inbound.receive(job.data.workspaceId, job.data.channelId, message);
+    // After the messages: a system message is recorded under the ids it was sent with, then the ids change.
+    for (const update of identityUpdates) await this.contacts.applyIdentityUpdate(job.data.workspaceId, update);
     for (const status of statuses) await this.statuses.apply(job.data.workspaceId, job.data.channelId, status);
   }
 

@@ -20,6 +20,9 @@ const CONTACT_FIELDS = [
   'notes',
   'phoneNumber',
   'position',
+  'whatsAppParentUserId',
+  'whatsAppUserId',
+  'whatsAppUsername',
   'workspaceId',
 ];
 

@@ -2,6 +2,7 @@ import { ApiProperty, PartialType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { Allow, IsEmail, IsObject, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { PhoneNumberField, PhoneNumberFilterField } from '../../common/phone/phone-number.js';
+import { WhatsAppUserIdField } from '../../common/phone/whatsapp-user-id.js';
 import { SortedPagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { formatTimestamp, TimestampFormat } from '../../common/time/timestamp-format.js';
 import { OptionalNullable } from '../../common/validation/optional-nullable.decorator.js';
@@ -16,7 +17,10 @@ const emptyToNull = ({ value }: { value: unknown }) => (value === '' ? null : va
 
 export class CreateContactDto {
   @IsString() @MinLength(1) @MaxLength(200) name: string;
-  @PhoneNumberField() phoneNumber: string;
+  /** Required unless `whatsAppUserId` is given. */
+  @IsOptional() @PhoneNumberField() phoneNumber?: string;
+  /** The contact's WhatsApp business-scoped user id (BSUID); required unless `phoneNumber` is given. */
+  @IsOptional() @WhatsAppUserIdField() whatsAppUserId?: string;
   @OptionalNullable() @Transform(emptyToNull) @IsEmail() @MaxLength(320) email?: string | null;
   @OptionalNullable() @IsString() @MaxLength(200) company?: string | null;
   @OptionalNullable() @IsString() @MaxLength(200) position?: string | null;
@@ -39,6 +43,8 @@ export class GetContactsQueryDto extends SortedPagedRequestDto {
   @IsOptional() @PhoneNumberFilterField() phoneNumber?: string;
   /** Contains, in the name (case-insensitive). */
   @IsOptional() @IsString() @MaxLength(200) name?: string;
+  /** Exactly this WhatsApp business-scoped user id. */
+  @IsOptional() @WhatsAppUserIdField() whatsAppUserId?: string;
 }
 
 export class ContactNoteDto {
@@ -95,8 +101,14 @@ export class ContactDto {
   id: string;
   workspaceId: string;
   name: string;
-  /** E.164 with a leading +. */
-  phoneNumber: string;
+  /** E.164 with a leading +; null for a WhatsApp user known only by their business-scoped user id. */
+  @ApiProperty({ type: String, nullable: true }) phoneNumber: string | null;
+  /** WhatsApp business-scoped user id (BSUID). */
+  @ApiProperty({ type: String, nullable: true }) whatsAppUserId: string | null;
+  /** WhatsApp parent BSUID (shared across a business's portfolios). */
+  @ApiProperty({ type: String, nullable: true }) whatsAppParentUserId: string | null;
+  /** WhatsApp username, as last seen. */
+  @ApiProperty({ type: String, nullable: true }) whatsAppUsername: string | null;
   @IntEnumProperty(ContactType, 'ContactType') contactType: ContactType;
   @ApiProperty({ type: String, nullable: true }) email: string | null;
   @ApiProperty({ type: String, nullable: true }) company: string | null;
@@ -121,6 +133,9 @@ export class ContactDto {
       workspaceId: contact.workspaceId,
       name: contact.name,
       phoneNumber: contact.phoneNumber,
+      whatsAppUserId: contact.whatsAppUserId,
+      whatsAppParentUserId: contact.whatsAppParentUserId,
+      whatsAppUsername: contact.whatsAppUsername,
       contactType: contact.contactType,
       email: contact.email,
       company: contact.company,
@@ -151,7 +166,7 @@ export class SetPropertyValueDto {
 
 export class ContactHistoryEntryDto {
   id: string;
-  /** The custom property's name, or Name, PhoneNumber, Email, Company, Position, ContactType. */
+  /** The custom property's name, or Name, PhoneNumber, WhatsAppUserId, Email, Company, Position, ContactType, or MergedContact (a contact merged into this one). */
   propertyName: string;
   @ApiProperty({ type: String, nullable: true, description: 'Null for built-in fields.' }) propertyDefinitionId: string | null;
   @ApiProperty({ type: String, nullable: true }) oldValue: string | null;

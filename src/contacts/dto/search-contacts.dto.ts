@@ -3,6 +3,7 @@ import { Allow, ArrayMaxSize, IsArray, IsOptional, IsString, IsUUID, MaxLength, 
 import { ApiProperty } from '@nestjs/swagger';
 import { SortedPagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
+import { WhatsAppUserIdField } from '../../common/phone/whatsapp-user-id.js';
 
 export enum SearchOperator {
   Equals = 1,
@@ -35,6 +36,8 @@ export class CustomPropertyFilterDto {
 export class SearchContactsDto extends SortedPagedRequestDto {
   /** Contains, in name, phone number or email (case-insensitive). */
   @IsOptional() @IsString() @MaxLength(200) filter?: string;
+  /** Exactly this WhatsApp business-scoped user id. */
+  @IsOptional() @WhatsAppUserIdField() whatsAppUserId?: string;
   /** Contacts with a conversation carrying any of these tags. */
   @IsOptional() @IsArray() @ArrayMaxSize(100) @IsUUID('all', { each: true }) tagIds?: string[];
   /** AND-ed. */

@@ -102,7 +102,8 @@ export class ConversationDto {
   contactId: string;
   contactName: string;
   @IntEnumProperty(ContactType, 'ContactType') contactType: ContactType;
-  phoneNumber: string;
+  /** The contact's number; null for a WhatsApp user known only by their business-scoped user id. */
+  @ApiProperty({ type: String, nullable: true }) phoneNumber: string | null;
   channelId: string;
   @ApiProperty({ type: String, nullable: true }) assigneeId: string | null;
   @ApiProperty({ type: String, nullable: true }) assignedAiAgentId: string | null;

@@ -1,0 +1,141 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { Actor } from '../auth/principal.js';
+import type { Contact } from '../contacts/contact.entity.js';
+import { ContactsService, type WhatsAppIdentity } from '../contacts/contacts.service.js';
+import { ConversationsService } from '../conversations/conversations.service.js';
+import { Outbox } from '../queue/outbox.service.js';
+import { WebhookEventType } from '../queue/queue-names.js';
+import type { IdentityUpdate } from './inbound-message.js';
+
+/** Who the service acts as when WhatsApp itself changes a contact (history entries without a creator). */
+const whatsAppActor = (workspaceId: string): Actor => ({ workspaceId, serviceAccountId: null, name: 'WhatsApp' });
+
+/**
+ * Contacts as WhatsApp names them (API.md §7.1, "Who sent it"): a sender is matched by its number
+ * and by its business-scoped user id; a contact is completed with the ids it lacked, created when
+ * there is none (named by the profile name), and when the number and the BSUID name two contacts
+ * the number-only one is merged into the BSUID one (one history entry, one `contact.merged` event).
+ * Meta's identity changes (`user_id_update`, `user_changed_number` / `user_changed_user_id`) move the ids.
+ */
+@Injectable()
+export class WhatsAppContactsService {
+  private readonly logger = new Logger(WhatsAppContactsService.name);
+
+  constructor(
+    private readonly contacts: ContactsService,
+    private readonly conversations: ConversationsService,
+    private readonly outbox: Outbox,
+  ) {}
+
+  /**
+   * The contact a message's sender is, in the caller's transaction. Usually one read: the contact
+   * exists and knows every id the message names. Otherwise the ids are locked (two messages of a
+   * new user do not create two contacts) and the contact is completed, merged or created.
+   */
+  async sender(
+    manager: EntityManager,
+    workspaceId: string,
+    identity: WhatsAppIdentity,
+    providerMessageId: string | null,
+  ): Promise<Contact> {
+    const match = await this.contacts.matchWhatsApp(manager, workspaceId, identity);
+    const known = match.byUser ?? match.byPhone;
+    const oneContact = !match.byUser || !match.byPhone || match.byUser.id === match.byPhone.id;
+    if (known && oneContact && this.contacts.knowsWhatsApp(known, identity)) return known;
+    await this.contacts.lockWhatsApp(manager, workspaceId, identity);
+    const { byPhone, byUser } = await this.contacts.matchWhatsApp(manager, workspaceId, identity);
+    const actor = whatsAppActor(workspaceId);
+    if (byPhone && byUser && byPhone.id !== byUser.id) {
+      if (!byPhone.whatsAppUserId) return this.merge(manager, actor, byUser, byPhone, identity, providerMessageId);
+      // The number's contact is another WhatsApp user (a number given up and taken by someone else):
+      // the BSUID says whose message this is; each contact keeps its number.
+      return this.contacts.learnWhatsApp(manager, actor, byUser, { ...identity, phoneNumber: null });
+    }
+    const found = byUser ?? byPhone;
+    if (found) return this.contacts.learnWhatsApp(manager, actor, found, identity);
+    const created = await this.contacts.createForWhatsApp(manager, actor, identity);
+    if (created) return created;
+    // Created meanwhile by a path that does not take these locks (Create Contact): it is there now.
+    const after = await this.contacts.matchWhatsApp(manager, workspaceId, identity);
+    return (after.byUser ?? after.byPhone)!;
+  }
+
+  /**
+   * The contact a status names by BSUID learns it (`recipient_user_id` of a message sent to its
+   * number), unless it has one or another contact holds it. One statement when there is nothing to learn.
+   */
+  async learnUserId(manager: EntityManager, workspaceId: string, contactId: string, userId: string): Promise<void> {
+    const { byUser } = await this.contacts.matchWhatsApp(manager, workspaceId, { phoneNumber: null, userId });
+    if (byUser) return;
+    const contact = await this.contacts.findInTransaction(manager, workspaceId, contactId);
+    if (!contact || contact.whatsAppUserId) return;
+    await this.contacts.lockWhatsApp(manager, workspaceId, { phoneNumber: contact.phoneNumber, userId });
+    if ((await this.contacts.matchWhatsApp(manager, workspaceId, { phoneNumber: null, userId })).byUser) return;
+    await this.contacts.learnWhatsApp(manager, whatsAppActor(workspaceId), contact, { phoneNumber: null, userId });
+  }
+
+  /**
+   * A change of a user's ids Meta reports: the contact known by the previous BSUID (else the
+   * previous number) takes the new BSUID, parent BSUID and number. An id another contact holds is
+   * left where it is; an update naming no contact we know changes nothing.
+   */
+  async applyIdentityUpdate(workspaceId: string, update: IdentityUpdate): Promise<void> {
+    await this.contacts.transaction(async (manager) => {
+      const previous = { phoneNumber: update.previousNumber, userId: update.previousUserId };
+      const next = { phoneNumber: update.phoneNumber, userId: update.userId };
+      await this.contacts.lockWhatsApp(manager, workspaceId, previous);
+      await this.contacts.lockWhatsApp(manager, workspaceId, next);
+      const before = await this.contacts.matchWhatsApp(manager, workspaceId, previous);
+      const contact = before.byUser ?? before.byPhone;
+      if (!contact) {
+        this.logger.log(`An identity update names no contact of workspace ${workspaceId}; nothing to change`);
+        return;
+      }
+      const holders = await this.contacts.matchWhatsApp(manager, workspaceId, next);
+      const free = (holder: Contact | null) => !holder || holder.id === contact.id;
+      await this.contacts.learnWhatsApp(
+        manager,
+        whatsAppActor(workspaceId),
+        contact,
+        {
+          phoneNumber: free(holders.byPhone) ? update.phoneNumber : null,
+          userId: free(holders.byUser) ? update.userId : null,
+          parentUserId: update.parentUserId,
+        },
+        { replacePhoneNumber: true },
+      );
+    });
+  }
+
+  private async merge(
+    manager: EntityManager,
+    actor: Actor,
+    survivor: Contact,
+    merged: Contact,
+    identity: WhatsAppIdentity,
+    providerMessageId: string | null,
+  ): Promise<Contact> {
+    const moved = await this.conversations.moveToContact(manager, actor.workspaceId, merged.id, survivor.id);
+    const absorbed = await this.contacts.absorb(manager, actor, survivor, merged);
+    await this.outbox.writeEvent(manager, actor.workspaceId, WebhookEventType.ContactMerged, {
+      contactId: absorbed.contact.id,
+      name: absorbed.contact.name,
+      phoneNumber: absorbed.contact.phoneNumber,
+      whatsAppUserId: absorbed.contact.whatsAppUserId,
+      mergedContactId: merged.id,
+      mergedContactName: merged.name,
+      reason: { kind: 'WhatsAppIdentity', providerMessageId },
+      moved: {
+        conversationIds: moved.conversationIds,
+        events: moved.events,
+        properties: absorbed.propertiesMoved,
+        notes: absorbed.notesMoved,
+        historyEntries: absorbed.historyMoved,
+      },
+    });
+    this.logger.log(`Contact ${merged.id} merged into ${survivor.id} (workspace ${actor.workspaceId})`);
+    // The survivor took the merged contact's number; the rest of what the message says (username, parent BSUID) follows.
+    return this.contacts.learnWhatsApp(manager, actor, absorbed.contact, { ...identity, phoneNumber: null });
+  }
+}
