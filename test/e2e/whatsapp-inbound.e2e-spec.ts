@@ -165,6 +165,30 @@ describe('Inbound WhatsApp messages as Meta delivers them (signed notifications,
     assert.equal(contact.body.phoneNumber, '+14155550601');
   });
 
+  it('records the corpus from a user who hides their number (no from, no wa_id: BSUID only) the same way', async () => {
+    const entries = corpus.inboundCorpus('c2', { userId: 'GB.7700900123', name: 'Hidden Number' });
+    for (const entry of entries) if (entry.media) fake.addMedia(entry.media.id, entry.media.bytes, entry.media.mimeType);
+    for (const entry of entries.filter((e) => !e.reactsTo)) assert.equal(await notify(entry.notification), 200, entry.name);
+    await webhookOf('wamid.c2.text');
+    for (const entry of entries.filter((e) => e.reactsTo)) assert.equal(await notify(entry.notification), 200, entry.name);
+    await waitFor(async () => entries.every((e) => webhooksOf(e.messageId).length > 0), 30_000, 'a webhook for every message');
+    const contactIds = new Set<string>();
+    for (const entry of entries) {
+      const [payload, ...more] = webhooksOf(entry.messageId);
+      assert.equal(more.length, 0, entry.name);
+      assert.equal(payload.messageType, entry.messageType, entry.name);
+      assert.equal(payload.body, entry.body, entry.name);
+      assert.equal(payload.whatsAppUserId, 'GB.7700900123');
+      if (entry.media) assert.deepEqual(await mediaBytes(payload.mediaUrl), entry.media.bytes, entry.name);
+      contactIds.add(payload.contactId);
+    }
+    assert.equal(contactIds.size, 1, 'one contact');
+    const contact = (await a.api.get(`/v1/contacts/${[...contactIds][0]}`)).body;
+    assert.deepEqual([contact.name, contact.phoneNumber, contact.whatsAppUserId], ['Hidden Number', null, 'GB.7700900123']);
+    const reaction = webhooksOf('wamid.c2.reaction')[0];
+    assert.notEqual(reaction.reactedMessageId, null);
+  });
+
   it('records a media message at once and sends its webhook once, after a download that failed twice and then worked', async () => {
     const bytes = randomBytes(64 * 1024);
     const sha = fake.addMedia('7001', bytes, 'image/jpeg', { metadataFailures: 1, downloadFailures: 1 });
