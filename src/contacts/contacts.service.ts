@@ -210,6 +210,11 @@ export class ContactsService {
     return { contact: { ...survivor, ...patch }, propertiesMoved, notesMoved, historyMoved };
   }
 
+  /** The workspace's contact with this BSUID, or null. */
+  findByWhatsAppUserId(workspaceId: string, userId: string): Promise<Contact | null> {
+    return this.contacts.findOne(workspaceId, { whatsAppUserId: userId });
+  }
+
   /** The workspace's contact with this BSUID, created (named by it) when there is none, in the caller's transaction. */
   async findOrCreateByWhatsAppUserId(manager: EntityManager, actor: Actor, userId: string): Promise<Contact> {
     const ids = { phoneNumber: null, userId };

@@ -34,8 +34,9 @@ export type OpenConversationEvent = Pick<
 /** Which open conversation {@link ConversationEventsRepository.recordInOpenConversation} records in. */
 export interface OpenConversationTarget {
   channelId: string;
-  /** The contact's number, E.164 as contacts store it. */
-  phoneNumber: string;
+  /** The contact's number, E.164 as contacts store it; or the contact itself, by id. */
+  phoneNumber?: string;
+  contactId?: string;
   /** When set, only if the contact sent a WhatsApp message on the channel after it (the service window is open). */
   inboundSince: Date | null;
 }
@@ -45,12 +46,12 @@ export interface OpenConversationTarget {
  * (with `inboundSince`) wrote on it since then, inserts the event, makes it the conversation's last
  * ({@link lastEventUpdateSql}) and writes the outbox row. `$1` is the workspace.
  */
-const RECORD_IN_OPEN_CONVERSATION_SQL = (outboxPlaceholders: string) => `
+const RECORD_IN_OPEN_CONVERSATION_SQL = (outboxPlaceholders: string, contactMatch: string) => `
   WITH target AS (
     SELECT v.id AS conversation_id, v.contact_id
       FROM contacts c
       JOIN conversations v ON v.workspace_id = c.workspace_id AND v.contact_id = c.id AND v.channel_id = $3 AND v.status = ${ConversationStatus.Open}
-     WHERE c.workspace_id = $1 AND c.phone_number = $2
+     WHERE c.workspace_id = $1 AND ${contactMatch}
        AND ($10::timestamptz IS NULL OR ${inboundWhatsAppSinceSql({ workspaceId: '$1', channelId: '$3', contactId: 'c.id', since: '$10' })})
      LIMIT 1
   ), event AS (
@@ -195,8 +196,9 @@ export class ConversationEventsRepository extends WorkspaceScopedRepository<Conv
     event: OpenConversationEvent,
     job: OutboxEntry,
   ): Promise<{ contactId: string; job: OutboxRow } | undefined> {
+    const byId = target.contactId !== undefined;
     const params: unknown[] = [
-      target.phoneNumber,
+      byId ? target.contactId : target.phoneNumber,
       target.channelId,
       event.id,
       event.creationTime,
@@ -210,10 +212,12 @@ export class ConversationEventsRepository extends WorkspaceScopedRepository<Conv
       event.status,
     ];
     const outbox = outboxRows([job], RECORD_PARAMS + 1);
-    const rows = await this.sql<{ contact_id: string }>(workspaceId, RECORD_IN_OPEN_CONVERSATION_SQL(outbox.placeholders[0]), [
-      ...params,
-      ...outbox.params,
-    ]);
+    const contactMatch = byId ? 'c.id = $2::uuid' : 'c.phone_number = $2';
+    const rows = await this.sql<{ contact_id: string }>(
+      workspaceId,
+      RECORD_IN_OPEN_CONVERSATION_SQL(outbox.placeholders[0], contactMatch),
+      [...params, ...outbox.params],
+    );
     return rows[0] ? { contactId: rows[0].contact_id, job: outbox.rows[0] } : undefined;
   }
 

@@ -11,3 +11,7 @@ export const IvrAlreadyFinished = (id: string) =>
 
 export const InvalidTwilioSignature = () =>
   new DomainError('Voice:InvalidSignature', 'The X-Twilio-Signature header is missing or does not match.', ErrorKind.Forbidden);
+
+/** Calls need a phone number: a destination given as a WhatsApp user id whose contact has none (or no contact has it). */
+export const IvrPhoneNumberRequired = (message: string) =>
+  new ValidationError('OutboundIvr:PhoneNumberRequired', message, { validationErrors: [{ message, members: ['destinationNumber'] }] });

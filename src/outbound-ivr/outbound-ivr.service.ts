@@ -14,7 +14,9 @@ import type { ListOutboundIvrQueryDto } from './dto/outbound-ivr-request.dto.js'
 import { isFinished, OutboundIvrAudioType, OutboundIvrResult, OutboundIvrStatus } from './ivr-enums.js';
 import { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
 import { OutboundIvrRequestsRepository } from './outbound-ivr-requests.repository.js';
-import { IvrAlreadyFinished, IvrInvalidRequest, OutboundIvrNotFound } from './outbound-ivr.errors.js';
+import { IvrAlreadyFinished, IvrInvalidRequest, IvrPhoneNumberRequired, OutboundIvrNotFound } from './outbound-ivr.errors.js';
+import { ContactsService } from '../contacts/contacts.service.js';
+import { isWhatsAppUserId } from '../common/phone/whatsapp-user-id.js';
 
 /** Outbound IVR requests: created with their outbox job in one transaction, then followed by the worker. */
 @Injectable()
@@ -26,6 +28,7 @@ export class OutboundIvrService {
     private readonly outbox: Outbox,
     private readonly flows: OutboundIvrFlowsService,
     private readonly config: AppConfig,
+    private readonly contacts: ContactsService,
   ) {}
 
   /**
@@ -37,6 +40,8 @@ export class OutboundIvrService {
     assertWebhookTarget(input.webhookUrl, 'webhookUrl', this.config.webhooks.allowPrivateNetworks);
     const workspaceId = principal.workspaceId;
     await this.channels.getRecent(workspaceId, input.channelId, 'voice');
+    if (isWhatsAppUserId(input.destinationNumber))
+      input = { ...input, destinationNumber: await this.numberOf(workspaceId, input.destinationNumber) };
     const flowVersion = input.flowId ? (await this.flows.getCurrentVersion(workspaceId, input.flowId)).version : null;
     const record = this.newRecord(workspaceId, input, flowVersion);
     // One transaction (the request and its job); the job is pushed to the queue once it commits.
@@ -65,6 +70,22 @@ export class OutboundIvrService {
     const after = await this.find(workspaceId, id);
     if (after.status !== OutboundIvrStatus.Cancelled) throw IvrAlreadyFinished(id);
     return after;
+  }
+
+  /** The phone number of the contact a WhatsApp user id names: a call needs one (API.md §7.1), so none is a 400 saying why. */
+  private async numberOf(workspaceId: string, whatsAppUserId: string): Promise<string> {
+    const contact = await this.contacts.findByWhatsAppUserId(workspaceId, whatsAppUserId);
+    if (!contact) {
+      throw IvrPhoneNumberRequired(
+        `Calls need a phone number: no contact has WhatsApp user id '${whatsAppUserId}', so there is no number to call.`,
+      );
+    }
+    if (!contact.phoneNumber) {
+      throw IvrPhoneNumberRequired(
+        `Calls need a phone number: contact '${contact.name}' (WhatsApp user id '${whatsAppUserId}') has none; WhatsApp did not share it.`,
+      );
+    }
+    return contact.phoneNumber;
   }
 
   private async find(workspaceId: string, id: string): Promise<OutboundIvrRequestEntity> {

@@ -15,10 +15,11 @@ export interface FreeFormMessage {
   messageType: 'Text' | 'Image' | 'Audio' | 'Video' | 'Document' | 'Interactive';
 }
 
-const envelope = (to: string, type: string, content: Record<string, unknown>, replyTo?: string) => ({
+/** A message's Cloud API body; `to` when the send names a number (MessagingService addresses every request to its contact finally). */
+const envelope = (to: string | undefined, type: string, content: Record<string, unknown>, replyTo?: string) => ({
   messaging_product: 'whatsapp',
   recipient_type: 'individual',
-  to: to.replace(/^\+/, ''),
+  ...(to ? { to: to.replace(/^\+/, '') } : {}),
   ...(replyTo ? { context: { message_id: replyTo } } : {}),
   type,
   [type]: content,

@@ -18,6 +18,10 @@ import { SandboxWhatsAppProvider } from './providers/sandbox.provider.js';
 import type { SendOutcome, WhatsAppProvider } from './providers/whatsapp-provider.js';
 import { buildTemplateMessage, type CloudTemplateRequest } from './template-message.js';
 import type { FreeFormMessage } from './free-form-message.js';
+import type { SendRecipient } from './dto/send-recipient.js';
+import { isWhatsAppUserId } from '../common/phone/whatsapp-user-id.js';
+import type { Contact } from '../contacts/contact.entity.js';
+import type { EntityManager } from 'typeorm';
 import { ServiceWindowExpired } from './whatsapp.errors.js';
 import { TemplatesService } from './templates.service.js';
 import { StatusService, type StatusChange } from './status.service.js';
@@ -54,21 +58,38 @@ export class MessagingService {
     const channel = await this.channels.getRecent(principal.workspaceId, input.channelId, 'whatsapp');
     const template = await this.templates.approved(channel, input.templateName, input.language);
     const { request, preview } = buildTemplateMessage(template, input.toNumber, input.parameters ?? []);
-    return this.accept(principal, channel, input.toNumber, request, preview, {
+    return this.accept(principal, channel, input, request, preview, {
       attachment: { messageType: 'Template', templateName: template.name, language: template.language },
-      message: `Template '${template.name}' (${template.language}) accepted for delivery to ${input.toNumber}.`,
+      message: (to) => `Template '${template.name}' (${template.language}) accepted for delivery to ${to}.`,
       needsServiceWindow: false,
     });
   }
 
   /** Text, media and interactive sends: only inside the 24 h service window the contact opened by writing. */
-  async sendFreeForm(principal: Principal, channelId: string, toNumber: string, message: FreeFormMessage): Promise<SendMessageResultDto> {
+  async sendFreeForm(
+    principal: Principal,
+    channelId: string,
+    recipient: SendRecipient,
+    message: FreeFormMessage,
+  ): Promise<SendMessageResultDto> {
     const channel = await this.channels.getRecent(principal.workspaceId, channelId, 'whatsapp');
-    return this.accept(principal, channel, toNumber, message.request, message.preview, {
+    return this.accept(principal, channel, recipient, message.request, message.preview, {
       attachment: { messageType: message.messageType },
-      message: `${message.messageType} message accepted for delivery to ${toNumber}.`,
+      message: (to) => `${message.messageType} message accepted for delivery to ${to}.`,
       needsServiceWindow: true,
     });
+  }
+
+  /**
+   * Who a send goes to: a number (its contact is found or created with the send), a contact of the
+   * workspace (by id: another workspace's is a 404; or by its BSUID), or a BSUID no contact has yet.
+   */
+  private async destination(workspaceId: string, recipient: SendRecipient): Promise<Destination> {
+    if (recipient.contactId) return { kind: 'contact', contact: await this.contacts.get(workspaceId, recipient.contactId) };
+    const to = recipient.toNumber!;
+    if (!isWhatsAppUserId(to)) return { kind: 'phone', phoneNumber: to };
+    const contact = await this.contacts.findByWhatsAppUserId(workspaceId, to);
+    return contact ? { kind: 'contact', contact } : { kind: 'new-user-id', userId: to };
   }
 
   /**
@@ -78,12 +99,14 @@ export class MessagingService {
   private async accept(
     principal: Principal,
     channel: Readonly<Channel>,
-    toNumber: string,
-    request: Record<string, unknown> | CloudTemplateRequest,
+    recipient: SendRecipient,
+    content: Record<string, unknown> | CloudTemplateRequest,
     preview: string,
-    options: { attachment: Record<string, unknown>; message: string; needsServiceWindow: boolean },
+    options: { attachment: Record<string, unknown>; message: (to: string) => string; needsServiceWindow: boolean },
   ): Promise<SendMessageResultDto> {
     const workspaceId = principal.workspaceId;
+    const destination = await this.destination(workspaceId, recipient);
+    const request = addressed(content, addressOf(destination));
     const job = (eventId: string): OutboxEntry<JobName.SendWhatsAppMessage> => ({
       jobName: JobName.SendWhatsAppMessage,
       workspaceId,
@@ -97,17 +120,19 @@ export class MessagingService {
       attachment: options.attachment,
       handlerName: principal.name ?? null,
     };
-    const inOpenConversation = await this.timeline.recordInOpenConversation(
-      workspaceId,
-      { channelId: channel.id, phoneNumber: toNumber, inboundSince: options.needsServiceWindow ? serviceWindowStart() : null },
-      event,
-      job,
-    );
+    const inboundSince = options.needsServiceWindow ? serviceWindowStart() : null;
+    const target =
+      destination.kind === 'phone'
+        ? { channelId: channel.id, phoneNumber: destination.phoneNumber, inboundSince }
+        : destination.kind === 'contact'
+          ? { channelId: channel.id, contactId: destination.contact.id, inboundSince }
+          : undefined;
+    const inOpenConversation = target && (await this.timeline.recordInOpenConversation(workspaceId, target, event, job));
     if (inOpenConversation) this.outbox.pushCommitted([inOpenConversation.job]);
     const result =
-      inOpenConversation ??
+      inOpenConversation ||
       (await this.outbox.transaction(async (tx) => {
-        const contact = await this.contacts.findOrCreateByPhone(tx.manager, principal, toNumber);
+        const contact = await this.contactOf(tx.manager, principal, destination);
         if (
           options.needsServiceWindow &&
           !(await this.events.withManager(tx.manager).hasInboundWhatsAppSince(workspaceId, channel.id, contact.id, serviceWindowStart()))
@@ -118,7 +143,14 @@ export class MessagingService {
         await tx.enqueue([job(recorded.id)]);
         return { contactId: contact.id, eventId: recorded.id };
       }));
-    return SendMessageResultDto.accepted(result, options.message);
+    return SendMessageResultDto.accepted(result, options.message(labelOf(destination)));
+  }
+
+  /** The send's contact, in its transaction: found or created by number or BSUID, or the one named. */
+  private async contactOf(manager: EntityManager, principal: Principal, destination: Destination): Promise<Pick<Contact, 'id'>> {
+    if (destination.kind === 'contact') return destination.contact;
+    if (destination.kind === 'phone') return this.contacts.findOrCreateByPhone(manager, principal, destination.phoneNumber);
+    return this.contacts.findOrCreateByWhatsAppUserId(manager, principal, destination.userId);
   }
 
   /**
@@ -178,4 +210,29 @@ export class MessagingService {
   private provider(name: string): WhatsAppProvider {
     return name === 'cloud-api' ? this.cloudApi : this.sandbox;
   }
+}
+
+/** Where a send goes, once resolved. */
+type Destination = { kind: 'phone'; phoneNumber: string } | { kind: 'contact'; contact: Contact } | { kind: 'new-user-id'; userId: string };
+
+/** The Cloud API's addressing (API.md §7.1): `to` the number when the contact has one, else `recipient` the BSUID. */
+function addressOf(destination: Destination): { to: string } | { recipient: string } {
+  const digits = (e164: string) => e164.replace(/^\+/, '');
+  if (destination.kind === 'phone') return { to: digits(destination.phoneNumber) };
+  if (destination.kind === 'new-user-id') return { recipient: destination.userId };
+  const { phoneNumber, whatsAppUserId } = destination.contact;
+  return phoneNumber ? { to: digits(phoneNumber) } : { recipient: whatsAppUserId! };
+}
+
+/** A message body addressed to the destination: the addressing fields replaced, in Meta's order. */
+function addressed(request: Record<string, unknown>, address: { to: string } | { recipient: string }): Record<string, unknown> {
+  const { messaging_product, recipient_type, to: _to, recipient: _recipient, ...content } = request;
+  return { messaging_product, recipient_type, ...address, ...content };
+}
+
+/** How the answer names the recipient. */
+function labelOf(destination: Destination): string {
+  if (destination.kind === 'phone') return destination.phoneNumber;
+  if (destination.kind === 'new-user-id') return destination.userId;
+  return destination.contact.phoneNumber ?? destination.contact.whatsAppUserId ?? destination.contact.id;
 }

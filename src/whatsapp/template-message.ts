@@ -19,7 +19,9 @@ export type CloudComponent =
 export type CloudTemplateRequest = {
   messaging_product: 'whatsapp';
   recipient_type: 'individual';
-  to: string;
+  /** The recipient's number; a recipient known only by BSUID is addressed with `recipient` instead (see MessagingService). */
+  to?: string;
+  recipient?: string;
   type: 'template';
   template: { name: string; language: { code: string }; components: CloudComponent[] };
 };
@@ -52,7 +54,7 @@ function component<T extends TemplateComponent['type']>(
  */
 export function buildTemplateMessage(
   template: WhatsAppTemplate,
-  toE164: string,
+  toE164: string | undefined,
   parameters: TemplateParameterDto[],
 ): { request: CloudTemplateRequest; preview: string } {
   const components: CloudComponent[] = [];
@@ -76,7 +78,7 @@ export function buildTemplateMessage(
     request: {
       messaging_product: 'whatsapp',
       recipient_type: 'individual',
-      to: toE164.replace(/^\+/, ''),
+      ...(toE164 ? { to: toE164.replace(/^\+/, '') } : {}),
       type: 'template',
       template: { name: template.name, language: { code: template.language }, components },
     },

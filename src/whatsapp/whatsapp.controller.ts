@@ -39,7 +39,7 @@ export class WhatsAppController {
   @RateLimit(RateLimitPolicy.WhatsAppSends)
   @ApiOperation({ summary: 'Send Text', description: 'Inside the 24-hour service window only.' })
   sendText(@CurrentPrincipal() principal: Principal, @Body() body: SendTextDto): Promise<SendMessageResultDto> {
-    return this.messaging.sendFreeForm(principal, body.channelId, body.toNumber, FreeForm.text(body));
+    return this.messaging.sendFreeForm(principal, body.channelId, body, FreeForm.text(body));
   }
 
   @Post('sendImage')
@@ -48,7 +48,7 @@ export class WhatsAppController {
   @RateLimit(RateLimitPolicy.WhatsAppSends)
   @ApiOperation({ summary: 'Send Image', description: 'Inside the 24-hour service window only.' })
   sendImage(@CurrentPrincipal() principal: Principal, @Body() body: SendImageDto): Promise<SendMessageResultDto> {
-    return this.messaging.sendFreeForm(principal, body.channelId, body.toNumber, FreeForm.image(body));
+    return this.messaging.sendFreeForm(principal, body.channelId, body, FreeForm.image(body));
   }
 
   @Post('sendAudio')
@@ -57,7 +57,7 @@ export class WhatsAppController {
   @RateLimit(RateLimitPolicy.WhatsAppSends)
   @ApiOperation({ summary: 'Send Audio', description: 'Inside the 24-hour service window only.' })
   sendAudio(@CurrentPrincipal() principal: Principal, @Body() body: SendAudioDto): Promise<SendMessageResultDto> {
-    return this.messaging.sendFreeForm(principal, body.channelId, body.toNumber, FreeForm.audio(body));
+    return this.messaging.sendFreeForm(principal, body.channelId, body, FreeForm.audio(body));
   }
 
   @Post('sendVideo')
@@ -66,7 +66,7 @@ export class WhatsAppController {
   @RateLimit(RateLimitPolicy.WhatsAppSends)
   @ApiOperation({ summary: 'Send Video', description: 'Inside the 24-hour service window only.' })
   sendVideo(@CurrentPrincipal() principal: Principal, @Body() body: SendVideoDto): Promise<SendMessageResultDto> {
-    return this.messaging.sendFreeForm(principal, body.channelId, body.toNumber, FreeForm.video(body));
+    return this.messaging.sendFreeForm(principal, body.channelId, body, FreeForm.video(body));
   }
 
   @Post('sendFile')
@@ -75,7 +75,7 @@ export class WhatsAppController {
   @RateLimit(RateLimitPolicy.WhatsAppSends)
   @ApiOperation({ summary: 'Send File', description: 'Inside the 24-hour service window only.' })
   sendFile(@CurrentPrincipal() principal: Principal, @Body() body: SendFileDto): Promise<SendMessageResultDto> {
-    return this.messaging.sendFreeForm(principal, body.channelId, body.toNumber, FreeForm.file(body));
+    return this.messaging.sendFreeForm(principal, body.channelId, body, FreeForm.file(body));
   }
 
   @Post('sendInteractiveButtons')
@@ -84,7 +84,7 @@ export class WhatsAppController {
   @RateLimit(RateLimitPolicy.WhatsAppSends)
   @ApiOperation({ summary: 'Send Interactive Buttons', description: 'Up to 3 reply buttons; inside the 24-hour service window only.' })
   sendInteractiveButtons(@CurrentPrincipal() principal: Principal, @Body() body: SendInteractiveButtonsDto): Promise<SendMessageResultDto> {
-    return this.messaging.sendFreeForm(principal, body.channelId, body.toNumber, FreeForm.interactiveButtons(body));
+    return this.messaging.sendFreeForm(principal, body.channelId, body, FreeForm.interactiveButtons(body));
   }
 
   @Get('templates')

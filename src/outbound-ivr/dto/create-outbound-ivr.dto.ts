@@ -16,7 +16,7 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
-import { PhoneNumberField } from '../../common/phone/phone-number.js';
+import { PhoneNumberOrWhatsAppUserIdField } from '../../common/phone/whatsapp-user-id.js';
 import { TtsVoice, TtsVoiceField } from '../../speech/tts-voice.js';
 import { HTTP_URL, OutboundIvrOption, UniqueDigits } from './ivr-option.dto.js';
 
@@ -28,7 +28,10 @@ export class CreateOutboundIvrRequest {
   @IsUUID() channelId: string;
   /** Caller-supplied identifier; a second request with the same one returns the first record and places no call. */
   @IsOptional() @IsString() @MinLength(1) @MaxLength(256) externalId?: string | null;
-  @PhoneNumberField('Number to call: digits, optionally with a leading +.') destinationNumber: string;
+  @PhoneNumberOrWhatsAppUserIdField(
+    "Number to call: digits, optionally with a leading +. A WhatsApp user id (BSUID) calls its contact's number; a contact without one is a 400.",
+  )
+  destinationNumber: string;
   /** Audio played as the question. Exactly one of audioFileUrl and ttsText, unless flowId is given. */
   @IsOptional() @IsUrl(HTTP_URL) @MaxLength(2048) audioFileUrl?: string | null;
   /** Text spoken as the question (synthesized before the call). */

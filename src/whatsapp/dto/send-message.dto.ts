@@ -12,14 +12,15 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
-import { PhoneNumberField } from '../../common/phone/phone-number.js';
+import { ContactIdField, ToNumberField, type SendRecipient } from './send-recipient.js';
 
 const HTTP_URL = { require_protocol: true, protocols: ['http', 'https'], require_tld: false };
 
-/** What every send names: the channel and the recipient. */
-export class SendBaseDto {
+/** What every send names: the channel and the recipient (`toNumber` or `contactId`, exactly one). */
+export class SendBaseDto implements SendRecipient {
   @IsUUID() channelId: string;
-  @PhoneNumberField('Recipient phone number.') toNumber: string;
+  @ToNumberField() toNumber?: string;
+  @ContactIdField() contactId?: string;
 }
 
 export class SendTextDto extends SendBaseDto {

@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
-import { PhoneNumberField } from '../../common/phone/phone-number.js';
+import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { SendBaseDto } from './send-message.dto.js';
 
 /** ParameterValueDto: one value of a template parameter entry. */
 export class ParameterValueDto {
@@ -29,16 +29,12 @@ export class TemplateParameterDto {
   @IsArray() @ArrayMaxSize(100) @ValidateNested({ each: true }) @Type(() => ParameterValueDto) values: ParameterValueDto[];
 }
 
-/** Send Template (the specification's request). */
-export class SendTemplateDto {
-  /** Channel to send through. */
-  @IsUUID() channelId: string;
+/** Send Template (the specification's request; `contactId` may stand in for `toNumber`). */
+export class SendTemplateDto extends SendBaseDto {
   /** Name of the approved template. */
   @IsString() @MinLength(1) @MaxLength(512) templateName: string;
   /** Language code of the template. */
   @IsString() @MinLength(2) @MaxLength(20) language: string;
-  /** Recipient phone number, digits only. */
-  @PhoneNumberField('Recipient phone number, digits only.') toNumber: string;
   /** Fills template components. */
   @IsOptional()
   @IsArray()
