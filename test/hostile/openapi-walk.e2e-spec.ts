@@ -16,7 +16,7 @@ import { buildWorld, type WalkWorld } from './walk-world.js';
 const SEED = Number(process.env.HOSTILE_SEED ?? randomInt(2 ** 31));
 const BUDGET_MS = Number(process.env.HOSTILE_BUDGET_MS ?? 100_000);
 /** Random cases per operation, on top of the systematic ones. */
-const RANDOM_RUNS = Number(process.env.HOSTILE_RANDOM_RUNS ?? 25);
+const RANDOM_RUNS = Number(process.env.HOSTILE_RANDOM_RUNS ?? 15);
 const CONCURRENCY = 4;
 /** HOSTILE_REPORT=<file> writes every call and its answer there, one JSON line each. */
 const REPORT = process.env.HOSTILE_REPORT;
@@ -71,7 +71,7 @@ describe(`Hostile walk of every operation of the OpenAPI document (HOSTILE_SEED=
     const deadline = started + BUDGET_MS;
     const refused: string[] = [];
     for (const [index, op] of operations.entries()) {
-      const builder = new ProbeBuilder(op, validInputs(op, world), credentials);
+      const builder = new ProbeBuilder(op, validInputs(op, world), credentials, index);
       const valid = await sendAll(t.baseUrl, builder.valid(), 1, Number.POSITIVE_INFINITY);
       results.push(...valid.results);
       for (const r of valid.results)
