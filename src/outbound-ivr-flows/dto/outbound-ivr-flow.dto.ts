@@ -113,7 +113,7 @@ function toStepType(value: unknown): unknown {
 function propsClassOf(options?: TypeHelpOptions): new () => PromptProps {
   if (!options) return AnyStepProps;
   const type = toStepType((options.object as { type?: unknown }).type);
-  return PROPS_BY_TYPE[type as FlowStepType] ?? OutboundIvrHangupStepProps;
+  return typeof type === 'string' && Object.hasOwn(PROPS_BY_TYPE, type) ? PROPS_BY_TYPE[type as FlowStepType] : OutboundIvrHangupStepProps;
 }
 
 const propertyNames = (target: new () => unknown): Set<string> =>
