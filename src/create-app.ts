@@ -8,6 +8,7 @@ import { AppModule } from './app.module.js';
 import { registerQueueDashboard } from './admin/queue-dashboard.js';
 import { CaseInsensitiveKeysPipe } from './common/validation/case-insensitive-keys.pipe.js';
 import { createValidationPipe } from './common/validation/validation.pipe.js';
+import { refuseUnsafeInput } from './common/validation/unsafe-input.js';
 import { loadConfig } from './config/load-config.js';
 import { ensureDatabase } from './database/ensure-database.js';
 import { runMigrations } from './database/run-migrations.js';
@@ -54,6 +55,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
   // Upload routes read multipart bodies as streams (src/support).
   await app.register(fastifyMultipart, MULTIPART_OPTIONS);
   echoRequestId(app);
+  refuseUnsafeInput(app);
   registerLiveness(app);
   closeConnectionsWhenClosing(app);
   if (!options.preview) {

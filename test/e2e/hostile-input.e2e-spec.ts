@@ -24,4 +24,53 @@ describe('Hostile input', () => {
     assert.equal(list.status, 200, list.text);
     assert.equal(({} as Record<string, unknown>)['t.id'], undefined, 'Object.prototype untouched');
   });
+
+  const contactCount = async () => (await ws.api.get('/v1/contacts?MaxResultCount=1')).body.totalCount as number;
+  const postRaw = (path: string, body: string, contentType = 'application/json') =>
+    ws.api.request('POST', path, { body, headers: { 'content-type': contentType } });
+  const deepObject = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+
+  it('refuses NUL and unpaired surrogates in any string or property name of a body, naming the member, writing nothing', async () => {
+    const before = await contactCount();
+    const cases: Array<[string, string]> = [
+      ['{"name":"Ann\\u0000","phoneNumber":"966501110001"}', 'name'],
+      ['{"name":"Ann","phoneNumber":"966501110001","customFields":{"note":"cut \\ud83d"}}', 'customFields.note'],
+      ['{"name":"Ann","phoneNumber":"966501110001","customFields":{"list":["ok","\\udc00"]}}', 'customFields.list[1]'],
+      ['{"name":"Ann","phoneNumber":"966501110001","customFields":{"k\\u0000":1}}', 'customFields.k\ufffd'],
+      ['{"name":"Ann","phoneNumber":"966501110001","email":"ann\\ud800@example.com"}', 'email'],
+    ];
+    for (const [body, member] of cases) {
+      const res = await postRaw('/v1/contacts', body);
+      assert.equal(res.status, 400, `${body}: ${res.text}`);
+      assert.equal(res.body.error.code, 'Request:UnsafeText');
+      assert.deepEqual(res.body.error.validationErrors[0].members, [member]);
+    }
+    const form = await postRaw('/v1/contacts', 'name=Ann%00&phoneNumber=966501110001', 'application/x-www-form-urlencoded');
+    assert.equal(form.status, 400, form.text);
+    assert.equal(await contactCount(), before);
+  });
+
+  it('refuses NUL in the query, naming the parameter as sent', async () => {
+    for (const query of ['Filter=%00', 'Name=a%00b', 'SkipCount=0&Sorting=Name%00']) {
+      const res = await ws.api.get(`/v1/contacts?${query}`);
+      assert.equal(res.status, 400, `${query}: ${res.text}`);
+      assert.equal(res.body.error.code, 'Request:UnsafeText');
+    }
+    const res = await ws.api.get('/v1/contacts?Filter=%00');
+    assert.deepEqual(res.body.error.validationErrors[0].members, ['Filter']);
+  });
+
+  it('refuses a body nested deeper than 64 levels before walking it, and takes 64', async () => {
+    const before = await contactCount();
+    for (const depth of [64, 1_000, 100_000]) {
+      const res = await postRaw('/v1/contacts', `{"name":"Deep","phoneNumber":"966501110002","customFields":${deepObject(depth)}}`);
+      assert.equal(res.status, 400, res.text.slice(0, 300));
+      assert.equal(res.body.error.code, 'Request:NestedTooDeep');
+    }
+    const array = await postRaw('/v1/contacts/search', `{"tagIds":${'['.repeat(5000)}${']'.repeat(5000)}}`);
+    assert.equal(array.status, 400);
+    assert.equal(await contactCount(), before);
+    const atLimit = await postRaw('/v1/contacts', `{"name":"Deep","phoneNumber":"966501110002","customFields":${deepObject(63)}}`);
+    assert.equal(atLimit.status, 200, atLimit.text.slice(0, 300));
+  });
 });
