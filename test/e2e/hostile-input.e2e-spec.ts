@@ -73,4 +73,27 @@ describe('Hostile input', () => {
     const atLimit = await postRaw('/v1/contacts', `{"name":"Deep","phoneNumber":"966501110002","customFields":${deepObject(63)}}`);
     assert.equal(atLimit.status, 200, atLimit.text.slice(0, 300));
   });
+
+  it('caps SkipCount at 2^31 - 1 on every list, in the query and in a body', async () => {
+    for (const path of [
+      '/v1/contacts',
+      '/v1/tags/service-account',
+      '/v1/channels/service-account',
+      '/v1/outbound-ivr',
+      '/v1/webhook-deliveries',
+    ]) {
+      for (const skip of ['9223372036854775808', '18446744073709551616', '2147483648']) {
+        const res = await ws.api.get(`${path}?SkipCount=${skip}`);
+        assert.equal(res.status, 400, `${path} ${skip}: ${res.text}`);
+        assert.deepEqual(res.body.error.validationErrors[0].members, ['skipCount']);
+      }
+      const last = await ws.api.get(`${path}?SkipCount=2147483647`);
+      assert.equal(last.status, 200, `${path}: ${last.text}`);
+      assert.deepEqual(last.body.items, []);
+    }
+    const admin = await t.admin.get('/admin/v1/workspaces?SkipCount=9223372036854775808');
+    assert.equal(admin.status, 400);
+    const search = await postRaw('/v1/contacts/search', '{"skipCount":1e300}');
+    assert.equal(search.status, 400, search.text);
+  });
 });

@@ -2,6 +2,8 @@ import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validato
 import { Transform } from 'class-transformer';
 
 export const MAX_PAGE_SIZE = 1000;
+/** The largest 32-bit integer, as in the .NET clients' `int SkipCount`; PostgreSQL's OFFSET stops at 2^63 - 1. */
+export const MAX_SKIP_COUNT = 2_147_483_647;
 
 const toIntIfNumeric = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
@@ -13,6 +15,7 @@ export class PagedRequestDto {
   @Transform(toIntIfNumeric)
   @IsInt()
   @Min(0)
+  @Max(MAX_SKIP_COUNT)
   skipCount: number = 0;
 
   /** Page size, at most 1000. */
