@@ -96,4 +96,47 @@ describe('Hostile input', () => {
     const search = await postRaw('/v1/contacts/search', '{"skipCount":1e300}');
     assert.equal(search.status, 400, search.text);
   });
+
+  it('refuses an explicit null for optional fields that cannot be null, changing nothing', async () => {
+    const contact = (await ws.api.post('/v1/contacts', { name: 'Nora', phoneNumber: '966501110003', contactType: 2 })).body;
+    for (const field of ['name', 'phoneNumber', 'contactType', 'note']) {
+      const res = await ws.api.put(`/v1/contacts/${contact.id}`, { [field]: null });
+      assert.equal(res.status, 400, `${field}: ${res.text}`);
+      assert.ok(
+        res.body.error.validationErrors.some((e: { message: string }) => e.message === `${field} must not be null`),
+        res.text,
+      );
+    }
+    const after = (await ws.api.get(`/v1/contacts/${contact.id}`)).body;
+    assert.deepEqual([after.name, after.phoneNumber, after.contactType, after.notes], ['Nora', '+966501110003', 2, []]);
+    const cleared = await ws.api.put(`/v1/contacts/${contact.id}`, { company: null, email: null, customFields: null });
+    assert.equal(cleared.status, 200, 'nullable fields still take null');
+
+    const tag = (await ws.api.post('/v1/tags/service-account', { name: 'Pinned', isPinned: true })).body;
+    for (const field of ['name', 'isPinned']) {
+      const res = await ws.api.put(`/v1/tags/service-account/${tag.id}`, { [field]: null });
+      assert.equal(res.status, 400, `${field}: ${res.text}`);
+    }
+    const tags = (await ws.api.get('/v1/tags/service-account')).body.items;
+    assert.deepEqual(
+      tags.filter((x: { id: string }) => x.id === tag.id).map((x: { name: string; isPinned: boolean }) => [x.name, x.isPinned]),
+      [['Pinned', true]],
+    );
+
+    const property = (await ws.api.post('/v1/contact-property-definitions', { name: 'Tier', type: 1, isRequired: false })).body;
+    for (const field of ['name', 'isRequired', 'type', 'selectOptions']) {
+      const res = await ws.api.put(`/v1/contact-property-definitions/${property.id}`, { [field]: null });
+      assert.equal(res.status, 400, `${field}: ${res.text}`);
+    }
+    const unchanged = (await ws.api.get('/v1/contact-property-definitions')).body.find((p: { id: string }) => p.id === property.id);
+    assert.deepEqual([unchanged.name, unchanged.isRequired], ['Tier', false]);
+
+    const token = await t.http.post('/connect/token', {
+      grant_type: 'client_credentials',
+      client_id: ws.clientId,
+      client_secret: ws.clientSecret,
+      scope: null,
+    });
+    assert.equal(token.status, 400, token.text);
+  });
 });

@@ -1,5 +1,6 @@
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
 import { Transform } from 'class-transformer';
+import { IsOptionalNotNull } from '../validation/optional.js';
 
 export const MAX_PAGE_SIZE = 1000;
 /** The largest 32-bit integer, as in the .NET clients' `int SkipCount`; PostgreSQL's OFFSET stops at 2^63 - 1. */
@@ -11,7 +12,7 @@ const toIntIfNumeric = ({ value }: { value: unknown }) =>
 /** `SkipCount` and `MaxResultCount` of every list operation (API.md §1). */
 export class PagedRequestDto {
   /** Number of items to skip. */
-  @IsOptional()
+  @IsOptionalNotNull()
   @Transform(toIntIfNumeric)
   @IsInt()
   @Min(0)
@@ -19,7 +20,7 @@ export class PagedRequestDto {
   skipCount: number = 0;
 
   /** Page size, at most 1000. */
-  @IsOptional()
+  @IsOptionalNotNull()
   @Transform(toIntIfNumeric)
   @IsInt()
   @Min(1)
@@ -30,7 +31,7 @@ export class PagedRequestDto {
 /** Paging plus `Sorting` (`"<Field> ASC|DESC"`); each operation whitelists its fields with {@link parseSorting}. */
 export class SortedPagedRequestDto extends PagedRequestDto {
   /** `"<Field> ASC|DESC"`, field names case-insensitive. */
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @MaxLength(100)
   sorting?: string;

@@ -5,6 +5,7 @@ import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, Matches, MaxLen
 import { TimestampFormat } from '../../common/time/timestamp-format.js';
 import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
 import { ContactPropertyDefinition, ContactPropertyType } from '../contact-property-definition.entity.js';
+import { IsOptionalNotNull } from '../../common/validation/optional.js';
 
 /** `"Select"` or `3`, case-insensitive names. */
 const toPropertyType = ({ value }: { value: unknown }) => {
@@ -30,7 +31,7 @@ export class SelectOptionDto {
 const SelectOptionsField = () =>
   applyDecorators(
     ApiProperty({ required: false, description: 'Strings or { value, color }', type: [SelectOptionDto] }),
-    IsOptional(),
+    IsOptionalNotNull(),
     Transform(toOptions),
     IsArray(),
     ArrayMaxSize(200),
@@ -50,20 +51,20 @@ export class CreateContactPropertyDto {
   @Transform(toPropertyType)
   @IsIntEnum(ContactPropertyType, { message: 'type must be one of 1 Text, 2 Number, 3 Select, 4 Date' })
   type: ContactPropertyType;
-  @IsOptional() @IsBoolean() isRequired?: boolean;
+  @IsOptionalNotNull() @IsBoolean() isRequired?: boolean;
   @SelectOptionsField()
   selectOptions?: SelectOptionDto[];
 }
 
 export class UpdateContactPropertyDto {
-  @IsOptional() @IsString() @MinLength(1) @MaxLength(100) name?: string;
+  @IsOptionalNotNull() @IsString() @MinLength(1) @MaxLength(100) name?: string;
   /** Cannot change; sending a different type is a 400. */
   @ApiProperty({ required: false, oneOf: [{ type: 'integer' }, { type: 'string' }] })
-  @IsOptional()
+  @IsOptionalNotNull()
   @Transform(toPropertyType)
   @IsIntEnum(ContactPropertyType)
   type?: ContactPropertyType;
-  @IsOptional() @IsBoolean() isRequired?: boolean;
+  @IsOptionalNotNull() @IsBoolean() isRequired?: boolean;
   @SelectOptionsField()
   selectOptions?: SelectOptionDto[];
 }

@@ -6,6 +6,7 @@ import { SortedPagedRequestDto } from '../../common/paging/paged-request.dto.js'
 import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
 import { ContactPropertyType } from '../../contact-properties/contact-property-definition.entity.js';
 import { ContactType } from '../contact.entity.js';
+import { IsOptionalNotNull } from '../../common/validation/optional.js';
 
 const emptyToNull = ({ value }: { value: unknown }) => (value === '' ? null : value);
 
@@ -15,40 +16,40 @@ export class CreateContactDto {
   @IsOptional() @Transform(emptyToNull) @ValidateIf((_, v) => v !== null) @IsEmail() @MaxLength(320) email?: string | null;
   @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(200) company?: string | null;
   @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(200) position?: string | null;
-  @IsOptional() @IntEnumProperty(ContactType, 'ContactType') @IsIntEnum(ContactType) contactType?: ContactType;
+  @IsOptionalNotNull() @IntEnumProperty(ContactType, 'ContactType') @IsIntEnum(ContactType) contactType?: ContactType;
   @ApiProperty({ required: false, nullable: true, type: Object, additionalProperties: true, description: 'A free JSON object.' })
   @IsOptional()
   @ValidateIf((_, v) => v !== null)
   @IsObject()
   customFields?: Record<string, unknown> | null;
   /** Appended to the contact's notes. */
-  @IsOptional() @IsString() @MinLength(1) @MaxLength(4000) note?: string;
+  @IsOptionalNotNull() @IsString() @MinLength(1) @MaxLength(4000) note?: string;
 }
 
 /** Same fields as create, all optional: only fields present in the body change. */
 export class UpdateContactDto {
-  @IsOptional() @IsString() @MinLength(1) @MaxLength(200) name?: string;
-  @IsOptional() @PhoneNumberField() phoneNumber?: string;
+  @IsOptionalNotNull() @IsString() @MinLength(1) @MaxLength(200) name?: string;
+  @IsOptionalNotNull() @PhoneNumberField() phoneNumber?: string;
   @IsOptional() @Transform(emptyToNull) @ValidateIf((_, v) => v !== null) @IsEmail() @MaxLength(320) email?: string | null;
   @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(200) company?: string | null;
   @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(200) position?: string | null;
-  @IsOptional() @IntEnumProperty(ContactType, 'ContactType') @IsIntEnum(ContactType) contactType?: ContactType;
+  @IsOptionalNotNull() @IntEnumProperty(ContactType, 'ContactType') @IsIntEnum(ContactType) contactType?: ContactType;
   @ApiProperty({ required: false, nullable: true, type: Object, additionalProperties: true })
   @IsOptional()
   @ValidateIf((_, v) => v !== null)
   @IsObject()
   customFields?: Record<string, unknown> | null;
   /** Appended to the contact's notes. */
-  @IsOptional() @IsString() @MinLength(1) @MaxLength(4000) note?: string;
+  @IsOptionalNotNull() @IsString() @MinLength(1) @MaxLength(4000) note?: string;
 }
 
 export class GetContactsQueryDto extends SortedPagedRequestDto {
   /** Contains, in name, phone number or email (case-insensitive). */
-  @IsOptional() @IsString() @MaxLength(200) filter?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(200) filter?: string;
   /** Contains, in the phone number (digits). */
-  @IsOptional() @IsString() @MaxLength(32) phoneNumber?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(32) phoneNumber?: string;
   /** Contains, in the name (case-insensitive). */
-  @IsOptional() @IsString() @MaxLength(200) name?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(200) name?: string;
 }
 
 export class ContactNoteDto {

@@ -8,6 +8,7 @@ import { ChannelType } from '../../channels/channel.entity.js';
 import { ContactType } from '../../contacts/contact.entity.js';
 import { TagDto } from '../../tags/dto/tag.dto.js';
 import { ConversationStatus, EventDirection, EventSourceType } from '../conversation.entity.js';
+import { IsOptionalNotNull } from '../../common/validation/optional.js';
 
 /** `a,b,c` (or repeated parameters) → array. */
 const commaList = ({ value }: { value: unknown }) =>
@@ -19,53 +20,53 @@ const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : 
 const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
 
 export class ListConversationsQueryDto extends SortedPagedRequestDto {
-  @IsOptional()
+  @IsOptionalNotNull()
   @Transform(toInt)
   @IntEnumProperty(ConversationStatus, 'ConversationStatus')
   @IsIntEnum(ConversationStatus)
   status?: ConversationStatus;
   /** Comma-separated user ids (`userId` of Get Workspace Users). */
   @ApiProperty({ required: false, type: String })
-  @IsOptional()
+  @IsOptionalNotNull()
   @Transform(commaList)
   @IsArray()
   @ArrayMaxSize(100)
   @IsUUID('all', { each: true })
   assigneeUserIds?: string[];
   /** Only conversations nobody (user or AI agent) is assigned to. */
-  @IsOptional() @Transform(toBoolean) @IsBoolean() getUnAssigned?: boolean;
+  @IsOptionalNotNull() @Transform(toBoolean) @IsBoolean() getUnAssigned?: boolean;
   @ApiProperty({ required: false, type: String, description: 'Comma-separated contact ids.' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @Transform(commaList)
   @IsArray()
   @ArrayMaxSize(100)
   @IsUUID('all', { each: true })
   contactIds?: string[];
   @ApiProperty({ required: false, type: String, description: 'Comma-separated tag ids: conversations carrying any of them.' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @Transform(commaList)
   @IsArray()
   @ArrayMaxSize(100)
   @IsUUID('all', { each: true })
   tagIds?: string[];
   /** Contact name contains (case-insensitive). */
-  @IsOptional() @IsString() @MaxLength(200) name?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(200) name?: string;
   /** Contact phone number contains (digits). */
-  @IsOptional() @IsString() @MaxLength(32) phoneNumber?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(32) phoneNumber?: string;
   /** Last activity at or after (ISO 8601). */
-  @IsOptional() @IsISO8601({ strict: true }) fromDate?: string;
+  @IsOptionalNotNull() @IsISO8601({ strict: true }) fromDate?: string;
   /** Last activity at or before (ISO 8601). */
-  @IsOptional() @IsISO8601({ strict: true }) toDate?: string;
+  @IsOptionalNotNull() @IsISO8601({ strict: true }) toDate?: string;
   /** Last event inbound and unanswered. */
-  @IsOptional() @Transform(toBoolean) @IsBoolean() isLost?: boolean;
+  @IsOptionalNotNull() @Transform(toBoolean) @IsBoolean() isLost?: boolean;
 }
 
 export class CreateConversationDto {
   @IsUUID() channelId: string;
   @PhoneNumberField() phoneNumber: string;
-  @IsOptional() @IsString() @MaxLength(200) contactName?: string;
-  @IsOptional() @IsUUID() assignToUserId?: string;
-  @IsOptional() @IsUUID() assignToAiAgentId?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(200) contactName?: string;
+  @IsOptionalNotNull() @IsUUID() assignToUserId?: string;
+  @IsOptionalNotNull() @IsUUID() assignToAiAgentId?: string;
 }
 
 export class AssignConversationDto {

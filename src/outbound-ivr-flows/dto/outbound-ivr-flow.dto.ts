@@ -34,6 +34,7 @@ import {
   type FlowStepType,
 } from '../flow-definition.js';
 import type { StoredFlow } from '../outbound-ivr-flows.service.js';
+import { IsOptionalNotNull } from '../../common/validation/optional.js';
 
 const StepIdField = ({ required = true } = {}) =>
   applyDecorators(
@@ -79,9 +80,9 @@ export class OutboundIvrQuestionStepProps extends PromptProps {
   @Type(() => OutboundIvrFlowOption)
   options: OutboundIvrFlowOption[];
   /** 0 to 5, default 2. */
-  @IsOptional() @IsInt() @Min(0) @Max(5) maxAudioRetries?: number;
+  @IsOptionalNotNull() @IsInt() @Min(0) @Max(5) maxAudioRetries?: number;
   /** 1000 to 30000, default 6000. */
-  @IsOptional() @IsInt() @Min(1000) @Max(30000) inputTimeoutMs?: number;
+  @IsOptionalNotNull() @IsInt() @Min(1000) @Max(30000) inputTimeoutMs?: number;
   /** Where the call goes after silence past the retries; absent or null ends it with NoInput. */
   @OptionalStepIdField() noInputStepId?: string | null;
   /** Where the call goes after invalid keys past the retries; absent or null ends it with InvalidInput. */
@@ -186,7 +187,7 @@ export class SaveOutboundIvrFlow {
 
 export class ListOutboundIvrFlowsQueryDto extends SortedPagedRequestDto {
   /** Part of the name, any case. */
-  @IsOptional() @IsString() @MaxLength(200) name?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(200) name?: string;
 }
 
 export class OutboundIvrFlow {

@@ -1,9 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsObject, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsObject, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
 import { PagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { TimestampFormat } from '../../common/time/timestamp-format.js';
 import { placeholderCount } from '../template-message.js';
 import type { TemplateComponent, WhatsAppTemplate } from '../whatsapp-template.entity.js';
+import { IsOptionalNotNull } from '../../common/validation/optional.js';
 
 /** TemplateDefinition of API.md §3: a WhatsApp template as the Business Management API describes it. */
 export class TemplateDefinitionDto {
@@ -24,10 +25,10 @@ export class TemplateDefinitionDto {
 }
 
 export class ListTemplatesQueryDto extends PagedRequestDto {
-  @IsOptional() @IsUUID() channelId?: string;
-  @IsOptional() @IsString() @MaxLength(512) name?: string;
-  @IsOptional() @IsString() @MaxLength(20) language?: string;
-  @IsOptional() @IsString() @MaxLength(30) status?: string;
+  @IsOptionalNotNull() @IsUUID() channelId?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(512) name?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(20) language?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(30) status?: string;
 }
 
 export class TemplateHeaderDto {
