@@ -15,6 +15,7 @@ import { Conversation, ConversationStatus, EventDirection, EventSourceType } fro
 import { AiAgentNotFound, AnotherConversationOpen, BothAssignees, ConversationNotFound, UserNotFound } from './conversations.errors.js';
 import type { AssignConversationDto, CreateConversationDto, ListConversationsQueryDto, TimelineQueryDto } from './dto/conversation.dto.js';
 import { TimelineService, type ConversationRef } from './timeline.service.js';
+import { parseIsoDateTime } from '../common/time/iso-date-time.js';
 
 const SORTABLE = { lastactivityat: 'v.last_activity_at', creationtime: 'v.creation_time' };
 const TIMELINE_SORTABLE = { creationtime: 'e.creation_time' };
@@ -139,8 +140,8 @@ export class ConversationsService {
       const digits = query.phoneNumber?.replace(/\D/g, '');
       if (digits) qb.andWhere('c.phone_number LIKE :phone', { phone: `%${digits}%` });
     }
-    if (query.fromDate) qb.andWhere('v.last_activity_at >= :fromDate', { fromDate: new Date(query.fromDate) });
-    if (query.toDate) qb.andWhere('v.last_activity_at <= :toDate', { toDate: new Date(query.toDate) });
+    if (query.fromDate) qb.andWhere('v.last_activity_at >= :fromDate', { fromDate: parseIsoDateTime(query.fromDate) });
+    if (query.toDate) qb.andWhere('v.last_activity_at <= :toDate', { toDate: parseIsoDateTime(query.toDate) });
     if (query.isLost !== undefined) {
       qb.andWhere(query.isLost ? 'v.last_event_direction = :inbound' : '(v.last_event_direction IS DISTINCT FROM :inbound)', {
         inbound: EventDirection.Inbound,

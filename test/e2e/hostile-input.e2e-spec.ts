@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createWorkspace, type WorkspaceFixture } from '../support/fixtures.js';
+import { createChannel, createWorkspace, type WorkspaceFixture } from '../support/fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /** Issue 11 §2: inputs that used to answer 500. Each is a 400 in the envelope (401 for odd tokens), and writes nothing. */
@@ -138,5 +138,26 @@ describe('Hostile input', () => {
       scope: null,
     });
     assert.equal(token.status, 400, token.text);
+  });
+
+  it('refuses ISO week dates and dates that do not exist, in a query and in a date property', async () => {
+    const channel = await createChannel(t, ws.workspaceId);
+    for (const date of ['2026-W01-1', '2026-060', '2026-02-30', '2026-03-01T14']) {
+      const res = await ws.api.get(`/v2/conversations/service-account/channels/${channel.id}?FromDate=${date}`);
+      assert.equal(res.status, 400, `${date}: ${res.text}`);
+      assert.deepEqual(res.body.error.validationErrors[0].members, ['fromDate']);
+    }
+    const ok = await ws.api.get(`/v2/conversations/service-account/channels/${channel.id}?FromDate=2026-03-01T14:47&ToDate=2026-03-02`);
+    assert.equal(ok.status, 200, ok.text);
+
+    const contact = (await ws.api.post('/v1/contacts', { name: 'Dated', phoneNumber: '966501110004' })).body;
+    const property = (await ws.api.post('/v1/contact-property-definitions', { name: 'Renewal', type: 4 })).body;
+    for (const value of ['2026-W01-1', '2026-02-30']) {
+      const res = await ws.api.put(`/v1/contacts/${contact.id}/properties/${property.id}`, { value });
+      assert.equal(res.status, 400, `${value}: ${res.text}`);
+      assert.equal(res.body.error.code, 'Contacts:InvalidPropertyValue');
+    }
+    const history = await ws.api.get(`/v1/contacts/${contact.id}/history`);
+    assert.equal(history.body.items.filter((e: { propertyName: string }) => e.propertyName === 'Renewal').length, 0, 'nothing written');
   });
 });

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsISO8601, IsOptional, IsString, IsUUID, MaxLength, ArrayMaxSize, IsArray } from 'class-validator';
+import { IsBoolean, IsOptional, IsString, IsUUID, MaxLength, ArrayMaxSize, IsArray } from 'class-validator';
 import { PhoneNumberField } from '../../common/phone/phone-number.js';
 import { SortedPagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
@@ -9,6 +9,7 @@ import { ContactType } from '../../contacts/contact.entity.js';
 import { TagDto } from '../../tags/dto/tag.dto.js';
 import { ConversationStatus, EventDirection, EventSourceType } from '../conversation.entity.js';
 import { IsOptionalNotNull } from '../../common/validation/optional.js';
+import { IsIsoDateTime } from '../../common/time/iso-date-time.js';
 
 /** `a,b,c` (or repeated parameters) → array. */
 const commaList = ({ value }: { value: unknown }) =>
@@ -54,9 +55,9 @@ export class ListConversationsQueryDto extends SortedPagedRequestDto {
   /** Contact phone number contains (digits). */
   @IsOptionalNotNull() @IsString() @MaxLength(32) phoneNumber?: string;
   /** Last activity at or after (ISO 8601). */
-  @IsOptionalNotNull() @IsISO8601({ strict: true }) fromDate?: string;
+  @IsOptionalNotNull() @IsIsoDateTime() fromDate?: string;
   /** Last activity at or before (ISO 8601). */
-  @IsOptionalNotNull() @IsISO8601({ strict: true }) toDate?: string;
+  @IsOptionalNotNull() @IsIsoDateTime() toDate?: string;
   /** Last event inbound and unanswered. */
   @IsOptionalNotNull() @Transform(toBoolean) @IsBoolean() isLost?: boolean;
 }
