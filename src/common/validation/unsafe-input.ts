@@ -12,6 +12,11 @@ export const MAX_INPUT_DEPTH = 64;
 const UNSAFE_TEXT = /[\u0000\p{Cs}]/u;
 const UNSAFE_TEXT_ALL = new RegExp(UNSAFE_TEXT.source, 'gu');
 
+/** Whether `text` holds NUL or an unpaired surrogate. */
+export function hasUnsafeText(text: string): boolean {
+  return UNSAFE_TEXT.test(text);
+}
+
 export type UnsafeInput = { kind: 'depth' | 'text'; path: string };
 
 interface Frame {

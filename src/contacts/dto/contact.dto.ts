@@ -1,12 +1,13 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { Allow, IsEmail, IsObject, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { Allow, IsObject, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { PhoneNumberField } from '../../common/phone/phone-number.js';
 import { SortedPagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
 import { ContactPropertyType } from '../../contact-properties/contact-property-definition.entity.js';
 import { ContactType } from '../contact.entity.js';
 import { IsOptionalNotNull } from '../../common/validation/optional.js';
+import { IsEmail } from '../../common/validation/is-email.js';
 
 const emptyToNull = ({ value }: { value: unknown }) => (value === '' ? null : value);
 

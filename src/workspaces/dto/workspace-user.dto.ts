@@ -1,11 +1,12 @@
 import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
 
-import { IsBoolean, IsEmail, IsString, IsUrl, MaxLength, MinLength } from 'class-validator';
+import { IsBoolean, IsString, IsUrl, MaxLength, MinLength } from 'class-validator';
 import { Transform } from 'class-transformer';
 import { PhoneNumberField } from '../../common/phone/phone-number.js';
 import { TimestampFormat } from '../../common/time/timestamp-format.js';
 import { WorkspaceUser, WorkspaceUserRole } from '../workspace-user.entity.js';
 import { IsOptionalNotNull } from '../../common/validation/optional.js';
+import { IsEmail } from '../../common/validation/is-email.js';
 
 export class WorkspaceUserDto {
   id: string;
