@@ -40,6 +40,7 @@ describe(`Hostile walk of every operation of the OpenAPI document (HOSTILE_SEED=
   let operations: WalkOperation[];
   const results: ProbeResult[] = [];
   let skipped = 0;
+  let planned = 0;
 
   before(async () => {
     receiver = await WebhookReceiver.start();
@@ -70,12 +71,8 @@ describe(`Hostile walk of every operation of the OpenAPI document (HOSTILE_SEED=
     const started = Date.now();
     const deadline = started + BUDGET_MS;
     const refused: string[] = [];
-    for (const [index, op] of operations.entries()) {
+    const plans = operations.map((op, index) => {
       const builder = new ProbeBuilder(op, validInputs(op, world), credentials, index);
-      const valid = await sendAll(t.baseUrl, builder.valid(), 1, Number.POSITIVE_INFINITY);
-      results.push(...valid.results);
-      for (const r of valid.results)
-        if ((r.status < 200 || r.status >= 300) && !EXPECTED_REFUSALS[op.operationId]) refused.push(describeResult(r));
       const probes: ProbeCase[] = [
         ...builder.pathProbes(),
         ...builder.queryProbes(),
@@ -84,8 +81,19 @@ describe(`Hostile walk of every operation of the OpenAPI document (HOSTILE_SEED=
         ...builder.authProbes(),
         ...builder.randomProbes(SEED + index, builder.costly ? Math.ceil(RANDOM_RUNS / 5) : RANDOM_RUNS),
       ];
-      // Each operation gets an equal share of what is left of the budget, so that all are walked on a slow machine.
-      const share = Date.now() + (deadline - Date.now()) / (operations.length - index);
+      return { op, builder, probes };
+    });
+    let unsent = plans.reduce((sum, plan) => sum + plan.probes.length, 0);
+    planned = unsent + plans.length;
+    for (const { op, builder, probes } of plans) {
+      const valid = await sendAll(t.baseUrl, builder.valid(), 1, Number.POSITIVE_INFINITY);
+      results.push(...valid.results);
+      for (const r of valid.results)
+        if ((r.status < 200 || r.status >= 300) && !EXPECTED_REFUSALS[op.operationId]) refused.push(describeResult(r));
+      // Each operation gets the share of what is left of the budget that its calls are of the calls left,
+      // so that all operations are walked even on a slow machine.
+      const share = Date.now() + ((deadline - Date.now()) * probes.length) / unsent;
+      unsent -= probes.length;
       const sent = await sendAll(t.baseUrl, probes, CONCURRENCY, share);
       results.push(...sent.results);
       skipped += sent.skipped;
@@ -109,7 +117,7 @@ describe(`Hostile walk of every operation of the OpenAPI document (HOSTILE_SEED=
     console.log(
       [
         `Hostile walk: HOSTILE_SEED=${SEED}`,
-        `operations ${operations.length}, calls ${results.length}, skipped ${skipped} (budget ${BUDGET_MS} ms), ${ms} ms`,
+        `operations ${operations.length}, calls ${results.length} of ${planned} planned, skipped ${skipped} (budget ${BUDGET_MS} ms), ${ms} ms`,
         `5xx or no answer: ${serverErrors.length}; stack traces: ${results.filter((r) => r.leaksStack).length}`,
         `statuses: ${[...byStatus]
           .sort(([a], [b]) => a - b)

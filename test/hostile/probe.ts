@@ -1,4 +1,6 @@
-/** One hostile request as sent, and what came back. */
+export type ProbeBody = string | FormData | undefined;
+
+/** One hostile request, built when sent (a walk plans thousands, some with megabytes of body). */
 export interface ProbeCase {
   operationId: string;
   /** What was hostile about it, e.g. `body.name = NUL inside`. */
@@ -7,7 +9,7 @@ export interface ProbeCase {
   /** Path and query, already encoded. */
   url: string;
   headers: Record<string, string>;
-  body?: string | FormData;
+  body: () => ProbeBody;
 }
 
 export interface ProbeResult {
@@ -30,12 +32,15 @@ export function leaksStack(text: string): boolean {
 const TIMEOUT_MS = 15_000;
 
 export async function sendProbe(baseUrl: string, probe: ProbeCase): Promise<ProbeResult> {
+  const body = probe.body();
+  const headers = { ...probe.headers };
+  if (typeof body === 'string') headers['content-type'] ??= 'application/json';
   const started = performance.now();
   try {
     const response = await fetch(`${baseUrl}${probe.url}`, {
       method: probe.method,
-      headers: probe.headers,
-      body: probe.body,
+      headers,
+      body,
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
     const text = await response.text();

@@ -9,7 +9,7 @@ import {
   taintedStrings,
 } from './hostile-values.js';
 import { formatPath, pathsOf, spliceJson, valueAt, withoutPath, type JsonPath } from './json-splice.js';
-import type { ProbeCase } from './probe.js';
+import type { ProbeBody, ProbeCase } from './probe.js';
 import { COSTLY_OPERATIONS, type ValidInputs, type WalkOperation } from './walk-operations.js';
 
 /** Who the walk is: a workspace token and the admin key. */
@@ -59,17 +59,15 @@ export class ProbeBuilder {
 
   private probe(
     label: string,
-    parts: { ids?: Record<string, string>; query?: string; body?: string | FormData; headers?: Record<string, string> },
+    parts: { ids?: Record<string, string>; query?: string; body?: () => ProbeBody; headers?: Record<string, string> },
   ): ProbeCase {
-    const headers: Record<string, string> = { ...this.authHeaders(), ...parts.headers };
-    if (typeof parts.body === 'string') headers['content-type'] ??= 'application/json';
     return {
       operationId: this.op.operationId,
       label,
       method: this.op.method,
       url: this.url(parts.ids ?? this.validIds(), parts.query ?? ''),
-      headers,
-      body: parts.body,
+      headers: { ...this.authHeaders(), ...parts.headers },
+      body: parts.body ?? (() => undefined),
     };
   }
 
@@ -81,7 +79,7 @@ export class ProbeBuilder {
     return this.inputs.body?.(ids);
   }
 
-  private bodyText(ids: Record<string, string>): string | FormData | undefined {
+  private bodyText(ids: Record<string, string>): ProbeBody {
     if (this.op.bodyType === 'multipart') return uploadForm(this.op, 'walk.pdf');
     const body = this.validBody(ids);
     return body === undefined ? undefined : JSON.stringify(body);
@@ -91,7 +89,7 @@ export class ProbeBuilder {
   valid(): ProbeCase[] {
     return Array.from({ length: this.idChoices() }, (_, choice) => {
       const ids = this.validIds(choice);
-      return this.probe(`valid${choice ? ` #${choice + 1}` : ''}`, { ids, query: this.validQuery(), body: this.bodyText(ids) });
+      return this.probe(`valid${choice ? ` #${choice + 1}` : ''}`, { ids, query: this.validQuery(), body: () => this.bodyText(ids) });
     });
   }
 
@@ -100,14 +98,14 @@ export class ProbeBuilder {
     return this.op.pathParams.flatMap((name) =>
       HOSTILE_IDS.map(({ label, raw }) => {
         const ids = { ...this.validIds(), [name]: raw };
-        return this.probe(`path ${name} = ${label}`, { ids, body: this.bodyText(this.validIds()) });
+        return this.probe(`path ${name} = ${label}`, { ids, body: () => this.bodyText(this.validIds()) });
       }),
     );
   }
 
   /** Every query parameter in turn with hostile values, an unknown one with bad text, and hostile query shapes. */
   queryProbes(): ProbeCase[] {
-    const body = this.bodyText(this.validIds());
+    const body = () => this.bodyText(this.validIds());
     const values = [
       ...this.op.queryParams.flatMap((name) => HOSTILE_QUERY_VALUES.map((value) => ({ name, ...value }))),
       ...HOSTILE_QUERY_VALUES.filter(({ label }) => /NUL|surrogate|__proto__/.test(label)).map((value) => ({
@@ -134,7 +132,7 @@ export class ProbeBuilder {
     if (this.op.bodyType === 'multipart') return this.uploadProbes();
     if (this.op.bodyType !== 'json') return [];
     const ids = this.validIds();
-    const probes: ProbeCase[] = HOSTILE_BODIES.map(({ label, json }) => this.probe(label, { body: json }));
+    const probes: ProbeCase[] = HOSTILE_BODIES.map(({ label, json }) => this.probe(label, { body: () => json }));
     for (const path of this.bodyPaths(ids)) {
       const where = `body.${formatPath(path)}`;
       const base = () => this.validBody(ids);
@@ -144,8 +142,9 @@ export class ProbeBuilder {
         ...HOSTILE_VALUES.filter((v) => tiers.includes(v.tier)),
         ...(typeof current === 'string' ? taintedStrings(current) : []),
       ];
-      for (const { label, json } of values) probes.push(this.probe(`${where} = ${label}`, { body: spliceJson(base(), { path, json }) }));
-      if (current !== undefined) probes.push(this.probe(`${where} missing`, { body: withoutPath(base(), path) }));
+      for (const { label, json } of values)
+        probes.push(this.probe(`${where} = ${label}`, { body: () => spliceJson(base(), { path, json }) }));
+      if (current !== undefined) probes.push(this.probe(`${where} missing`, { body: () => withoutPath(base(), path) }));
     }
     probes.push(...this.mediaTypeProbes(ids));
     return probes;
@@ -160,18 +159,21 @@ export class ProbeBuilder {
   }
 
   private mediaTypeProbes(ids: Record<string, string>): ProbeCase[] {
-    const json = JSON.stringify(this.validBody(ids));
-    const form = new FormData();
-    form.set('name', 'x');
+    const json = () => JSON.stringify(this.validBody(ids));
+    const form = () => {
+      const data = new FormData();
+      data.set('name', 'x');
+      return data;
+    };
     return [
       this.probe('media type text/plain', { body: json, headers: { 'content-type': 'text/plain' } }),
       this.probe('media type json with utf-16', { body: json, headers: { 'content-type': 'application/json; charset=utf-16le' } }),
       this.probe('media type form with NUL and brackets', {
-        body: 'name=%00&phoneNumber=%ED%A0%80&a[b][c]=1&__proto__[polluted]=1',
+        body: () => 'name=%00&phoneNumber=%ED%A0%80&a[b][c]=1&__proto__[polluted]=1',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
       }),
       this.probe('media type multipart', { body: form }),
-      this.probe('empty json body', { body: '' }),
+      this.probe('empty json body', { body: () => '' }),
     ];
   }
 
@@ -179,17 +181,17 @@ export class ProbeBuilder {
   private uploadProbes(): ProbeCase[] {
     const names = ['a\u0000b.pdf', '\ud800.pdf', `${'a'.repeat(5000)}.pdf`, '../../etc/passwd', 'con.pdf', ''];
     return [
-      ...names.map((name) => this.probe(`upload named ${JSON.stringify(name).slice(0, 40)}`, { body: uploadForm(this.op, name) })),
-      this.probe('upload in a wrong field', { body: uploadForm(this.op, 'walk.pdf', 'other') }),
-      this.probe('upload json instead', { body: '{"file":"x"}' }),
-      this.probe('upload with no body', { headers: { 'content-type': 'multipart/form-data; boundary=x' }, body: '' }),
+      ...names.map((name) => this.probe(`upload named ${JSON.stringify(name).slice(0, 40)}`, { body: () => uploadForm(this.op, name) })),
+      this.probe('upload in a wrong field', { body: () => uploadForm(this.op, 'walk.pdf', 'other') }),
+      this.probe('upload json instead', { body: () => '{"file":"x"}' }),
+      this.probe('upload with no body', { headers: { 'content-type': 'multipart/form-data; boundary=x' }, body: () => '' }),
     ];
   }
 
   /** Odd Idempotency-Key values, for operations that take one. */
   headerProbes(): ProbeCase[] {
     if (!this.op.headerParams.some((name) => name.toLowerCase() === 'idempotency-key')) return [];
-    const body = this.bodyText(this.validIds());
+    const body = () => this.bodyText(this.validIds());
     return ['', ' ', 'k'.repeat(300), '\u00ff\u00fe', 'a\tb'].map((key) =>
       this.probe(`Idempotency-Key ${JSON.stringify(key).slice(0, 20)}`, { body, headers: { 'idempotency-key': key } }),
     );
@@ -198,7 +200,7 @@ export class ProbeBuilder {
   /** Tokens signed with the right key but odd claims, and broken credentials (a quarter of them per operation). */
   authProbes(): ProbeCase[] {
     if (this.op.auth === 'public') return [];
-    const body = this.bodyText(this.validIds());
+    const body = () => this.bodyText(this.validIds());
     const c = this.credentials;
     const sign = (claims: Record<string, unknown>) =>
       jwt.sign(claims, c.jwtSecret, { algorithm: 'HS256', issuer: 'messaging-service', expiresIn: 600 });
@@ -233,7 +235,7 @@ export class ProbeBuilder {
     const arbitrary = fc.array(fc.tuple(fc.constantFrom(...targets), hostileJsonArbitrary), { minLength: 1, maxLength: 3 });
     return fc.sample(arbitrary, { seed, numRuns: runs }).map((changes) => {
       const bodyChanges = changes.flatMap(([target, value]) => ('path' in target ? [{ path: target.path!, json: value.json }] : []));
-      const body = this.op.bodyType === 'json' ? spliceJson(this.validBody(ids), ...bodyChanges) : undefined;
+      const body = () => (this.op.bodyType === 'json' ? spliceJson(this.validBody(ids), ...bodyChanges) : undefined);
       const query = new URLSearchParams();
       for (const [target, value] of changes) if ('query' in target) query.append(target.query!, jsonToQueryValue(value.json));
       const label = `random: ${changes.map(([t, v]) => `${'path' in t ? `body.${formatPath(t.path!)}` : `query ${t.query}`} = ${v.label}`).join(', ')}`;
