@@ -160,4 +160,21 @@ describe('Hostile input', () => {
     const history = await ws.api.get(`/v1/contacts/${contact.id}/history`);
     assert.equal(history.body.items.filter((e: { propertyName: string }) => e.propertyName === 'Renewal').length, 0, 'nothing written');
   });
+
+  it('refuses an array where a nested object belongs', async () => {
+    const step = { id: 'bye', type: 'Hangup', props: { audioFileUrl: 'https://media.example.com/bye.wav' } };
+    const flows = [
+      { name: 'Odd', startStepId: 'bye', steps: [[], step] },
+      { name: 'Odd', startStepId: 'bye', steps: [{ ...step, props: [] }] },
+      { name: 'Odd', startStepId: 'bye', steps: [{ ...step, props: [[]] }] },
+    ];
+    for (const flow of flows) {
+      const res = await ws.api.post('/v1/outbound-ivr-flows', flow);
+      assert.equal(res.status, 400, res.text);
+    }
+    assert.equal((await ws.api.get('/v1/outbound-ivr-flows')).body.totalCount, 0);
+    const search = await ws.api.post('/v1/contacts/search', { customPropertyFilters: [[]] });
+    assert.equal(search.status, 400, search.text);
+    assert.deepEqual(search.body.error.validationErrors[0].members, ['customPropertyFilters']);
+  });
 });

@@ -15,11 +15,11 @@ import {
   Min,
   MinLength,
   ValidateIf,
-  ValidateNested,
 } from 'class-validator';
 import { PhoneNumberField } from '../../common/phone/phone-number.js';
 import { ChannelType } from '../channel.entity.js';
 import { IsOptionalNotNull } from '../../common/validation/optional.js';
+import { ValidateNestedObject } from '../../common/validation/nested.js';
 
 const HTTP_URL = { require_protocol: true, protocols: ['http', 'https'], require_tld: false };
 
@@ -57,7 +57,7 @@ export class VoiceConfigDto {
   /** Write-only. */
   @IsOptionalNotNull() @IsString() @MaxLength(512) authToken?: string;
   @IsOptionalNotNull() @PhoneNumberField('Caller id for outbound calls; defaults to the channel number.') fromNumber?: string;
-  @IsOptionalNotNull() @ValidateNested() @Type(() => VoiceSandboxDto) sandbox?: VoiceSandboxDto;
+  @IsOptionalNotNull() @ValidateNestedObject() @Type(() => VoiceSandboxDto) sandbox?: VoiceSandboxDto;
 }
 
 /** ChannelConfig of API.md §3. */
@@ -72,6 +72,6 @@ export class ChannelConfigDto {
   @IsOptionalNotNull() @IsUrl(HTTP_URL) @MaxLength(2048) webhookUrl?: string;
   /** Receives the Call Webhook. */
   @IsOptionalNotNull() @IsUrl(HTTP_URL) @MaxLength(2048) postCallWebhookUrl?: string;
-  @IsOptionalNotNull() @ValidateNested() @Type(() => WhatsAppConfigDto) whatsApp?: WhatsAppConfigDto;
-  @IsOptionalNotNull() @ValidateNested() @Type(() => VoiceConfigDto) voice?: VoiceConfigDto;
+  @IsOptionalNotNull() @ValidateNestedObject() @Type(() => WhatsAppConfigDto) whatsApp?: WhatsAppConfigDto;
+  @IsOptionalNotNull() @ValidateNestedObject() @Type(() => VoiceConfigDto) voice?: VoiceConfigDto;
 }

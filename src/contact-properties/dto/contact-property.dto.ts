@@ -1,11 +1,12 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { plainToInstance, Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { TimestampFormat } from '../../common/time/timestamp-format.js';
 import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
 import { ContactPropertyDefinition, ContactPropertyType } from '../contact-property-definition.entity.js';
 import { IsOptionalNotNull } from '../../common/validation/optional.js';
+import { ValidateNestedObject } from '../../common/validation/nested.js';
 
 /** `"Select"` or `3`, case-insensitive names. */
 const toPropertyType = ({ value }: { value: unknown }) => {
@@ -35,7 +36,7 @@ const SelectOptionsField = () =>
     Transform(toOptions),
     IsArray(),
     ArrayMaxSize(200),
-    ValidateNested({ each: true }),
+    ValidateNestedObject({ each: true }),
     Type(() => SelectOptionDto),
   );
 

@@ -1,9 +1,10 @@
 import { Type } from 'class-transformer';
-import { Allow, ArrayMaxSize, IsArray, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
+import { Allow, ArrayMaxSize, IsArray, IsString, IsUUID, MaxLength } from 'class-validator';
 import { ApiProperty } from '@nestjs/swagger';
 import { SortedPagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
 import { IsOptionalNotNull } from '../../common/validation/optional.js';
+import { ValidateNestedObject } from '../../common/validation/nested.js';
 
 export enum SearchOperator {
   Equals = 1,
@@ -42,7 +43,7 @@ export class SearchContactsDto extends SortedPagedRequestDto {
   @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(20)
-  @ValidateNested({ each: true })
+  @ValidateNestedObject({ each: true })
   @Type(() => CustomPropertyFilterDto)
   customPropertyFilters?: CustomPropertyFilterDto[];
 }

@@ -8,7 +8,6 @@ import {
   IsArray,
   IsIn,
   IsInt,
-  IsObject,
   IsOptional,
   IsString,
   IsUrl,
@@ -17,7 +16,6 @@ import {
   MaxLength,
   Min,
   registerDecorator,
-  ValidateNested,
   type ValidationArguments,
 } from 'class-validator';
 import { SortedPagedRequestDto } from '../../common/paging/paged-request.dto.js';
@@ -35,6 +33,7 @@ import {
 } from '../flow-definition.js';
 import type { StoredFlow } from '../outbound-ivr-flows.service.js';
 import { IsOptionalNotNull } from '../../common/validation/optional.js';
+import { ValidateNestedObject } from '../../common/validation/nested.js';
 
 const StepIdField = ({ required = true } = {}) =>
   applyDecorators(
@@ -76,7 +75,7 @@ export class OutboundIvrQuestionStepProps extends PromptProps {
   @ArrayMinSize(1)
   @ArrayMaxSize(12)
   @UniqueDigits()
-  @ValidateNested({ each: true })
+  @ValidateNestedObject({ each: true })
   @Type(() => OutboundIvrFlowOption)
   options: OutboundIvrFlowOption[];
   /** 0 to 5, default 2. */
@@ -163,9 +162,8 @@ export class OutboundIvrStep {
     description:
       'Depends on `type`: OutboundIvrPlayStepProps for Play, OutboundIvrQuestionStepProps for Question, OutboundIvrHangupStepProps for Hangup. Properties of another step type are refused.',
   })
-  @IsObject()
   @PropsFitStepType()
-  @ValidateNested()
+  @ValidateNestedObject()
   @Type(propsClassOf)
   props: OutboundIvrPlayStepProps | OutboundIvrQuestionStepProps | OutboundIvrHangupStepProps;
 }
@@ -180,7 +178,7 @@ export class SaveOutboundIvrFlow {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_FLOW_STEPS)
-  @ValidateNested({ each: true })
+  @ValidateNestedObject({ each: true })
   @Type(() => OutboundIvrStep)
   steps: OutboundIvrStep[];
 }

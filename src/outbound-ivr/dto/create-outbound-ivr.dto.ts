@@ -14,12 +14,12 @@ import {
   MaxLength,
   Min,
   MinLength,
-  ValidateNested,
 } from 'class-validator';
 import { PhoneNumberField } from '../../common/phone/phone-number.js';
 import { TtsVoice, TtsVoiceField } from '../../speech/tts-voice.js';
 import { HTTP_URL, OutboundIvrOption, UniqueDigits } from './ivr-option.dto.js';
 import { IsOptionalNotNull } from '../../common/validation/optional.js';
+import { ValidateNestedObject } from '../../common/validation/nested.js';
 
 export const IVR_DEFAULTS = { maxAudioRetries: 2, inputTimeoutMs: 6000, digitTimeoutMs: 3000, ttsVoice: TtsVoice.Female } as const;
 
@@ -47,7 +47,7 @@ export class CreateOutboundIvrRequest {
   @ArrayMinSize(1)
   @ArrayMaxSize(12)
   @UniqueDigits()
-  @ValidateNested({ each: true })
+  @ValidateNestedObject({ each: true })
   @Type(() => OutboundIvrOption)
   options?: OutboundIvrOption[];
   /** Address that receives the outcome (OutboundIvrWebhookPayload) when the call ends. */

@@ -1,18 +1,8 @@
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsArray,
-  IsBoolean,
-  IsString,
-  IsUrl,
-  IsUUID,
-  MaxLength,
-  MinLength,
-  ValidateNested,
-} from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsString, IsUrl, IsUUID, MaxLength, MinLength } from 'class-validator';
 import { PhoneNumberField } from '../../common/phone/phone-number.js';
 import { IsOptionalNotNull } from '../../common/validation/optional.js';
+import { ValidateNestedObject } from '../../common/validation/nested.js';
 
 const HTTP_URL = { require_protocol: true, protocols: ['http', 'https'], require_tld: false };
 
@@ -61,7 +51,7 @@ export class SendInteractiveButtonsDto extends SendBaseDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(3)
-  @ValidateNested({ each: true })
+  @ValidateNestedObject({ each: true })
   @Type(() => InteractiveButtonDto)
   buttons: InteractiveButtonDto[];
 }

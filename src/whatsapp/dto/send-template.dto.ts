@@ -1,7 +1,8 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsString, IsUUID, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
 import { PhoneNumberField } from '../../common/phone/phone-number.js';
 import { IsOptionalNotNull } from '../../common/validation/optional.js';
+import { ValidateNestedObject } from '../../common/validation/nested.js';
 
 /** ParameterValueDto: one value of a template parameter entry. */
 export class ParameterValueDto {
@@ -27,7 +28,7 @@ export class TemplateParameterDto {
   @IsOptionalNotNull() @IsIn(['url', 'quick_reply']) subType?: 'url' | 'quick_reply';
   /** Button position: `0` first, `1` second, `2` third; required for Buttons entries. */
   @IsOptionalNotNull() @Matches(/^\d{1,2}$/) index?: string;
-  @IsArray() @ArrayMaxSize(100) @ValidateNested({ each: true }) @Type(() => ParameterValueDto) values: ParameterValueDto[];
+  @IsArray() @ArrayMaxSize(100) @ValidateNestedObject({ each: true }) @Type(() => ParameterValueDto) values: ParameterValueDto[];
 }
 
 /** Send Template (the specification's request). */
@@ -44,7 +45,7 @@ export class SendTemplateDto {
   @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(20)
-  @ValidateNested({ each: true })
+  @ValidateNestedObject({ each: true })
   @Type(() => TemplateParameterDto)
   parameters: TemplateParameterDto[] = [];
 }
