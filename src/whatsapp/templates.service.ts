@@ -8,7 +8,8 @@ import { newId } from '../common/id.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
 import { isUniqueViolation } from '../database/pg-errors.js';
 import { ConflictError } from '../common/errors/domain-error.js';
-import type { ListTemplatesQueryDto, TemplateDefinitionDto } from './dto/template.dto.js';
+import type { ListTemplatesQueryDto } from './dto/template.dto.js';
+import { toTemplateComponents, type TemplateDefinitionDto } from './dto/template-definition.dto.js';
 import { WhatsAppTemplate, type TemplateComponent } from './whatsapp-template.entity.js';
 
 /** One page of `GET /{waba-id}/message_templates`. */
@@ -40,7 +41,13 @@ export class TemplatesService {
       throw new ValidationError('WhatsApp:InvalidTemplate', 'A template needs a BODY component with text.');
     }
     try {
-      return await this.templates.save({ id: newId(), workspaceId: channel.workspaceId, channelId: channel.id, ...input });
+      return await this.templates.save({
+        id: newId(),
+        workspaceId: channel.workspaceId,
+        channelId: channel.id,
+        ...input,
+        components: toTemplateComponents(input.components),
+      });
     } catch (err) {
       if (isUniqueViolation(err))
         throw new ConflictError(

@@ -177,4 +177,34 @@ describe('Hostile input', () => {
     assert.equal(search.status, 400, search.text);
     assert.deepEqual(search.body.error.validationErrors[0].members, ['customPropertyFilters']);
   });
+
+  it('refuses template components of the wrong shape, so that stored templates can always be listed', async () => {
+    const channel = await createChannel(t, ws.workspaceId, { name: 'Templates', phoneNumber: '+14155550177' });
+    const body = { type: 'BODY', text: 'Hi {{1}}' };
+    const bad: unknown[] = [
+      { type: 'HEADER', format: 5 },
+      { type: 'HEADER', format: 'TEXT', text: ['x'] },
+      { type: 'HEADER' },
+      { type: 'BODY', text: 42 },
+      { type: 'FOOTER', text: null },
+      { type: 'BUTTONS', buttons: 'x' },
+      { type: 'BUTTONS', buttons: [null] },
+      { type: 'BUTTONS', buttons: [{ type: 'URL', text: 'Go', url: 7 }] },
+      { type: 'SIDEBAR', text: 'x' },
+      [],
+    ];
+    for (const [i, component] of bad.entries()) {
+      const res = await t.admin.post(`/admin/v1/channels/${channel.id}/templates`, {
+        name: `bad_${i}`,
+        language: 'en_US',
+        category: 'UTILITY',
+        status: 'APPROVED',
+        components: [component, body],
+      });
+      assert.equal(res.status, 400, `${JSON.stringify(component)}: ${res.text}`);
+    }
+    const list = await ws.api.get(`/v1/whatsapp/service-account/templates?ChannelId=${channel.id}`);
+    assert.equal(list.status, 200, list.text);
+    assert.equal(list.body.totalCount, 0);
+  });
 });
