@@ -14,9 +14,10 @@ const str = (value: unknown): string => JSON.stringify(value) ?? 'null';
 
 /**
  * Values put in place of properties: `core` ones at every path of the body, `top` and `heavy` ones at
- * its top-level properties; random cases put any but `heavy` ones anywhere.
+ * its top-level properties (a heavy one `onlyFor` strings or arrays where the valid body has one, or
+ * nothing); random cases put any but `heavy` ones anywhere.
  */
-export const HOSTILE_VALUES: Array<HostileJson & { tier: 'core' | 'top' | 'extra' | 'heavy' }> = [
+export const HOSTILE_VALUES: Array<HostileJson & { tier: 'core' | 'top' | 'extra' | 'heavy'; onlyFor?: 'string' | 'array' }> = [
   { tier: 'core', label: 'null', json: 'null' },
   { tier: 'top', label: 'true', json: 'true' },
   { tier: 'core', label: '2^64', json: '18446744073709551616' },
@@ -55,8 +56,8 @@ export const HOSTILE_VALUES: Array<HostileJson & { tier: 'core' | 'top' | 'extra
   { tier: 'extra', label: 'object with lone surrogate key', json: '{"\\ud800":"b"}' },
   { tier: 'extra', label: 'constructor.prototype key', json: '{"constructor":{"prototype":{"polluted":true}}}' },
   { tier: 'extra', label: 'object nested 100 deep', json: deepObject(100) },
-  { tier: 'heavy', label: '1 MB string', json: str('a'.repeat(MEGABYTE)) },
-  { tier: 'heavy', label: '10,001-element array', json: `[${'0,'.repeat(10_000)}0]` },
+  { tier: 'heavy', onlyFor: 'string', label: '1 MB string', json: str('a'.repeat(MEGABYTE)) },
+  { tier: 'heavy', onlyFor: 'array', label: '10,001-element array', json: `[${'0,'.repeat(10_000)}0]` },
   { tier: 'heavy', label: 'array nested 2,000 deep', json: deepArray(2000) },
   { tier: 'heavy', label: 'object nested 2,000 deep', json: deepObject(2000) },
 ];

@@ -106,6 +106,8 @@ export class ProbeBuilder {
   /** Every query parameter in turn with hostile values, an unknown one with bad text, and hostile query shapes. */
   queryProbes(): ProbeCase[] {
     const body = () => this.bodyText(this.validIds());
+    // An operation without query parameters ignores the query; one probe shows the text rule holds there too.
+    if (this.op.queryParams.length === 0) return [this.probe('query unknownParameter = NUL', { query: 'unknownParameter=%00', body })];
     const values = [
       ...this.op.queryParams.flatMap((name) => HOSTILE_QUERY_VALUES.map((value) => ({ name, ...value }))),
       ...HOSTILE_QUERY_VALUES.filter(({ label }) => /NUL|surrogate|__proto__/.test(label)).map((value) => ({
@@ -138,8 +140,10 @@ export class ProbeBuilder {
       const base = () => this.validBody(ids);
       const current = valueAt(base(), path);
       const tiers = path.length > 1 ? ['core'] : this.costly ? ['core', 'top'] : ['core', 'top', 'heavy'];
+      const kind = Array.isArray(current) ? 'array' : typeof current;
+      const fits = (v: (typeof HOSTILE_VALUES)[number]) => !v.onlyFor || current === undefined || v.onlyFor === kind;
       const values = [
-        ...HOSTILE_VALUES.filter((v) => tiers.includes(v.tier)),
+        ...HOSTILE_VALUES.filter((v) => tiers.includes(v.tier) && fits(v)),
         ...(typeof current === 'string' ? taintedStrings(current) : []),
       ];
       for (const { label, json } of values)
