@@ -14,7 +14,7 @@ import { buildWorld, type WalkWorld } from './walk-world.js';
  * what is left, and the calls that do not fit are counted as skipped in the summary.
  */
 const SEED = Number(process.env.HOSTILE_SEED ?? randomInt(2 ** 31));
-const BUDGET_MS = Number(process.env.HOSTILE_BUDGET_MS ?? 100_000);
+const BUDGET_MS = Number(process.env.HOSTILE_BUDGET_MS ?? 90_000);
 /** Random cases per operation, on top of the systematic ones. */
 const RANDOM_RUNS = Number(process.env.HOSTILE_RANDOM_RUNS ?? 15);
 const CONCURRENCY = 4;

@@ -16,6 +16,8 @@ export interface WalkWorld {
   /** Changed by Update Contact. */
   spareContactId: string;
   properties: { text: string; number: string; select: string; date: string };
+  /** Changed by Update Contact Property (which may make it required), so that the others stay optional. */
+  spareProperty: string;
   tagId: string;
   spareTagId: string;
   conversationId: string;
@@ -96,6 +98,7 @@ export async function buildWorld(t: TestApp, receiver: WebhookReceiver): Promise
     select: await property('Walk select', 3, { selectOptions: ['Gold', { value: 'Silver', color: '#c0c0c0' }] }),
     date: await property('Walk date', 4),
   };
+  const spareProperty = await property('Spare select', 3, { selectOptions: ['Gold', 'Silver'] });
   const contact = await ok(
     'contact',
     api.post('/v1/contacts', { name: 'Walk contact', phoneNumber: uniquePhone(), email: 'walk@example.com' }),
@@ -140,6 +143,7 @@ export async function buildWorld(t: TestApp, receiver: WebhookReceiver): Promise
     contactId: contact.id,
     spareContactId: spareContact.id,
     properties,
+    spareProperty,
     tagId: tag.id,
     spareTagId: spareTag.id,
     conversationId: conversation.id,
