@@ -6,6 +6,7 @@ import fastifyMultipart from '@fastify/multipart';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import { registerQueueDashboard } from './admin/queue-dashboard.js';
+import { answerFrameworkError } from './common/errors/framework-errors.js';
 import { CaseInsensitiveKeysPipe } from './common/validation/case-insensitive-keys.pipe.js';
 import { createValidationPipe } from './common/validation/validation.pipe.js';
 import { refuseUnsafeInput } from './common/validation/unsafe-input.js';
@@ -42,6 +43,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
     routerOptions: { maxParamLength: 500 },
     return503OnClosing: true,
     genReqId: requestIdOf,
+    frameworkErrors: answerFrameworkError,
   });
   const app = await NestFactory.create<NestFastifyApplication>(rootModule(options.extraModules), adapter, {
     bufferLogs: true,

@@ -207,4 +207,13 @@ describe('Hostile input', () => {
     assert.equal(list.status, 200, list.text);
     assert.equal(list.body.totalCount, 0);
   });
+
+  it('answers a path that cannot be decoded, or an id longer than any, with a 404 in the envelope', async () => {
+    for (const id of ['%zz', '%ED%A0%80', '%F0%9F', 'x'.repeat(600)]) {
+      const res = await ws.api.get(`/v1/contacts/${id}`);
+      assert.equal(res.status, 404, `${id.slice(0, 20)}: ${res.text.slice(0, 200)}`);
+      assert.equal(res.body.error.code, 'Request:NotFound');
+      assert.equal(res.body.statusCode, 404);
+    }
+  });
 });

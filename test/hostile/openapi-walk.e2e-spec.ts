@@ -149,6 +149,21 @@ describe(`Hostile walk of every operation of the OpenAPI document (HOSTILE_SEED=
     );
   });
 
+  it('answers every refusal in the error envelope (Service Login in RFC 6749 form)', () => {
+    const isEnvelope = (r: ProbeResult) => {
+      try {
+        const body = JSON.parse(r.text) as { statusCode?: unknown; error?: { code?: unknown } | string };
+        if (r.probe.operationId === 'Token_token' && typeof body.error === 'string') return true;
+        return body.statusCode === r.status && typeof body.error === 'object' && typeof body.error?.code === 'string';
+      } catch {
+        return false;
+      }
+    };
+    // 431: headers (here the URL) larger than Node's HTTP parser takes, refused before there is a request.
+    const bare = results.filter((r) => r.status >= 400 && r.status < 500 && r.status !== 431 && !isEnvelope(r));
+    assert.deepEqual(bare.slice(0, 20).map(describeResult), []);
+  });
+
   it('never shows a stack trace or a source path', () => {
     const leaks = results.filter((r) => r.leaksStack);
     assert.deepEqual(leaks.slice(0, 20).map(describeResult), []);
