@@ -1,7 +1,25 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Controller, Get, Module, Param } from '@nestjs/common';
 import { createChannel, createWorkspace, type WorkspaceFixture } from '../support/fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+
+/** Fails the way unexpected bugs do, with stacks and source paths in their messages. */
+@Controller('test-crash')
+class CrashController {
+  @Get(':kind')
+  crash(@Param('kind') kind: string): never {
+    if (kind === 'type') return (null as unknown as { x: () => never }).x();
+    const error = new Error(
+      `failed at /work/src/contacts/contacts.service.ts:12:34\n    at ContactsService.insert (file:///work/dist/src/x.js:1:2)`,
+    );
+    if (kind === 'status') Object.assign(error, { statusCode: 503 });
+    throw error;
+  }
+}
+
+@Module({ controllers: [CrashController] })
+class CrashModule {}
 
 /** Issue 11 §2: inputs that used to answer 500. Each is a 400 in the envelope (401 for odd tokens), and writes nothing. */
 describe('Hostile input', () => {
@@ -9,7 +27,7 @@ describe('Hostile input', () => {
   let ws: WorkspaceFixture;
 
   before(async () => {
-    t = await startTestApp();
+    t = await startTestApp({}, { extraModules: [CrashModule] });
     ws = await createWorkspace(t);
   });
   after(() => t.close());
@@ -214,6 +232,16 @@ describe('Hostile input', () => {
       assert.equal(res.status, 404, `${id.slice(0, 20)}: ${res.text.slice(0, 200)}`);
       assert.equal(res.body.error.code, 'Request:NotFound');
       assert.equal(res.body.statusCode, 404);
+    }
+  });
+
+  it('answers an unexpected failure with a 500 envelope and an errorId, never its stack or source paths', async () => {
+    for (const kind of ['type', 'plain', 'status']) {
+      const res = await ws.api.get(`/test-crash/${kind}`);
+      assert.equal(res.status, 500, kind);
+      assert.equal(res.body.error.code, 'Server:InternalError');
+      assert.match(res.body.error.details, /^errorId: [0-9a-f-]{36}$/);
+      assert.doesNotMatch(res.text, /\n\s+at |\/src\/|\/dist\/|\.ts:\d|\.js:\d/, kind);
     }
   });
 });
