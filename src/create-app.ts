@@ -6,8 +6,10 @@ import fastifyMultipart from '@fastify/multipart';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import { registerQueueDashboard } from './admin/queue-dashboard.js';
+import { answerFrameworkError } from './common/errors/framework-errors.js';
 import { CaseInsensitiveKeysPipe } from './common/validation/case-insensitive-keys.pipe.js';
 import { createValidationPipe } from './common/validation/validation.pipe.js';
+import { refuseUnsafeInput } from './common/validation/unsafe-input.js';
 import { loadConfig } from './config/load-config.js';
 import { ensureDatabase } from './database/ensure-database.js';
 import { runMigrations } from './database/run-migrations.js';
@@ -42,6 +44,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
     routerOptions: { maxParamLength: 500 },
     return503OnClosing: true,
     genReqId: requestIdOf,
+    frameworkErrors: answerFrameworkError,
   });
   const app = await NestFactory.create<NestFastifyApplication>(rootModule(options.extraModules), adapter, {
     bufferLogs: true,
@@ -56,6 +59,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
   await app.register(fastifyMultipart, MULTIPART_OPTIONS);
   echoRequestId(app);
   answerOversizedBodies(app, config.http.bodyLimitBytes);
+  refuseUnsafeInput(app);
   registerLiveness(app);
   closeConnectionsWhenClosing(app);
   if (!options.preview) {

@@ -2,7 +2,7 @@ import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import { AppConfig } from '../config/app-config.js';
-import { DomainError, ErrorKind } from '../common/errors/domain-error.js';
+import { BearerTokenExpired, BearerTokenRequired, InsufficientScope } from './auth.errors.js';
 import { IS_PUBLIC } from './public.decorator.js';
 import type { Principal } from './principal.js';
 
@@ -23,18 +23,8 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
 
   override handleRequest<T = Principal>(err: unknown, user: T | false, info: unknown): T {
     if (err) throw err;
-    if (!user) {
-      const expired = (info as { name?: string } | undefined)?.name === 'TokenExpiredError';
-      throw new DomainError(
-        expired ? 'Auth:TokenExpired' : 'Auth:Unauthorized',
-        expired ? 'The access token has expired.' : 'A valid bearer token is required.',
-        ErrorKind.Unauthenticated,
-        { headers: { 'WWW-Authenticate': 'Bearer' } },
-      );
-    }
-    if (!(user as unknown as Principal).scopes.includes(this.config.auth.apiScope)) {
-      throw new DomainError('Auth:InsufficientScope', `The token lacks the '${this.config.auth.apiScope}' scope.`, ErrorKind.Forbidden);
-    }
+    if (!user) throw (info as { name?: string } | undefined)?.name === 'TokenExpiredError' ? BearerTokenExpired() : BearerTokenRequired();
+    if (!(user as unknown as Principal).scopes.includes(this.config.auth.apiScope)) throw InsufficientScope(this.config.auth.apiScope);
     return user;
   }
 }

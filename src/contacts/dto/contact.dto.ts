@@ -1,6 +1,6 @@
 import { ApiProperty, PartialType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { Allow, IsEmail, IsObject, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { Allow, IsObject, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { PhoneNumberField, PhoneNumberFilterField } from '../../common/phone/phone-number.js';
 import { SortedPagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { formatTimestamp, TimestampFormat } from '../../common/time/timestamp-format.js';
@@ -11,6 +11,8 @@ import type { ContactHistoryEntry } from '../contact-history-entry.entity.js';
 import type { ContactNote } from '../contact-note.entity.js';
 import type { ContactPropertyValue } from '../contact-property-value.entity.js';
 import { type Contact, ContactType } from '../contact.entity.js';
+import { IsOptionalNotNull } from '../../common/validation/optional.js';
+import { IsEmail } from '../../common/validation/is-email.js';
 
 const emptyToNull = ({ value }: { value: unknown }) => (value === '' ? null : value);
 
@@ -20,25 +22,39 @@ export class CreateContactDto {
   @OptionalNullable() @Transform(emptyToNull) @IsEmail() @MaxLength(320) email?: string | null;
   @OptionalNullable() @IsString() @MaxLength(200) company?: string | null;
   @OptionalNullable() @IsString() @MaxLength(200) position?: string | null;
-  @IsOptional() @IntEnumProperty(ContactType, 'ContactType') @IsIntEnum(ContactType) contactType?: ContactType;
+  @IsOptionalNotNull() @IntEnumProperty(ContactType, 'ContactType') @IsIntEnum(ContactType) contactType?: ContactType;
   @ApiProperty({ required: false, nullable: true, type: Object, additionalProperties: true, description: 'A free JSON object.' })
   @OptionalNullable()
   @IsObject()
   customFields?: Record<string, unknown> | null;
   /** Appended to the contact's notes. */
-  @IsOptional() @IsString() @MinLength(1) @MaxLength(4000) note?: string;
+  @IsOptionalNotNull() @IsString() @MinLength(1) @MaxLength(4000) note?: string;
 }
 
 /** Same fields as create, all optional: only fields present in the body change. */
-export class UpdateContactDto extends PartialType(CreateContactDto) {}
+export class UpdateContactDto {
+  @IsOptionalNotNull() @IsString() @MinLength(1) @MaxLength(200) name?: string;
+  @IsOptionalNotNull() @PhoneNumberField() phoneNumber?: string;
+  @IsOptional() @Transform(emptyToNull) @ValidateIf((_, v) => v !== null) @IsEmail() @MaxLength(320) email?: string | null;
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(200) company?: string | null;
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(200) position?: string | null;
+  @IsOptionalNotNull() @IntEnumProperty(ContactType, 'ContactType') @IsIntEnum(ContactType) contactType?: ContactType;
+  @ApiProperty({ required: false, nullable: true, type: Object, additionalProperties: true })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsObject()
+  customFields?: Record<string, unknown> | null;
+  /** Appended to the contact's notes. */
+  @IsOptionalNotNull() @IsString() @MinLength(1) @MaxLength(4000) note?: string;
+}
 
 export class GetContactsQueryDto extends SortedPagedRequestDto {
   /** Contains, in name, phone number or email (case-insensitive). */
-  @IsOptional() @IsString() @MaxLength(200) filter?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(200) filter?: string;
   /** Contains, in the phone number (digits). */
-  @IsOptional() @PhoneNumberFilterField() phoneNumber?: string;
+  @IsOptionalNotNull() @PhoneNumberFilterField() phoneNumber?: string;
   /** Contains, in the name (case-insensitive). */
-  @IsOptional() @IsString() @MaxLength(200) name?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(200) name?: string;
 }
 
 export class ContactNoteDto {

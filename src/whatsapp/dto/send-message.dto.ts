@@ -1,18 +1,8 @@
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsArray,
-  IsBoolean,
-  IsOptional,
-  IsString,
-  IsUrl,
-  IsUUID,
-  MaxLength,
-  MinLength,
-  ValidateNested,
-} from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsString, IsUrl, IsUUID, MaxLength, MinLength } from 'class-validator';
 import { PhoneNumberField } from '../../common/phone/phone-number.js';
+import { IsOptionalNotNull } from '../../common/validation/optional.js';
+import { ValidateNestedObject } from '../../common/validation/nested.js';
 
 const HTTP_URL = { require_protocol: true, protocols: ['http', 'https'], require_tld: false };
 
@@ -24,14 +14,14 @@ export class SendBaseDto {
 
 export class SendTextDto extends SendBaseDto {
   @IsString() @MinLength(1) @MaxLength(4096) text: string;
-  @IsOptional() @IsBoolean() previewUrl?: boolean;
+  @IsOptionalNotNull() @IsBoolean() previewUrl?: boolean;
   /** Provider message id (`wamid.…`) of the message this one answers. */
-  @IsOptional() @IsString() @MaxLength(200) replyToMessageId?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(200) replyToMessageId?: string;
 }
 
 export class SendImageDto extends SendBaseDto {
   @IsUrl(HTTP_URL) @MaxLength(2048) imageUrl: string;
-  @IsOptional() @IsString() @MaxLength(1024) caption?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(1024) caption?: string;
 }
 
 export class SendAudioDto extends SendBaseDto {
@@ -40,13 +30,13 @@ export class SendAudioDto extends SendBaseDto {
 
 export class SendVideoDto extends SendBaseDto {
   @IsUrl(HTTP_URL) @MaxLength(2048) videoUrl: string;
-  @IsOptional() @IsString() @MaxLength(1024) caption?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(1024) caption?: string;
 }
 
 export class SendFileDto extends SendBaseDto {
   @IsUrl(HTTP_URL) @MaxLength(2048) fileUrl: string;
   @IsString() @MinLength(1) @MaxLength(240) fileName: string;
-  @IsOptional() @IsString() @MaxLength(1024) caption?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(1024) caption?: string;
 }
 
 export class InteractiveButtonDto {
@@ -56,12 +46,12 @@ export class InteractiveButtonDto {
 
 export class SendInteractiveButtonsDto extends SendBaseDto {
   @IsString() @MinLength(1) @MaxLength(1024) body: string;
-  @IsOptional() @IsString() @MaxLength(60) header?: string;
-  @IsOptional() @IsString() @MaxLength(60) footer?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(60) header?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(60) footer?: string;
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(3)
-  @ValidateNested({ each: true })
+  @ValidateNestedObject({ each: true })
   @Type(() => InteractiveButtonDto)
   buttons: InteractiveButtonDto[];
 }
@@ -70,8 +60,8 @@ export class SendInteractiveButtonsDto extends SendBaseDto {
 export class SandboxInboundDto {
   @PhoneNumberField('Sender phone number.') fromNumber: string;
   @IsString() @MinLength(1) @MaxLength(20) type: 'text' | 'button' | 'interactive';
-  @IsOptional() @IsString() @MaxLength(4096) text?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(4096) text?: string;
   /** Quick-reply payload or interactive button id. */
-  @IsOptional() @IsString() @MaxLength(1000) payload?: string;
-  @IsOptional() @IsString() @MaxLength(200) replyToMessageId?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(1000) payload?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(200) replyToMessageId?: string;
 }

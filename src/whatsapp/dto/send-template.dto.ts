@@ -1,21 +1,23 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
 import { PhoneNumberField } from '../../common/phone/phone-number.js';
+import { IsOptionalNotNull } from '../../common/validation/optional.js';
+import { ValidateNestedObject } from '../../common/validation/nested.js';
 
 /** ParameterValueDto: one value of a template parameter entry. */
 export class ParameterValueDto {
   /** `text`, `image`, `document` or `video`. */
   @IsIn(['text', 'image', 'document', 'video']) type: 'text' | 'image' | 'document' | 'video';
   /** For Type text. */
-  @IsOptional() @IsString() @MaxLength(1024) text?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(1024) text?: string;
   /** For Type image. */
-  @IsOptional() @IsString() @MaxLength(2048) imageUrl?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(2048) imageUrl?: string;
   /** For Type document. */
-  @IsOptional() @IsString() @MaxLength(2048) documentUrl?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(2048) documentUrl?: string;
   /** For Type document. */
-  @IsOptional() @IsString() @MaxLength(240) documentFilename?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(240) documentFilename?: string;
   /** For Type video. */
-  @IsOptional() @IsString() @MaxLength(2048) videoUrl?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(2048) videoUrl?: string;
 }
 
 /** TemplateParameterDto: fills one component of the template. */
@@ -23,10 +25,10 @@ export class TemplateParameterDto {
   /** `Header`, `Body` or `Buttons`: the component filled. */
   @IsIn(['Header', 'Body', 'Buttons']) type: 'Header' | 'Body' | 'Buttons';
   /** `url` or `quick_reply`; required for Buttons entries. */
-  @IsOptional() @IsIn(['url', 'quick_reply']) subType?: 'url' | 'quick_reply';
+  @IsOptionalNotNull() @IsIn(['url', 'quick_reply']) subType?: 'url' | 'quick_reply';
   /** Button position: `0` first, `1` second, `2` third; required for Buttons entries. */
-  @IsOptional() @Matches(/^\d{1,2}$/) index?: string;
-  @IsArray() @ArrayMaxSize(100) @ValidateNested({ each: true }) @Type(() => ParameterValueDto) values: ParameterValueDto[];
+  @IsOptionalNotNull() @Matches(/^\d{1,2}$/) index?: string;
+  @IsArray() @ArrayMaxSize(100) @ValidateNestedObject({ each: true }) @Type(() => ParameterValueDto) values: ParameterValueDto[];
 }
 
 /** Send Template (the specification's request). */
@@ -40,10 +42,10 @@ export class SendTemplateDto {
   /** Recipient phone number, digits only. */
   @PhoneNumberField('Recipient phone number, digits only.') toNumber: string;
   /** Fills template components. */
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(20)
-  @ValidateNested({ each: true })
+  @ValidateNestedObject({ each: true })
   @Type(() => TemplateParameterDto)
   parameters: TemplateParameterDto[] = [];
 }
