@@ -16,7 +16,6 @@ import { ConversationsRepository } from './conversations.repository.js';
 import { AiAgentNotFound, AnotherConversationOpen, BothAssignees, ConversationNotFound, UserNotFound } from './conversations.errors.js';
 import type { AssignConversationDto, CreateConversationDto, ListConversationsQueryDto, TimelineQueryDto } from './dto/conversation.dto.js';
 import { TimelineService, type ConversationRef } from './timeline.service.js';
-import { parseIsoDateTime } from '../common/time/iso-date-time.js';
 
 /** Who a conversation is to be assigned to: the user or AI agent asked for, as found in the workspace (null when not). */
 interface Assignees {

@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiProperty, OmitType, PartialType } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import { plainToInstance, Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { TimestampFormat } from '../../common/time/timestamp-format.js';
 import { OptionalNullable } from '../../common/validation/optional-nullable.decorator.js';
 import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';

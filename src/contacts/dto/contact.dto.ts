@@ -1,4 +1,4 @@
-import { ApiProperty, PartialType } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { Allow, IsObject, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { PhoneNumberField, PhoneNumberFilterField } from '../../common/phone/phone-number.js';

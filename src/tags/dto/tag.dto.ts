@@ -1,4 +1,3 @@
-import { PartialType } from '@nestjs/swagger';
 import { IsBoolean, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { SortedPagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { TimestampFormat } from '../../common/time/timestamp-format.js';
