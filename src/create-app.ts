@@ -17,6 +17,7 @@ import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { echoRequestId, requestIdOf } from './logging/request-id.js';
 import { MULTIPART_OPTIONS } from './support/multipart-file.js';
 import { answerOversizedBodies } from './common/http/oversized-body.js';
+import { enableCors } from './common/http/cors.js';
 
 export interface CreateAppOptions {
   /** Build the module graph without connecting anywhere (OpenAPI generation). */
@@ -56,6 +57,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
   await app.register(fastifyMultipart, MULTIPART_OPTIONS);
   echoRequestId(app);
   answerOversizedBodies(app, config.http.bodyLimitBytes);
+  enableCors(app, config.corsOrigins);
   registerLiveness(app);
   closeConnectionsWhenClosing(app);
   if (!options.preview) {

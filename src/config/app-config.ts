@@ -8,6 +8,8 @@ export class AppConfig {
   readonly env: string;
   readonly role: AppRole;
   readonly http: { port: number; host: string; publicBaseUrl: string; shutdownGraceMs: number; bodyLimitBytes: number };
+  /** Origins allowed cross-origin access: every one (`*`) or those listed (none when empty). */
+  readonly corsOrigins: '*' | string[];
   readonly database: { url: string; migrationsRun: boolean; poolSize: number };
   readonly redis: { url: string; keyPrefix: string };
   readonly auth: { jwtSecret: string; jwtExpiresInSeconds: number; apiScope: string };
@@ -39,6 +41,7 @@ export class AppConfig {
       shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
       bodyLimitBytes: env.HTTP_BODY_LIMIT_MB * 1024 * 1024,
     };
+    this.corsOrigins = parseOrigins(env.CORS_ORIGINS);
     this.database = { url: env.DATABASE_URL, migrationsRun: env.MIGRATIONS_RUN, poolSize: env.DATABASE_POOL_SIZE };
     this.redis = { url: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX };
     let jwtSecret = env.JWT_SECRET;
@@ -86,4 +89,13 @@ export class AppConfig {
 
 function decodeKey(value: string): Buffer {
   return /^[A-Fa-f0-9]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
+}
+
+function parseOrigins(value: string): '*' | string[] {
+  if (value.trim() === '*') return '*';
+  return value
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '')
+    .map((origin) => new URL(origin).origin);
 }

@@ -1,5 +1,18 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  ValidateBy,
+  validateSync,
+} from 'class-validator';
 
 const toBoolean = ({ value }: { value: unknown }) => {
   if (typeof value !== 'string') return value;
@@ -9,6 +22,18 @@ const toBoolean = ({ value }: { value: unknown }) => {
   return value;
 };
 const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value);
+
+/** `https://app.example.com`: scheme, host and port only, as a browser sends it in `Origin`. */
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value.toLowerCase();
+  } catch {
+    return false;
+  }
+}
+const isOriginList = (value: unknown) =>
+  typeof value === 'string' && (value.trim() === '' || value.trim() === '*' || value.split(',').every((item) => isOrigin(item.trim())));
 
 export const APP_ROLES = ['api', 'worker', 'all'] as const;
 export type AppRole = (typeof APP_ROLES)[number];
@@ -25,6 +50,15 @@ export class EnvSchema {
   PUBLIC_BASE_URL = 'http://localhost:3000';
   /** Largest request body read into memory (JSON, form); larger is a 413. Uploads stream and have their own limits. */
   @Transform(toInt) @IsInt() @Min(1) @Max(1024) HTTP_BODY_LIMIT_MB = 20;
+  /** Browser origins allowed to call the API: `*`, or a comma-separated list; blank allows none. */
+  @ValidateBy({
+    name: 'isOriginList',
+    validator: {
+      validate: isOriginList,
+      defaultMessage: () => 'must be * or a comma-separated list of origins like https://app.example.com',
+    },
+  })
+  CORS_ORIGINS = '';
   @Matches(/^postgres(ql)?:\/\/.+/, { message: 'must be a postgres:// URL' })
   DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/messaging';
   /** Connections per process; a worker running many calls at once waits less with more. */

@@ -40,6 +40,23 @@ describe('configuration', () => {
     assert.equal(config.encryptionKey?.length, 32);
   });
 
+  it('reads CORS_ORIGINS as none, *, or a list of origins, and refuses anything else', () => {
+    const corsOrigins = (value?: string) => new AppConfig(validateEnv({ CORS_ORIGINS: value })).corsOrigins;
+    assert.deepEqual(corsOrigins(undefined), []);
+    assert.deepEqual(corsOrigins(' '), []);
+    assert.equal(corsOrigins('*'), '*');
+    assert.deepEqual(corsOrigins('https://App.example.com, http://localhost:5173'), ['https://app.example.com', 'http://localhost:5173']);
+    for (const bad of [
+      'https://app.example.com/',
+      'https://app.example.com/path',
+      'app.example.com',
+      'ftp://files.example.com',
+      'https://a.example.com,*',
+    ]) {
+      assert.throws(() => validateEnv({ CORS_ORIGINS: bad }), /CORS_ORIGINS=.*comma-separated list of origins/, bad);
+    }
+  });
+
   it('reads booleans and integers from strings', () => {
     const config = new AppConfig(
       validateEnv({ MIGRATIONS_RUN: 'false', SEED_DEMO: '1', PORT: '8080', WEBHOOK_RETRY_SCHEDULE: '1s,500ms' }),
