@@ -40,6 +40,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
   const adapter = new FastifyAdapter({
     // Every body parser (JSON, form, text) reads up to this; uploads are streamed separately.
     bodyLimit: config.http.bodyLimitBytes,
+    trustProxy: config.http.trustProxy,
     routerOptions: { maxParamLength: 500 },
     return503OnClosing: true,
     genReqId: requestIdOf,

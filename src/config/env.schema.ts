@@ -1,4 +1,5 @@
 import { plainToInstance, Transform } from 'class-transformer';
+import ipaddr from 'ipaddr.js';
 import {
   IsBoolean,
   IsIn,
@@ -32,6 +33,15 @@ function isOrigin(value: string): boolean {
     return false;
   }
 }
+/** `true`, `false`, or a comma-separated list of proxy addresses or CIDR ranges. */
+const isTrustProxy = (value: unknown) =>
+  typeof value === 'string' && (/^(true|false)$/.test(value.trim()) || value.split(',').every((item) => isAddressOrRange(item.trim())));
+/** `10.0.0.1`, `::1`, `10.0.0.0/8` (not the legacy IPv4 forms `10.1` or `167772161`). */
+function isAddressOrRange(value: string): boolean {
+  const [address, bits] = value.split('/', 2);
+  const isAddress = ipaddr.IPv4.isValidFourPartDecimal(address) || ipaddr.IPv6.isValid(address);
+  return isAddress && (bits === undefined || ipaddr.isValidCIDR(value));
+}
 const isOriginList = (value: unknown) =>
   typeof value === 'string' && (value.trim() === '' || value.trim() === '*' || value.split(',').every((item) => isOrigin(item.trim())));
 
@@ -50,6 +60,18 @@ export class EnvSchema {
   PUBLIC_BASE_URL = 'http://localhost:3000';
   /** Largest request body read into memory (JSON, form); larger is a 413. Uploads stream and have their own limits. */
   @Transform(toInt) @IsInt() @Min(1) @Max(1024) HTTP_BODY_LIMIT_MB = 20;
+  /**
+   * Whether the client address is taken from X-Forwarded-For (per-address rate limits, logs): only
+   * behind a proxy that sets it. `true` (any peer), or the proxies' addresses/CIDRs (better).
+   */
+  @ValidateBy({
+    name: 'isTrustProxy',
+    validator: {
+      validate: isTrustProxy,
+      defaultMessage: () => 'must be true, false, or a comma-separated list of addresses or CIDR ranges',
+    },
+  })
+  TRUST_PROXY = 'false';
   /** Browser origins allowed to call the API: `*`, or a comma-separated list; blank allows none. */
   @ValidateBy({
     name: 'isOriginList',
@@ -101,6 +123,8 @@ export class EnvSchema {
   @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_WHATSAPP_SENDS_PER_SECOND = 80;
   @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_IVR_CALLS_PER_SECOND = 10;
   @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_TOKEN_REQUESTS_PER_MINUTE = 20;
+  /** Requests without a valid token (token requests included), per client address. */
+  @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_UNAUTHENTICATED_REQUESTS_PER_MINUTE = 300;
   @Transform(toInt) @IsInt() @Min(50) @Max(60000) OUTBOX_POLL_INTERVAL_MS = 1000;
   /** How long a dispatched job may stay unfinished before the relay checks that Redis still has it. */
   @Transform(toInt) @IsInt() @Min(1000) OUTBOX_RECOVER_AFTER_MS = 300_000;

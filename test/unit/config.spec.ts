@@ -19,6 +19,19 @@ describe('configuration', () => {
     assert.equal(config.webhooks.allowPrivateNetworks, false);
     assert.equal(config.rateLimits.requestsPerMinute, 600);
     assert.equal(config.http.bodyLimitBytes, 20 * 1024 * 1024);
+    assert.equal(config.rateLimits.unauthenticatedRequestsPerMinute, 300);
+    assert.equal(config.http.trustProxy, false);
+    assert.deepEqual(config.corsOrigins, []);
+  });
+
+  it('reads TRUST_PROXY as a boolean or a list of proxy addresses and ranges', () => {
+    const trustProxy = (value: string) => new AppConfig(validateEnv({ TRUST_PROXY: value })).http.trustProxy;
+    assert.equal(trustProxy('true'), true);
+    assert.equal(trustProxy('false'), false);
+    assert.deepEqual(trustProxy('10.0.0.0/8, 127.0.0.1,::1'), ['10.0.0.0/8', '127.0.0.1', '::1']);
+    for (const bad of ['2', 'yes please', '10.0.0.0/99', 'proxy.internal']) {
+      assert.throws(() => validateEnv({ TRUST_PROXY: bad }), /TRUST_PROXY=/, bad);
+    }
   });
 
   it('names every bad variable in one error', () => {
