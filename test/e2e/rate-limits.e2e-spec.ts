@@ -117,7 +117,7 @@ describe('Rate limiting requests without a valid token, per client address', () 
     assert.equal((await get('2001:db8:1:3::10')).status, 401, 'the next /64 has its own budget');
   });
 
-  it('counts /connect/token per address before reading the body or hashing a secret: 25 random client ids, 4 answers', async () => {
+  it('counts /connect/token per address before validating the request or hashing a secret: 25 random client ids, 4 answers', async () => {
     for (let i = 0; i < LIMIT; i++) {
       const res = await tokenFrom('203.0.113.20', {
         grant_type: 'client_credentials',
