@@ -19,6 +19,7 @@ import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { echoRequestId, requestIdOf } from './logging/request-id.js';
 import { MULTIPART_OPTIONS } from './support/multipart-file.js';
 import { answerOversizedBodies } from './common/http/oversized-body.js';
+import { enableCors } from './common/http/cors.js';
 
 export interface CreateAppOptions {
   /** Build the module graph without connecting anywhere (OpenAPI generation). */
@@ -41,6 +42,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
   const adapter = new FastifyAdapter({
     // Every body parser (JSON, form, text) reads up to this; uploads are streamed separately.
     bodyLimit: config.http.bodyLimitBytes,
+    trustProxy: config.http.trustProxy,
     routerOptions: { maxParamLength: 500 },
     return503OnClosing: true,
     genReqId: requestIdOf,
@@ -60,6 +62,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
   echoRequestId(app);
   answerOversizedBodies(app, config.http.bodyLimitBytes);
   refuseUnsafeInput(app);
+  enableCors(app, config.corsOrigins);
   registerLiveness(app);
   closeConnectionsWhenClosing(app);
   if (!options.preview) {
