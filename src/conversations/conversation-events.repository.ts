@@ -29,7 +29,8 @@ function inboundWhatsAppSinceSql(at: { workspaceId: string; channelId: string; c
 export type OpenConversationEvent = Pick<
   ConversationEvent,
   'id' | 'sourceType' | 'direction' | 'creationTime' | 'status' | 'body' | 'attachment' | 'handlerName'
->;
+> &
+  Partial<Pick<ConversationEvent, 'location'>>;
 
 /** Which open conversation {@link ConversationEventsRepository.recordInOpenConversation} records in. */
 export interface OpenConversationTarget {
@@ -55,9 +56,10 @@ const RECORD_IN_OPEN_CONVERSATION_SQL = (outboxPlaceholders: string) => `
      LIMIT 1
   ), event AS (
     INSERT INTO conversation_events
-           (id, workspace_id, conversation_id, contact_id, channel_id, source_type, direction, creation_time, status, body, attachment, handler_name)
+           (id, workspace_id, conversation_id, contact_id, channel_id, source_type, direction, creation_time, status, body, attachment, handler_name,
+            location)
     SELECT $4::uuid, $1::uuid, conversation_id, contact_id, $3::uuid, $11::smallint, $12::smallint, $5::timestamptz,
-           $13::varchar, $6::text, $7::jsonb, $8::varchar FROM target
+           $13::varchar, $6::text, $7::jsonb, $8::varchar, $14::jsonb FROM target
     RETURNING conversation_id, contact_id
   ), stamp AS (
     ${lastEventUpdateSql(
@@ -68,7 +70,7 @@ const RECORD_IN_OPEN_CONVERSATION_SQL = (outboxPlaceholders: string) => `
     INSERT INTO outbox_messages (${OUTBOX_COLUMNS}) SELECT ${outboxPlaceholders} FROM event
   )
   SELECT contact_id FROM event`;
-const RECORD_PARAMS = 13;
+const RECORD_PARAMS = 14;
 
 /** An outbound event as a status move returns it (its row, snake_case). */
 export interface MovedEvent {
@@ -192,6 +194,7 @@ export class ConversationEventsRepository extends WorkspaceScopedRepository<Conv
       event.sourceType,
       event.direction,
       event.status,
+      event.location ?? null,
     ];
     const outbox = outboxRows([job], RECORD_PARAMS + 1);
     const rows = await this.sql<{ contact_id: string }>(workspaceId, RECORD_IN_OPEN_CONVERSATION_SQL(outbox.placeholders[0]), [
