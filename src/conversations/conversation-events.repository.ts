@@ -84,6 +84,9 @@ export interface MovedEvent {
   creation_time: Date;
 }
 
+/** A timeline event as {@link ConversationEventsRepository.findMessageRef} reads it. */
+export type MessageRef = Pick<ConversationEvent, 'id' | 'channelId' | 'contactId' | 'sourceType' | 'direction' | 'sourceId' | 'attachment'>;
+
 /** Which outbound event: ours by id, or the WhatsApp provider's message id on a channel. */
 export type OutboundEventRef = { eventId: string } | { channelId: string; providerMessageId: string };
 
@@ -152,6 +155,14 @@ export class ConversationEventsRepository extends WorkspaceScopedRepository<Conv
   /** The event standing for a provider's message (its id and body only). */
   findBySource(workspaceId: string, sourceType: EventSourceType, sourceId: string): Promise<Pick<ConversationEvent, 'id' | 'body'> | null> {
     return this.repository.findOne({ select: { id: true, body: true }, where: this.scope(workspaceId, { sourceType, sourceId }) });
+  }
+
+  /** What a reaction or Mark As Read needs of a timeline event: whose, where, which way, and the provider's message id. */
+  findMessageRef(workspaceId: string, id: string): Promise<MessageRef | null> {
+    return this.repository.findOne({
+      select: { id: true, channelId: true, contactId: true, sourceType: true, direction: true, sourceId: true, attachment: true },
+      where: this.scope(workspaceId, { id }),
+    });
   }
 
   /**
