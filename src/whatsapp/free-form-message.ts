@@ -70,13 +70,16 @@ const contactCard = (card: ContactCardDto) => ({
   name: { formatted_name: card.name.formattedName, ...opt('first_name', card.name.firstName), ...opt('last_name', card.name.lastName) },
   ...(card.phones?.length ? { phones: card.phones.map((p) => ({ phone: p.phone, ...opt('type', p.type) })) } : {}),
   ...(card.emails?.length ? { emails: card.emails.map((e) => ({ email: e.email, ...opt('type', e.type) })) } : {}),
-  ...(card.org && (card.org.company || card.org.title) ? { org: { ...opt('company', card.org.company), ...opt('title', card.org.title) } } : {}),
+  ...(card.org && (card.org.company || card.org.title)
+    ? { org: { ...opt('company', card.org.company), ...opt('title', card.org.title) } }
+    : {}),
 });
 
 /** At most 10 rows in all, unique row ids, and a title on every section when there are several (Meta refuses the message otherwise). */
 function checkListSections(dto: SendListDto): void {
   const rows = dto.sections.flatMap((section, s) => section.rows.map((row, r) => ({ row, path: `sections[${s}].rows[${r}]` })));
-  if (rows.length > 10) throw invalid('WhatsApp:TooManyListRows', `A list holds at most 10 rows in all; this one has ${rows.length}.`, 'sections');
+  if (rows.length > 10)
+    throw invalid('WhatsApp:TooManyListRows', `A list holds at most 10 rows in all; this one has ${rows.length}.`, 'sections');
   const seen = new Set<string>();
   for (const { row, path } of rows) {
     if (seen.has(row.id)) throw invalid('WhatsApp:DuplicateRowIds', `Row ids must be unique: '${row.id}' appears twice.`, `${path}.id`);
@@ -85,7 +88,11 @@ function checkListSections(dto: SendListDto): void {
   if (dto.sections.length > 1) {
     const untitled = dto.sections.findIndex((section) => !section.title);
     if (untitled >= 0)
-      throw invalid('WhatsApp:SectionTitleRequired', 'Every section needs a title when the list has more than one.', `sections[${untitled}].title`);
+      throw invalid(
+        'WhatsApp:SectionTitleRequired',
+        'Every section needs a title when the list has more than one.',
+        `sections[${untitled}].title`,
+      );
   }
 }
 

@@ -89,7 +89,10 @@ export class MessagingService {
   async sendReaction(principal: Principal, input: SendReactionDto): Promise<SendMessageResultDto> {
     const channel = await this.channels.getRecent(principal.workspaceId, input.channelId, 'whatsapp');
     const target = await this.whatsAppMessage(principal.workspaceId, input.messageId);
-    if (target.channelId !== channel.id || (await this.contacts.get(principal.workspaceId, target.contactId)).phoneNumber !== input.toNumber)
+    if (
+      target.channelId !== channel.id ||
+      (await this.contacts.get(principal.workspaceId, target.contactId)).phoneNumber !== input.toNumber
+    )
       throw InvalidMessageId('messageId must be a message of the conversation with toNumber on this channel.');
     if (target.attachment?.messageType === 'Reaction') throw InvalidMessageId('messageId is a reaction: a reaction cannot be reacted to.');
     if (!target.sourceId) throw InvalidMessageId('messageId has not reached WhatsApp (it has no WhatsApp message id yet).');
@@ -108,7 +111,9 @@ export class MessagingService {
       throw InvalidMessageId('messageId must be an inbound WhatsApp message of this channel.');
     const request = markReadRequest(target.sourceId, input.typingIndicator);
     await this.outbox.transaction((tx) =>
-      tx.enqueue([{ jobName: JobName.MarkWhatsAppMessageRead, workspaceId: principal.workspaceId, payload: { channelId: channel.id, request } }]),
+      tx.enqueue([
+        { jobName: JobName.MarkWhatsAppMessageRead, workspaceId: principal.workspaceId, payload: { channelId: channel.id, request } },
+      ]),
     );
   }
 
@@ -192,7 +197,9 @@ export class MessagingService {
     media?: { fileId: string },
   ): Promise<void> {
     if ((await this.events.statusOf(workspaceId, eventId)) !== 'Pending') return; // already sent (a retried job) or gone
-    const { channel, outcome } = await this.withFreshCredentials(workspaceId, channelId, (current) => this.sendThrough(current, request, media));
+    const { channel, outcome } = await this.withFreshCredentials(workspaceId, channelId, (current) =>
+      this.sendThrough(current, request, media),
+    );
     if (outcome.kind === 'retry' && !lastAttempt) {
       throw new RetryLaterError(`WhatsApp provider: ${outcome.errorCode} ${outcome.failureReason}`, outcome.retryAfterMs);
     }
@@ -213,7 +220,8 @@ export class MessagingService {
     if (outcome.kind === 'retry' && !lastAttempt) {
       throw new RetryLaterError(`WhatsApp provider: ${outcome.errorCode} ${outcome.failureReason}`, outcome.retryAfterMs);
     }
-    if (outcome.kind !== 'done') this.logger.warn(`Mark As Read of ${String(request.message_id)} failed: ${outcome.errorCode} ${outcome.failureReason}`);
+    if (outcome.kind !== 'done')
+      this.logger.warn(`Mark As Read of ${String(request.message_id)} failed: ${outcome.errorCode} ${outcome.failureReason}`);
   }
 
   /**
@@ -247,7 +255,11 @@ export class MessagingService {
     });
   }
 
-  private async sendThrough(channel: Readonly<Channel> | null, request: Record<string, unknown>, media?: { fileId: string }): Promise<SendOutcome> {
+  private async sendThrough(
+    channel: Readonly<Channel> | null,
+    request: Record<string, unknown>,
+    media?: { fileId: string },
+  ): Promise<SendOutcome> {
     if (!channel?.whatsAppProvider) return CHANNEL_GONE;
     const provider = this.provider(channel.whatsAppProvider);
     if (!media) return provider.send(channel, request);

@@ -119,7 +119,10 @@ export class WhatsAppMediaService {
       await this.ffmpeg.run(['-loglevel', 'error', ...SAFE_INPUT_OPTIONS, '-i', input, ...TO_OGG_OPUS, '-y', output]);
     } catch (err) {
       if (!(err instanceof FfmpegError)) throw err;
-      const failure = { errorCode: 'WhatsApp:MediaConversionFailed', failureReason: `The audio could not be converted for WhatsApp: ${err.message}` };
+      const failure = {
+        errorCode: 'WhatsApp:MediaConversionFailed',
+        failureReason: `The audio could not be converted for WhatsApp: ${err.message}`,
+      };
       return err.reason === 'timeout' ? { kind: 'retry', ...failure } : { kind: 'failed', ...failure };
     }
     const { size } = await stat(output);

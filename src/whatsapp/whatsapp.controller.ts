@@ -63,7 +63,8 @@ export class WhatsAppController {
   @ApiBody({ type: SendImageDto, examples: REQUEST_EXAMPLES.sendImage })
   @ApiOperation({
     summary: 'Send Image',
-    description: 'Inside the 24-hour service window only. By URL, or by `mediaId` (a file uploaded with the Support API, uploaded to WhatsApp once per channel and sent by id).',
+    description:
+      'Inside the 24-hour service window only. By URL, or by `mediaId` (a file uploaded with the Support API, uploaded to WhatsApp once per channel and sent by id).',
   })
   sendImage(@CurrentPrincipal() principal: Principal, @Body() body: SendImageDto): Promise<SendMessageResultDto> {
     return this.messaging.sendFreeForm(principal, body.channelId, body.toNumber, FreeForm.image(body));
@@ -76,7 +77,8 @@ export class WhatsAppController {
   @ApiBody({ type: SendAudioDto, examples: REQUEST_EXAMPLES.sendAudio })
   @ApiOperation({
     summary: 'Send Audio',
-    description: 'Inside the 24-hour service window only. By URL, or by `mediaId` (a file uploaded with the Support API, uploaded to WhatsApp once per channel and sent by id).',
+    description:
+      'Inside the 24-hour service window only. By URL, or by `mediaId` (a file uploaded with the Support API, uploaded to WhatsApp once per channel and sent by id).',
   })
   sendAudio(@CurrentPrincipal() principal: Principal, @Body() body: SendAudioDto): Promise<SendMessageResultDto> {
     return this.messaging.sendFreeForm(principal, body.channelId, body.toNumber, FreeForm.audio(body));
@@ -89,7 +91,8 @@ export class WhatsAppController {
   @ApiBody({ type: SendVideoDto, examples: REQUEST_EXAMPLES.sendVideo })
   @ApiOperation({
     summary: 'Send Video',
-    description: 'Inside the 24-hour service window only. By URL, or by `mediaId` (a file uploaded with the Support API, uploaded to WhatsApp once per channel and sent by id).',
+    description:
+      'Inside the 24-hour service window only. By URL, or by `mediaId` (a file uploaded with the Support API, uploaded to WhatsApp once per channel and sent by id).',
   })
   sendVideo(@CurrentPrincipal() principal: Principal, @Body() body: SendVideoDto): Promise<SendMessageResultDto> {
     return this.messaging.sendFreeForm(principal, body.channelId, body.toNumber, FreeForm.video(body));
@@ -102,7 +105,8 @@ export class WhatsAppController {
   @ApiBody({ type: SendFileDto, examples: REQUEST_EXAMPLES.sendFile })
   @ApiOperation({
     summary: 'Send File',
-    description: 'Inside the 24-hour service window only. By URL, or by `mediaId` (a file uploaded with the Support API, uploaded to WhatsApp once per channel and sent by id).',
+    description:
+      'Inside the 24-hour service window only. By URL, or by `mediaId` (a file uploaded with the Support API, uploaded to WhatsApp once per channel and sent by id).',
   })
   sendFile(@CurrentPrincipal() principal: Principal, @Body() body: SendFileDto): Promise<SendMessageResultDto> {
     return this.messaging.sendFreeForm(principal, body.channelId, body.toNumber, FreeForm.file(body));
@@ -122,7 +126,10 @@ export class WhatsAppController {
   @Idempotent()
   @RateLimit(RateLimitPolicy.WhatsAppSends)
   @ApiBody({ type: SendLocationDto, examples: REQUEST_EXAMPLES.sendLocation })
-  @ApiOperation({ summary: 'Send Location', description: 'A map pin with an optional name and address; inside the 24-hour service window only.' })
+  @ApiOperation({
+    summary: 'Send Location',
+    description: 'A map pin with an optional name and address; inside the 24-hour service window only.',
+  })
   sendLocation(@CurrentPrincipal() principal: Principal, @Body() body: SendLocationDto): Promise<SendMessageResultDto> {
     return this.messaging.sendFreeForm(principal, body.channelId, body.toNumber, FreeForm.location(body));
   }

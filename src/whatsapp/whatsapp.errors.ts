@@ -30,6 +30,6 @@ export const InvalidMessageId = (message: string) =>
   new ValidationError('WhatsApp:InvalidMessageId', message, { validationErrors: [{ message, members: ['messageId'] }] });
 /** A `mediaId` whose file is of another kind than the send takes. */
 export const MediaTypeMismatch = (expected: string, actual: string) => {
-  const message = `mediaId must be an uploaded ${expected} file; it is ${actual === 'audio' ? 'an' : 'a'} ${actual} file.`;
+  const message = `mediaId must be an uploaded ${expected} file; it is ${/^[aeiou]/.test(actual) ? 'an' : 'a'} ${actual} file.`;
   return new ValidationError('WhatsApp:MediaTypeMismatch', message, { validationErrors: [{ message, members: ['mediaId'] }] });
 };

@@ -11,7 +11,10 @@ const mediaId = '01970f3e-ac6d-7e3f-9041-5c6d7e8f9a01';
  */
 export const REQUEST_EXAMPLES: Record<string, Record<string, { summary: string; value: Record<string, unknown> }>> = {
   sendImage: {
-    byUrl: { summary: 'By URL', value: { channelId, toNumber, imageUrl: 'https://www.w3.org/Icons/w3c_home.png', caption: 'Your receipt' } },
+    byUrl: {
+      summary: 'By URL',
+      value: { channelId, toNumber, imageUrl: 'https://www.w3.org/Icons/w3c_home.png', caption: 'Your receipt' },
+    },
     byUpload: { summary: 'By uploaded file (mediaId)', value: { channelId, toNumber, mediaId, caption: 'Your receipt' } },
   },
   sendAudio: {
@@ -25,7 +28,13 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, { summary: string; 
   sendFile: {
     byUrl: {
       summary: 'By URL',
-      value: { channelId, toNumber, fileUrl: 'https://cdn.example.com/invoice-a17.pdf', fileName: 'invoice-a17.pdf', caption: 'Invoice A-17' },
+      value: {
+        channelId,
+        toNumber,
+        fileUrl: 'https://cdn.example.com/invoice-a17.pdf',
+        fileName: 'invoice-a17.pdf',
+        caption: 'Invoice A-17',
+      },
     },
     byUpload: { summary: 'By uploaded file (mediaId)', value: { channelId, toNumber, mediaId, caption: 'Invoice A-17' } },
   },

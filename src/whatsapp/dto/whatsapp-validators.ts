@@ -13,8 +13,7 @@ const present = (value: unknown) => value !== undefined && value !== null;
 export function MediaUrlOr(other: string, options?: ValidationOptions): PropertyDecorator {
   return (target, propertyName) => {
     const property = String(propertyName);
-    const oneOf = (args: ValidationArguments) =>
-      present(args.value) !== present((args.object as Record<string, unknown>)[other]);
+    const oneOf = (args: ValidationArguments) => present(args.value) !== present((args.object as Record<string, unknown>)[other]);
     registerDecorator({
       name: 'mediaUrlOr',
       target: target.constructor,
@@ -24,9 +23,7 @@ export function MediaUrlOr(other: string, options?: ValidationOptions): Property
         validate: (value: unknown, args: ValidationArguments) =>
           oneOf(args) && (!present(value) || (typeof value === 'string' && value.length <= 2048 && isURL(value, HTTP_URL))),
         defaultMessage: (args: ValidationArguments) =>
-          oneOf(args)
-            ? `${property} must be an http(s) URL of at most 2048 characters`
-            : `Give exactly one of ${property} and ${other}.`,
+          oneOf(args) ? `${property} must be an http(s) URL of at most 2048 characters` : `Give exactly one of ${property} and ${other}.`,
       },
     });
   };

@@ -51,7 +51,12 @@ export interface GraphFile {
  * `file`, streamed from its source (never held whole) with an exact Content-Length. A failure to
  * read the file rejects with that error (not a {@link GraphUnreachableError}).
  */
-export function graphUpload(url: string, accessToken: string | null, fields: Record<string, string>, file: GraphFile): Promise<GraphResponse> {
+export function graphUpload(
+  url: string,
+  accessToken: string | null,
+  fields: Record<string, string>,
+  file: GraphFile,
+): Promise<GraphResponse> {
   const boundary = `----graph-upload-${randomBytes(12).toString('hex')}`;
   const quoted = (value: string) => value.replace(/["\r\n\\]/g, '_');
   const head = Buffer.from(
