@@ -600,4 +600,32 @@ describe('More outbound WhatsApp types and Mark As Read', () => {
     await new Promise((resolve) => setTimeout(resolve, 1300));
     assert.equal(fake.sendsTo(to).length, 1);
   });
+
+  it('takes every request example of the OpenAPI document once its ids name the caller’s channel and message', async () => {
+    const inbound = await inboundCloud('966501234567', 'wamid.types-in-example');
+    const document = (await t.http.get('/docs-json')).body as {
+      paths: Record<
+        string,
+        { post?: { requestBody?: { content: Record<string, { examples?: Record<string, { value: Record<string, unknown> }> }> } } }
+      >;
+    };
+    let tried = 0;
+    for (const [path, item] of Object.entries(document.paths)) {
+      const examples = item.post?.requestBody?.content['application/json']?.examples;
+      if (!path.startsWith(`${WA}/`) || !examples) continue;
+      for (const [name, example] of Object.entries(examples)) {
+        const body = { ...example.value, channelId: cloud.id, ...('messageId' in example.value ? { messageId: inbound.eventId } : {}) };
+        const res = await a.api.post(path, body);
+        tried++;
+        if ('mediaId' in body) {
+          // Valid as it stands; the placeholder names no upload of this workspace.
+          assert.equal(res.status, 404, `${path} ${name}: ${res.text}`);
+          assert.equal(res.body.error.code, 'Media:NotFound');
+        } else {
+          assert.ok(res.status === 200 || res.status === 204, `${path} ${name}: ${res.status} ${res.text}`);
+        }
+      }
+    }
+    assert.equal(tried, 16);
+  });
 });

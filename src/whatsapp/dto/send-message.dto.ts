@@ -18,7 +18,6 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { applyDecorators } from '@nestjs/common';
 import { PhoneNumberField } from '../../common/phone/phone-number.js';
 import { IsReactionEmoji, MediaUrlOr } from './whatsapp-validators.js';
 
@@ -35,14 +34,11 @@ export class SendTextDto extends SendBaseDto {
   @IsOptional() @IsString() @MaxLength(200) replyToMessageId?: string;
 }
 
-/** The id of a file uploaded with the Support API, sent by id (uploaded to WhatsApp once per channel) instead of by link. */
-const MediaIdField = () => applyDecorators(IsOptional(), IsUUID());
-
 export class SendImageDto extends SendBaseDto {
   /** Public http(s) URL of a JPEG or PNG image; give this or `mediaId`. */
   @MediaUrlOr('mediaId') imageUrl?: string;
   /** Id of an image uploaded with Upload Image, Video, or PDF; give this or `imageUrl`. */
-  @MediaIdField() mediaId?: string;
+  @IsOptional() @IsUUID() mediaId?: string;
   @IsOptional() @IsString() @MaxLength(1024) caption?: string;
 }
 
@@ -50,14 +46,14 @@ export class SendAudioDto extends SendBaseDto {
   /** Public http(s) URL of an audio file; give this or `mediaId`. */
   @MediaUrlOr('mediaId') audioUrl?: string;
   /** Id of an audio file uploaded with Upload Audio File (sent to WhatsApp as OGG/Opus); give this or `audioUrl`. */
-  @MediaIdField() mediaId?: string;
+  @IsOptional() @IsUUID() mediaId?: string;
 }
 
 export class SendVideoDto extends SendBaseDto {
   /** Public http(s) URL of an MP4 or 3GP video; give this or `mediaId`. */
   @MediaUrlOr('mediaId') videoUrl?: string;
   /** Id of a video uploaded with Upload Image, Video, or PDF; give this or `videoUrl`. */
-  @MediaIdField() mediaId?: string;
+  @IsOptional() @IsUUID() mediaId?: string;
   @IsOptional() @IsString() @MaxLength(1024) caption?: string;
 }
 
@@ -65,7 +61,7 @@ export class SendFileDto extends SendBaseDto {
   /** Public http(s) URL of the document; give this or `mediaId`. */
   @MediaUrlOr('mediaId') fileUrl?: string;
   /** Id of a PDF uploaded with Upload Image, Video, or PDF; give this or `fileUrl`. */
-  @MediaIdField() mediaId?: string;
+  @IsOptional() @IsUUID() mediaId?: string;
   /** The name the recipient sees; required with `fileUrl`, the uploaded file's name by default with `mediaId`. */
   @ValidateIf((dto: SendFileDto) => dto.fileName !== undefined || dto.mediaId === undefined)
   @IsString()

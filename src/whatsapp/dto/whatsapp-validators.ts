@@ -1,3 +1,5 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { isURL, registerDecorator, type ValidationArguments, type ValidationOptions } from 'class-validator';
 
 /** http(s) URLs the provider fetches (no TLD needed: tests and private networks use host names). */
@@ -11,6 +13,10 @@ const present = (value: unknown) => value !== undefined && value !== null;
  * most 2048 characters.
  */
 export function MediaUrlOr(other: string, options?: ValidationOptions): PropertyDecorator {
+  return applyDecorators(ApiPropertyOptional({ type: String, format: 'uri', maxLength: 2048 }), mediaUrlOr(other, options));
+}
+
+function mediaUrlOr(other: string, options?: ValidationOptions): PropertyDecorator {
   return (target, propertyName) => {
     const property = String(propertyName);
     const oneOf = (args: ValidationArguments) => present(args.value) !== present((args.object as Record<string, unknown>)[other]);
