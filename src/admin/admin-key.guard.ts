@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '../config/app-config.js';
-import { DomainError, ErrorKind, NotFoundError } from '../common/errors/domain-error.js';
+import { AdminApiOff, AdminKeyRequired } from './admin.errors.js';
 import { UnauthenticatedRequestLimit } from '../rate-limiting/unauthenticated-request-limit.js';
 import { isAdminAuthorization } from './admin-key.js';
 
@@ -16,14 +16,12 @@ export class AdminKeyGuard implements CanActivate {
   /** A wrong or missing key is counted against the client address (a 429 once over that limit). */
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const adminKey = this.config.admin.apiKey;
-    if (!adminKey) throw new NotFoundError('Request:NotFound', 'Not found.');
+    if (!adminKey) throw AdminApiOff();
     const http = context.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     if (!isAdminAuthorization(request.headers.authorization, adminKey)) {
       await this.unauthenticated.count(request, http.getResponse());
-      throw new DomainError('Admin:Unauthorized', 'The admin API key is required.', ErrorKind.Unauthenticated, {
-        headers: { 'WWW-Authenticate': 'Bearer' },
-      });
+      throw AdminKeyRequired();
     }
     return true;
   }

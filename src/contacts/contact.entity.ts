@@ -1,10 +1,8 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { AuditedEntity } from '../database/audited.entity.js';
+import { ContactType } from './contact-type.js';
 
-export enum ContactType {
-  Individual = 1,
-  Business = 2,
-}
+export { ContactType };
 
 @Entity('contacts')
 @Index(['workspaceId', 'phoneNumber'], { unique: true })

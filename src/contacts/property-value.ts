@@ -1,4 +1,5 @@
-import { ContactPropertyType, type ContactPropertyDefinition } from '../contact-properties/contact-property-definition.entity.js';
+import type { ContactPropertyDefinition } from '../contact-properties/contact-property-definition.entity.js';
+import { ContactPropertyType } from '../contact-properties/contact-property-type.js';
 import { parseIsoDateTime } from '../common/time/iso-date-time.js';
 import { TimestampFormat } from '../common/time/timestamp-format.js';
 import { InvalidPropertyValue, InvalidSelectOption } from './contacts.errors.js';

@@ -11,7 +11,7 @@ import type {
   SendTextDto,
   SendVideoDto,
 } from './dto/send-message.dto.js';
-import { ValidationError } from '../common/errors/domain-error.js';
+import { DuplicateButtonIds, InvalidSendField } from './whatsapp.errors.js';
 import type { LocationInfo } from '../conversations/conversation-event.entity.js';
 import type { MediaType } from '../storage/media-file.entity.js';
 
@@ -55,9 +55,7 @@ const source = (url: string | undefined, mediaId: string | undefined) => (mediaI
 const byId = (mediaId: string | undefined, mediaType: MediaType): Pick<FreeFormMessage, 'media'> =>
   mediaId ? { media: { fileId: mediaId, mediaType } } : {};
 
-/** A 400 naming `member`. */
-const invalid = (code: string, message: string, member: string) =>
-  new ValidationError(code, message, { validationErrors: [{ message, members: [member] }] });
+const invalid = InvalidSendField;
 
 /** Interactive header, body and footer, each left out when not given. */
 const interactiveText = (dto: { header?: string; body: string; footer?: string }) => ({
@@ -134,9 +132,7 @@ export const FreeForm = {
   interactiveButtons: (dto: SendInteractiveButtonsDto): FreeFormMessage => {
     const ids = dto.buttons.map((b) => b.id);
     if (new Set(ids).size !== ids.length) {
-      throw new ValidationError('WhatsApp:DuplicateButtonIds', 'Button ids must be unique.', {
-        validationErrors: [{ message: 'Button ids must be unique.', members: ['buttons'] }],
-      });
+      throw DuplicateButtonIds();
     }
     return {
       request: envelope(dto.toNumber, 'interactive', {

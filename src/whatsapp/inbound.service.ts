@@ -4,7 +4,7 @@ import { newId } from '../common/id.js';
 import { TimestampFormat } from '../common/time/timestamp-format.js';
 import { ContactsService } from '../contacts/contacts.service.js';
 import { ConversationEventsRepository } from '../conversations/conversation-events.repository.js';
-import { EventDirection, EventSourceType } from '../conversations/conversation.entity.js';
+import { EventDirection, EventSourceType } from '../conversations/conversation-enums.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
 import { TimelineService } from '../conversations/timeline.service.js';
 import { Outbox } from '../queue/outbox.service.js';

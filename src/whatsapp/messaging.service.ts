@@ -7,7 +7,7 @@ import { ChannelsService } from '../channels/channels.service.js';
 import { ContactsService } from '../contacts/contacts.service.js';
 import { ConversationEventsRepository, type MessageRef } from '../conversations/conversation-events.repository.js';
 import type { LocationInfo } from '../conversations/conversation-event.entity.js';
-import { EventDirection, EventSourceType } from '../conversations/conversation.entity.js';
+import { EventDirection, EventSourceType } from '../conversations/conversation-enums.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
 import { TimelineService } from '../conversations/timeline.service.js';
 import { Outbox, type OutboxEntry } from '../queue/outbox.service.js';

@@ -33,3 +33,9 @@ export const MediaTypeMismatch = (expected: string, actual: string) => {
   const message = `mediaId must be an uploaded ${expected} file; it is ${/^[aeiou]/.test(actual) ? 'an' : 'a'} ${actual} file.`;
   return new ValidationError('WhatsApp:MediaTypeMismatch', message, { validationErrors: [{ message, members: ['mediaId'] }] });
 };
+
+/** A send whose field breaks a rule the DTO cannot express: a 400 naming `member`. */
+export const InvalidSendField = (code: string, message: string, member: string) =>
+  new ValidationError(code, message, { validationErrors: [{ message, members: [member] }] });
+export const DuplicateButtonIds = () => InvalidSendField('WhatsApp:DuplicateButtonIds', 'Button ids must be unique.', 'buttons');
+export const TemplateSyncFailed = (message: string) => new ValidationError('WhatsApp:TemplateSyncFailed', message);

@@ -203,7 +203,7 @@ describe('WhatsApp media sends by uploaded file (mediaId)', () => {
       const up = fake.uploads.filter((u) => u.fields.type === uploadedType).at(-1)!;
       assert.ok(up?.id, `${operation}: uploaded as ${uploadedType}`);
       const [request] = sendsFrom(0).slice(sendsBefore);
-      assert.deepEqual(request.body, { messaging_product: 'whatsapp', recipient_type: 'individual', to, ...expected(up.id!) }, operation);
+      assert.deepEqual(request.body, { messaging_product: 'whatsapp', recipient_type: 'individual', to, ...expected(up.id) }, operation);
     }
     assert.equal(fake.uploads.filter((u) => u.fields.type === 'application/pdf').length, 1, 'the PDF went up once for two sends');
     assert.equal(pdf.fileName, 'Invoice_A-17.pdf');

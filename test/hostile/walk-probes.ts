@@ -238,11 +238,11 @@ export class ProbeBuilder {
     if (targets.length === 0) return [];
     const arbitrary = fc.array(fc.tuple(fc.constantFrom(...targets), hostileJsonArbitrary), { minLength: 1, maxLength: 3 });
     return fc.sample(arbitrary, { seed, numRuns: runs }).map((changes) => {
-      const bodyChanges = changes.flatMap(([target, value]) => ('path' in target ? [{ path: target.path!, json: value.json }] : []));
+      const bodyChanges = changes.flatMap(([target, value]) => ('path' in target ? [{ path: target.path, json: value.json }] : []));
       const body = () => (this.op.bodyType === 'json' ? spliceJson(this.validBody(ids), ...bodyChanges) : undefined);
       const query = new URLSearchParams();
-      for (const [target, value] of changes) if ('query' in target) query.append(target.query!, jsonToQueryValue(value.json));
-      const label = `random: ${changes.map(([t, v]) => `${'path' in t ? `body.${formatPath(t.path!)}` : `query ${t.query}`} = ${v.label}`).join(', ')}`;
+      for (const [target, value] of changes) if ('query' in target) query.append(target.query, jsonToQueryValue(value.json));
+      const label = `random: ${changes.map(([t, v]) => `${'path' in t ? `body.${formatPath(t.path)}` : `query ${t.query}`} = ${v.label}`).join(', ')}`;
       return this.probe(label, { body, query: query.toString() });
     });
   }

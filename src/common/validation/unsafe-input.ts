@@ -71,14 +71,15 @@ export function refuseUnsafeInput(app: NestFastifyApplication): void {
   app
     .getHttpAdapter()
     .getInstance()
-    .addHook('preValidation', async (request) => {
+    .addHook('preValidation', (request, _reply, done) => {
       for (const [source, value] of [
         ['query', request.query],
         ['body', request.body],
       ] as const) {
         const unsafe = findUnsafeInput(value);
-        if (unsafe?.kind === 'depth') throw InputNestedTooDeep(source, unsafe.path, MAX_INPUT_DEPTH);
-        if (unsafe) throw UnsafeText(source, unsafe.path);
+        if (unsafe?.kind === 'depth') return done(InputNestedTooDeep(source, unsafe.path, MAX_INPUT_DEPTH));
+        if (unsafe) return done(UnsafeText(source, unsafe.path));
       }
+      done();
     });
 }

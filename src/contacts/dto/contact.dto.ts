@@ -6,7 +6,8 @@ import { SortedPagedRequestDto } from '../../common/paging/paged-request.dto.js'
 import { formatTimestamp, TimestampFormat } from '../../common/time/timestamp-format.js';
 import { OptionalNullable } from '../../common/validation/optional-nullable.decorator.js';
 import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
-import { ContactPropertyType, type ContactPropertyDefinition } from '../../contact-properties/contact-property-definition.entity.js';
+import type { ContactPropertyDefinition } from '../../contact-properties/contact-property-definition.entity.js';
+import { ContactPropertyType } from '../../contact-properties/contact-property-type.js';
 import type { ContactHistoryEntry } from '../contact-history-entry.entity.js';
 import type { ContactNote } from '../contact-note.entity.js';
 import type { ContactPropertyValue } from '../contact-property-value.entity.js';

@@ -4,9 +4,11 @@ import { IsBoolean, IsOptional, IsString, IsUUID, MaxLength, ArrayMaxSize, IsArr
 import { PhoneNumberField, PhoneNumberFilterField } from '../../common/phone/phone-number.js';
 import { SortedPagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
-import { type Channel, ChannelType } from '../../channels/channel.entity.js';
+import type { Channel } from '../../channels/channel.entity.js';
+import { ChannelType } from '../../channels/channel-type.js';
 import { formatTimestamp, TimestampFormat } from '../../common/time/timestamp-format.js';
-import { type Contact, ContactType } from '../../contacts/contact.entity.js';
+import type { Contact } from '../../contacts/contact.entity.js';
+import { ContactType } from '../../contacts/contact-type.js';
 import { TagDto } from '../../tags/dto/tag.dto.js';
 import type { Tag } from '../../tags/tag.entity.js';
 import { type Conversation, ConversationStatus, EventDirection, EventSourceType } from '../conversation.entity.js';

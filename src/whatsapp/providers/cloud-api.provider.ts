@@ -5,12 +5,10 @@ import { AppConfig } from '../../config/app-config.js';
 import { parseRetryAfter } from '../../webhooks/webhook-sender.js';
 import type { MarkReadOutcome, MediaUpload, ProviderFailure, SendOutcome, UploadOutcome, WhatsAppProvider } from './whatsapp-provider.js';
 import type { GraphTemplatePage } from '../templates.service.js';
-import { ValidationError } from '../../common/errors/domain-error.js';
+import { TemplateSyncFailed } from '../whatsapp.errors.js';
 import { describeCloudError, unreachable } from './cloud-api-errors.js';
 import { errorText, type CloudError } from '../cloud-webhook.js';
 import { graphRequest, graphUpload, GraphUnreachableError, type GraphResponse } from './graph-http.js';
-
-const TemplateSyncFailed = (message: string) => new ValidationError('WhatsApp:TemplateSyncFailed', message);
 
 /**
  * The WhatsApp Cloud API with the channel's own token: `POST {WHATSAPP_GRAPH_URL}/{phone-number-id}/messages`
