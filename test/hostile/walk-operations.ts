@@ -239,6 +239,27 @@ function bodies(w: WalkWorld): Record<string, ValidInputs['body']> {
         { id: 'no', title: 'No' },
       ],
     }),
+    WhatsApp_sendLocation: send(w, { latitude: 24.7136, longitude: 46.6753, name: 'Office', address: 'King Fahd Road, Riyadh' }),
+    WhatsApp_sendContacts: send(w, {
+      contacts: [
+        {
+          name: { formattedName: 'Sara Ali', firstName: 'Sara', lastName: 'Ali' },
+          phones: [{ phone: '+966501234567', type: 'CELL' }],
+          emails: [{ email: 'sara@example.com', type: 'WORK' }],
+          org: { company: 'Acme', title: 'Buyer' },
+        },
+      ],
+    }),
+    WhatsApp_sendReaction: send(w, { messageId: w.inboundEventId, emoji: '👍' }),
+    WhatsApp_sendList: send(w, {
+      body: 'Pick a slot',
+      header: 'Slots',
+      footer: 'Thanks',
+      buttonText: 'Choose',
+      sections: [{ title: 'Morning', rows: [{ id: 'slot-9', title: '9:00', description: 'Nine o’clock' }] }],
+    }),
+    WhatsApp_sendCtaUrl: send(w, { body: 'Track your order', displayText: 'Track', url: 'https://example.com/track' }),
+    WhatsApp_markAsRead: () => ({ channelId: w.channelId, messageId: w.inboundEventId, typingIndicator: true }),
     WhatsApp_sendTemplate: () => ({
       channelId: w.channelId,
       templateName: w.templateName,

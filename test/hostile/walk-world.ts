@@ -27,6 +27,8 @@ export interface WalkWorld {
   deliveryId: string;
   /** Has written to the channel, so free-form sends are inside the service window. */
   recipient: string;
+  /** The recipient's inbound message (our event id): Mark As Read and Send Reaction take it. */
+  inboundEventId: string;
   templateName: string;
   webhookUrl: string;
 }
@@ -120,6 +122,11 @@ export async function buildWorld(t: TestApp, receiver: WebhookReceiver): Promise
     15_000,
     'the inbound message to open a conversation',
   );
+  const inboundEvent = await waitFor(
+    async () => (await api.get(`/v2/conversations/service-account/${conversation.id}/timeline`)).body.items?.[0],
+    15_000,
+    'the inbound message on the timeline',
+  );
   await ok('template', t.admin.post(`/admin/v1/channels/${channel.id}/templates`, TEMPLATE));
   const flow = await ok('flow', api.post('/v1/outbound-ivr-flows', FLOW));
   const ivr = await ok(
@@ -152,6 +159,7 @@ export async function buildWorld(t: TestApp, receiver: WebhookReceiver): Promise
     ivrId: ivr.id,
     deliveryId,
     recipient,
+    inboundEventId: inboundEvent.eventId,
     templateName: TEMPLATE.name,
     webhookUrl,
   };

@@ -6,7 +6,6 @@ import {
   IsBoolean,
   IsEmail,
   IsNumber,
-  IsObject,
   IsOptional,
   IsString,
   IsUrl,
@@ -16,7 +15,6 @@ import {
   Min,
   MinLength,
   ValidateIf,
-  ValidateNested,
 } from 'class-validator';
 import { PhoneNumberField } from '../../common/phone/phone-number.js';
 import { IsOptionalNotNull } from '../../common/validation/optional.js';
@@ -129,10 +127,10 @@ export class ContactOrgDto {
 
 /** One shared contact card. */
 export class ContactCardDto {
-  @IsObject() @ValidateNested() @Type(() => ContactNameDto) name: ContactNameDto;
-  @IsOptional() @IsArray() @ArrayMaxSize(20) @ValidateNested({ each: true }) @Type(() => ContactPhoneDto) phones?: ContactPhoneDto[];
-  @IsOptional() @IsArray() @ArrayMaxSize(20) @ValidateNested({ each: true }) @Type(() => ContactEmailDto) emails?: ContactEmailDto[];
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => ContactOrgDto) org?: ContactOrgDto;
+  @ValidateNestedObject() @Type(() => ContactNameDto) name: ContactNameDto;
+  @IsOptional() @IsArray() @ArrayMaxSize(20) @ValidateNestedObject({ each: true }) @Type(() => ContactPhoneDto) phones?: ContactPhoneDto[];
+  @IsOptional() @IsArray() @ArrayMaxSize(20) @ValidateNestedObject({ each: true }) @Type(() => ContactEmailDto) emails?: ContactEmailDto[];
+  @IsOptional() @ValidateNestedObject() @Type(() => ContactOrgDto) org?: ContactOrgDto;
 }
 
 export class SendContactsDto extends SendBaseDto {
@@ -140,7 +138,7 @@ export class SendContactsDto extends SendBaseDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(10)
-  @ValidateNested({ each: true })
+  @ValidateNestedObject({ each: true })
   @Type(() => ContactCardDto)
   contacts: ContactCardDto[];
 }
@@ -162,7 +160,7 @@ export class ListRowDto {
 export class ListSectionDto {
   /** Required when the list has more than one section. */
   @IsOptional() @IsString() @MinLength(1) @MaxLength(24) title?: string;
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(10) @ValidateNested({ each: true }) @Type(() => ListRowDto) rows: ListRowDto[];
+  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(10) @ValidateNestedObject({ each: true }) @Type(() => ListRowDto) rows: ListRowDto[];
 }
 
 export class SendListDto extends SendBaseDto {
@@ -176,7 +174,7 @@ export class SendListDto extends SendBaseDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(10)
-  @ValidateNested({ each: true })
+  @ValidateNestedObject({ each: true })
   @Type(() => ListSectionDto)
   sections: ListSectionDto[];
 }
