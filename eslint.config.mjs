@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
+import architecture from './eslint-rules/architecture.mjs';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'storage/**', 'docs/**', 'coverage/**'] },
@@ -15,7 +16,56 @@ export default tseslint.config(
     },
   },
   {
-    files: ['scripts/**/*.mjs', '*.mjs'],
+    // Type-aware rules over the TypeScript sources: promises, exhaustive switches, needless casts.
+    files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts', 'migrations/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        // node:test's describe/it return promises the runner itself awaits.
+        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite'] }] },
+      ],
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false } }],
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      '@typescript-eslint/no-unnecessary-type-assertion': 'error',
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    plugins: { architecture },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/require-await': 'error',
+      'architecture/no-foreign-entity': 'error',
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'NewExpression[callee.name=/^(DomainError|ValidationError)$/]',
+          message: 'Build DomainError/ValidationError in the feature’s *.errors.ts (or src/common): one place names each error code.',
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/**/*.errors.ts', 'src/common/**/*.ts'],
+    rules: { 'no-restricted-syntax': 'off' },
+  },
+  {
+    files: ['src/**/*.controller.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'typeorm', message: 'Controllers call services; data access lives in repositories.' },
+            { name: '@nestjs/typeorm', message: 'Controllers call services; data access lives in repositories.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['scripts/**/*.mjs', '*.mjs', 'eslint-rules/**/*.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
   {

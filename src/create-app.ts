@@ -6,8 +6,10 @@ import fastifyMultipart from '@fastify/multipart';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import { registerQueueDashboard } from './admin/queue-dashboard.js';
+import { answerFrameworkError } from './common/errors/framework-errors.js';
 import { CaseInsensitiveKeysPipe } from './common/validation/case-insensitive-keys.pipe.js';
 import { createValidationPipe } from './common/validation/validation.pipe.js';
+import { refuseUnsafeInput } from './common/validation/unsafe-input.js';
 import { loadConfig } from './config/load-config.js';
 import { ensureDatabase } from './database/ensure-database.js';
 import { runMigrations } from './database/run-migrations.js';
@@ -17,6 +19,7 @@ import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { echoRequestId, requestIdOf } from './logging/request-id.js';
 import { MULTIPART_OPTIONS } from './support/multipart-file.js';
 import { answerOversizedBodies } from './common/http/oversized-body.js';
+import { enableCors } from './common/http/cors.js';
 
 export interface CreateAppOptions {
   /** Build the module graph without connecting anywhere (OpenAPI generation). */
@@ -39,9 +42,11 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
   const adapter = new FastifyAdapter({
     // Every body parser (JSON, form, text) reads up to this; uploads are streamed separately.
     bodyLimit: config.http.bodyLimitBytes,
+    trustProxy: config.http.trustProxy,
     routerOptions: { maxParamLength: 500 },
     return503OnClosing: true,
     genReqId: requestIdOf,
+    frameworkErrors: answerFrameworkError,
   });
   const app = await NestFactory.create<NestFastifyApplication>(rootModule(options.extraModules), adapter, {
     bufferLogs: true,
@@ -56,6 +61,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
   await app.register(fastifyMultipart, MULTIPART_OPTIONS);
   echoRequestId(app);
   answerOversizedBodies(app, config.http.bodyLimitBytes);
+  refuseUnsafeInput(app);
+  enableCors(app, config.corsOrigins);
   registerLiveness(app);
   closeConnectionsWhenClosing(app);
   if (!options.preview) {

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { AppConfig } from '../config/app-config.js';
-import { DomainError, ErrorKind } from '../common/errors/domain-error.js';
+import { isUuid } from '../common/id.js';
+import { BearerTokenRequired, BearerTokenRevoked } from './auth.errors.js';
 import type { Principal } from './principal.js';
 import { ServiceAccountStatus } from './service-account-status.js';
 
@@ -11,6 +12,21 @@ interface AccessTokenClaims {
   workspace_id: string;
   scope: string;
   name?: string;
+}
+
+/**
+ * Claims as Service Login writes them. A token signed with the right key but other claims (no
+ * scope, a numeric one, a sub that is not a service account id) is as invalid as a forged one.
+ */
+function isAccessTokenClaims(claims: Record<string, unknown>): claims is Record<string, unknown> & AccessTokenClaims {
+  return (
+    typeof claims.sub === 'string' &&
+    isUuid(claims.sub) &&
+    typeof claims.workspace_id === 'string' &&
+    isUuid(claims.workspace_id) &&
+    typeof claims.scope === 'string' &&
+    (claims.name === undefined || typeof claims.name === 'string')
+  );
 }
 
 /** Verifies the bearer JWT (signature, expiry, issuer) and that its service account is still active. */
@@ -30,10 +46,9 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     });
   }
 
-  async validate(claims: AccessTokenClaims): Promise<Principal> {
-    if (!(await this.status.isActive(claims.sub, claims.workspace_id))) {
-      throw new DomainError('Auth:TokenRevoked', 'The access token has been revoked.', ErrorKind.Unauthenticated);
-    }
+  async validate(claims: Record<string, unknown>): Promise<Principal> {
+    if (!isAccessTokenClaims(claims)) throw BearerTokenRequired();
+    if (!(await this.status.isActive(claims.sub, claims.workspace_id))) throw BearerTokenRevoked();
     return { serviceAccountId: claims.sub, workspaceId: claims.workspace_id, scopes: claims.scope.split(' '), name: claims.name };
   }
 }

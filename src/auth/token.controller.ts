@@ -1,6 +1,8 @@
 import { Body, Controller, HttpCode, Post, UseFilters } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { NoStore } from '../common/http/no-store.decorator.js';
+import { RateLimit } from '../rate-limiting/rate-limit.decorator.js';
+import { RateLimitPolicy } from '../rate-limiting/rate-limit-policy.js';
 import { OAuthErrorDto, TokenRequestDto, TokenResponseDto } from './dto/token-request.dto.js';
 import { OAuthErrorFilter } from './oauth-error.js';
 import { Public } from './public.decorator.js';
@@ -15,6 +17,8 @@ export class TokenController {
   @Post('token')
   @HttpCode(200)
   @NoStore()
+  // Per client address, before the body is validated or any secret hashed.
+  @RateLimit(RateLimitPolicy.UnauthenticatedRequests)
   @UseFilters(OAuthErrorFilter)
   @ApiOperation({
     summary: 'Service Login',

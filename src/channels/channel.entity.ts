@@ -1,11 +1,8 @@
 import { Column, DeleteDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
 import { AuditedEntity } from '../database/audited.entity.js';
+import { ChannelType } from './channel-type.js';
 
-export enum ChannelType {
-  PhoneNumber = 1,
-  WhatsApp = 2,
-  PhoneNumberAndWhatsapp = 3,
-}
+export { ChannelType };
 
 export type WhatsAppProviderName = 'sandbox' | 'cloud-api';
 export type VoiceProviderName = 'sandbox' | 'twilio';

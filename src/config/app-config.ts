@@ -8,7 +8,17 @@ import { parseDurationList } from '../common/time/duration.js';
 export class AppConfig {
   readonly env: string;
   readonly role: AppRole;
-  readonly http: { port: number; host: string; publicBaseUrl: string; shutdownGraceMs: number; bodyLimitBytes: number };
+  readonly http: {
+    port: number;
+    host: string;
+    publicBaseUrl: string;
+    shutdownGraceMs: number;
+    bodyLimitBytes: number;
+    /** Fastify's `trustProxy`: whom to believe about the client address (X-Forwarded-For). */
+    trustProxy: boolean | string[];
+  };
+  /** Origins allowed cross-origin access: every one (`*`) or those listed (none when empty). */
+  readonly corsOrigins: '*' | string[];
   readonly database: { url: string; migrationsRun: boolean; poolSize: number };
   readonly redis: { url: string; keyPrefix: string };
   /**
@@ -28,6 +38,7 @@ export class AppConfig {
     whatsappSendsPerSecond: number;
     ivrCallsPerSecond: number;
     tokenRequestsPerMinute: number;
+    unauthenticatedRequestsPerMinute: number;
   };
   readonly outbox: { pollIntervalMs: number; recoverAfterMs: number };
   readonly queues: { lockDurationMs: number };
@@ -43,7 +54,9 @@ export class AppConfig {
       publicBaseUrl: env.PUBLIC_BASE_URL.replace(/\/+$/, ''),
       shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
       bodyLimitBytes: env.HTTP_BODY_LIMIT_MB * 1024 * 1024,
+      trustProxy: parseTrustProxy(env.TRUST_PROXY),
     };
+    this.corsOrigins = parseOrigins(env.CORS_ORIGINS);
     this.database = { url: env.DATABASE_URL, migrationsRun: env.MIGRATIONS_RUN, poolSize: env.DATABASE_POOL_SIZE };
     this.redis = { url: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX };
     let jwtSecret = env.JWT_SECRET;
@@ -78,6 +91,7 @@ export class AppConfig {
       whatsappSendsPerSecond: env.RATE_LIMIT_WHATSAPP_SENDS_PER_SECOND,
       ivrCallsPerSecond: env.RATE_LIMIT_IVR_CALLS_PER_SECOND,
       tokenRequestsPerMinute: env.RATE_LIMIT_TOKEN_REQUESTS_PER_MINUTE,
+      unauthenticatedRequestsPerMinute: env.RATE_LIMIT_UNAUTHENTICATED_REQUESTS_PER_MINUTE,
     };
     this.outbox = { pollIntervalMs: env.OUTBOX_POLL_INTERVAL_MS, recoverAfterMs: env.OUTBOX_RECOVER_AFTER_MS };
     this.queues = { lockDurationMs: env.QUEUE_LOCK_DURATION_MS };
@@ -100,4 +114,19 @@ export class AppConfig {
 
 function decodeKey(value: string): Buffer {
   return /^[A-Fa-f0-9]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
+}
+
+function parseOrigins(value: string): '*' | string[] {
+  if (value.trim() === '*') return '*';
+  return value
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '')
+    .map((origin) => new URL(origin).origin);
+}
+
+function parseTrustProxy(value: string): boolean | string[] {
+  const trimmed = value.trim();
+  if (trimmed === 'true' || trimmed === 'false') return trimmed === 'true';
+  return trimmed.split(',').map((item) => item.trim());
 }

@@ -1,5 +1,19 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+import ipaddr from 'ipaddr.js';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  ValidateBy,
+  validateSync,
+} from 'class-validator';
 
 const toBoolean = ({ value }: { value: unknown }) => {
   if (typeof value !== 'string') return value;
@@ -9,6 +23,27 @@ const toBoolean = ({ value }: { value: unknown }) => {
   return value;
 };
 const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value);
+
+/** `https://app.example.com`: scheme, host and port only, as a browser sends it in `Origin`. */
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value.toLowerCase();
+  } catch {
+    return false;
+  }
+}
+/** `true`, `false`, or a comma-separated list of proxy addresses or CIDR ranges. */
+const isTrustProxy = (value: unknown) =>
+  typeof value === 'string' && (/^(true|false)$/.test(value.trim()) || value.split(',').every((item) => isAddressOrRange(item.trim())));
+/** `10.0.0.1`, `::1`, `10.0.0.0/8` (not the legacy IPv4 forms `10.1` or `167772161`). */
+function isAddressOrRange(value: string): boolean {
+  const [address, bits] = value.split('/', 2);
+  const isAddress = ipaddr.IPv4.isValidFourPartDecimal(address) || ipaddr.IPv6.isValid(address);
+  return isAddress && (bits === undefined || ipaddr.isValidCIDR(value));
+}
+const isOriginList = (value: unknown) =>
+  typeof value === 'string' && (value.trim() === '' || value.trim() === '*' || value.split(',').every((item) => isOrigin(item.trim())));
 
 export const APP_ROLES = ['api', 'worker', 'all'] as const;
 export type AppRole = (typeof APP_ROLES)[number];
@@ -25,6 +60,27 @@ export class EnvSchema {
   PUBLIC_BASE_URL = 'http://localhost:3000';
   /** Largest request body read into memory (JSON, form); larger is a 413. Uploads stream and have their own limits. */
   @Transform(toInt) @IsInt() @Min(1) @Max(1024) HTTP_BODY_LIMIT_MB = 20;
+  /**
+   * Whether the client address is taken from X-Forwarded-For (per-address rate limits, logs): only
+   * behind a proxy that sets it. `true` (any peer), or the proxies' addresses/CIDRs (better).
+   */
+  @ValidateBy({
+    name: 'isTrustProxy',
+    validator: {
+      validate: isTrustProxy,
+      defaultMessage: () => 'must be true, false, or a comma-separated list of addresses or CIDR ranges',
+    },
+  })
+  TRUST_PROXY = 'false';
+  /** Browser origins allowed to call the API: `*`, or a comma-separated list; blank allows none. */
+  @ValidateBy({
+    name: 'isOriginList',
+    validator: {
+      validate: isOriginList,
+      defaultMessage: () => 'must be * or a comma-separated list of origins like https://app.example.com',
+    },
+  })
+  CORS_ORIGINS = '';
   @Matches(/^postgres(ql)?:\/\/.+/, { message: 'must be a postgres:// URL' })
   DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/messaging';
   /** Connections per process; a worker running many calls at once waits less with more. */
@@ -71,6 +127,8 @@ export class EnvSchema {
   @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_WHATSAPP_SENDS_PER_SECOND = 80;
   @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_IVR_CALLS_PER_SECOND = 10;
   @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_TOKEN_REQUESTS_PER_MINUTE = 20;
+  /** Requests without a valid token (token requests included), per client address. */
+  @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_UNAUTHENTICATED_REQUESTS_PER_MINUTE = 300;
   @Transform(toInt) @IsInt() @Min(50) @Max(60000) OUTBOX_POLL_INTERVAL_MS = 1000;
   /** How long a dispatched job may stay unfinished before the relay checks that Redis still has it. */
   @Transform(toInt) @IsInt() @Min(1000) OUTBOX_RECOVER_AFTER_MS = 300_000;

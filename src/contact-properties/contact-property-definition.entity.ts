@@ -1,12 +1,8 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { AuditedEntity } from '../database/audited.entity.js';
+import { ContactPropertyType } from './contact-property-type.js';
 
-export enum ContactPropertyType {
-  Text = 1,
-  Number = 2,
-  Select = 3,
-  Date = 4,
-}
+export { ContactPropertyType };
 
 export interface SelectOption {
   value: string;

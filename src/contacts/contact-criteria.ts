@@ -1,4 +1,5 @@
-import { ContactPropertyType, type ContactPropertyDefinition } from '../contact-properties/contact-property-definition.entity.js';
+import type { ContactPropertyDefinition } from '../contact-properties/contact-property-definition.entity.js';
+import { ContactPropertyType } from '../contact-properties/contact-property-type.js';
 import { PropertyNotFound } from '../contact-properties/contact-properties.errors.js';
 import { InvalidSearchFilter } from './contacts.errors.js';
 import { SearchOperator, type CustomPropertyFilterDto } from './dto/search-contacts.dto.js';

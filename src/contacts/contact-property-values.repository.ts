@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, type Repository, type SelectQueryBuilder } from 'typeorm';
-import { ContactPropertyType } from '../contact-properties/contact-property-definition.entity.js';
+import { ContactPropertyType } from '../contact-properties/contact-property-type.js';
 import { newId } from '../common/id.js';
 import { MissingWorkspaceError, WorkspaceScopedRepository } from '../database/workspace-scoped.repository.js';
 import type { Contact } from './contact.entity.js';

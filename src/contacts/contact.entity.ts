@@ -1,10 +1,8 @@
 import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { AuditedEntity } from '../database/audited.entity.js';
+import { ContactType } from './contact-type.js';
 
-export enum ContactType {
-  Individual = 1,
-  Business = 2,
-}
+export { ContactType };
 
 /**
  * A person or business of a workspace, known by a phone number, a WhatsApp business-scoped user id

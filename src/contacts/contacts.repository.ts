@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, In, type EntityManager, type QueryDeepPartialEntity, type Repository, type SelectQueryBuilder } from 'typeorm';
-import { ContactPropertyType } from '../contact-properties/contact-property-definition.entity.js';
+import { ContactPropertyType } from '../contact-properties/contact-property-type.js';
 import { newId } from '../common/id.js';
 import type { PagedRequestDto } from '../common/paging/paged-request.dto.js';
 import type { PagedResult } from '../common/paging/paged-result.js';

@@ -1,4 +1,6 @@
-import { ContactPropertyType, type ContactPropertyDefinition } from '../contact-properties/contact-property-definition.entity.js';
+import type { ContactPropertyDefinition } from '../contact-properties/contact-property-definition.entity.js';
+import { ContactPropertyType } from '../contact-properties/contact-property-type.js';
+import { parseIsoDateTime } from '../common/time/iso-date-time.js';
 import { TimestampFormat } from '../common/time/timestamp-format.js';
 import { InvalidPropertyValue, InvalidSelectOption } from './contacts.errors.js';
 
@@ -12,7 +14,6 @@ export interface TypedValue {
 
 const MAX_TEXT = 4000;
 const DECIMAL = /^[-+]?(\d+(\.\d*)?|\.\d+)$/;
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /**
  * Reads a request value as the property's type. Text, Number and Date have no rule beyond
@@ -66,11 +67,7 @@ export function canonicalDecimal(name: string, raw: unknown): string {
 }
 
 function parseDate(name: string, raw: unknown): Date {
-  if (typeof raw !== 'string' || !ISO_DATE.test(raw.trim())) throw InvalidPropertyValue(name, 'an ISO 8601 date or date-time');
-  const text = raw.trim();
-  // A date or date-time without an offset is UTC.
-  const withZone = text.length === 10 ? `${text}T00:00:00Z` : /(Z|[+-]\d{2}:?\d{2})$/.test(text) ? text : `${text}Z`;
-  const date = new Date(withZone);
-  if (Number.isNaN(date.getTime())) throw InvalidPropertyValue(name, 'an ISO 8601 date or date-time');
+  const date = typeof raw === 'string' ? parseIsoDateTime(raw) : undefined;
+  if (!date) throw InvalidPropertyValue(name, 'an ISO 8601 date or date-time');
   return date;
 }

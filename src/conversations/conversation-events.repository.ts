@@ -29,7 +29,8 @@ function inboundWhatsAppSinceSql(at: { workspaceId: string; channelId: string; c
 export type OpenConversationEvent = Pick<
   ConversationEvent,
   'id' | 'sourceType' | 'direction' | 'creationTime' | 'status' | 'body' | 'attachment' | 'handlerName'
->;
+> &
+  Partial<Pick<ConversationEvent, 'location'>>;
 
 /** Which open conversation {@link ConversationEventsRepository.recordInOpenConversation} records in. */
 export interface OpenConversationTarget {
@@ -56,9 +57,10 @@ const RECORD_IN_OPEN_CONVERSATION_SQL = (outboxPlaceholders: string, contactMatc
      LIMIT 1
   ), event AS (
     INSERT INTO conversation_events
-           (id, workspace_id, conversation_id, contact_id, channel_id, source_type, direction, creation_time, status, body, attachment, handler_name)
+           (id, workspace_id, conversation_id, contact_id, channel_id, source_type, direction, creation_time, status, body, attachment, handler_name,
+            location)
     SELECT $4::uuid, $1::uuid, conversation_id, contact_id, $3::uuid, $11::smallint, $12::smallint, $5::timestamptz,
-           $13::varchar, $6::text, $7::jsonb, $8::varchar FROM target
+           $13::varchar, $6::text, $7::jsonb, $8::varchar, $14::jsonb FROM target
     RETURNING conversation_id, contact_id
   ), stamp AS (
     ${lastEventUpdateSql(
@@ -69,7 +71,7 @@ const RECORD_IN_OPEN_CONVERSATION_SQL = (outboxPlaceholders: string, contactMatc
     INSERT INTO outbox_messages (${OUTBOX_COLUMNS}) SELECT ${outboxPlaceholders} FROM event
   )
   SELECT contact_id FROM event`;
-const RECORD_PARAMS = 13;
+const RECORD_PARAMS = 14;
 
 /** An outbound event as a status move returns it (its row, snake_case). */
 export interface MovedEvent {
@@ -95,6 +97,9 @@ export interface SettledMediaEvent {
   attachment: Record<string, unknown>;
   creation_time: Date;
 }
+
+/** A timeline event as {@link ConversationEventsRepository.findMessageRef} reads it. */
+export type MessageRef = Pick<ConversationEvent, 'id' | 'channelId' | 'contactId' | 'sourceType' | 'direction' | 'sourceId' | 'attachment'>;
 
 /** Which outbound event: ours by id, or the WhatsApp provider's message id on a channel. */
 export type OutboundEventRef = { eventId: string } | { channelId: string; providerMessageId: string };
@@ -169,6 +174,14 @@ export class ConversationEventsRepository extends WorkspaceScopedRepository<Conv
     return this.repository.findOne({ select: { id: true, body: true }, where: this.scope(workspaceId, { sourceType, sourceId }) });
   }
 
+  /** What a reaction or Mark As Read needs of a timeline event: whose, where, which way, and the provider's message id. */
+  findMessageRef(workspaceId: string, id: string): Promise<MessageRef | null> {
+    return this.repository.findOne({
+      select: { id: true, channelId: true, contactId: true, sourceType: true, direction: true, sourceId: true, attachment: true },
+      where: this.scope(workspaceId, { id }),
+    });
+  }
+
   /**
    * Holds a transaction-scoped lock on one provider message of a channel (bind to the transaction
    * with `withManager`): a redelivered message waits for the first delivery's transaction.
@@ -210,6 +223,7 @@ export class ConversationEventsRepository extends WorkspaceScopedRepository<Conv
       event.sourceType,
       event.direction,
       event.status,
+      event.location ?? null,
     ];
     const outbox = outboxRows([job], RECORD_PARAMS + 1);
     const contactMatch = byId ? 'c.id = $2::uuid' : 'c.phone_number = $2';

@@ -1,22 +1,8 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { Contact } from '../contacts/contact.entity.js';
+import { ConversationStatus, EventSourceType, EventDirection } from './conversation-enums.js';
 
-export enum ConversationStatus {
-  Open = 1,
-  Closed = 2,
-}
-
-export enum EventSourceType {
-  Call = 1,
-  WhatsApp = 2,
-  Assignation = 3,
-}
-
-export enum EventDirection {
-  Inbound = 1,
-  Outbound = 2,
-  Internal = 3,
-}
+export { ConversationStatus, EventSourceType, EventDirection };
 
 /** One conversation per contact and channel while open (a partial unique index), then a new one. */
 @Entity('conversations')

@@ -5,6 +5,7 @@ import { newId } from '../common/id.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
 import { pageWithTotal } from '../common/paging/page-with-total.js';
 import { parseSorting } from '../common/paging/sorting.js';
+import { parseIsoDateTime } from '../common/time/iso-date-time.js';
 import { WorkspaceScopedRepository } from '../database/workspace-scoped.repository.js';
 import { insertIgnoring, likePattern } from '../database/sql-helpers.js';
 import { Conversation, ConversationStatus, EventDirection, type EventSourceType } from './conversation.entity.js';
@@ -135,8 +136,8 @@ export class ConversationsRepository extends WorkspaceScopedRepository<Conversat
       if (name) qb.andWhere('c.name ILIKE :name', { name: likePattern(name) });
       if (digits) qb.andWhere('c.phone_number LIKE :phone', { phone: `%${digits}%` });
     }
-    if (query.fromDate) qb.andWhere('v.last_activity_at >= :fromDate', { fromDate: new Date(query.fromDate) });
-    if (query.toDate) qb.andWhere('v.last_activity_at <= :toDate', { toDate: new Date(query.toDate) });
+    if (query.fromDate) qb.andWhere('v.last_activity_at >= :fromDate', { fromDate: parseIsoDateTime(query.fromDate) });
+    if (query.toDate) qb.andWhere('v.last_activity_at <= :toDate', { toDate: parseIsoDateTime(query.toDate) });
     if (query.isLost !== undefined) {
       qb.andWhere(query.isLost ? 'v.last_event_direction = :inbound' : '(v.last_event_direction IS DISTINCT FROM :inbound)', {
         inbound: EventDirection.Inbound,

@@ -3,7 +3,7 @@ import { ChannelsService } from '../channels/channels.service.js';
 import type { OutboxTransaction } from '../queue/outbox.service.js';
 import { formatTimestamp, TimestampFormat } from '../common/time/timestamp-format.js';
 import { ContactsService } from '../contacts/contacts.service.js';
-import { EventDirection, EventSourceType } from '../conversations/conversation.entity.js';
+import { EventDirection, EventSourceType } from '../conversations/conversation-enums.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
 import { TimelineService } from '../conversations/timeline.service.js';
 import { WebhookKind } from '../webhooks/webhook-kind.js';

@@ -59,12 +59,12 @@ export class CallTracker {
 
   /** Applies a provider's report. Returns false once the call is finished (callers stop playing it). */
   async progress(ref: CallRef, progress: CallProgress): Promise<boolean> {
-    return (await this.withCall(ref, async (call) => call.progress(progress))) ?? false;
+    return (await this.withCall(ref, (call) => Promise.resolve(call.progress(progress)))) ?? false;
   }
 
   /** One exchange with the callee: the call was answered, a digit was pressed, or nothing was. */
   async converse(ref: CallRef, input: DialogInput, turn?: number): Promise<Instructions> {
-    return (await this.withCall(ref, async (call) => call.converse(input, turn))) ?? { play: [], gather: null, turn: -1 };
+    return (await this.withCall(ref, (call) => Promise.resolve(call.converse(input, turn)))) ?? { play: [], gather: null, turn: -1 };
   }
 
   async isLive(ref: CallRef): Promise<boolean> {
@@ -79,9 +79,9 @@ export class CallTracker {
   async batch(ref: CallRef, work: (session: CallSession) => Promise<void>): Promise<void> {
     await this.withCall(ref, (call) =>
       work({
-        progress: async (progress) => call.progress(progress),
-        converse: async (input, turn) => call.converse(input, turn),
-        isLive: async () => call.live,
+        progress: (progress) => Promise.resolve(call.progress(progress)),
+        converse: (input, turn) => Promise.resolve(call.converse(input, turn)),
+        isLive: () => Promise.resolve(call.live),
       }),
     );
   }
@@ -95,7 +95,7 @@ export class CallTracker {
         if (!record) return undefined;
         const call = new LiveCall(record);
         const value = await work(call);
-        if (Object.keys(call.changes).length > 0) await requests.update(ref.workspaceId, { id: ref.id }, call.changes as never);
+        if (Object.keys(call.changes).length > 0) await requests.update(ref.workspaceId, { id: ref.id }, call.changes);
         if (call.finishedNow) await this.report(tx, record);
         if (call.needsHangUp) {
           const hangUp: OutboxEntry<JobName.HangUpIvrCall> = {

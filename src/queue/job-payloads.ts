@@ -11,7 +11,9 @@ import { JobName, WebhookEventType } from './queue-names.js';
 export interface JobPayloads {
   [JobName.PurgeExpiredIdempotencyKeys]: MaintenancePayload;
   [JobName.DeliverWebhook]: { deliveryId: string; attempt: number };
-  [JobName.SendWhatsAppMessage]: { eventId: string; channelId: string; request: Record<string, unknown> };
+  /** With `media`, the message goes by an uploaded file: the worker puts the provider's id of it in the request. */
+  [JobName.SendWhatsAppMessage]: { eventId: string; channelId: string; request: Record<string, unknown>; media?: { fileId: string } };
+  [JobName.MarkWhatsAppMessageRead]: { channelId: string; request: Record<string, unknown> };
   [JobName.ReceiveWhatsAppMessage]: { channelId: string; message: InboundMessage };
   [JobName.ProcessWhatsAppWebhook]: { channelId: string; notification: CloudWebhookNotification };
   [JobName.DownloadWhatsAppMedia]: DownloadMediaPayload;

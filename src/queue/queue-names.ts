@@ -13,8 +13,10 @@ export enum JobName {
   PurgeExpiredIdempotencyKeys = 'maintenance.purge-expired-idempotency-keys',
   /** One attempt to deliver one webhook event: `{ deliveryId, attempt }`. */
   DeliverWebhook = 'webhooks.deliver',
-  /** Sends one outbound WhatsApp message: `{ eventId, channelId, request }`. */
+  /** Sends one outbound WhatsApp message: `{ eventId, channelId, request, media? }`. */
   SendWhatsAppMessage = 'whatsapp.send',
+  /** Marks one inbound WhatsApp message read at the provider: `{ channelId, request }`. */
+  MarkWhatsAppMessageRead = 'whatsapp.mark-read',
   /** Processes one inbound WhatsApp message: `{ channelId, message }`. */
   ReceiveWhatsAppMessage = 'whatsapp.receive',
   /** Processes one Cloud API webhook notification (messages and statuses): `{ channelId, notification }`. */
@@ -33,6 +35,7 @@ export const QUEUE_OF_JOB: Record<JobName, QueueName> = {
   [JobName.PurgeExpiredIdempotencyKeys]: QueueName.Maintenance,
   [JobName.DeliverWebhook]: QueueName.Webhooks,
   [JobName.SendWhatsAppMessage]: QueueName.WhatsApp,
+  [JobName.MarkWhatsAppMessageRead]: QueueName.WhatsApp,
   [JobName.ReceiveWhatsAppMessage]: QueueName.WhatsApp,
   [JobName.ProcessWhatsAppWebhook]: QueueName.WhatsApp,
   [JobName.DownloadWhatsAppMedia]: QueueName.WhatsApp,

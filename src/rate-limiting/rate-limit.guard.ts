@@ -1,14 +1,16 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal.js';
-import { RateLimitPolicy } from './rate-limit-policy.js';
+import { clientAddressKey } from './client-address.js';
+import { POLICY_SCOPE, RateLimitPolicy } from './rate-limit-policy.js';
 import { RATE_LIMIT_POLICY } from './rate-limit.decorator.js';
 import { rateLimitHeaders, RateLimitService, type RateLimitState } from './rate-limit.service.js';
 
 /**
  * Global guard after authentication: counts every workspace request, plus the route's own
- * policy if it has one, and reports the tighter of the two in the `X-RateLimit-*` headers.
+ * policy if it has one (per workspace, or per client address on a public route such as the token
+ * endpoint), and reports the tighter of the two in the `X-RateLimit-*` headers.
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
@@ -19,20 +21,33 @@ export class RateLimitGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
-    const principal = http.getRequest<{ user?: Principal }>().user;
-    if (!principal) return true;
-    const reply = http.getResponse<FastifyReply>();
-    const policies = [RateLimitPolicy.Requests];
+    const request = http.getRequest<FastifyRequest & { user?: Principal }>();
+    const principal = request.user;
+    const counted: Array<{ policy: RateLimitPolicy; key: string }> = [];
+    if (principal) counted.push({ policy: RateLimitPolicy.Requests, key: principal.workspaceId });
     const routePolicy = this.reflector.get<RateLimitPolicy | undefined>(RATE_LIMIT_POLICY, context.getHandler());
-    if (routePolicy) policies.push(routePolicy);
+    const routeKey = routePolicy && keyOf(routePolicy, request, principal);
+    if (routePolicy && routeKey) counted.push({ policy: routePolicy, key: routeKey });
     // In order: a request refused by the general limit spends no point of the route's own.
     const states: RateLimitState[] = [];
-    for (const policy of policies) {
-      const state = await this.limits.consume(policy, principal.workspaceId);
+    for (const { policy, key } of counted) {
+      const state = await this.limits.consume(policy, key);
       if (state) states.push(state);
     }
     const tightest = states.sort((a, b) => a.remaining / a.limit - b.remaining / b.limit)[0];
-    if (tightest) reply.headers(rateLimitHeaders(tightest));
+    if (tightest) http.getResponse<FastifyReply>().headers(rateLimitHeaders(tightest));
     return true;
+  }
+}
+
+/** What the route's policy counts this request under; client ids are counted by the token service, which reads them. */
+function keyOf(policy: RateLimitPolicy, request: FastifyRequest, principal: Principal | undefined): string | undefined {
+  switch (POLICY_SCOPE[policy]) {
+    case 'workspace':
+      return principal?.workspaceId;
+    case 'client-address':
+      return clientAddressKey(request.ip);
+    case 'client-id':
+      return undefined;
   }
 }

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { AppConfig } from '../config/app-config.js';
-import { DomainError, ErrorKind } from '../common/errors/domain-error.js';
+import { RateLimitExceeded } from './rate-limiting.errors.js';
 import { policyLimits, RateLimitPolicy, type PolicyLimits } from './rate-limit-policy.js';
 
 export interface RateLimitState {
@@ -51,7 +51,7 @@ export class RateLimitService implements OnApplicationShutdown {
     );
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  onApplicationShutdown(): void {
     this.redis.disconnect();
   }
 
@@ -66,12 +66,10 @@ export class RateLimitService implements OnApplicationShutdown {
         return undefined;
       }
       const state = toState(policy, limits, rejection);
-      throw new DomainError(
-        'RateLimit:Exceeded',
-        `Rate limit '${policy}' of ${limits.points} per ${limits.windowSeconds}s exceeded. Retry after ${state.resetSeconds}s.`,
-        ErrorKind.RateLimited,
-        { headers: { ...rateLimitHeaders(state), 'Retry-After': String(state.resetSeconds) } },
-      );
+      throw RateLimitExceeded(policy, limits.points, limits.windowSeconds, state.resetSeconds, {
+        ...rateLimitHeaders(state),
+        'Retry-After': String(state.resetSeconds),
+      });
     }
   }
 

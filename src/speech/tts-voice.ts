@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
-import { IsOptional } from 'class-validator';
 import { IntEnumProperty, IsIntEnum } from '../openapi/int-enum.js';
+import { IsOptionalNotNull } from '../common/validation/optional.js';
 
 /** Voice of synthesized speech. */
 export enum TtsVoice {
@@ -23,7 +23,7 @@ export function TtsVoiceField(): PropertyDecorator {
   return applyDecorators(
     IntEnumProperty(TtsVoice, 'TtsVoice', { required: false, description: '1 Female (default), 2 Male; "Female"/"Male" also accepted.' }),
     Transform(toTtsVoice),
-    IsOptional(),
+    IsOptionalNotNull(),
     IsIntEnum(TtsVoice, { message: 'ttsVoice must be "Female", "Male", 1 or 2' }),
   );
 }

@@ -24,4 +24,6 @@ export abstract class BlobStore {
   /** Answers a GET/HEAD for `key`, or null when no such blob exists. */
   abstract respond(key: string, request: IncomingMessage): Promise<BlobResponse | null>;
   abstract remove(key: string): Promise<void>;
+  /** The bytes of `key`, streamed (an error on the stream when there is no such blob). */
+  abstract read(key: string): Readable;
 }

@@ -1,6 +1,7 @@
-import { constants } from 'node:fs';
+import { constants, createReadStream } from 'node:fs';
 import { copyFile, mkdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
 import { dirname, join } from 'node:path';
 import { Injectable } from '@nestjs/common';
 import send from '@fastify/send';
@@ -41,6 +42,10 @@ export class LocalDiskBlobStore extends BlobStore {
 
   async remove(key: string): Promise<void> {
     await rm(join(this.paths.mediaDir, this.relativePath(key)), { force: true });
+  }
+
+  read(key: string): Readable {
+    return createReadStream(join(this.paths.mediaDir, this.relativePath(key)));
   }
 
   private relativePath(key: string): string {

@@ -1,7 +1,8 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { MediaType } from './media-type.js';
 
-export const MEDIA_TYPES = ['image', 'video', 'document', 'audio'] as const;
-export type MediaType = (typeof MEDIA_TYPES)[number];
+export { MEDIA_TYPES, type MediaType } from './media-type.js';
+
 
 /** A stored file of a workspace, served at an unguessable URL (`/media/<key>/<fileName>`). */
 @Entity('media_files')

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
 import { HttpException, Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config.js';
 import { newId } from '../common/id.js';
@@ -89,6 +90,18 @@ export class MediaStorage {
       ...response,
       headers: { ...response.headers, ...storedMediaHeaders(file.contentType, file.fileName) },
     };
+  }
+
+  /** A stored file of the workspace (another workspace's id is null, like an unknown one). */
+  async find(workspaceId: string, id: string): Promise<StoredMedia | null> {
+    const file = await this.files.findById(workspaceId, id);
+    return file && this.toStored(file);
+  }
+
+  /** The bytes of a stored file of the workspace, streamed; null when there is no such file. */
+  async open(workspaceId: string, id: string): Promise<{ file: StoredMedia; stream: Readable } | null> {
+    const file = await this.files.findById(workspaceId, id);
+    return file && { file: this.toStored(file), stream: this.blobs.read(file.key) };
   }
 
   private toStored(file: MediaFile): StoredMedia {

@@ -5,7 +5,7 @@ import { ChannelsService } from '../channels/channels.service.js';
 import { newId } from '../common/id.js';
 import { TimestampFormat } from '../common/time/timestamp-format.js';
 import { ConversationEventsRepository } from '../conversations/conversation-events.repository.js';
-import { EventDirection, EventSourceType } from '../conversations/conversation.entity.js';
+import { EventDirection, EventSourceType } from '../conversations/conversation-enums.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
 import { TimelineService } from '../conversations/timeline.service.js';
 import { Outbox, type OutboxTransaction } from '../queue/outbox.service.js';

@@ -5,8 +5,9 @@ import { NotFoundError } from '../common/errors/domain-error.js';
 import type { Principal } from '../auth/principal.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { ContactsService } from '../contacts/contacts.service.js';
-import { ConversationEventsRepository } from '../conversations/conversation-events.repository.js';
-import { EventDirection, EventSourceType } from '../conversations/conversation.entity.js';
+import { ConversationEventsRepository, type MessageRef } from '../conversations/conversation-events.repository.js';
+import type { LocationInfo } from '../conversations/conversation-event.entity.js';
+import { EventDirection, EventSourceType } from '../conversations/conversation-enums.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
 import { TimelineService } from '../conversations/timeline.service.js';
 import { Outbox, type OutboxEntry } from '../queue/outbox.service.js';
@@ -15,14 +16,16 @@ import { JobName } from '../queue/queue-names.js';
 import { SendMessageResultDto, type SendTemplateDto } from './dto/send-template.dto.js';
 import { CloudApiWhatsAppProvider } from './providers/cloud-api.provider.js';
 import { SandboxWhatsAppProvider } from './providers/sandbox.provider.js';
-import type { SendOutcome, WhatsAppProvider } from './providers/whatsapp-provider.js';
+import type { MarkReadOutcome, SendOutcome, WhatsAppProvider } from './providers/whatsapp-provider.js';
 import { buildTemplateMessage, type CloudTemplateRequest } from './template-message.js';
-import type { FreeFormMessage } from './free-form-message.js';
+import { FreeForm, markReadRequest, withProviderMediaId, withStoredFile, type FreeFormMessage } from './free-form-message.js';
+import type { MarkAsReadDto, SendReactionDto } from './dto/send-message.dto.js';
 import type { SendRecipient } from './dto/send-recipient.js';
 import { isWhatsAppUserId } from '../common/phone/whatsapp-user-id.js';
 import type { Contact } from '../contacts/contact.entity.js';
 import type { EntityManager } from 'typeorm';
-import { ServiceWindowExpired } from './whatsapp.errors.js';
+import { InvalidMessageId, MessageNotFound, ServiceWindowExpired } from './whatsapp.errors.js';
+import { WhatsAppMediaService } from './whatsapp-media.service.js';
 import { TemplatesService } from './templates.service.js';
 import { StatusService, type StatusChange } from './status.service.js';
 
@@ -52,6 +55,7 @@ export class MessagingService {
     private readonly sandbox: SandboxWhatsAppProvider,
     private readonly cloudApi: CloudApiWhatsAppProvider,
     private readonly statuses: StatusService,
+    private readonly media: WhatsAppMediaService,
   ) {}
 
   async sendTemplate(principal: Principal, input: SendTemplateDto): Promise<SendMessageResultDto> {
@@ -65,7 +69,11 @@ export class MessagingService {
     });
   }
 
-  /** Text, media and interactive sends: only inside the 24 h service window the contact opened by writing. */
+  /**
+   * Text, media, interactive, location, contacts and reaction sends: only inside the 24 h service
+   * window the contact opened by writing. A media send by uploaded file (`mediaId`) checks the file
+   * here; the worker uploads it.
+   */
   async sendFreeForm(
     principal: Principal,
     channelId: string,
@@ -73,9 +81,12 @@ export class MessagingService {
     message: FreeFormMessage,
   ): Promise<SendMessageResultDto> {
     const channel = await this.channels.getRecent(principal.workspaceId, channelId, 'whatsapp');
-    return this.accept(principal, channel, recipient, message.request, message.preview, {
-      attachment: { messageType: message.messageType },
-      message: (to) => `${message.messageType} message accepted for delivery to ${to}.`,
+    const ready = message.media ? withStoredFile(message, await this.media.fileFor(principal.workspaceId, message.media)) : message;
+    return this.accept(principal, channel, recipient, ready.request, ready.preview, {
+      attachment: { messageType: ready.messageType, ...ready.attachment },
+      location: ready.location ?? null,
+      media: ready.media && { fileId: ready.media.fileId },
+      message: (to) => `${ready.messageType} message accepted for delivery to ${to}.`,
       needsServiceWindow: true,
     });
   }
@@ -93,6 +104,52 @@ export class MessagingService {
   }
 
   /**
+   * Send Reaction: `messageId` is our event of a WhatsApp message (either way) in the chat of this
+   * contact on this channel that reached WhatsApp (it has the provider's id, which the reaction names).
+   */
+  async sendReaction(principal: Principal, input: SendReactionDto): Promise<SendMessageResultDto> {
+    const channel = await this.channels.getRecent(principal.workspaceId, input.channelId, 'whatsapp');
+    const target = await this.whatsAppMessage(principal.workspaceId, input.messageId);
+    const contact = await this.contacts.get(principal.workspaceId, target.contactId);
+    const sameRecipient = input.contactId
+      ? input.contactId === contact.id
+      : input.toNumber === contact.phoneNumber || input.toNumber === contact.whatsAppUserId;
+    if (target.channelId !== channel.id || !sameRecipient)
+      throw InvalidMessageId(
+        `messageId must be a message of the conversation with ${input.contactId ? 'contactId' : 'toNumber'} on this channel.`,
+      );
+    if (target.attachment?.messageType === 'Reaction') throw InvalidMessageId('messageId is a reaction: a reaction cannot be reacted to.');
+    if (!target.sourceId) throw InvalidMessageId('messageId has not reached WhatsApp (it has no WhatsApp message id yet).');
+    const message = FreeForm.reaction(input.toNumber, { eventId: target.id, providerMessageId: target.sourceId, emoji: input.emoji });
+    return this.sendFreeForm(principal, channel.id, input, message);
+  }
+
+  /**
+   * Mark As Read: `messageId` is our event of an inbound WhatsApp message on the channel. Not bound
+   * to the service window; the worker tells the provider (with the typing indicator if asked).
+   */
+  async markAsRead(principal: Principal, input: MarkAsReadDto): Promise<void> {
+    const channel = await this.channels.getRecent(principal.workspaceId, input.channelId, 'whatsapp');
+    const target = await this.whatsAppMessage(principal.workspaceId, input.messageId);
+    if (target.channelId !== channel.id || target.direction !== EventDirection.Inbound || !target.sourceId)
+      throw InvalidMessageId('messageId must be an inbound WhatsApp message of this channel.');
+    const request = markReadRequest(target.sourceId, input.typingIndicator);
+    await this.outbox.transaction((tx) =>
+      tx.enqueue([
+        { jobName: JobName.MarkWhatsAppMessageRead, workspaceId: principal.workspaceId, payload: { channelId: channel.id, request } },
+      ]),
+    );
+  }
+
+  /** A WhatsApp message of the workspace by our event id (404 when unknown or another workspace's; 400 when not a WhatsApp message). */
+  private async whatsAppMessage(workspaceId: string, eventId: string): Promise<MessageRef> {
+    const event = await this.events.findMessageRef(workspaceId, eventId);
+    if (!event) throw MessageNotFound();
+    if (event.sourceType !== EventSourceType.WhatsApp) throw InvalidMessageId('messageId must be a WhatsApp message.');
+    return event;
+  }
+
+  /**
    * The request path of every send: contact, open conversation, Pending event and outbox job,
    * atomically. Usually the contact and its conversation exist: one statement does it all.
    */
@@ -102,7 +159,13 @@ export class MessagingService {
     recipient: SendRecipient,
     content: Record<string, unknown> | CloudTemplateRequest,
     preview: string,
-    options: { attachment: Record<string, unknown>; message: (to: string) => string; needsServiceWindow: boolean },
+    options: {
+      attachment: Record<string, unknown>;
+      location?: LocationInfo | null;
+      media?: { fileId: string };
+      message: (to: string) => string;
+      needsServiceWindow: boolean;
+    },
   ): Promise<SendMessageResultDto> {
     const workspaceId = principal.workspaceId;
     const destination = await this.destination(workspaceId, recipient);
@@ -110,7 +173,7 @@ export class MessagingService {
     const job = (eventId: string): OutboxEntry<JobName.SendWhatsAppMessage> => ({
       jobName: JobName.SendWhatsAppMessage,
       workspaceId,
-      payload: { eventId, channelId: channel.id, request },
+      payload: { eventId, channelId: channel.id, request, ...(options.media ? { media: options.media } : {}) },
     });
     const event = {
       sourceType: EventSourceType.WhatsApp,
@@ -119,6 +182,7 @@ export class MessagingService {
       body: preview,
       attachment: options.attachment,
       handlerName: principal.name ?? null,
+      location: options.location ?? null,
     };
     const inboundSince = options.needsServiceWindow ? serviceWindowStart() : null;
     const target =
@@ -156,7 +220,8 @@ export class MessagingService {
   /**
    * Worker: sends a Pending event through its channel's provider, once. A passing provider failure
    * throws RetryLaterError (Bull tries again, not before the provider's Retry-After); on the last
-   * attempt it ends the event Failed like a permanent one.
+   * attempt it ends the event Failed like a permanent one. With `media`, the file is uploaded to
+   * the provider first (once per channel and file) and sent by the provider's id.
    */
   async deliver(
     workspaceId: string,
@@ -164,19 +229,12 @@ export class MessagingService {
     channelId: string,
     request: Record<string, unknown>,
     lastAttempt: boolean,
+    media?: { fileId: string },
   ): Promise<void> {
     if ((await this.events.statusOf(workspaceId, eventId)) !== 'Pending') return; // already sent (a retried job) or gone
-    let channel = await this.channelOrNull(this.channels.getRecent(workspaceId, channelId));
-    let outcome = await this.sendThrough(channel, request);
-    if (outcome.kind === 'failed' && outcome.errorCode === UNAUTHORIZED && channel) {
-      // The token may be a cached channel's old one: read the channel afresh, and try again if its credentials changed.
-      const fresh = await this.channelOrNull(this.channels.get(workspaceId, channelId));
-      if (fresh?.whatsAppCredentialsSealed !== channel.whatsAppCredentialsSealed) {
-        this.channels.forgetRecent(workspaceId, channelId);
-        channel = fresh;
-        outcome = await this.sendThrough(channel, request);
-      }
-    }
+    const { channel, outcome } = await this.withFreshCredentials(workspaceId, channelId, (current) =>
+      this.sendThrough(current, request, media),
+    );
     if (outcome.kind === 'retry' && !lastAttempt) {
       throw new RetryLaterError(`WhatsApp provider: ${outcome.errorCode} ${outcome.failureReason}`, outcome.retryAfterMs);
     }
@@ -188,6 +246,42 @@ export class MessagingService {
     if (outcome.kind !== 'sent') this.logger.warn(`WhatsApp message ${eventId} failed: ${outcome.errorCode} ${outcome.failureReason}`);
   }
 
+  /** Worker: Mark As Read at the channel's provider; passing failures are retried, others (and the last attempt's) only logged. */
+  async markRead(workspaceId: string, channelId: string, request: Record<string, unknown>, lastAttempt: boolean): Promise<void> {
+    const { outcome } = await this.withFreshCredentials(workspaceId, channelId, (channel): Promise<MarkReadOutcome> => {
+      if (!channel?.whatsAppProvider) return Promise.resolve(CHANNEL_GONE);
+      return this.provider(channel.whatsAppProvider).markRead(channel, request);
+    });
+    if (outcome.kind === 'retry' && !lastAttempt) {
+      throw new RetryLaterError(`WhatsApp provider: ${outcome.errorCode} ${outcome.failureReason}`, outcome.retryAfterMs);
+    }
+    if (outcome.kind !== 'done')
+      this.logger.warn(`Mark As Read of ${String(request.message_id)} failed: ${outcome.errorCode} ${outcome.failureReason}`);
+  }
+
+  /**
+   * Runs a provider call with the channel as this process knows it; when the provider refuses the
+   * token (which may be a cached channel's old one), reads the channel afresh and, if its
+   * credentials changed, tries once more with them.
+   */
+  private async withFreshCredentials<O extends { kind: string; errorCode?: string }>(
+    workspaceId: string,
+    channelId: string,
+    call: (channel: Readonly<Channel> | null) => Promise<O>,
+  ): Promise<{ channel: Readonly<Channel> | null; outcome: O }> {
+    let channel = await this.channelOrNull(this.channels.getRecent(workspaceId, channelId));
+    let outcome = await call(channel);
+    if (outcome.kind === 'failed' && outcome.errorCode === UNAUTHORIZED && channel) {
+      const fresh = await this.channelOrNull(this.channels.get(workspaceId, channelId));
+      if (fresh?.whatsAppCredentialsSealed !== channel.whatsAppCredentialsSealed) {
+        this.channels.forgetRecent(workspaceId, channelId);
+        channel = fresh;
+        outcome = await call(channel);
+      }
+    }
+    return { channel, outcome };
+  }
+
   /** A deleted channel is null (the message ends Failed); any other error (the database) lets Bull retry. */
   private channelOrNull(lookup: Promise<Readonly<Channel>>): Promise<Readonly<Channel> | null> {
     return lookup.catch((err: unknown) => {
@@ -196,15 +290,17 @@ export class MessagingService {
     });
   }
 
-  private sendThrough(channel: Readonly<Channel> | null, request: Record<string, unknown>): Promise<SendOutcome> {
-    if (!channel?.whatsAppProvider) {
-      return Promise.resolve({
-        kind: 'failed',
-        errorCode: 'Channels:ChannelNotFound',
-        failureReason: 'The channel was deleted or has no WhatsApp.',
-      });
-    }
-    return this.provider(channel.whatsAppProvider).send(channel, request);
+  private async sendThrough(
+    channel: Readonly<Channel> | null,
+    request: Record<string, unknown>,
+    media?: { fileId: string },
+  ): Promise<SendOutcome> {
+    if (!channel?.whatsAppProvider) return CHANNEL_GONE;
+    const provider = this.provider(channel.whatsAppProvider);
+    if (!media) return provider.send(channel, request);
+    const upload = await this.media.providerMediaId(channel, provider, media.fileId);
+    if (upload.kind !== 'uploaded') return upload;
+    return provider.send(channel, withProviderMediaId(request, upload.providerMediaId));
   }
 
   private provider(name: string): WhatsAppProvider {
@@ -236,3 +332,9 @@ function labelOf(destination: Destination): string {
   if (destination.kind === 'new-user-id') return destination.userId;
   return destination.contact.phoneNumber ?? destination.contact.whatsAppUserId ?? destination.contact.id;
 }
+
+const CHANNEL_GONE = {
+  kind: 'failed',
+  errorCode: 'Channels:ChannelNotFound',
+  failureReason: 'The channel was deleted or has no WhatsApp.',
+} as const;

@@ -33,6 +33,12 @@ const HEADER_VALUE_TYPE: Record<TemplateHeaderFormat, ParameterValueDto['type']>
   DOCUMENT: 'document',
 };
 
+/** The sample media URL of a media header (`example.header_handle[0]`, else `header_url[0]`), if it has a string one. */
+export function headerExampleUrl(header: Extract<TemplateComponent, { type: 'HEADER' }>): string | null {
+  const first = (list: unknown) => (Array.isArray(list) && typeof list[0] === 'string' && list[0] ? list[0] : null);
+  return first(header.example?.header_handle) ?? first(header.example?.header_url);
+}
+
 /** Distinct `{{n}}` placeholders of a template text. */
 export function placeholderCount(text: string | undefined): number {
   return new Set([...(text ?? '').matchAll(/\{\{\s*(\d+)\s*\}\}/g)].map((m) => m[1])).size;
@@ -108,7 +114,7 @@ function buildHeader(template: WhatsAppTemplate, entries: TemplateParameterDto[]
   }
   if (!entry) {
     // Rule 3: a media header with no Header entry is filled from the template's example media.
-    const example = header.example?.header_handle?.[0] ?? header.example?.header_url?.[0];
+    const example = headerExampleUrl(header);
     if (!example)
       throw TemplateParametersMismatch('Header', `the template has a ${header.format} header and no example media; send a Header entry.`);
     return { type: 'header', parameters: [mediaParameter(header.format, example)] };

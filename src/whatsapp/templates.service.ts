@@ -5,7 +5,8 @@ import type { Channel } from '../channels/channel.entity.js';
 import { newId } from '../common/id.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
 import { pgError } from '../database/pg-errors.js';
-import type { ListTemplatesQueryDto, TemplateDefinitionDto } from './dto/template.dto.js';
+import type { ListTemplatesQueryDto } from './dto/template.dto.js';
+import { toTemplateComponents, type TemplateDefinitionDto } from './dto/template-definition.dto.js';
 import { CloudApiWhatsAppProvider } from './providers/cloud-api.provider.js';
 import type { WhatsAppTemplate } from './whatsapp-template.entity.js';
 import { WhatsAppTemplatesRepository, type AccountTemplate } from './whatsapp-templates.repository.js';
@@ -38,7 +39,12 @@ export class TemplatesService {
     try {
       return await this.templates.save(
         channel.workspaceId,
-        this.templates.create(channel.workspaceId, { id: newId(), channelId: channel.id, ...input }),
+        this.templates.create(channel.workspaceId, {
+          id: newId(),
+          channelId: channel.id,
+          ...input,
+          components: toTemplateComponents(input.components),
+        }),
       );
     } catch (err) {
       if (pgError.is(err, 'unique')) throw DuplicateTemplate(input.name, input.language);

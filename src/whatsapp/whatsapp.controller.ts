@@ -1,12 +1,26 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, CurrentWorkspace, type Principal } from '../auth/principal.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { mapPage, PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
 import { RateLimitPolicy } from '../rate-limiting/rate-limit-policy.js';
 import { RateLimit } from '../rate-limiting/rate-limit.decorator.js';
 import { SendMessageResultDto, SendTemplateDto } from './dto/send-template.dto.js';
-import { SendAudioDto, SendFileDto, SendImageDto, SendInteractiveButtonsDto, SendTextDto, SendVideoDto } from './dto/send-message.dto.js';
+import {
+  MarkAsReadDto,
+  SendAudioDto,
+  SendContactsDto,
+  SendCtaUrlDto,
+  SendFileDto,
+  SendImageDto,
+  SendInteractiveButtonsDto,
+  SendListDto,
+  SendLocationDto,
+  SendReactionDto,
+  SendTextDto,
+  SendVideoDto,
+} from './dto/send-message.dto.js';
+import { REQUEST_EXAMPLES } from './dto/request-examples.js';
 import { FreeForm } from './free-form-message.js';
 import { ListTemplatesQueryDto, ServiceAccountTemplateDto } from './dto/template.dto.js';
 import { MessagingService } from './messaging.service.js';
@@ -46,7 +60,12 @@ export class WhatsAppController {
   @HttpCode(200)
   @Idempotent()
   @RateLimit(RateLimitPolicy.WhatsAppSends)
-  @ApiOperation({ summary: 'Send Image', description: 'Inside the 24-hour service window only.' })
+  @ApiBody({ type: SendImageDto, examples: REQUEST_EXAMPLES.sendImage })
+  @ApiOperation({
+    summary: 'Send Image',
+    description:
+      'Inside the 24-hour service window only. By URL, or by `mediaId` (a file uploaded with the Support API, uploaded to WhatsApp once per channel and sent by id).',
+  })
   sendImage(@CurrentPrincipal() principal: Principal, @Body() body: SendImageDto): Promise<SendMessageResultDto> {
     return this.messaging.sendFreeForm(principal, body.channelId, body, FreeForm.image(body));
   }
@@ -55,7 +74,12 @@ export class WhatsAppController {
   @HttpCode(200)
   @Idempotent()
   @RateLimit(RateLimitPolicy.WhatsAppSends)
-  @ApiOperation({ summary: 'Send Audio', description: 'Inside the 24-hour service window only.' })
+  @ApiBody({ type: SendAudioDto, examples: REQUEST_EXAMPLES.sendAudio })
+  @ApiOperation({
+    summary: 'Send Audio',
+    description:
+      'Inside the 24-hour service window only. By URL, or by `mediaId` (a file uploaded with the Support API, uploaded to WhatsApp once per channel and sent by id).',
+  })
   sendAudio(@CurrentPrincipal() principal: Principal, @Body() body: SendAudioDto): Promise<SendMessageResultDto> {
     return this.messaging.sendFreeForm(principal, body.channelId, body, FreeForm.audio(body));
   }
@@ -64,7 +88,12 @@ export class WhatsAppController {
   @HttpCode(200)
   @Idempotent()
   @RateLimit(RateLimitPolicy.WhatsAppSends)
-  @ApiOperation({ summary: 'Send Video', description: 'Inside the 24-hour service window only.' })
+  @ApiBody({ type: SendVideoDto, examples: REQUEST_EXAMPLES.sendVideo })
+  @ApiOperation({
+    summary: 'Send Video',
+    description:
+      'Inside the 24-hour service window only. By URL, or by `mediaId` (a file uploaded with the Support API, uploaded to WhatsApp once per channel and sent by id).',
+  })
   sendVideo(@CurrentPrincipal() principal: Principal, @Body() body: SendVideoDto): Promise<SendMessageResultDto> {
     return this.messaging.sendFreeForm(principal, body.channelId, body, FreeForm.video(body));
   }
@@ -73,7 +102,12 @@ export class WhatsAppController {
   @HttpCode(200)
   @Idempotent()
   @RateLimit(RateLimitPolicy.WhatsAppSends)
-  @ApiOperation({ summary: 'Send File', description: 'Inside the 24-hour service window only.' })
+  @ApiBody({ type: SendFileDto, examples: REQUEST_EXAMPLES.sendFile })
+  @ApiOperation({
+    summary: 'Send File',
+    description:
+      'Inside the 24-hour service window only. By URL, or by `mediaId` (a file uploaded with the Support API, uploaded to WhatsApp once per channel and sent by id).',
+  })
   sendFile(@CurrentPrincipal() principal: Principal, @Body() body: SendFileDto): Promise<SendMessageResultDto> {
     return this.messaging.sendFreeForm(principal, body.channelId, body, FreeForm.file(body));
   }
@@ -85,6 +119,80 @@ export class WhatsAppController {
   @ApiOperation({ summary: 'Send Interactive Buttons', description: 'Up to 3 reply buttons; inside the 24-hour service window only.' })
   sendInteractiveButtons(@CurrentPrincipal() principal: Principal, @Body() body: SendInteractiveButtonsDto): Promise<SendMessageResultDto> {
     return this.messaging.sendFreeForm(principal, body.channelId, body, FreeForm.interactiveButtons(body));
+  }
+
+  @Post('sendLocation')
+  @HttpCode(200)
+  @Idempotent()
+  @RateLimit(RateLimitPolicy.WhatsAppSends)
+  @ApiBody({ type: SendLocationDto, examples: REQUEST_EXAMPLES.sendLocation })
+  @ApiOperation({
+    summary: 'Send Location',
+    description: 'A map pin with an optional name and address; inside the 24-hour service window only.',
+  })
+  sendLocation(@CurrentPrincipal() principal: Principal, @Body() body: SendLocationDto): Promise<SendMessageResultDto> {
+    return this.messaging.sendFreeForm(principal, body.channelId, body, FreeForm.location(body));
+  }
+
+  @Post('sendContacts')
+  @HttpCode(200)
+  @Idempotent()
+  @RateLimit(RateLimitPolicy.WhatsAppSends)
+  @ApiBody({ type: SendContactsDto, examples: REQUEST_EXAMPLES.sendContacts })
+  @ApiOperation({ summary: 'Send Contacts', description: '1 to 10 contact cards; inside the 24-hour service window only.' })
+  sendContacts(@CurrentPrincipal() principal: Principal, @Body() body: SendContactsDto): Promise<SendMessageResultDto> {
+    return this.messaging.sendFreeForm(principal, body.channelId, body, FreeForm.contacts(body));
+  }
+
+  @Post('sendReaction')
+  @HttpCode(200)
+  @Idempotent()
+  @RateLimit(RateLimitPolicy.WhatsAppSends)
+  @ApiBody({ type: SendReactionDto, examples: REQUEST_EXAMPLES.sendReaction })
+  @ApiOperation({
+    summary: 'Send Reaction',
+    description:
+      'An emoji on a message of the conversation (`messageId` = its `conversationEventId`), or "" to remove it; inside the 24-hour service window only.',
+  })
+  sendReaction(@CurrentPrincipal() principal: Principal, @Body() body: SendReactionDto): Promise<SendMessageResultDto> {
+    return this.messaging.sendReaction(principal, body);
+  }
+
+  @Post('sendList')
+  @HttpCode(200)
+  @Idempotent()
+  @RateLimit(RateLimitPolicy.WhatsAppSends)
+  @ApiBody({ type: SendListDto, examples: REQUEST_EXAMPLES.sendList })
+  @ApiOperation({
+    summary: 'Send List',
+    description: 'A button that opens a list of up to 10 rows in up to 10 sections; inside the 24-hour service window only.',
+  })
+  sendList(@CurrentPrincipal() principal: Principal, @Body() body: SendListDto): Promise<SendMessageResultDto> {
+    return this.messaging.sendFreeForm(principal, body.channelId, body, FreeForm.list(body));
+  }
+
+  @Post('sendCtaUrl')
+  @HttpCode(200)
+  @Idempotent()
+  @RateLimit(RateLimitPolicy.WhatsAppSends)
+  @ApiBody({ type: SendCtaUrlDto, examples: REQUEST_EXAMPLES.sendCtaUrl })
+  @ApiOperation({ summary: 'Send CTA URL', description: 'A button that opens an https URL; inside the 24-hour service window only.' })
+  sendCtaUrl(@CurrentPrincipal() principal: Principal, @Body() body: SendCtaUrlDto): Promise<SendMessageResultDto> {
+    return this.messaging.sendFreeForm(principal, body.channelId, body, FreeForm.ctaUrl(body));
+  }
+
+  @Post('markAsRead')
+  @HttpCode(204)
+  @RateLimit(RateLimitPolicy.WhatsAppSends)
+  @ApiBody({ type: MarkAsReadDto, examples: REQUEST_EXAMPLES.markAsRead })
+  @ApiOperation({
+    summary: 'Mark As Read',
+    description:
+      'Shows the contact an inbound message (and the earlier ones) as read, optionally with a typing indicator; any time, not only in the service window.',
+  })
+  @ApiNoContentResponse({ description: 'Queued for the provider.' })
+  markAsRead(@CurrentPrincipal() principal: Principal, @Body() body: MarkAsReadDto): Promise<void> {
+    return this.messaging.markAsRead(principal, body);
   }
 
   @Get('templates')

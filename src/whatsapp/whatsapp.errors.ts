@@ -1,4 +1,4 @@
-import { ConflictError, DomainError, ErrorKind, ValidationError } from '../common/errors/domain-error.js';
+import { ConflictError, DomainError, ErrorKind, NotFoundError, ValidationError } from '../common/errors/domain-error.js';
 
 export const TemplateNotFound = (name: string, language: string) =>
   new ValidationError('WhatsApp:TemplateNotFound', `No approved template '${name}' in language '${language}' on this channel.`);
@@ -23,6 +23,22 @@ export const VerificationFailed = () =>
   new DomainError('WhatsApp:VerificationFailed', 'hub.verify_token does not match this channel.', ErrorKind.Forbidden);
 export const InvalidSignature = () =>
   new DomainError('WhatsApp:InvalidSignature', 'X-Hub-Signature-256 does not match the body.', ErrorKind.Unauthenticated);
+/** A `messageId` that is no conversation event of the workspace. */
+export const MessageNotFound = () => new NotFoundError('WhatsApp:MessageNotFound', 'The message was not found.');
+/** A `messageId` of the workspace that is not a message the operation can act on; `message` says why. */
+export const InvalidMessageId = (message: string) =>
+  new ValidationError('WhatsApp:InvalidMessageId', message, { validationErrors: [{ message, members: ['messageId'] }] });
+/** A `mediaId` whose file is of another kind than the send takes. */
+export const MediaTypeMismatch = (expected: string, actual: string) => {
+  const message = `mediaId must be an uploaded ${expected} file; it is ${/^[aeiou]/.test(actual) ? 'an' : 'a'} ${actual} file.`;
+  return new ValidationError('WhatsApp:MediaTypeMismatch', message, { validationErrors: [{ message, members: ['mediaId'] }] });
+};
+
+/** A send whose field breaks a rule the DTO cannot express: a 400 naming `member`. */
+export const InvalidSendField = (code: string, message: string, member: string) =>
+  new ValidationError(code, message, { validationErrors: [{ message, members: [member] }] });
+export const DuplicateButtonIds = () => InvalidSendField('WhatsApp:DuplicateButtonIds', 'Button ids must be unique.', 'buttons');
+export const TemplateSyncFailed = (message: string) => new ValidationError('WhatsApp:TemplateSyncFailed', message);
 /** An injected sandbox message without what its type needs; `members` names the fields. */
 export const InvalidSandboxMessage = (message: string, members: string[]) =>
   new ValidationError('WhatsApp:InvalidSandboxMessage', message, { validationErrors: [{ message, members }] });

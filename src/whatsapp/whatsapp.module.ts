@@ -23,15 +23,20 @@ import { TemplatesService } from './templates.service.js';
 import { WhatsAppAdminController } from './whatsapp-admin.controller.js';
 import { WhatsAppController } from './whatsapp.controller.js';
 import { WhatsAppProcessor } from './whatsapp.processor.js';
+import { WhatsAppMediaUpload } from './whatsapp-media-upload.entity.js';
+import { WhatsAppMediaUploadsRepository } from './whatsapp-media-uploads.repository.js';
+import { WhatsAppMediaService } from './whatsapp-media.service.js';
+import { MediaModule } from '../media/media.module.js';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([WhatsAppTemplate, SandboxMessage]),
+    TypeOrmModule.forFeature([WhatsAppTemplate, SandboxMessage, WhatsAppMediaUpload]),
     ChannelsModule,
     ContactsModule,
     ConversationsModule,
     WebhooksModule,
     StorageModule,
+    MediaModule,
   ],
   controllers: [WhatsAppController, WhatsAppAdminController, WhatsAppWebhooksController],
   providers: [
@@ -44,6 +49,8 @@ import { WhatsAppProcessor } from './whatsapp.processor.js';
     WhatsAppWebhooksService,
     WhatsAppTemplatesRepository,
     SandboxMessagesRepository,
+    WhatsAppMediaUploadsRepository,
+    WhatsAppMediaService,
     SandboxWhatsAppProvider,
     CloudApiWhatsAppProvider,
     WhatsAppProcessor,

@@ -23,7 +23,13 @@ export class WhatsAppProcessor {
   /** Passing provider failures are retried with backoff (honouring Retry-After); permanent ones, and the last attempt, end Failed. */
   @JobHandler(JobName.SendWhatsAppMessage, { concurrency: 32 })
   send(job: JobOf<JobName.SendWhatsAppMessage>): Promise<void> {
-    return this.messaging.deliver(job.data.workspaceId, job.data.eventId, job.data.channelId, job.data.request, isLastAttempt(job));
+    const { workspaceId, eventId, channelId, request, media } = job.data;
+    return this.messaging.deliver(workspaceId, eventId, channelId, request, isLastAttempt(job), media);
+  }
+
+  @JobHandler(JobName.MarkWhatsAppMessageRead, { concurrency: 16 })
+  markRead(job: JobOf<JobName.MarkWhatsAppMessageRead>): Promise<void> {
+    return this.messaging.markRead(job.data.workspaceId, job.data.channelId, job.data.request, isLastAttempt(job));
   }
 
   @JobHandler(JobName.ProcessWhatsAppWebhook, { concurrency: 16 })

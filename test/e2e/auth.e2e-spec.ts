@@ -97,6 +97,29 @@ describe('Account API: Service Login and bearer tokens', () => {
     }
   });
 
+  it('answers 401 for a token signed with the right key but with claims Service Login never writes', async () => {
+    const good = { sub: ws.serviceAccountId, workspace_id: ws.workspaceId, scope: 'messaging_api' };
+    const cases: Record<string, Record<string, unknown>> = {
+      'no scope': { sub: good.sub, workspace_id: good.workspace_id },
+      'numeric scope': { ...good, scope: 42 },
+      'array scope': { ...good, scope: ['messaging_api'] },
+      'null scope': { ...good, scope: null },
+      'non-UUID sub': { ...good, sub: 'not-a-uuid' },
+      'numeric sub': { ...good, sub: 42 },
+      'no sub': { workspace_id: good.workspace_id, scope: good.scope },
+      'non-UUID workspace': { ...good, workspace_id: 'x' },
+      'no workspace': { sub: good.sub, scope: good.scope },
+      'numeric name': { ...good, name: 7 },
+    };
+    for (const [name, claims] of Object.entries(cases)) {
+      const token = jwt.sign(claims, process.env.JWT_SECRET!, { issuer: 'messaging-service', expiresIn: 600 });
+      const res = await t.http.get('/v1/workspaces/users', { authorization: `Bearer ${token}` });
+      assert.equal(res.status, 401, `${name}: ${res.text}`);
+      assert.equal(res.body.error.code, 'Auth:Unauthorized', name);
+      assert.equal(res.headers.get('www-authenticate'), 'Bearer', name);
+    }
+  });
+
   it('answers 403 for a valid token without the API scope', async () => {
     const token = jwt.sign({ workspace_id: ws.workspaceId, scope: 'other' }, process.env.JWT_SECRET!, {
       subject: ws.serviceAccountId,

@@ -108,6 +108,17 @@ describe('Platform conventions (API.md §1)', () => {
     assertEnvelope(again.body, 409, 'Workspaces:UserEmailTaken');
   });
 
+  it('allows no cross-origin access by default (CORS_ORIGINS unset): preflights are a 403, answers carry no CORS headers', async () => {
+    const origin = 'https://app.example.com';
+    const preflight = await t.http.request('OPTIONS', '/v1/contacts', { headers: { origin, 'access-control-request-method': 'GET' } });
+    assert.equal(preflight.status, 403);
+    assertEnvelope(preflight.body, 403, 'Cors:OriginNotAllowed');
+    assert.equal(preflight.headers.get('access-control-allow-origin'), null);
+    const res = await ws.api.get('/v1/contacts', { origin });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('access-control-allow-origin'), null);
+  });
+
   it('echoes a request id, taking the caller’s when it sends one', async () => {
     const generated = await t.http.get('/health/live');
     assert.match(generated.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import jwt from 'jsonwebtoken';
 import { createWorkspace, requestToken, type WorkspaceFixture } from '../support/fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { ADMIN_KEY, startTestApp, type TestApp } from '../support/test-app.js';
 
 describe('Rate limiting per workspace in Redis', () => {
   let t: TestApp;
@@ -54,5 +56,120 @@ describe('Rate limiting per workspace in Redis', () => {
     assert.equal(statuses[3], 429);
     const otherClient = await requestToken(t, a.clientId, a.clientSecret);
     assert.equal(otherClient.status, 200, 'another client id is not affected');
+  });
+});
+
+describe('Rate limiting requests without a valid token, per client address', () => {
+  const LIMIT = 4;
+  let t: TestApp;
+  let a: WorkspaceFixture;
+
+  /** Requests from `address`: the app trusts X-Forwarded-For from 127.0.0.1 (TRUST_PROXY), as behind a proxy. */
+  const from = (address: string, headers: Record<string, string> = {}) => ({ 'x-forwarded-for': address, ...headers });
+  const tokenFrom = (address: string, body: Record<string, string>) =>
+    t.http.request('POST', '/connect/token', {
+      body: new URLSearchParams(body).toString(),
+      headers: from(address, { 'content-type': 'application/x-www-form-urlencoded' }),
+    });
+  const assertTooMany = (res: { status: number; headers: Headers; body: any }) => {
+    assert.equal(res.status, 429, JSON.stringify(res.body));
+    assert.equal(res.body.error.code, 'RateLimit:Exceeded');
+    assert.match(res.body.message, /^Rate limit 'unauthenticated-requests' of 4 per 60s exceeded\./);
+    const retryAfter = Number(res.headers.get('retry-after'));
+    assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+    assert.equal(res.headers.get('x-ratelimit-remaining'), '0');
+  };
+
+  before(async () => {
+    t = await startTestApp({ RATE_LIMIT_UNAUTHENTICATED_REQUESTS_PER_MINUTE: String(LIMIT), TRUST_PROXY: '127.0.0.1' });
+    a = await createWorkspace(t, 'A');
+  });
+  after(() => t.close());
+
+  it('answers 401 while under the limit, then 429 with Retry-After; valid tokens are not counted, other addresses not touched', async () => {
+    const forged = jwt.sign({ workspace_id: a.workspaceId, scope: 'messaging_api' }, 'not-the-secret', { subject: randomUUID() });
+    const attempts: Array<Record<string, string>> = [
+      {},
+      { authorization: 'Bearer garbage' },
+      { authorization: `Bearer ${forged}` },
+      { authorization: 'Basic eDp5' },
+    ];
+    for (const [i, headers] of attempts.entries()) {
+      const res = await t.http.get('/v1/workspaces/users', from('203.0.113.10', headers));
+      assert.equal(res.status, 401, res.text);
+      assert.equal(res.headers.get('x-ratelimit-limit'), String(LIMIT));
+      assert.equal(res.headers.get('x-ratelimit-remaining'), String(LIMIT - 1 - i));
+    }
+    assertTooMany(await t.http.get('/v1/workspaces/users', from('203.0.113.10')));
+    for (let i = 0; i < LIMIT + 2; i++) {
+      const valid = await a.api.get('/v1/workspaces/users', from('203.0.113.10'));
+      assert.equal(valid.status, 200, 'a valid token is counted per workspace, not per address');
+    }
+    assert.equal((await t.http.get('/v1/workspaces/users', from('203.0.113.11'))).status, 401, 'another address has its own budget');
+  });
+
+  it('counts an IPv6 client by its /64', async () => {
+    const get = (address: string) => t.http.get('/v1/workspaces/users', from(address));
+    for (const address of ['2001:db8:1:2::10', '2001:db8:1:2:ffff::1', '2001:db8:1:2:aaaa::2', '2001:db8:1:2::beef']) {
+      assert.equal((await get(address)).status, 401, address);
+    }
+    assertTooMany(await get('2001:db8:1:2::1234'));
+    assert.equal((await get('2001:db8:1:3::10')).status, 401, 'the next /64 has its own budget');
+  });
+
+  it('counts /connect/token per address before validating the request or hashing a secret: 25 random client ids, 4 answers', async () => {
+    for (let i = 0; i < LIMIT; i++) {
+      const res = await tokenFrom('203.0.113.20', {
+        grant_type: 'client_credentials',
+        client_id: `sa_${randomUUID()}`,
+        client_secret: 'guess',
+      });
+      assert.equal(res.status, 401, res.text);
+      assert.equal(res.body.error, 'invalid_client');
+      assert.equal(res.headers.get('x-ratelimit-remaining'), String(LIMIT - 1 - i));
+    }
+    for (let i = 0; i < 21; i++) {
+      assertTooMany(
+        await tokenFrom('203.0.113.20', { grant_type: 'client_credentials', client_id: `sa_${randomUUID()}`, client_secret: 'guess' }),
+      );
+    }
+    assertTooMany(await tokenFrom('203.0.113.20', { grant_type: 'password' }));
+    assertTooMany(
+      await tokenFrom('203.0.113.20', { grant_type: 'client_credentials', client_id: a.clientId, client_secret: a.clientSecret }),
+    );
+    const elsewhere = await tokenFrom('203.0.113.21', {
+      grant_type: 'client_credentials',
+      client_id: a.clientId,
+      client_secret: a.clientSecret,
+    });
+    assert.equal(elsewhere.status, 200, elsewhere.text);
+    assert.equal(elsewhere.headers.get('x-ratelimit-remaining'), String(LIMIT - 1));
+  });
+
+  it('counts wrong admin keys too, never the right one', async () => {
+    for (let i = 0; i < LIMIT; i++) {
+      const res = await t.http.get('/admin/v1/workspaces', from('203.0.113.30', { authorization: 'Bearer not-the-admin-key-at-all' }));
+      assert.equal(res.status, 401);
+    }
+    assertTooMany(await t.http.get('/admin/v1/workspaces', from('203.0.113.30')));
+    const admin = await t.http.get('/admin/v1/workspaces', from('203.0.113.30', { authorization: `Bearer ${ADMIN_KEY}` }));
+    assert.equal(admin.status, 200);
+  });
+});
+
+describe('The client address without TRUST_PROXY', () => {
+  let t: TestApp;
+
+  before(async () => {
+    t = await startTestApp({ RATE_LIMIT_UNAUTHENTICATED_REQUESTS_PER_MINUTE: '2' });
+  });
+  after(() => t.close());
+
+  it('is the peer’s: X-Forwarded-For cannot buy a fresh budget', async () => {
+    const statuses = [];
+    for (const address of ['198.51.100.1', '198.51.100.2', '198.51.100.3']) {
+      statuses.push((await t.http.get('/v1/workspaces/users', { 'x-forwarded-for': address })).status);
+    }
+    assert.deepEqual(statuses, [401, 401, 429]);
   });
 });

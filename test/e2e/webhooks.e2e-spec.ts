@@ -305,7 +305,8 @@ describe('Webhook targets on private networks', () => {
     });
     assert.equal(flow.status, 200, flow.text);
     const call = { channelId: channel.id, destinationNumber: '+966501234567' };
-    const question = { ...call, ttsText: 'Press 1.', options: [{ digit: '1', description: 'Yes' }] };
+    // An audio file, not ttsText: the accepted call below is still being placed when the app closes.
+    const question = { ...call, audioFileUrl: 'https://media.example.com/question.wav', options: [{ digit: '1', description: 'Yes' }] };
     for (const [url, range] of PRIVATE_LITERALS) {
       assertRefused(await a.api.post('/v1/outbound-ivr', { ...question, webhookUrl: url }), 'webhookUrl', url, range);
       assertRefused(await a.api.post('/v1/outbound-ivr', { ...call, flowId: flow.body.id, webhookUrl: url }), 'webhookUrl', url, range);

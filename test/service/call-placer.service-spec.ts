@@ -38,18 +38,17 @@ describe('The call placer’s outcomes (service tier, sandbox voice provider)', 
       maxAudioRetries: 1,
       inputTimeoutMs: 1000,
       digitTimeoutMs: 1000,
-    } as never);
+    });
     const placeJob = ctx.relay.pushed.find((row) => row.jobName === JobName.PlaceIvrCall && row.payload.requestId === created.id);
     assert.ok(placeJob, 'creating the call queued its placement');
     await ctx.get(CallPlacer).place({ id: created.id, workspaceId: principal.workspaceId }, false);
     return ivr.get(principal.workspaceId, created.id);
   };
-  const outcomeWebhooks = async (id: string) =>
-    (await ctx.dataSource.query(`SELECT payload FROM webhook_deliveries WHERE kind = 'outbound_ivr.completed' AND payload->>'id' = $1`, [
-      id,
-    ])) as Array<{
-      payload: { status: number; result: number };
-    }>;
+  const outcomeWebhooks = (id: string) =>
+    ctx.dataSource.query<Array<{ payload: { status: number; result: number } }>>(
+      `SELECT payload FROM webhook_deliveries WHERE kind = 'outbound_ivr.completed' AND payload->>'id' = $1`,
+      [id],
+    );
 
   before(async () => {
     ctx = await serviceTestModule([WorkspacesModule, OutboundIvrModule], { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' });

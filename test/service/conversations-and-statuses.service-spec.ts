@@ -24,7 +24,7 @@ describe('Conversations and delivery statuses (service tier)', () => {
   let channelId: string;
 
   const newContact = () =>
-    contacts.create(principal, { name: 'Omar', phoneNumber: `+96655${Math.floor(1_000_000 + Math.random() * 8_999_999)}` } as never);
+    contacts.create(principal, { name: 'Omar', phoneNumber: `+96655${Math.floor(1_000_000 + Math.random() * 8_999_999)}` });
 
   before(async () => {
     ctx = await serviceTestModule([WorkspacesModule, WhatsAppModule]);

@@ -19,7 +19,7 @@ describe('Set Property Value on Contact (service tier)', () => {
   let other: Principal;
 
   const contactWith = async (owner = principal) =>
-    contacts.create(owner, { name: 'Sara', phoneNumber: `+96650${Math.floor(1_000_000 + Math.random() * 8_999_999)}` } as never);
+    contacts.create(owner, { name: 'Sara', phoneNumber: `+96650${Math.floor(1_000_000 + Math.random() * 8_999_999)}` });
   const history = async (contactId: string, owner = principal) => (await contacts.history(owner.workspaceId, contactId, 0, 100)).items;
 
   before(async () => {
@@ -38,7 +38,7 @@ describe('Set Property Value on Contact (service tier)', () => {
     const tier = await properties.create(principal.workspaceId, principal.serviceAccountId, {
       name: 'Tier',
       type: ContactPropertyType.Text,
-    } as never);
+    });
     const contact = await contactWith();
     await contacts.setPropertyValue(principal, contact.id, tier.id, 'gold');
     await contacts.setPropertyValue(principal, contact.id, tier.id, 'gold'); // the same value again: no change, no entry
@@ -63,7 +63,7 @@ describe('Set Property Value on Contact (service tier)', () => {
       type: ContactPropertyType.Select,
       isRequired: true,
       selectOptions: [{ value: 'Open' }, { value: 'Won' }],
-    } as never);
+    });
     const contact = await contactWith();
     await assert.rejects(contacts.setPropertyValue(principal, contact.id, status.id, null), { message: "Property 'Status' is required." });
     await assert.rejects(contacts.setPropertyValue(principal, contact.id, status.id, 'Lost'), {
@@ -76,7 +76,7 @@ describe('Set Property Value on Contact (service tier)', () => {
     const mine = await properties.create(principal.workspaceId, principal.serviceAccountId, {
       name: 'Mine',
       type: ContactPropertyType.Number,
-    } as never);
+    });
     const theirs = await contactWith(other);
     await assert.rejects(contacts.setPropertyValue(principal, theirs.id, mine.id, 5), { code: 'Contacts:ContactNotFound' });
     await assert.rejects(contacts.setPropertyValue(other, theirs.id, mine.id, 5), (err: { code?: string }) =>
@@ -88,7 +88,7 @@ describe('Set Property Value on Contact (service tier)', () => {
     const score = await properties.create(principal.workspaceId, principal.serviceAccountId, {
       name: 'Score',
       type: ContactPropertyType.Number,
-    } as never);
+    });
     const contact = await contactWith();
     await Promise.all(Array.from({ length: 12 }, (_, i) => contacts.setPropertyValue(principal, contact.id, score.id, i + 1)));
     const entries = (await history(contact.id)).filter((e) => e.propertyDefinitionId === score.id).reverse();

@@ -34,13 +34,28 @@ export interface FakeMedia {
   chunkDelayMs?: number;
 }
 
+/** A `POST /{phone-number-id}/media` upload as the fake read it from its multipart body. */
+export interface CloudUpload {
+  path: string;
+  auth: string | undefined;
+  /** The request's Content-Length header (the upload is sent with one, not chunked). */
+  contentLength: string | undefined;
+  /** The text parts (`messaging_product`, `type`). */
+  fields: Record<string, string>;
+  /** The `file` part. */
+  file: { name: string; type: string; size: number; sha256: string; head: Buffer } | null;
+  /** The media id answered, when the upload was taken. */
+  id?: string;
+}
+
 export interface TemplatePageData {
   data: unknown[];
 }
 
 /**
  * A stand-in for the WhatsApp Cloud API on 127.0.0.1. `POST /{phone-number-id}/messages` is
- * recorded and answered from a script (then like Meta, with a fresh `wamid`); `GET
+ * recorded and answered from a script (then like Meta, with a fresh `wamid`, or `{ success: true }`
+ * for Mark As Read); `POST /{phone-number-id}/media` takes a multipart upload and answers `{ id }`; `GET
  * /{waba-id}/message_templates` serves `templatePages` with cursor paging; {@link notify} sends a
  * webhook notification signed with the app secret, as Meta does.
  */
@@ -54,44 +69,55 @@ export class FakeCloudApi {
   readonly media = new Map<string, FakeMedia>();
   /** Pages of `message_templates`: page i+1 is reached with the cursor of page i. */
   templatePages: TemplatePageData[] = [];
+  /** Media uploads received (`POST /{phone-number-id}/media`), in order. */
+  readonly uploads: CloudUpload[] = [];
+  /** Answers for the next uploads, in order. */
+  readonly uploadScript: CloudAnswer[] = [];
   private server!: Server;
   private sent = 0;
+  private uploaded = 0;
   url = '';
 
   static async start(): Promise<FakeCloudApi> {
     const fake = new FakeCloudApi();
     fake.server = createServer((req, res) => {
-      let raw = '';
-      req.on('data', (chunk) => (raw += chunk));
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        const receivedAt = Date.now();
-        const path = req.url ?? '/';
-        if (req.method === 'GET' && path.startsWith('/whatsapp_business/attachments/')) {
-          fake.requests.push({ method: 'GET', path, auth: req.headers.authorization, body: null, receivedAt });
-          fake.serveMediaBytes(req, res);
-          return;
-        }
-        const request: CloudRequest = {
-          method: req.method ?? 'GET',
-          path,
-          auth: req.headers.authorization,
-          body: JSON.parse(raw || 'null'),
-          receivedAt,
-        };
-        fake.requests.push(request);
-        const answer =
-          req.method === 'GET' && path.includes('/message_templates')
-            ? fake.templatePage(path)
-            : req.method === 'GET'
-              ? fake.mediaInfo(req, path)
-              : fake.sendAnswer(request);
-        request.answer = answer;
-        if (answer.drop) {
-          req.socket.destroy();
-          return;
-        }
-        res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
-        res.end(JSON.stringify(answer.body));
+        void (async () => {
+          const raw = Buffer.concat(chunks);
+          const receivedAt = Date.now();
+          const path = req.url ?? '/';
+          if (req.method === 'GET' && path.startsWith('/whatsapp_business/attachments/')) {
+            fake.requests.push({ method: 'GET', path, auth: req.headers.authorization, body: null, receivedAt });
+            fake.serveMediaBytes(req, res);
+            return;
+          }
+          const multipart = (req.headers['content-type'] ?? '').startsWith('multipart/form-data');
+          const request: CloudRequest = {
+            method: req.method ?? 'GET',
+            path,
+            auth: req.headers.authorization,
+            body: multipart ? null : JSON.parse(raw.toString('utf8') || 'null'),
+            receivedAt,
+          };
+          fake.requests.push(request);
+          const answer =
+            req.method === 'GET' && path.includes('/message_templates')
+              ? fake.templatePage(path)
+              : req.method === 'GET'
+                ? fake.mediaInfo(req, path)
+                : req.method === 'POST' && path.endsWith('/media')
+                  ? await fake.uploadAnswer(request, raw, req.headers['content-type'] ?? '', req.headers['content-length'])
+                  : fake.sendAnswer(request);
+          request.answer = answer;
+          if (answer.drop) {
+            req.socket.destroy();
+            return;
+          }
+          res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+          res.end(JSON.stringify(answer.body));
+        })();
       });
     });
     await new Promise<void>((resolve) => fake.server.listen(0, '127.0.0.1', resolve));
@@ -117,6 +143,11 @@ export class FakeCloudApi {
   /** The send requests (`POST …/messages`) received so far. */
   get sends(): CloudRequest[] {
     return this.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/messages'));
+  }
+
+  /** Mark As Read requests (`POST …/messages` with `status: "read"`). */
+  get reads(): CloudRequest[] {
+    return this.sends.filter((r) => (r.body as { status?: string } | null)?.status === 'read');
   }
 
   /** Sends whose body's `to` is `to`. */
@@ -173,12 +204,20 @@ export class FakeCloudApi {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 
+  private refusesToken(request: CloudRequest): boolean {
+    if (!request.auth?.startsWith('Bearer ')) return true;
+    return this.acceptedTokens !== undefined && !this.acceptedTokens.includes(request.auth.replace(/^Bearer /, ''));
+  }
+
   private sendAnswer(request: CloudRequest): CloudAnswer {
-    if (this.acceptedTokens && !this.acceptedTokens.includes((request.auth ?? '').replace(/^Bearer /, ''))) {
-      return FakeCloudApi.error(401, 190, 'Error validating access token: Session has expired');
-    }
+    if (this.refusesToken(request)) return FakeCloudApi.error(401, 190, 'Error validating access token: Session has expired');
     const scripted = this.script.shift();
     if (scripted) return scripted;
+    if ((request.body as { status?: string } | null)?.status === 'read') {
+      const messageId = (request.body as { message_id?: unknown }).message_id;
+      if (typeof messageId !== 'string' || !messageId) return FakeCloudApi.error(400, 100, '(#100) The parameter message_id is required.');
+      return { status: 200, body: { success: true } };
+    }
     const { to, recipient } = (request.body ?? {}) as { to?: string; recipient?: string };
     // `to` wins over `recipient`; a send to a BSUID is answered with its user_id instead of a wa_id.
     const contact = to ? { input: to, wa_id: to } : { input: recipient, user_id: recipient };
@@ -249,6 +288,44 @@ export class FakeCloudApi {
       setTimeout(next, media.chunkDelayMs ?? 0);
     };
     next();
+  }
+
+  /** Like Meta: multipart with `messaging_product=whatsapp`, `type` and `file`, behind the bearer token; answers `{ id }`. */
+  private async uploadAnswer(
+    request: CloudRequest,
+    raw: Buffer,
+    contentType: string,
+    contentLength: string | undefined,
+  ): Promise<CloudAnswer> {
+    const upload: CloudUpload = { path: request.path, auth: request.auth, contentLength, fields: {}, file: null };
+    this.uploads.push(upload);
+    if (this.refusesToken(request)) return FakeCloudApi.error(401, 190, 'Error validating access token: Session has expired');
+    let form: FormData;
+    try {
+      form = await new Response(new Uint8Array(raw), { headers: { 'content-type': contentType } }).formData();
+    } catch {
+      return FakeCloudApi.error(400, 100, '(#100) Invalid parameter: the body is not multipart/form-data.');
+    }
+    for (const [name, value] of form.entries()) {
+      if (typeof value === 'string') upload.fields[name] = value;
+      else if (name === 'file') {
+        const bytes = Buffer.from(await value.arrayBuffer());
+        upload.file = {
+          name: value.name,
+          type: value.type,
+          size: bytes.length,
+          sha256: createHash('sha256').update(bytes).digest('hex'),
+          head: bytes.subarray(0, 16),
+        };
+      }
+    }
+    const scripted = this.uploadScript.shift();
+    if (scripted) return scripted;
+    if (upload.fields.messaging_product !== 'whatsapp')
+      return FakeCloudApi.error(400, 100, '(#100) The parameter messaging_product is required.');
+    if (!upload.fields.type || !upload.file) return FakeCloudApi.error(400, 100, '(#100) The parameters type and file are required.');
+    upload.id = String(1_037_543_291_543_600 + ++this.uploaded);
+    return { status: 200, body: { id: upload.id } };
   }
 
   private templatePage(path: string): CloudAnswer {

@@ -70,7 +70,7 @@ export async function postLargeBody(
   const chunks: Buffer[] = [];
   for await (const chunk of res) chunks.push(chunk as Buffer);
   const text = Buffer.concat(chunks).toString('utf8');
-  const writeError = failed ? ((failed as NodeJS.ErrnoException).code ?? (failed as Error).message) : null;
+  const writeError = failed ? ((failed as NodeJS.ErrnoException).code ?? failed.message) : null;
   return { status: res.statusCode ?? 0, headers: res.headers, body: text ? JSON.parse(text) : null, sent, writeError };
 }
 

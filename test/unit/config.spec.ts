@@ -19,6 +19,19 @@ describe('configuration', () => {
     assert.equal(config.webhooks.allowPrivateNetworks, false);
     assert.equal(config.rateLimits.requestsPerMinute, 600);
     assert.equal(config.http.bodyLimitBytes, 20 * 1024 * 1024);
+    assert.equal(config.rateLimits.unauthenticatedRequestsPerMinute, 300);
+    assert.equal(config.http.trustProxy, false);
+    assert.deepEqual(config.corsOrigins, []);
+  });
+
+  it('reads TRUST_PROXY as a boolean or a list of proxy addresses and ranges', () => {
+    const trustProxy = (value: string) => new AppConfig(validateEnv({ TRUST_PROXY: value })).http.trustProxy;
+    assert.equal(trustProxy('true'), true);
+    assert.equal(trustProxy('false'), false);
+    assert.deepEqual(trustProxy('10.0.0.0/8, 127.0.0.1,::1'), ['10.0.0.0/8', '127.0.0.1', '::1']);
+    for (const bad of ['2', 'yes please', '10.0.0.0/99', 'proxy.internal']) {
+      assert.throws(() => validateEnv({ TRUST_PROXY: bad }), /TRUST_PROXY=/, bad);
+    }
   });
 
   it('names every bad variable in one error', () => {
@@ -38,6 +51,23 @@ describe('configuration', () => {
     const config = new AppConfig(validateEnv({ NODE_ENV: 'production', JWT_SECRET: 'y'.repeat(40), ENCRYPTION_KEY: 'ab'.repeat(32) }));
     assert.equal(config.seedDemo, false);
     assert.equal(config.encryptionKey?.length, 32);
+  });
+
+  it('reads CORS_ORIGINS as none, *, or a list of origins, and refuses anything else', () => {
+    const corsOrigins = (value?: string) => new AppConfig(validateEnv({ CORS_ORIGINS: value })).corsOrigins;
+    assert.deepEqual(corsOrigins(undefined), []);
+    assert.deepEqual(corsOrigins(' '), []);
+    assert.equal(corsOrigins('*'), '*');
+    assert.deepEqual(corsOrigins('https://App.example.com, http://localhost:5173'), ['https://app.example.com', 'http://localhost:5173']);
+    for (const bad of [
+      'https://app.example.com/',
+      'https://app.example.com/path',
+      'app.example.com',
+      'ftp://files.example.com',
+      'https://a.example.com,*',
+    ]) {
+      assert.throws(() => validateEnv({ CORS_ORIGINS: bad }), /CORS_ORIGINS=.*comma-separated list of origins/, bad);
+    }
   });
 
   it('reads booleans and integers from strings', () => {

@@ -18,9 +18,13 @@ describe('eSpeak NG thread: time limits', () => {
     let t0 = Date.now();
     await probe.speak(text, voice, join(dir, 'cold.wav'));
     const coldMs = Date.now() - t0;
-    t0 = Date.now();
-    await probe.speak(text, voice, join(dir, 'warm.wav'));
-    singleMs = Math.max(Date.now() - t0, 1);
+    // The fastest of a few warm runs: a slow one (a busy machine) would make the queue below too short.
+    singleMs = Infinity;
+    for (let i = 0; i < 3; i++) {
+      t0 = Date.now();
+      await probe.speak(text, voice, join(dir, `warm${i}.wav`));
+      singleMs = Math.min(singleMs, Math.max(Date.now() - t0, 1));
+    }
     await probe.stop();
     limitMs = Math.max(coldMs * 2, 300);
   });
@@ -28,7 +32,7 @@ describe('eSpeak NG thread: time limits', () => {
 
   it('times each request from when the thread starts on it, not from when it was queued', async () => {
     const thread = new EspeakThread(limitMs);
-    const count = Math.ceil((limitMs * 2) / singleMs) + 2;
+    const count = Math.min(Math.ceil((limitMs * 3) / singleMs) + 2, 400);
     const files = Array.from({ length: count }, (_, i) => join(dir, `q${i}.wav`));
     const queuedAt = Date.now();
     await Promise.all(files.map((file) => thread.speak(text, voice, file)));

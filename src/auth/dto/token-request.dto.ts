@@ -1,13 +1,14 @@
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsString, MaxLength } from 'class-validator';
+import { IsOptionalNotNull } from '../../common/validation/optional.js';
 
 /** OAuth 2.0 client-credentials request (RFC 6749 §4.4), as a form or JSON. Checked by the service so errors follow RFC 6749 §5.2. */
 export class TokenRequestDto {
   /** Must be `client_credentials`. */
-  @IsOptional() @IsString() @MaxLength(100) grant_type?: string;
-  @IsOptional() @IsString() @MaxLength(200) client_id?: string;
-  @IsOptional() @IsString() @MaxLength(500) client_secret?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(100) grant_type?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(200) client_id?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(500) client_secret?: string;
   /** Space-separated scopes; omitted means the API scope. */
-  @IsOptional() @IsString() @MaxLength(500) scope?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(500) scope?: string;
 }
 
 export class TokenResponseDto {

@@ -7,7 +7,6 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
-  IsOptional,
   IsString,
   IsUrl,
   Matches,
@@ -16,25 +15,26 @@ import {
   Min,
   MinLength,
   ValidateIf,
-  ValidateNested,
 } from 'class-validator';
 import { PhoneNumberField } from '../../common/phone/phone-number.js';
 import { ChannelType } from '../channel.entity.js';
+import { IsOptionalNotNull } from '../../common/validation/optional.js';
+import { ValidateNestedObject } from '../../common/validation/nested.js';
 
 const HTTP_URL = { require_protocol: true, protocols: ['http', 'https'], require_tld: false };
 
 export class WhatsAppConfigDto {
   @IsIn(['sandbox', 'cloud-api']) provider: 'sandbox' | 'cloud-api';
   /** WhatsApp Cloud API phone number id. */
-  @IsOptional() @IsString() @MaxLength(100) phoneNumberId?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(100) phoneNumberId?: string;
   /** WhatsApp Business Account id. */
-  @IsOptional() @IsString() @MaxLength(100) wabaId?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(100) wabaId?: string;
   /** Write-only. */
-  @IsOptional() @IsString() @MaxLength(2048) accessToken?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(2048) accessToken?: string;
   /** Write-only: checks `X-Hub-Signature-256` of inbound webhooks. */
-  @IsOptional() @IsString() @MaxLength(512) appSecret?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(512) appSecret?: string;
   /** Write-only: answers Meta's subscription handshake. */
-  @IsOptional() @IsString() @MaxLength(512) verifyToken?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(512) verifyToken?: string;
 }
 
 export class VoiceSandboxDto {
@@ -46,18 +46,18 @@ export class VoiceSandboxDto {
   @IsBoolean()
   answer: boolean | 'busy' = true;
   /** Digits the simulated callee presses, in order. */
-  @IsOptional() @IsArray() @ArrayMaxSize(50) @Matches(/^[0-9*#]$/, { each: true }) pressDigits: string[] = [];
-  @IsOptional() @IsInt() @Min(0) @Max(120000) ringMs: number = 1000;
-  @IsOptional() @IsInt() @Min(0) @Max(600000) talkMs: number = 1000;
+  @IsOptionalNotNull() @IsArray() @ArrayMaxSize(50) @Matches(/^[0-9*#]$/, { each: true }) pressDigits: string[] = [];
+  @IsOptionalNotNull() @IsInt() @Min(0) @Max(120000) ringMs: number = 1000;
+  @IsOptionalNotNull() @IsInt() @Min(0) @Max(600000) talkMs: number = 1000;
 }
 
 export class VoiceConfigDto {
   @IsIn(['sandbox', 'twilio']) provider: 'sandbox' | 'twilio';
-  @IsOptional() @IsString() @MaxLength(100) accountSid?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(100) accountSid?: string;
   /** Write-only. */
-  @IsOptional() @IsString() @MaxLength(512) authToken?: string;
-  @IsOptional() @PhoneNumberField('Caller id for outbound calls; defaults to the channel number.') fromNumber?: string;
-  @IsOptional() @ValidateNested() @Type(() => VoiceSandboxDto) sandbox?: VoiceSandboxDto;
+  @IsOptionalNotNull() @IsString() @MaxLength(512) authToken?: string;
+  @IsOptionalNotNull() @PhoneNumberField('Caller id for outbound calls; defaults to the channel number.') fromNumber?: string;
+  @IsOptionalNotNull() @ValidateNestedObject() @Type(() => VoiceSandboxDto) sandbox?: VoiceSandboxDto;
 }
 
 /** ChannelConfig of API.md §3. */
@@ -66,12 +66,12 @@ export class ChannelConfigDto {
   @IntEnumProperty(ChannelType, 'ChannelType')
   @IsIntEnum(ChannelType)
   type: ChannelType;
-  @IsOptional() @IsString() @MaxLength(2048) icon?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(2048) icon?: string;
   @PhoneNumberField('The channel number.') phoneNumber: string;
   /** Receives the WhatsApp Message Webhook. */
-  @IsOptional() @IsUrl(HTTP_URL) @MaxLength(2048) webhookUrl?: string;
+  @IsOptionalNotNull() @IsUrl(HTTP_URL) @MaxLength(2048) webhookUrl?: string;
   /** Receives the Call Webhook. */
-  @IsOptional() @IsUrl(HTTP_URL) @MaxLength(2048) postCallWebhookUrl?: string;
-  @IsOptional() @ValidateNested() @Type(() => WhatsAppConfigDto) whatsApp?: WhatsAppConfigDto;
-  @IsOptional() @ValidateNested() @Type(() => VoiceConfigDto) voice?: VoiceConfigDto;
+  @IsOptionalNotNull() @IsUrl(HTTP_URL) @MaxLength(2048) postCallWebhookUrl?: string;
+  @IsOptionalNotNull() @ValidateNestedObject() @Type(() => WhatsAppConfigDto) whatsApp?: WhatsAppConfigDto;
+  @IsOptionalNotNull() @ValidateNestedObject() @Type(() => VoiceConfigDto) voice?: VoiceConfigDto;
 }

@@ -1,7 +1,10 @@
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
 import { Transform } from 'class-transformer';
+import { IsOptionalNotNull } from '../validation/optional.js';
 
 export const MAX_PAGE_SIZE = 1000;
+/** The largest 32-bit integer, as in the .NET clients' `int SkipCount`; PostgreSQL's OFFSET stops at 2^63 - 1. */
+export const MAX_SKIP_COUNT = 2_147_483_647;
 
 const toIntIfNumeric = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
@@ -9,14 +12,15 @@ const toIntIfNumeric = ({ value }: { value: unknown }) =>
 /** `SkipCount` and `MaxResultCount` of every list operation (API.md §1). */
 export class PagedRequestDto {
   /** Number of items to skip. */
-  @IsOptional()
+  @IsOptionalNotNull()
   @Transform(toIntIfNumeric)
   @IsInt()
   @Min(0)
+  @Max(MAX_SKIP_COUNT)
   skipCount: number = 0;
 
   /** Page size, at most 1000. */
-  @IsOptional()
+  @IsOptionalNotNull()
   @Transform(toIntIfNumeric)
   @IsInt()
   @Min(1)
@@ -27,7 +31,7 @@ export class PagedRequestDto {
 /** Paging plus `Sorting` (`"<Field> ASC|DESC"`); each operation whitelists its fields with {@link parseSorting}. */
 export class SortedPagedRequestDto extends PagedRequestDto {
   /** `"<Field> ASC|DESC"`, field names case-insensitive. */
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @MaxLength(100)
   sorting?: string;

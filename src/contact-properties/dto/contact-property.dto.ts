@@ -1,11 +1,13 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiProperty, OmitType, PartialType } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import { plainToInstance, Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { TimestampFormat } from '../../common/time/timestamp-format.js';
 import { OptionalNullable } from '../../common/validation/optional-nullable.decorator.js';
 import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
 import { ContactPropertyDefinition, ContactPropertyType } from '../contact-property-definition.entity.js';
+import { IsOptionalNotNull } from '../../common/validation/optional.js';
+import { ValidateNestedObject } from '../../common/validation/nested.js';
 
 /** `"Select"` or `3`, case-insensitive names. */
 const toPropertyType = ({ value }: { value: unknown }) => {
@@ -31,11 +33,11 @@ export class SelectOptionDto {
 const SelectOptionsField = () =>
   applyDecorators(
     ApiProperty({ required: false, description: 'Strings or { value, color }', type: [SelectOptionDto] }),
-    IsOptional(),
+    IsOptionalNotNull(),
     Transform(toOptions),
     IsArray(),
     ArrayMaxSize(200),
-    ValidateNested({ each: true }),
+    ValidateNestedObject({ each: true }),
     Type(() => SelectOptionDto),
   );
 
@@ -51,19 +53,22 @@ export class CreateContactPropertyDto {
   @Transform(toPropertyType)
   @IsIntEnum(ContactPropertyType, { message: 'type must be one of 1 Text, 2 Number, 3 Select, 4 Date' })
   type: ContactPropertyType;
-  @IsOptional() @IsBoolean() isRequired?: boolean;
+  @IsOptionalNotNull() @IsBoolean() isRequired?: boolean;
   @SelectOptionsField()
   selectOptions?: SelectOptionDto[];
 }
 
-/** The create fields, each optional: only those present change. */
-export class UpdateContactPropertyDto extends PartialType(OmitType(CreateContactPropertyDto, ['type'] as const)) {
+export class UpdateContactPropertyDto {
+  @IsOptionalNotNull() @IsString() @MinLength(1) @MaxLength(100) name?: string;
   /** Cannot change; sending a different type is a 400. */
   @ApiProperty({ required: false, oneOf: [{ type: 'integer' }, { type: 'string' }] })
-  @IsOptional()
+  @IsOptionalNotNull()
   @Transform(toPropertyType)
   @IsIntEnum(ContactPropertyType)
   type?: ContactPropertyType;
+  @IsOptionalNotNull() @IsBoolean() isRequired?: boolean;
+  @SelectOptionsField()
+  selectOptions?: SelectOptionDto[];
 }
 
 export class SelectOptionDetailDto {

@@ -1,50 +1,69 @@
-import { ApiProperty, PartialType } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { Allow, IsEmail, IsObject, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { Allow, IsObject, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { PhoneNumberField, PhoneNumberFilterField } from '../../common/phone/phone-number.js';
 import { WhatsAppUserIdField } from '../../common/phone/whatsapp-user-id.js';
 import { SortedPagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { formatTimestamp, TimestampFormat } from '../../common/time/timestamp-format.js';
 import { OptionalNullable } from '../../common/validation/optional-nullable.decorator.js';
 import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
-import { ContactPropertyType, type ContactPropertyDefinition } from '../../contact-properties/contact-property-definition.entity.js';
+import type { ContactPropertyDefinition } from '../../contact-properties/contact-property-definition.entity.js';
+import { ContactPropertyType } from '../../contact-properties/contact-property-type.js';
 import type { ContactHistoryEntry } from '../contact-history-entry.entity.js';
 import type { ContactNote } from '../contact-note.entity.js';
 import type { ContactPropertyValue } from '../contact-property-value.entity.js';
 import { type Contact, ContactType } from '../contact.entity.js';
+import { IsOptionalNotNull } from '../../common/validation/optional.js';
+import { IsEmail } from '../../common/validation/is-email.js';
 
 const emptyToNull = ({ value }: { value: unknown }) => (value === '' ? null : value);
 
 export class CreateContactDto {
   @IsString() @MinLength(1) @MaxLength(200) name: string;
   /** Required unless `whatsAppUserId` is given. */
-  @IsOptional() @PhoneNumberField() phoneNumber?: string;
+  @IsOptionalNotNull() @PhoneNumberField() phoneNumber?: string;
   /** The contact's WhatsApp business-scoped user id (BSUID); required unless `phoneNumber` is given. */
-  @IsOptional() @WhatsAppUserIdField() whatsAppUserId?: string;
+  @IsOptionalNotNull() @WhatsAppUserIdField() whatsAppUserId?: string;
   @OptionalNullable() @Transform(emptyToNull) @IsEmail() @MaxLength(320) email?: string | null;
   @OptionalNullable() @IsString() @MaxLength(200) company?: string | null;
   @OptionalNullable() @IsString() @MaxLength(200) position?: string | null;
-  @IsOptional() @IntEnumProperty(ContactType, 'ContactType') @IsIntEnum(ContactType) contactType?: ContactType;
+  @IsOptionalNotNull() @IntEnumProperty(ContactType, 'ContactType') @IsIntEnum(ContactType) contactType?: ContactType;
   @ApiProperty({ required: false, nullable: true, type: Object, additionalProperties: true, description: 'A free JSON object.' })
   @OptionalNullable()
   @IsObject()
   customFields?: Record<string, unknown> | null;
   /** Appended to the contact's notes. */
-  @IsOptional() @IsString() @MinLength(1) @MaxLength(4000) note?: string;
+  @IsOptionalNotNull() @IsString() @MinLength(1) @MaxLength(4000) note?: string;
 }
 
 /** Same fields as create, all optional: only fields present in the body change. */
-export class UpdateContactDto extends PartialType(CreateContactDto) {}
+export class UpdateContactDto {
+  @IsOptionalNotNull() @IsString() @MinLength(1) @MaxLength(200) name?: string;
+  @IsOptionalNotNull() @PhoneNumberField() phoneNumber?: string;
+  /** The contact's WhatsApp business-scoped user id (BSUID). */
+  @IsOptionalNotNull() @WhatsAppUserIdField() whatsAppUserId?: string;
+  @IsOptional() @Transform(emptyToNull) @ValidateIf((_, v) => v !== null) @IsEmail() @MaxLength(320) email?: string | null;
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(200) company?: string | null;
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(200) position?: string | null;
+  @IsOptionalNotNull() @IntEnumProperty(ContactType, 'ContactType') @IsIntEnum(ContactType) contactType?: ContactType;
+  @ApiProperty({ required: false, nullable: true, type: Object, additionalProperties: true })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsObject()
+  customFields?: Record<string, unknown> | null;
+  /** Appended to the contact's notes. */
+  @IsOptionalNotNull() @IsString() @MinLength(1) @MaxLength(4000) note?: string;
+}
 
 export class GetContactsQueryDto extends SortedPagedRequestDto {
   /** Contains, in name, phone number or email (case-insensitive). */
-  @IsOptional() @IsString() @MaxLength(200) filter?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(200) filter?: string;
   /** Contains, in the phone number (digits). */
-  @IsOptional() @PhoneNumberFilterField() phoneNumber?: string;
+  @IsOptionalNotNull() @PhoneNumberFilterField() phoneNumber?: string;
   /** Contains, in the name (case-insensitive). */
-  @IsOptional() @IsString() @MaxLength(200) name?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(200) name?: string;
   /** Exactly this WhatsApp business-scoped user id. */
-  @IsOptional() @WhatsAppUserIdField() whatsAppUserId?: string;
+  @IsOptionalNotNull() @WhatsAppUserIdField() whatsAppUserId?: string;
 }
 
 export class ContactNoteDto {

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ContactPropertyType, type ContactPropertyDefinition } from '../../contact-properties/contact-property-definition.entity.js';
+import type { ContactPropertyDefinition } from '../../contact-properties/contact-property-definition.entity.js';
+import { ContactPropertyType } from '../../contact-properties/contact-property-type.js';
 import { formatTimestamp, TimestampFormat } from '../../common/time/timestamp-format.js';
 import { IntEnumProperty } from '../../openapi/int-enum.js';
 import type { PropertyValueStatistics } from '../contact-property-values.repository.js';

@@ -1,9 +1,11 @@
 import { Type } from 'class-transformer';
-import { Allow, ArrayMaxSize, IsArray, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
+import { Allow, ArrayMaxSize, IsArray, IsString, IsUUID, MaxLength } from 'class-validator';
 import { ApiProperty } from '@nestjs/swagger';
 import { SortedPagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
 import { WhatsAppUserIdField } from '../../common/phone/whatsapp-user-id.js';
+import { IsOptionalNotNull } from '../../common/validation/optional.js';
+import { ValidateNestedObject } from '../../common/validation/nested.js';
 
 export enum SearchOperator {
   Equals = 1,
@@ -35,16 +37,16 @@ export class CustomPropertyFilterDto {
 
 export class SearchContactsDto extends SortedPagedRequestDto {
   /** Contains, in name, phone number or email (case-insensitive). */
-  @IsOptional() @IsString() @MaxLength(200) filter?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(200) filter?: string;
   /** Exactly this WhatsApp business-scoped user id. */
-  @IsOptional() @WhatsAppUserIdField() whatsAppUserId?: string;
+  @IsOptionalNotNull() @WhatsAppUserIdField() whatsAppUserId?: string;
   /** Contacts with a conversation carrying any of these tags. */
-  @IsOptional() @IsArray() @ArrayMaxSize(100) @IsUUID('all', { each: true }) tagIds?: string[];
+  @IsOptionalNotNull() @IsArray() @ArrayMaxSize(100) @IsUUID('all', { each: true }) tagIds?: string[];
   /** AND-ed. */
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(20)
-  @ValidateNested({ each: true })
+  @ValidateNestedObject({ each: true })
   @Type(() => CustomPropertyFilterDto)
   customPropertyFilters?: CustomPropertyFilterDto[];
 }

@@ -1,15 +1,19 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsISO8601, IsOptional, IsString, IsUUID, MaxLength, ArrayMaxSize, IsArray } from 'class-validator';
+import { IsBoolean, IsOptional, IsString, IsUUID, MaxLength, ArrayMaxSize, IsArray } from 'class-validator';
 import { PhoneNumberField, PhoneNumberFilterField } from '../../common/phone/phone-number.js';
 import { SortedPagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
-import { type Channel, ChannelType } from '../../channels/channel.entity.js';
+import type { Channel } from '../../channels/channel.entity.js';
+import { ChannelType } from '../../channels/channel-type.js';
 import { formatTimestamp, TimestampFormat } from '../../common/time/timestamp-format.js';
-import { type Contact, ContactType } from '../../contacts/contact.entity.js';
+import type { Contact } from '../../contacts/contact.entity.js';
+import { ContactType } from '../../contacts/contact-type.js';
 import { TagDto } from '../../tags/dto/tag.dto.js';
 import type { Tag } from '../../tags/tag.entity.js';
 import { type Conversation, ConversationStatus, EventDirection, EventSourceType } from '../conversation.entity.js';
+import { IsOptionalNotNull } from '../../common/validation/optional.js';
+import { IsIsoDateTime } from '../../common/time/iso-date-time.js';
 
 /** `a,b,c` (or repeated parameters) → array. */
 const commaList = ({ value }: { value: unknown }) =>
@@ -21,53 +25,53 @@ const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : 
 const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
 
 export class ListConversationsQueryDto extends SortedPagedRequestDto {
-  @IsOptional()
+  @IsOptionalNotNull()
   @Transform(toInt)
   @IntEnumProperty(ConversationStatus, 'ConversationStatus')
   @IsIntEnum(ConversationStatus)
   status?: ConversationStatus;
   /** Comma-separated user ids (`userId` of Get Workspace Users). */
   @ApiProperty({ required: false, type: String })
-  @IsOptional()
+  @IsOptionalNotNull()
   @Transform(commaList)
   @IsArray()
   @ArrayMaxSize(100)
   @IsUUID('all', { each: true })
   assigneeUserIds?: string[];
   /** Only conversations nobody (user or AI agent) is assigned to. */
-  @IsOptional() @Transform(toBoolean) @IsBoolean() getUnAssigned?: boolean;
+  @IsOptionalNotNull() @Transform(toBoolean) @IsBoolean() getUnAssigned?: boolean;
   @ApiProperty({ required: false, type: String, description: 'Comma-separated contact ids.' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @Transform(commaList)
   @IsArray()
   @ArrayMaxSize(100)
   @IsUUID('all', { each: true })
   contactIds?: string[];
   @ApiProperty({ required: false, type: String, description: 'Comma-separated tag ids: conversations carrying any of them.' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @Transform(commaList)
   @IsArray()
   @ArrayMaxSize(100)
   @IsUUID('all', { each: true })
   tagIds?: string[];
   /** Contact name contains (case-insensitive). */
-  @IsOptional() @IsString() @MaxLength(200) name?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(200) name?: string;
   /** Contact phone number contains (digits). */
-  @IsOptional() @PhoneNumberFilterField() phoneNumber?: string;
+  @IsOptionalNotNull() @PhoneNumberFilterField() phoneNumber?: string;
   /** Last activity at or after (ISO 8601). */
-  @IsOptional() @IsISO8601({ strict: true }) fromDate?: string;
+  @IsOptionalNotNull() @IsIsoDateTime() fromDate?: string;
   /** Last activity at or before (ISO 8601). */
-  @IsOptional() @IsISO8601({ strict: true }) toDate?: string;
+  @IsOptionalNotNull() @IsIsoDateTime() toDate?: string;
   /** Last event inbound and unanswered. */
-  @IsOptional() @Transform(toBoolean) @IsBoolean() isLost?: boolean;
+  @IsOptionalNotNull() @Transform(toBoolean) @IsBoolean() isLost?: boolean;
 }
 
 export class CreateConversationDto {
   @IsUUID() channelId: string;
   @PhoneNumberField() phoneNumber: string;
-  @IsOptional() @IsString() @MaxLength(200) contactName?: string;
-  @IsOptional() @IsUUID() assignToUserId?: string;
-  @IsOptional() @IsUUID() assignToAiAgentId?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(200) contactName?: string;
+  @IsOptionalNotNull() @IsUUID() assignToUserId?: string;
+  @IsOptionalNotNull() @IsUUID() assignToAiAgentId?: string;
 }
 
 export class AssignConversationDto {

@@ -8,7 +8,6 @@ import {
   IsArray,
   IsIn,
   IsInt,
-  IsObject,
   IsOptional,
   IsString,
   IsUrl,
@@ -17,7 +16,6 @@ import {
   MaxLength,
   Min,
   registerDecorator,
-  ValidateNested,
   type ValidationArguments,
 } from 'class-validator';
 import { SortedPagedRequestDto } from '../../common/paging/paged-request.dto.js';
@@ -34,6 +32,8 @@ import {
   type FlowStepType,
 } from '../flow-definition.js';
 import type { StoredFlow } from '../outbound-ivr-flows.service.js';
+import { IsOptionalNotNull } from '../../common/validation/optional.js';
+import { ValidateNestedObject } from '../../common/validation/nested.js';
 
 const StepIdField = ({ required = true } = {}) =>
   applyDecorators(
@@ -75,13 +75,13 @@ export class OutboundIvrQuestionStepProps extends PromptProps {
   @ArrayMinSize(1)
   @ArrayMaxSize(12)
   @UniqueDigits()
-  @ValidateNested({ each: true })
+  @ValidateNestedObject({ each: true })
   @Type(() => OutboundIvrFlowOption)
   options: OutboundIvrFlowOption[];
   /** 0 to 5, default 2. */
-  @IsOptional() @IsInt() @Min(0) @Max(5) maxAudioRetries?: number;
+  @IsOptionalNotNull() @IsInt() @Min(0) @Max(5) maxAudioRetries?: number;
   /** 1000 to 30000, default 6000. */
-  @IsOptional() @IsInt() @Min(1000) @Max(30000) inputTimeoutMs?: number;
+  @IsOptionalNotNull() @IsInt() @Min(1000) @Max(30000) inputTimeoutMs?: number;
   /** Where the call goes after silence past the retries; absent or null ends it with NoInput. */
   @OptionalStepIdField() noInputStepId?: string | null;
   /** Where the call goes after invalid keys past the retries; absent or null ends it with InvalidInput. */
@@ -113,7 +113,7 @@ function toStepType(value: unknown): unknown {
 function propsClassOf(options?: TypeHelpOptions): new () => PromptProps {
   if (!options) return AnyStepProps;
   const type = toStepType((options.object as { type?: unknown }).type);
-  return PROPS_BY_TYPE[type as FlowStepType] ?? OutboundIvrHangupStepProps;
+  return typeof type === 'string' && Object.hasOwn(PROPS_BY_TYPE, type) ? PROPS_BY_TYPE[type as FlowStepType] : OutboundIvrHangupStepProps;
 }
 
 const propertyNames = (target: new () => unknown): Set<string> =>
@@ -162,9 +162,8 @@ export class OutboundIvrStep {
     description:
       'Depends on `type`: OutboundIvrPlayStepProps for Play, OutboundIvrQuestionStepProps for Question, OutboundIvrHangupStepProps for Hangup. Properties of another step type are refused.',
   })
-  @IsObject()
   @PropsFitStepType()
-  @ValidateNested()
+  @ValidateNestedObject()
   @Type(propsClassOf)
   props: OutboundIvrPlayStepProps | OutboundIvrQuestionStepProps | OutboundIvrHangupStepProps;
 }
@@ -179,14 +178,14 @@ export class SaveOutboundIvrFlow {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_FLOW_STEPS)
-  @ValidateNested({ each: true })
+  @ValidateNestedObject({ each: true })
   @Type(() => OutboundIvrStep)
   steps: OutboundIvrStep[];
 }
 
 export class ListOutboundIvrFlowsQueryDto extends SortedPagedRequestDto {
   /** Part of the name, any case. */
-  @IsOptional() @IsString() @MaxLength(200) name?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(200) name?: string;
 }
 
 export class OutboundIvrFlow {

@@ -14,11 +14,12 @@ import {
   MaxLength,
   Min,
   MinLength,
-  ValidateNested,
 } from 'class-validator';
 import { PhoneNumberOrWhatsAppUserIdField } from '../../common/phone/whatsapp-user-id.js';
 import { TtsVoice, TtsVoiceField } from '../../speech/tts-voice.js';
 import { HTTP_URL, OutboundIvrOption, UniqueDigits } from './ivr-option.dto.js';
+import { IsOptionalNotNull } from '../../common/validation/optional.js';
+import { ValidateNestedObject } from '../../common/validation/nested.js';
 
 export const IVR_DEFAULTS = { maxAudioRetries: 2, inputTimeoutMs: 6000, digitTimeoutMs: 3000, ttsVoice: TtsVoice.Female } as const;
 
@@ -44,33 +45,33 @@ export class CreateOutboundIvrRequest {
   /** Played after an invalid digit. */
   @IsOptional() @IsUrl(HTTP_URL) @MaxLength(2048) failedMessageFileUrl?: string | null;
   /** Selectable digits, 1-12, each digit once (not with flowId). */
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(12)
   @UniqueDigits()
-  @ValidateNested({ each: true })
+  @ValidateNestedObject({ each: true })
   @Type(() => OutboundIvrOption)
   options?: OutboundIvrOption[];
   /** Address that receives the outcome (OutboundIvrWebhookPayload) when the call ends. */
   @IsUrl(HTTP_URL) @MaxLength(2048) webhookUrl: string;
   /** Extra tries after no input or an invalid digit, 0-5. */
   @ApiProperty({ required: false, default: IVR_DEFAULTS.maxAudioRetries, minimum: 0, maximum: 5 })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsInt()
   @Min(0)
   @Max(5)
   maxAudioRetries?: number;
   /** Milliseconds to wait for a digit after the prompt, 1000-30000. */
   @ApiProperty({ required: false, default: IVR_DEFAULTS.inputTimeoutMs, minimum: 1000, maximum: 30000 })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsInt()
   @Min(1000)
   @Max(30000)
   inputTimeoutMs?: number;
   /** Milliseconds allowed between digits, 1000-10000. */
   @ApiProperty({ required: false, default: IVR_DEFAULTS.digitTimeoutMs, minimum: 1000, maximum: 10000 })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsInt()
   @Min(1000)
   @Max(10000)

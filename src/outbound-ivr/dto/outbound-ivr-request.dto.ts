@@ -1,12 +1,13 @@
 import { ApiProperty, PickType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsString, MaxLength } from 'class-validator';
 import { PagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { formatTimestamp, TimestampFormat } from '../../common/time/timestamp-format.js';
 import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
 import { TtsVoice } from '../../speech/tts-voice.js';
 import { OutboundIvrAudioType, OutboundIvrResult, OutboundIvrStatus } from '../ivr-enums.js';
 import type { OutboundIvrRequestEntity } from '../outbound-ivr-request.entity.js';
+import { IsOptionalNotNull } from '../../common/validation/optional.js';
 
 /** A selectable digit as the record shows it. */
 export class OutboundIvrRecordOption {
@@ -87,12 +88,12 @@ const WEBHOOK_FIELDS = [
 export class OutboundIvrWebhookPayload extends PickType(OutboundIvrRequest, WEBHOOK_FIELDS) {}
 
 export class ListOutboundIvrQueryDto extends PagedRequestDto {
-  @IsOptional()
+  @IsOptionalNotNull()
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value))
   @IntEnumProperty(OutboundIvrStatus, 'OutboundIvrStatus', { required: false })
   @IsIntEnum(OutboundIvrStatus)
   status?: OutboundIvrStatus;
-  @IsOptional() @IsString() @MaxLength(256) externalId?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(256) externalId?: string;
 }
 
 const at = (d: Date | null) => formatTimestamp(d, TimestampFormat.withOffset);

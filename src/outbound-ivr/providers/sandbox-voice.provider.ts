@@ -51,8 +51,8 @@ export class SandboxVoiceProvider implements VoiceProvider, BeforeApplicationShu
   async hangUp(): Promise<void> {}
 
   /** A simulated call exists only in the job that plays it. */
-  async finalReport(): Promise<null> {
-    return null;
+  finalReport(): Promise<null> {
+    return Promise.resolve(null);
   }
 
   beforeApplicationShutdown(): void {

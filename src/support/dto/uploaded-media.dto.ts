@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { MEDIA_TYPES, type MediaType } from '../../storage/media-file.entity.js';
+import type { MediaType } from '../../storage/media-file.entity.js';
+import { MEDIA_TYPES } from '../../storage/media-type.js';
 import type { StoredMedia } from '../../storage/media-storage.js';
 
 /** A stored upload; `url` serves it without a token. */

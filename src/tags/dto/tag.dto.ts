@@ -1,18 +1,23 @@
-import { PartialType } from '@nestjs/swagger';
 import { IsBoolean, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { SortedPagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { TimestampFormat } from '../../common/time/timestamp-format.js';
 import type { Tag } from '../tag.entity.js';
+import { IsOptionalNotNull } from '../../common/validation/optional.js';
 
 export class CreateTagDto {
   @IsString() @MinLength(1) @MaxLength(100) name: string;
   @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(2048) icon?: string | null;
   @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(1000) description?: string | null;
-  @IsOptional() @IsBoolean() isPinned?: boolean;
+  @IsOptionalNotNull() @IsBoolean() isPinned?: boolean;
 }
 
 /** Only the fields present change. */
-export class UpdateTagDto extends PartialType(CreateTagDto) {}
+export class UpdateTagDto {
+  @IsOptionalNotNull() @IsString() @MinLength(1) @MaxLength(100) name?: string;
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(2048) icon?: string | null;
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(1000) description?: string | null;
+  @IsOptionalNotNull() @IsBoolean() isPinned?: boolean;
+}
 
 export class ListTagsQueryDto extends SortedPagedRequestDto {}
 

@@ -1,18 +1,19 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsEnum, IsOptional } from 'class-validator';
+import { IsEnum } from 'class-validator';
 import { PagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { TimestampFormat, formatTimestamp } from '../../common/time/timestamp-format.js';
 import type { WebhookDelivery } from '../webhook-delivery.entity.js';
 import { WebhookDeliveryStatus, WebhookKind } from '../webhook-kind.js';
+import { IsOptionalNotNull } from '../../common/validation/optional.js';
 
 export class ListWebhookDeliveriesDto extends PagedRequestDto {
   @ApiProperty({ enum: WebhookKind, enumName: 'WebhookKind', required: false })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsEnum(WebhookKind)
   kind?: WebhookKind;
 
   @ApiProperty({ enum: WebhookDeliveryStatus, enumName: 'WebhookDeliveryStatus', required: false })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsEnum(WebhookDeliveryStatus)
   status?: WebhookDeliveryStatus;
 }

@@ -7,66 +7,66 @@ import {
   IsBoolean,
   IsIn,
   IsNumber,
-  IsOptional,
   IsString,
   IsUUID,
   Max,
   MaxLength,
   Min,
   MinLength,
-  ValidateNested,
 } from 'class-validator';
 import { PhoneNumberField } from '../../common/phone/phone-number.js';
+import { IsOptionalNotNull } from '../../common/validation/optional.js';
+import { ValidateNestedObject } from '../../common/validation/nested.js';
 import { WhatsAppUserIdField } from '../../common/phone/whatsapp-user-id.js';
 import { INBOUND_KINDS, type InboundKind, type InboundMessage, type SharedContact } from '../inbound-message.js';
 
 export class SandboxLocationDto {
   @IsNumber() @Min(-90) @Max(90) latitude: number;
   @IsNumber() @Min(-180) @Max(180) longitude: number;
-  @IsOptional() @IsString() @MaxLength(1000) name?: string;
-  @IsOptional() @IsString() @MaxLength(1000) address?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(1000) name?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(1000) address?: string;
 }
 
 export class SandboxContactNameDto {
   @IsString() @MinLength(1) @MaxLength(200) formattedName: string;
-  @IsOptional() @IsString() @MaxLength(100) firstName?: string;
-  @IsOptional() @IsString() @MaxLength(100) lastName?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(100) firstName?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(100) lastName?: string;
 }
 
 export class SandboxContactPhoneDto {
   @IsString() @MaxLength(40) phone: string;
   /** The WhatsApp id of the number, when it is on WhatsApp. */
-  @IsOptional() @IsString() @MaxLength(40) waId?: string;
-  @IsOptional() @IsString() @MaxLength(40) type?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(40) waId?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(40) type?: string;
 }
 
 export class SandboxContactEmailDto {
   @IsString() @MaxLength(320) email: string;
-  @IsOptional() @IsString() @MaxLength(40) type?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(40) type?: string;
 }
 
 export class SandboxContactOrgDto {
-  @IsOptional() @IsString() @MaxLength(200) company?: string;
-  @IsOptional() @IsString() @MaxLength(200) department?: string;
-  @IsOptional() @IsString() @MaxLength(200) title?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(200) company?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(200) department?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(200) title?: string;
 }
 
 /** A shared contact card, as a customer shares one from their phone book. */
 export class SandboxSharedContactDto {
-  @ValidateNested() @Type(() => SandboxContactNameDto) name: SandboxContactNameDto;
-  @IsOptional()
+  @ValidateNestedObject() @Type(() => SandboxContactNameDto) name: SandboxContactNameDto;
+  @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(20)
-  @ValidateNested({ each: true })
+  @ValidateNestedObject({ each: true })
   @Type(() => SandboxContactPhoneDto)
   phones?: SandboxContactPhoneDto[];
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(20)
-  @ValidateNested({ each: true })
+  @ValidateNestedObject({ each: true })
   @Type(() => SandboxContactEmailDto)
   emails?: SandboxContactEmailDto[];
-  @IsOptional() @ValidateNested() @Type(() => SandboxContactOrgDto) org?: SandboxContactOrgDto;
+  @IsOptionalNotNull() @ValidateNestedObject() @Type(() => SandboxContactOrgDto) org?: SandboxContactOrgDto;
 }
 
 export class SandboxReactionDto {
@@ -81,37 +81,37 @@ export class SandboxReactionDto {
  * a phone number, a business-scoped user id, or both; the fields that apply depend on `type`.
  */
 export class SandboxInboundDto {
-  @IsOptional() @PhoneNumberField('Sender phone number.') fromNumber?: string;
-  @IsOptional() @WhatsAppUserIdField('Sender business-scoped user id (BSUID).') fromUserId?: string;
-  @IsOptional() @WhatsAppUserIdField('Sender parent BSUID.') fromParentUserId?: string;
+  @IsOptionalNotNull() @PhoneNumberField('Sender phone number.') fromNumber?: string;
+  @IsOptionalNotNull() @WhatsAppUserIdField('Sender business-scoped user id (BSUID).') fromUserId?: string;
+  @IsOptionalNotNull() @WhatsAppUserIdField('Sender parent BSUID.') fromParentUserId?: string;
   /** The sender's WhatsApp username. */
-  @IsOptional() @IsString() @MaxLength(100) username?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(100) username?: string;
   /** The sender's profile name (`contacts[].profile.name`): names a new contact. */
-  @IsOptional() @IsString() @MaxLength(200) profileName?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(200) profileName?: string;
   @ApiProperty({ enum: INBOUND_KINDS })
   @IsIn(INBOUND_KINDS)
   type: InboundKind;
   /** text: the body; button and interactive: the button's title. */
-  @IsOptional() @IsString() @MaxLength(4096) text?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(4096) text?: string;
   /** Quick-reply payload or interactive button id. */
-  @IsOptional() @IsString() @MaxLength(1000) payload?: string;
-  @IsOptional() @IsString() @MaxLength(200) replyToMessageId?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(1000) payload?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(200) replyToMessageId?: string;
   /** image, video, audio, document, sticker: an uploaded file of the channel's workspace (Support API). */
-  @IsOptional() @IsUUID() mediaId?: string;
-  @IsOptional() @IsString() @MaxLength(1024) caption?: string;
+  @IsOptionalNotNull() @IsUUID() mediaId?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(1024) caption?: string;
   /** document: the file name the sender gave. */
-  @IsOptional() @IsString() @MaxLength(240) fileName?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(240) fileName?: string;
   /** audio: a voice note. */
-  @IsOptional() @IsBoolean() voice?: boolean;
-  @IsOptional() @ValidateNested() @Type(() => SandboxLocationDto) location?: SandboxLocationDto;
-  @IsOptional()
+  @IsOptionalNotNull() @IsBoolean() voice?: boolean;
+  @IsOptionalNotNull() @ValidateNestedObject() @Type(() => SandboxLocationDto) location?: SandboxLocationDto;
+  @IsOptionalNotNull()
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(10)
-  @ValidateNested({ each: true })
+  @ValidateNestedObject({ each: true })
   @Type(() => SandboxSharedContactDto)
   contacts?: SandboxSharedContactDto[];
-  @IsOptional() @ValidateNested() @Type(() => SandboxReactionDto) reaction?: SandboxReactionDto;
+  @IsOptionalNotNull() @ValidateNestedObject() @Type(() => SandboxReactionDto) reaction?: SandboxReactionDto;
 
   /** The message as the provider would have delivered it (without its id and time, which the sandbox gives). */
   static toMessage(dto: SandboxInboundDto): Omit<InboundMessage, 'providerMessageId' | 'receivedAt'> {

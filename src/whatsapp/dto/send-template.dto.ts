@@ -1,5 +1,7 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsOptionalNotNull } from '../../common/validation/optional.js';
+import { ValidateNestedObject } from '../../common/validation/nested.js';
 import { SendBaseDto } from './send-message.dto.js';
 
 /** ParameterValueDto: one value of a template parameter entry. */
@@ -7,15 +9,15 @@ export class ParameterValueDto {
   /** `text`, `image`, `document` or `video`. */
   @IsIn(['text', 'image', 'document', 'video']) type: 'text' | 'image' | 'document' | 'video';
   /** For Type text. */
-  @IsOptional() @IsString() @MaxLength(1024) text?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(1024) text?: string;
   /** For Type image. */
-  @IsOptional() @IsString() @MaxLength(2048) imageUrl?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(2048) imageUrl?: string;
   /** For Type document. */
-  @IsOptional() @IsString() @MaxLength(2048) documentUrl?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(2048) documentUrl?: string;
   /** For Type document. */
-  @IsOptional() @IsString() @MaxLength(240) documentFilename?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(240) documentFilename?: string;
   /** For Type video. */
-  @IsOptional() @IsString() @MaxLength(2048) videoUrl?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(2048) videoUrl?: string;
 }
 
 /** TemplateParameterDto: fills one component of the template. */
@@ -23,10 +25,10 @@ export class TemplateParameterDto {
   /** `Header`, `Body` or `Buttons`: the component filled. */
   @IsIn(['Header', 'Body', 'Buttons']) type: 'Header' | 'Body' | 'Buttons';
   /** `url` or `quick_reply`; required for Buttons entries. */
-  @IsOptional() @IsIn(['url', 'quick_reply']) subType?: 'url' | 'quick_reply';
+  @IsOptionalNotNull() @IsIn(['url', 'quick_reply']) subType?: 'url' | 'quick_reply';
   /** Button position: `0` first, `1` second, `2` third; required for Buttons entries. */
-  @IsOptional() @Matches(/^\d{1,2}$/) index?: string;
-  @IsArray() @ArrayMaxSize(100) @ValidateNested({ each: true }) @Type(() => ParameterValueDto) values: ParameterValueDto[];
+  @IsOptionalNotNull() @Matches(/^\d{1,2}$/) index?: string;
+  @IsArray() @ArrayMaxSize(100) @ValidateNestedObject({ each: true }) @Type(() => ParameterValueDto) values: ParameterValueDto[];
 }
 
 /** Send Template (the specification's request; `contactId` may stand in for `toNumber`). */
@@ -36,10 +38,10 @@ export class SendTemplateDto extends SendBaseDto {
   /** Language code of the template. */
   @IsString() @MinLength(2) @MaxLength(20) language: string;
   /** Fills template components. */
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(20)
-  @ValidateNested({ each: true })
+  @ValidateNestedObject({ each: true })
   @Type(() => TemplateParameterDto)
   parameters: TemplateParameterDto[] = [];
 }

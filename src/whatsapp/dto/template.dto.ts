@@ -1,34 +1,17 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsObject, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
+import { IsString, IsUUID, MaxLength } from 'class-validator';
 import { PagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { TimestampFormat } from '../../common/time/timestamp-format.js';
-import { placeholderCount } from '../template-message.js';
+import { headerExampleUrl, placeholderCount } from '../template-message.js';
 import type { SandboxMessage } from '../sandbox-message.entity.js';
 import type { TemplateComponent, WhatsAppTemplate } from '../whatsapp-template.entity.js';
-
-/** TemplateDefinition of API.md §3: a WhatsApp template as the Business Management API describes it. */
-export class TemplateDefinitionDto {
-  @IsString() @MinLength(1) @MaxLength(512) name: string;
-  @IsString() @MinLength(2) @MaxLength(20) language: string;
-  @IsIn(['MARKETING', 'UTILITY', 'AUTHENTICATION']) category: string;
-  @IsIn(['APPROVED', 'PENDING', 'REJECTED', 'PAUSED', 'DISABLED']) status: string;
-  @ApiProperty({
-    type: 'array',
-    items: { type: 'object', additionalProperties: true },
-    description: 'HEADER, BODY, FOOTER and BUTTONS components.',
-  })
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(4)
-  @IsObject({ each: true })
-  components: TemplateComponent[];
-}
+import { IsOptionalNotNull } from '../../common/validation/optional.js';
 
 export class ListTemplatesQueryDto extends PagedRequestDto {
-  @IsOptional() @IsUUID() channelId?: string;
-  @IsOptional() @IsString() @MaxLength(512) name?: string;
-  @IsOptional() @IsString() @MaxLength(20) language?: string;
-  @IsOptional() @IsString() @MaxLength(30) status?: string;
+  @IsOptionalNotNull() @IsUUID() channelId?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(512) name?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(20) language?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(30) status?: string;
 }
 
 export class TemplateHeaderDto {
@@ -90,7 +73,7 @@ export class ServiceAccountTemplateDto {
     }));
     const parameters: ServiceAccountTemplateParameterDto[] = [];
     if (header && (header.format !== 'TEXT' || placeholderCount(header.text) > 0)) {
-      const exampleUrl = header.example?.header_handle?.[0] ?? header.example?.header_url?.[0] ?? null;
+      const exampleUrl = headerExampleUrl(header);
       parameters.push({
         component: 'Header',
         index: 0,
@@ -123,7 +106,7 @@ export class ServiceAccountTemplateDto {
         ? {
             format: header.format,
             text: header.text ?? null,
-            exampleUrl: header.example?.header_handle?.[0] ?? header.example?.header_url?.[0] ?? null,
+            exampleUrl: headerExampleUrl(header),
           }
         : null,
       body: body?.text ?? null,

@@ -3,12 +3,19 @@ import type { Channel } from '../../channels/channel.entity.js';
 import { ChannelsService } from '../../channels/channels.service.js';
 import { AppConfig } from '../../config/app-config.js';
 import { parseRetryAfter } from '../../webhooks/webhook-sender.js';
-import type { SendOutcome, WhatsAppProvider } from './whatsapp-provider.js';
+import type { MarkReadOutcome, MediaUpload, ProviderFailure, SendOutcome, UploadOutcome, WhatsAppProvider } from './whatsapp-provider.js';
 import type { GraphTemplatePage } from '../templates.service.js';
-import { ValidationError } from '../../common/errors/domain-error.js';
+import { TemplateSyncFailed } from '../whatsapp.errors.js';
 import { describeCloudError, unreachable } from './cloud-api-errors.js';
 import { errorText, type CloudError } from '../cloud-webhook.js';
-import { DownloadTooLargeError, graphDownload, graphRequest, GraphUnreachableError, type GraphResponse } from './graph-http.js';
+import {
+  DownloadTooLargeError,
+  graphDownload,
+  graphRequest,
+  graphUpload,
+  GraphUnreachableError,
+  type GraphResponse,
+} from './graph-http.js';
 
 /** What fetching a message's file from the Graph API came to. */
 export type MediaFetch =
@@ -29,9 +36,10 @@ interface GraphMedia {
 export const MEDIA_DOWNLOAD_FAILED = 'WhatsApp:MediaDownloadFailed';
 export const MEDIA_TOO_LARGE = 'WhatsApp:MediaTooLarge';
 
-const TemplateSyncFailed = (message: string) => new ValidationError('WhatsApp:TemplateSyncFailed', message);
-
-/** The WhatsApp Cloud API: `POST {WHATSAPP_GRAPH_URL}/{phone-number-id}/messages` with the channel's own token. */
+/**
+ * The WhatsApp Cloud API with the channel's own token: `POST {WHATSAPP_GRAPH_URL}/{phone-number-id}/messages`
+ * (messages and Mark As Read) and `/{phone-number-id}/media` (uploads).
+ */
 @Injectable()
 export class CloudApiWhatsAppProvider implements WhatsAppProvider {
   constructor(
@@ -106,20 +114,54 @@ export class CloudApiWhatsAppProvider implements WhatsAppProvider {
 
   async send(channel: Readonly<Channel>, request: Record<string, unknown>): Promise<SendOutcome> {
     const { accessToken } = this.channels.whatsAppCredentials(channel);
-    const url = `${this.config.whatsapp.graphUrl}/${channel.whatsAppPhoneNumberId}/messages`;
-    let response: GraphResponse;
+    const answer = await this.call(() => graphRequest('POST', this.messagesUrl(channel), accessToken, request));
+    if (answer.kind !== 'answered') return answer;
+    const body = answer.response.body as { messages?: Array<{ id: string }> };
+    if (isSuccess(answer.response) && body.messages?.[0]?.id) return { kind: 'sent', providerMessageId: body.messages[0].id };
+    return failure(answer.response);
+  }
+
+  /** Meta answers `{ success: true }`. */
+  async markRead(channel: Readonly<Channel>, request: Record<string, unknown>): Promise<MarkReadOutcome> {
+    const { accessToken } = this.channels.whatsAppCredentials(channel);
+    const answer = await this.call(() => graphRequest('POST', this.messagesUrl(channel), accessToken, request));
+    if (answer.kind !== 'answered') return answer;
+    if (isSuccess(answer.response) && (answer.response.body as { success?: boolean }).success === true) return { kind: 'done' };
+    return failure(answer.response);
+  }
+
+  /** `POST /{phone-number-id}/media`, multipart: `messaging_product=whatsapp`, `type` (the MIME type) and `file`; Meta answers `{ id }`. */
+  async uploadMedia(channel: Readonly<Channel>, media: MediaUpload): Promise<UploadOutcome> {
+    const { accessToken } = this.channels.whatsAppCredentials(channel);
+    const url = `${this.config.whatsapp.graphUrl}/${channel.whatsAppPhoneNumberId}/media`;
+    const answer = await this.call(() => graphUpload(url, accessToken, { messaging_product: 'whatsapp', type: media.contentType }, media));
+    if (answer.kind !== 'answered') return answer;
+    const body = answer.response.body as { id?: unknown };
+    if (isSuccess(answer.response) && typeof body.id === 'string' && body.id) return { kind: 'uploaded', providerMediaId: body.id };
+    return failure(answer.response);
+  }
+
+  private messagesUrl(channel: Readonly<Channel>): string {
+    return `${this.config.whatsapp.graphUrl}/${channel.whatsAppPhoneNumberId}/messages`;
+  }
+
+  /** The Graph API's answer, or a retry when it could not be reached. */
+  private async call(request: () => Promise<GraphResponse>): Promise<{ kind: 'answered'; response: GraphResponse } | ProviderFailure> {
     try {
-      response = await graphRequest('POST', url, accessToken, request);
+      return { kind: 'answered', response: await request() };
     } catch (err) {
       if (err instanceof GraphUnreachableError) return { kind: 'retry', ...unreachable(err.reason) };
       throw err;
     }
-    const body = response.body as { messages?: Array<{ id: string }>; error?: CloudError };
-    if (response.status >= 200 && response.status < 300 && body.messages?.[0]?.id) {
-      return { kind: 'sent', providerMessageId: body.messages[0].id };
-    }
-    const { retry, errorCode, failureReason } = describeCloudError(response.status, body.error?.code, errorText(body.error));
-    if (!retry) return { kind: 'failed', errorCode, failureReason };
-    return { kind: 'retry', errorCode, failureReason, retryAfterMs: parseRetryAfter(response.retryAfter) ?? undefined };
   }
+}
+
+const isSuccess = (response: GraphResponse) => response.status >= 200 && response.status < 300;
+
+/** A Graph API error answer (or a 2xx without what was asked for), by its meaning. */
+function failure(response: GraphResponse): ProviderFailure {
+  const error = (response.body as { error?: CloudError }).error;
+  const { retry, errorCode, failureReason } = describeCloudError(response.status, error?.code, errorText(error));
+  if (!retry) return { kind: 'failed', errorCode, failureReason };
+  return { kind: 'retry', errorCode, failureReason, retryAfterMs: parseRetryAfter(response.retryAfter) ?? undefined };
 }

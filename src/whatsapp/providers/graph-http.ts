@@ -1,10 +1,13 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import http from 'node:http';
+import http, { type ClientRequest } from 'node:http';
 import https from 'node:https';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 const TIMEOUT_MS = 15_000;
+/** An upload carries up to 100 MB: it may take longer than a message. */
+const UPLOAD_TIMEOUT_MS = 300_000;
 
 // Kept-alive connections to the Graph API: one send per request would otherwise pay a TCP (and TLS) handshake.
 const agents = {
@@ -29,17 +32,78 @@ export class GraphUnreachableError extends Error {
 
 /** One request to the Graph API with the channel's bearer token (node:http, lighter than fetch on the send path). */
 export function graphRequest(method: 'GET' | 'POST', url: string, accessToken: string | null, json?: unknown): Promise<GraphResponse> {
-  const target = new URL(url);
   const payload = json === undefined ? undefined : JSON.stringify(json);
-  const transport = target.protocol === 'https:' ? https : http;
-  const headers: Record<string, string | number> = { authorization: `Bearer ${accessToken ?? ''}`, accept: 'application/json' };
+  const headers: Record<string, string | number> = {};
   if (payload !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
+  return exchange(method, url, accessToken, headers, TIMEOUT_MS, (req) => {
+    req.end(payload);
+  });
+}
+
+/** The file part of {@link graphUpload}. */
+export interface GraphFile {
+  stream: Readable;
+  size: number;
+  contentType: string;
+  fileName: string;
+}
+
+/**
+ * A `multipart/form-data` POST to the Graph API: the text `fields`, then `file` as the part named
+ * `file`, streamed from its source (never held whole) with an exact Content-Length. A failure to
+ * read the file rejects with that error (not a {@link GraphUnreachableError}).
+ */
+export function graphUpload(
+  url: string,
+  accessToken: string | null,
+  fields: Record<string, string>,
+  file: GraphFile,
+): Promise<GraphResponse> {
+  const boundary = `----graph-upload-${randomBytes(12).toString('hex')}`;
+  const quoted = (value: string) => value.replace(/["\r\n\\]/g, '_');
+  const head = Buffer.from(
+    Object.entries(fields)
+      .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${quoted(name)}"\r\n\r\n${value}\r\n`)
+      .join('') +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${quoted(file.fileName)}"\r\n` +
+      `Content-Type: ${file.contentType}\r\n\r\n`,
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const headers = {
+    'content-type': `multipart/form-data; boundary=${boundary}`,
+    'content-length': head.length + file.size + tail.length,
+  };
+  let readError: Error | undefined;
+  return exchange('POST', url, accessToken, headers, UPLOAD_TIMEOUT_MS, (req) => {
+    req.write(head);
+    file.stream.on('error', (err) => {
+      readError = err;
+      req.destroy(err);
+    });
+    file.stream.on('end', () => req.end(tail));
+    file.stream.pipe(req, { end: false });
+  }).catch((err: unknown) => {
+    throw readError ?? err;
+  });
+}
+
+function exchange(
+  method: 'GET' | 'POST',
+  url: string,
+  accessToken: string | null,
+  extraHeaders: Record<string, string | number>,
+  timeoutMs: number,
+  writeBody: (req: ClientRequest) => void,
+): Promise<GraphResponse> {
+  const target = new URL(url);
+  const transport = target.protocol === 'https:' ? https : http;
+  const headers = { authorization: `Bearer ${accessToken ?? ''}`, accept: 'application/json', ...extraHeaders };
   return new Promise((resolve, reject) => {
     const fail = (err: Error & { code?: string }) =>
-      reject(new GraphUnreachableError(err.name === 'AbortError' ? `no answer within ${TIMEOUT_MS / 1000} s` : (err.code ?? err.message)));
+      reject(new GraphUnreachableError(err.name === 'AbortError' ? `no answer within ${timeoutMs / 1000} s` : (err.code ?? err.message)));
     const req = transport.request(
       target,
-      { method, headers, agent: agents[target.protocol as keyof typeof agents], signal: AbortSignal.timeout(TIMEOUT_MS) },
+      { method, headers, agent: agents[target.protocol as keyof typeof agents], signal: AbortSignal.timeout(timeoutMs) },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -57,7 +121,7 @@ export function graphRequest(method: 'GET' | 'POST', url: string, accessToken: s
       },
     );
     req.on('error', fail);
-    req.end(payload);
+    writeBody(req);
   });
 }
 

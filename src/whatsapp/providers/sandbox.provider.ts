@@ -9,14 +9,14 @@ import { JobName } from '../../queue/queue-names.js';
 import { statusNotification } from '../cloud-webhook.js';
 import type { SandboxMessage } from '../sandbox-message.entity.js';
 import { SandboxMessagesRepository } from '../sandbox-messages.repository.js';
-import type { SendOutcome, WhatsAppProvider } from './whatsapp-provider.js';
+import type { MarkReadOutcome, MediaUpload, SendOutcome, UploadOutcome, WhatsAppProvider } from './whatsapp-provider.js';
 
 const STATUS_STEP_MS = 300;
 
 /**
  * No network: keeps the exact Cloud API request body for operators to read, answers with a message
  * id, then plays out `sent`, `delivered` and `read` through the same webhook pipeline a real
- * provider feeds.
+ * provider feeds. Mark As Read is kept the same way; an upload answers a media id of its own.
  */
 @Injectable()
 export class SandboxWhatsAppProvider implements WhatsAppProvider {
@@ -44,6 +44,18 @@ export class SandboxWhatsAppProvider implements WhatsAppProvider {
       );
     });
     return { kind: 'sent', providerMessageId };
+  }
+
+  /** Kept like a message, under the id of the message marked read. */
+  async markRead(channel: Readonly<Channel>, request: Record<string, unknown>): Promise<MarkReadOutcome> {
+    await this.messages.record(channel.workspaceId, channel.id, String(request.message_id ?? ''), request);
+    return { kind: 'done' };
+  }
+
+  /** The bytes go nowhere; the id stands in for Meta's in the messages that use it. */
+  uploadMedia(_channel: Readonly<Channel>, media: MediaUpload): Promise<UploadOutcome> {
+    media.stream.destroy();
+    return Promise.resolve({ kind: 'uploaded', providerMediaId: `sandbox-media-${newId()}` });
   }
 
   /** Operators: what the sandbox was asked to send on a channel, newest first. */

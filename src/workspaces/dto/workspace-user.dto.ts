@@ -1,10 +1,12 @@
 import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
 
-import { IsBoolean, IsEmail, IsOptional, IsString, IsUrl, MaxLength, MinLength } from 'class-validator';
+import { IsBoolean, IsString, IsUrl, MaxLength, MinLength } from 'class-validator';
 import { Transform } from 'class-transformer';
 import { PhoneNumberField } from '../../common/phone/phone-number.js';
 import { TimestampFormat } from '../../common/time/timestamp-format.js';
 import { WorkspaceUser, WorkspaceUserRole } from '../workspace-user.entity.js';
+import { IsOptionalNotNull } from '../../common/validation/optional.js';
+import { IsEmail } from '../../common/validation/is-email.js';
 
 export class WorkspaceUserDto {
   id: string;
@@ -44,7 +46,7 @@ export class CreateWorkspaceUserDto {
   @IntEnumProperty(WorkspaceUserRole, 'WorkspaceUserRole', { description: '1 Owner, 2 Member (names accepted)' })
   @IsIntEnum(WorkspaceUserRole)
   role: WorkspaceUserRole;
-  @IsOptional() @PhoneNumberField() phoneNumber?: string;
-  @IsOptional() @IsUrl({ require_protocol: true, protocols: ['http', 'https'] }) @MaxLength(2048) logoUrl?: string;
-  @IsOptional() @IsBoolean() isAiAgent?: boolean;
+  @IsOptionalNotNull() @PhoneNumberField() phoneNumber?: string;
+  @IsOptionalNotNull() @IsUrl({ require_protocol: true, protocols: ['http', 'https'] }) @MaxLength(2048) logoUrl?: string;
+  @IsOptionalNotNull() @IsBoolean() isAiAgent?: boolean;
 }

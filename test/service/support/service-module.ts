@@ -10,6 +10,7 @@ import { DataSource } from 'typeorm';
 import { CommonModule } from '../../../src/common/common.module.js';
 import { IdempotencyModule } from '../../../src/common/idempotency/idempotency.module.js';
 import { MetricsModule } from '../../../src/metrics/metrics.module.js';
+import { RateLimitingModule } from '../../../src/rate-limiting/rate-limiting.module.js';
 import { AppConfig } from '../../../src/config/app-config.js';
 import { AppConfigModule } from '../../../src/config/config.module.js';
 import { resetConfig } from '../../../src/config/load-config.js';
@@ -79,7 +80,7 @@ export interface ServiceTestContext {
 /**
  * The service test tier: the given feature modules against a freshly created and migrated
  * PostgreSQL database of their own, with the queues stubbed (jobs are still written to the outbox
- * table), no HTTP. The global modules every feature may use (config, logging, common, metrics, idempotency) are there too. Services are called directly, as their controllers or processors would.
+ * table), no HTTP. The global modules every feature may use (config, logging, common, metrics, idempotency, rate limiting: guards on feature controllers use it) are there too. Services are called directly, as their controllers or processors would.
  */
 export async function serviceTestModule(
   imports: Array<Type<unknown> | DynamicModule>,
@@ -109,6 +110,7 @@ export async function serviceTestModule(
       MetricsModule,
       StubQueueModule,
       IdempotencyModule,
+      RateLimitingModule,
       ...imports,
     ],
   }).compile();
