@@ -143,6 +143,57 @@ describe('Sending to anyone: contactId in place of toNumber, BSUIDs in toNumber,
     );
   });
 
+  it('takes contactId and BSUIDs on the newer sends too (location, contacts, list, CTA URL, reaction), each addressed with `recipient`', async () => {
+    await notify(cloud.inbound({ userId: 'US.9030', name: 'Nia' }, 'wamid.anyone-in-3', cloud.content.text('hi')));
+    const inbound = await webhookOf('wamid.anyone-in-3');
+    const nia = inbound.contactId as string;
+    const before = fake.sends.length;
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ['sendLocation', { contactId: nia, latitude: 24.7, longitude: 46.7, name: 'Office' }, 'location'],
+      [
+        'sendContacts',
+        { toNumber: 'US.9030', contacts: [{ name: { formattedName: 'Ali' }, phones: [{ phone: '+966501234567' }] }] },
+        'contacts',
+      ],
+      [
+        'sendList',
+        { contactId: nia, body: 'Pick', buttonText: 'Sizes', sections: [{ rows: [{ id: 's', title: 'Small' }] }] },
+        'interactive',
+      ],
+      ['sendCtaUrl', { toNumber: 'US.9030', body: 'Track', displayText: 'Open', url: 'https://shop.example.com/t/1' }, 'interactive'],
+    ];
+    for (const [operation, body, type] of cases) {
+      const res = await send(operation, { channelId: channel.id, ...body });
+      assert.equal(res.status, 200, `${operation}: ${res.text}`);
+      assert.equal(res.body.contactId, nia, operation);
+      const request = (await sent(before + cases.indexOf(cases.find((c) => c[0] === operation)!) + 1)).body;
+      assert.deepEqual([request.recipient, request.to, request.type], ['US.9030', undefined, type], operation);
+    }
+    const events = await waitFor(
+      async () => {
+        const conversation = (await a.api.get(`/v2/conversations/service-account/channels/${channel.id}?ContactIds=${nia}`)).body.items[0];
+        const items = (await a.api.get(`/v2/conversations/service-account/${conversation.id}/timeline`)).body.items as Payload[];
+        return items.find((e) => e.sourceId === 'wamid.anyone-in-3') ? items : undefined;
+      },
+      10_000,
+      'the inbound event',
+    );
+    const reacted = events.find((e) => e.sourceId === 'wamid.anyone-in-3')!;
+    const reaction = await send('sendReaction', { channelId: channel.id, contactId: nia, messageId: reacted.eventId, emoji: '👍' });
+    assert.equal(reaction.status, 200, reaction.text);
+    const request = (await sent(before + cases.length + 1)).body;
+    assert.deepEqual(request, {
+      messaging_product: 'whatsapp',
+      recipient_type: 'individual',
+      recipient: 'US.9030',
+      type: 'reaction',
+      reaction: { message_id: 'wamid.anyone-in-3', emoji: '👍' },
+    });
+    const elsewhere = await send('sendReaction', { channelId: channel.id, toNumber: 'US.9001', messageId: reacted.eventId, emoji: '👍' });
+    assert.equal(elsewhere.status, 400);
+    assert.equal(elsewhere.body.error.code, 'WhatsApp:InvalidMessageId');
+  });
+
   it('records `recipient` on the sandbox, whose statuses name the BSUID and move the message to Read', async () => {
     const injected = await t.admin.post(`/admin/v1/channels/${sandbox.id}/sandbox/inbound`, {
       fromUserId: 'US.9010',
