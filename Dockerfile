@@ -1,6 +1,8 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# npm workspaces: the TypeScript client's manifest is part of the install.
+COPY clients/typescript/package.json clients/typescript/
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npx nest build && npm prune --omit=dev

@@ -35,13 +35,16 @@ export class AdminController {
   @Post('workspaces')
   @HttpCode(200)
   @NoStore()
-  @ApiOperation({ summary: 'Create Workspace' })
+  @ApiOperation({
+    summary: 'Create Workspace',
+    description: 'Creates a workspace and answers its `whsec_` webhook signing secret (shown here only).',
+  })
   async createWorkspace(@Body() body: CreateWorkspaceDto): Promise<CreatedWorkspaceDto> {
     return CreatedWorkspaceDto.fromCreated(await this.workspaces.create(body.name));
   }
 
   @Get('workspaces')
-  @ApiOperation({ summary: 'List Workspaces' })
+  @ApiOperation({ summary: 'List Workspaces', description: 'Every workspace, newest first, without secrets.' })
   @ApiOkResponse({ type: PagedResultOf(WorkspaceDto) })
   async listWorkspaces(@Query() paging: PagedRequestDto): Promise<PagedResult<WorkspaceDto>> {
     return mapPage(await this.workspaces.list(paging), WorkspaceDto.from);
@@ -50,7 +53,10 @@ export class AdminController {
   @Post('workspaces/:workspaceId/webhook-secret')
   @HttpCode(200)
   @NoStore()
-  @ApiOperation({ summary: 'Rotate Webhook Secret' })
+  @ApiOperation({
+    summary: 'Rotate Webhook Secret',
+    description: 'Issues a new webhook signing secret; the old one keeps signing beside it for 24 h.',
+  })
   async rotateWebhookSecret(@WorkspaceId() workspaceId: string): Promise<WebhookSecretDto> {
     return WebhookSecretDto.from(await this.workspaces.rotateWebhookSecret(workspaceId));
   }
@@ -58,14 +64,20 @@ export class AdminController {
   @Post('workspaces/:workspaceId/service-accounts')
   @HttpCode(200)
   @NoStore()
-  @ApiOperation({ summary: 'Create Service Account' })
+  @ApiOperation({
+    summary: 'Create Service Account',
+    description: 'Creates a service account (client credentials for Service Login); the client secret is shown here only.',
+  })
   async createServiceAccount(@WorkspaceId() workspaceId: string, @Body() body: CreateServiceAccountDto): Promise<CreatedServiceAccountDto> {
     return CreatedServiceAccountDto.from(await this.admin.createServiceAccount(workspaceId, body.name));
   }
 
   @Delete('workspaces/:workspaceId/service-accounts/:id')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Revoke Service Account' })
+  @ApiOperation({
+    summary: 'Revoke Service Account',
+    description: 'Revokes a service account: its client secret stops working at once and its tokens within 60 s.',
+  })
   async revokeServiceAccount(
     @WorkspaceId() workspaceId: string,
     @Param('id', new ParseIdPipe('ServiceAccounts:ServiceAccount')) id: string,
@@ -75,20 +87,31 @@ export class AdminController {
 
   @Post('workspaces/:workspaceId/users')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Create Workspace User' })
+  @ApiOperation({
+    summary: 'Create Workspace User',
+    description: 'Adds a user (or an AI agent, `isAiAgent`) to a workspace; users are the assignees of conversations.',
+  })
   async createUser(@WorkspaceId() workspaceId: string, @Body() body: CreateWorkspaceUserDto): Promise<WorkspaceUserDto> {
     return WorkspaceUserDto.from(await this.workspaces.addUser(workspaceId, body));
   }
 
   @Post('workspaces/:workspaceId/channels')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Create Channel' })
+  @ApiOperation({
+    summary: 'Create Channel',
+    description:
+      'Creates a channel from a ChannelConfig: WhatsApp (sandbox or Cloud API), voice (sandbox or Twilio), or both. Credentials are write-only.',
+  })
   async createChannel(@WorkspaceId() workspaceId: string, @Body() body: ChannelConfigDto): Promise<ChannelDto> {
     return ChannelDto.from(await this.admin.createChannel(workspaceId, body));
   }
 
   @Put('workspaces/:workspaceId/channels/:channelId')
-  @ApiOperation({ summary: 'Update Channel' })
+  @ApiOperation({
+    summary: 'Update Channel',
+    description:
+      "Replaces the channel's whole configuration (fields left out are cleared; to change only some fields use Update Channel (Partial) on `/v1/channels/{channelId}`).",
+  })
   async updateChannel(
     @WorkspaceId() workspaceId: string,
     @Param('channelId', new ParseIdPipe('Channels:Channel')) channelId: string,
@@ -99,7 +122,7 @@ export class AdminController {
 
   @Delete('workspaces/:workspaceId/channels/:channelId')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Delete Channel' })
+  @ApiOperation({ summary: 'Delete Channel', description: 'Deletes a channel.' })
   async deleteChannel(
     @WorkspaceId() workspaceId: string,
     @Param('channelId', new ParseIdPipe('Channels:Channel')) channelId: string,

@@ -20,7 +20,9 @@ export class TokenService {
     private readonly rateLimits: RateLimitService,
   ) {}
 
-  async issue(request: TokenRequestDto): Promise<TokenResponseDto> {
+  /** `authorization` is the request's header: client credentials may come as HTTP Basic (RFC 6749 §2.3.1). */
+  async issue(body: TokenRequestDto, authorization?: string): Promise<TokenResponseDto> {
+    const request = withBasicCredentials(body, authorization);
     if (!request.grant_type) throw new OAuthError('invalid_request', 'grant_type is required.');
     if (request.grant_type !== 'client_credentials') {
       throw new OAuthError('unsupported_grant_type', 'Only the client_credentials grant is supported.');
@@ -52,4 +54,28 @@ export class TokenService {
     if (scopes.some((scope) => scope !== apiScope)) throw new OAuthError('invalid_scope', `The only scope is '${apiScope}'.`);
     return apiScope;
   }
+}
+
+/**
+ * The body with the client credentials of an `Authorization: Basic` header, whose id and secret are
+ * form-encoded before base64 (RFC 6749 §2.3.1). Credentials in both places are an invalid_request
+ * (one method per request, §2.3); a header that is not Basic is left alone.
+ */
+export function withBasicCredentials(body: TokenRequestDto, authorization: string | undefined): TokenRequestDto {
+  const match = /^Basic\s+(\S+)\s*$/i.exec(authorization ?? '');
+  if (!match) return body;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) throw new OAuthError('invalid_client', 'The Basic credentials are not client_id:client_secret.');
+  if (body.client_id !== undefined || body.client_secret !== undefined) {
+    throw new OAuthError('invalid_request', 'Send the client credentials either with HTTP Basic or in the body, not both.');
+  }
+  const formDecode = (value: string) => {
+    try {
+      return decodeURIComponent(value.replace(/\+/g, ' '));
+    } catch {
+      throw new OAuthError('invalid_client', 'The Basic credentials are not form-encoded.');
+    }
+  };
+  return { ...body, client_id: formDecode(decoded.slice(0, colon)), client_secret: formDecode(decoded.slice(colon + 1)) };
 }

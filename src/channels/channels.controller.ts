@@ -15,7 +15,11 @@ export class ChannelsController {
   constructor(private readonly channels: ChannelsService) {}
 
   @Get('service-account')
-  @ApiOperation({ summary: 'Get Channels' })
+  @ApiOperation({
+    summary: 'Get Channels',
+    description:
+      "The workspace's channels with their phone number, WhatsApp number and webhook addresses; use a channel's `id` as `channelId` in sends and calls.",
+  })
   @ApiOkResponse({ type: PagedChannels })
   async list(@CurrentWorkspace() workspaceId: string, @Query() paging: PagedRequestDto): Promise<PagedResult<ChannelDto>> {
     return mapPage(await this.channels.list(workspaceId, paging), ChannelDto.from);

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import type { AppRole, EnvSchema } from './env.schema.js';
-import { parseDurationList } from '../common/time/duration.js';
+import { parseDuration, parseDurationList } from '../common/time/duration.js';
 
 /** Typed, validated configuration, grouped by concern. Built once at boot from the environment. */
 export class AppConfig {
@@ -32,7 +32,7 @@ export class AppConfig {
   readonly media: { ffmpegPath: string | undefined; ffmpegTimeoutMs: number; ffmpegMaxConcurrency: number };
   readonly seedDemo: boolean;
   readonly logLevel: string;
-  readonly webhooks: { allowPrivateNetworks: boolean; retryScheduleMs: number[] };
+  readonly webhooks: { allowPrivateNetworks: boolean; retryScheduleMs: number[]; disableAfterMs: number };
   readonly rateLimits: {
     requestsPerMinute: number;
     whatsappSendsPerSecond: number;
@@ -42,6 +42,8 @@ export class AppConfig {
   };
   readonly outbox: { pollIntervalMs: number; recoverAfterMs: number };
   readonly queues: { lockDurationMs: number };
+  /** How long finished rows of the growing tables are kept, and how the pruning job runs. */
+  readonly retention: { outboxMs: number; webhookDeliveriesMs: number; sandboxMessagesMs: number; intervalMs: number; batchSize: number };
   readonly whatsapp: { graphUrl: string; mediaDownloadAttempts: number };
   readonly voice: { twilioApiUrl: string; inboundGreeting: string; staleCallMinutes: number };
 
@@ -85,6 +87,7 @@ export class AppConfig {
     this.webhooks = {
       allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       retryScheduleMs: parseDurationList(env.WEBHOOK_RETRY_SCHEDULE),
+      disableAfterMs: parseDurationList(env.WEBHOOK_DISABLE_AFTER)[0],
     };
     this.rateLimits = {
       requestsPerMinute: env.RATE_LIMIT_REQUESTS_PER_MINUTE,
@@ -95,6 +98,13 @@ export class AppConfig {
     };
     this.outbox = { pollIntervalMs: env.OUTBOX_POLL_INTERVAL_MS, recoverAfterMs: env.OUTBOX_RECOVER_AFTER_MS };
     this.queues = { lockDurationMs: env.QUEUE_LOCK_DURATION_MS };
+    this.retention = {
+      outboxMs: parseDuration(env.OUTBOX_RETENTION),
+      webhookDeliveriesMs: parseDuration(env.WEBHOOK_DELIVERY_RETENTION),
+      sandboxMessagesMs: parseDuration(env.SANDBOX_MESSAGE_RETENTION),
+      intervalMs: parseDuration(env.RETENTION_INTERVAL),
+      batchSize: env.RETENTION_BATCH_SIZE,
+    };
     this.whatsapp = { graphUrl: env.WHATSAPP_GRAPH_URL.replace(/\/+$/, ''), mediaDownloadAttempts: env.WHATSAPP_MEDIA_DOWNLOAD_ATTEMPTS };
     this.voice = {
       twilioApiUrl: env.TWILIO_API_URL.replace(/\/+$/, ''),

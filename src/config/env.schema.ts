@@ -14,6 +14,7 @@ import {
   ValidateBy,
   validateSync,
 } from 'class-validator';
+import { DURATION_PATTERN, parseDuration } from '../common/time/duration.js';
 
 const toBoolean = ({ value }: { value: unknown }) => {
   if (typeof value !== 'string') return value;
@@ -41,6 +42,16 @@ function isAddressOrRange(value: string): boolean {
   const [address, bits] = value.split('/', 2);
   const isAddress = ipaddr.IPv4.isValidFourPartDecimal(address) || ipaddr.IPv6.isValid(address);
   return isAddress && (bits === undefined || ipaddr.isValidCIDR(value));
+}
+/** A duration like `30s`, `10m`, `7d`, at least one second. */
+function IsDuration() {
+  return ValidateBy({
+    name: 'isDuration',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && DURATION_PATTERN.test(value.trim()) && parseDuration(value) >= 1000,
+      defaultMessage: () => 'must be a duration of at least 1s like 30s, 10m, 12h or 7d',
+    },
+  });
 }
 const isOriginList = (value: unknown) =>
   typeof value === 'string' && (value.trim() === '' || value.trim() === '*' || value.split(',').every((item) => isOrigin(item.trim())));
@@ -122,6 +133,9 @@ export class EnvSchema {
   @Transform(toBoolean) @IsBoolean() WEBHOOK_ALLOW_PRIVATE_NETWORKS = false;
   @Matches(/^\d+(ms|s|m|h)(,\d+(ms|s|m|h))*$/, { message: 'must be a comma-separated list like 2m,4m,8m' })
   WEBHOOK_RETRY_SCHEDULE = '2m,4m,8m,16m,32m';
+  /** A webhook endpoint with no successful attempt for this long while attempts failed is disabled (API.md §11.1). */
+  @Matches(/^[1-9]\d*(ms|s|m|h|d)$/, { message: 'must be a duration like 5d, 12h or 30s' })
+  WEBHOOK_DISABLE_AFTER = '5d';
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL = 'info';
   @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_REQUESTS_PER_MINUTE = 600;
   @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_WHATSAPP_SENDS_PER_SECOND = 80;
@@ -135,6 +149,16 @@ export class EnvSchema {
   @Transform(toInt) @IsInt() @Min(0) @Max(120000) SHUTDOWN_GRACE_MS = 10000;
   /** Bull's job lock: a job whose worker died is taken up again after about this long. */
   @Transform(toInt) @IsInt() @Min(1000) @Max(600000) QUEUE_LOCK_DURATION_MS = 30000;
+  /** Finished outbox rows are deleted this long after they finished. */
+  @IsDuration() OUTBOX_RETENTION = '7d';
+  /** Webhook deliveries (the delivery log) are deleted this long after the event, once no attempt is pending. */
+  @IsDuration() WEBHOOK_DELIVERY_RETENTION = '30d';
+  /** What sandbox channels "sent" is deleted this long after it was sent. */
+  @IsDuration() SANDBOX_MESSAGE_RETENTION = '7d';
+  /** How often the pruning job runs. */
+  @IsDuration() RETENTION_INTERVAL = '10m';
+  /** Rows deleted per statement by the pruning job (each statement is its own short transaction). */
+  @Transform(toInt) @IsInt() @Min(1) @Max(100_000) RETENTION_BATCH_SIZE = 1000;
 }
 
 /** Validates `process.env`; throws one error naming every bad variable. */

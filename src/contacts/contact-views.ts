@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { ContactPropertiesService } from '../contact-properties/contact-properties.service.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
 import { ContactNotesRepository } from './contact-notes.repository.js';
@@ -17,6 +18,11 @@ export class ContactViews {
     private readonly notes: ContactNotesRepository,
     private readonly properties: ContactPropertiesService,
   ) {}
+
+  /** These views reading in the caller's transaction (what it has written but not yet committed). */
+  inTransaction(manager: EntityManager): ContactViews {
+    return new ContactViews(this.values.withManager(manager), this.notes.withManager(manager), this.properties);
+  }
 
   async one(contact: Contact): Promise<ContactDto> {
     return (await this.many([contact]))[0];

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CREATE_CONTACT_EXAMPLES } from '../openapi/request-examples.js';
 import { CurrentPrincipal, CurrentWorkspace, type Principal } from '../auth/principal.js';
 import { ParseIdPipe } from '../common/http/uuid-param.pipe.js';
 import { PagedRequestDto } from '../common/paging/paged-request.dto.js';
@@ -34,13 +35,22 @@ export class ContactsController {
 
   @Post()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Create Contact' })
+  @ApiOperation({
+    summary: 'Create Contact',
+    description:
+      'Creates a contact. The phone number is normalised to E.164; a number already in the workspace is a 409. `note` adds a first note.',
+  })
+  @ApiConflictResponse({ description: 'A contact with this phone number (or WhatsApp user id) already exists in the workspace.' })
+  @ApiBody({ type: CreateContactDto, examples: CREATE_CONTACT_EXAMPLES })
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateContactDto): Promise<ContactDto> {
     return this.views.one(await this.contacts.create(principal, body));
   }
 
   @Get()
-  @ApiOperation({ summary: 'Get Contacts' })
+  @ApiOperation({
+    summary: 'Get Contacts',
+    description: "A page of the workspace's contacts, with their custom property values and notes; `Filter` matches name, phone or email.",
+  })
   @ApiOkResponse({ type: PagedContacts })
   async list(@CurrentWorkspace() workspaceId: string, @Query() query: GetContactsQueryDto): Promise<PagedResult<ContactDto>> {
     return this.views.page(await this.contacts.find(workspaceId, query, query));
@@ -48,7 +58,10 @@ export class ContactsController {
 
   @Post('search')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Search Contacts' })
+  @ApiOperation({
+    summary: 'Search Contacts',
+    description: 'Contacts matching every given criterion: text filter, tags, and typed custom property filters (operators 1-10).',
+  })
   @ApiOkResponse({ type: PagedContacts })
   async search(@CurrentWorkspace() workspaceId: string, @Body() body: SearchContactsDto): Promise<PagedResult<ContactDto>> {
     return this.views.page(await this.contacts.find(workspaceId, body, body));
@@ -66,20 +79,24 @@ export class ContactsController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Get Contact By Id' })
+  @ApiOperation({ summary: 'Get Contact By Id', description: 'One contact with its custom property values and notes.' })
   async get(@CurrentWorkspace() workspaceId: string, @ContactId() id: string): Promise<ContactDto> {
     return this.views.one(await this.contacts.get(workspaceId, id));
   }
 
   @Put(':id')
-  @ApiOperation({ summary: 'Update Contact' })
+  @ApiOperation({
+    summary: 'Update Contact',
+    description: 'Changes only the fields present in the body; `note` appends a note. A phone number another contact has is a 409.',
+  })
+  @ApiConflictResponse({ description: 'Another contact has this phone number (or WhatsApp user id).' })
   async update(@CurrentPrincipal() principal: Principal, @ContactId() id: string, @Body() body: UpdateContactDto): Promise<ContactDto> {
     return this.views.one(await this.contacts.update(principal, id, body));
   }
 
   @Delete(':id')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Delete Contact' })
+  @ApiOperation({ summary: 'Delete Contact', description: 'Deletes the contact with its property values, notes and history.' })
   async remove(@CurrentWorkspace() workspaceId: string, @ContactId() id: string): Promise<void> {
     await this.contacts.remove(workspaceId, id);
   }
@@ -113,7 +130,10 @@ export class ContactsController {
   }
 
   @Get(':contactId/history')
-  @ApiOperation({ summary: 'Contacts History' })
+  @ApiOperation({
+    summary: 'Contacts History',
+    description: "Every change of the contact's built-in fields and custom property values, newest first.",
+  })
   @ApiOkResponse({ type: PagedResultOf(ContactHistoryEntryDto, 'PagedResultOfContactHistoryEntryDto') })
   async history(
     @CurrentWorkspace() workspaceId: string,

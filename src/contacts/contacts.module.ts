@@ -12,6 +12,7 @@ import { ContactPropertyValue } from './contact-property-value.entity.js';
 import { ContactPropertyValuesRepository } from './contact-property-values.repository.js';
 import { ContactViews } from './contact-views.js';
 import { Contact } from './contact.entity.js';
+import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { ContactsController } from './contacts.controller.js';
 import { ContactsRepository } from './contacts.repository.js';
 import { ContactsService } from './contacts.service.js';
@@ -23,6 +24,7 @@ import { PropertyStatisticsService } from './property-statistics.service.js';
     TypeOrmModule.forFeature([Contact, ContactCountShard, ContactHistoryEntry, ContactNote, ContactPropertyValue]),
     ContactPropertiesModule,
     TagsModule,
+    WebhooksModule,
   ],
   controllers: [ContactsController, PropertyStatisticsController],
   providers: [

@@ -7,7 +7,10 @@ import { newId } from '../common/id.js';
 import type { PagedRequestDto } from '../common/paging/paged-request.dto.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
 import { pgError } from '../database/pg-errors.js';
+import { WebhookEventType } from '../queue/queue-names.js';
 import { TagsService } from '../tags/tags.service.js';
+import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
+import { ContactViews } from './contact-views.js';
 import { propertyConditions, type CheckedContactCriteria, type ContactCriteria } from './contact-criteria.js';
 import type { ContactHistoryEntry } from './contact-history-entry.entity.js';
 import { ContactHistoryRepository } from './contact-history.repository.js';
@@ -55,6 +58,8 @@ export class ContactsService {
     private readonly notes: ContactNotesRepository,
     private readonly properties: ContactPropertiesService,
     private readonly tags: TagsService,
+    private readonly views: ContactViews,
+    private readonly webhooks: WebhookPublisher,
   ) {}
 
   async get(workspaceId: string, id: string): Promise<Contact> {
@@ -64,6 +69,11 @@ export class ContactsService {
   /** The workspace's contacts with these ids (those that exist), for other modules' views. */
   findByIds(workspaceId: string, ids: readonly string[]): Promise<Contact[]> {
     return this.contacts.findByIds(workspaceId, ids);
+  }
+
+  /** {@link findByIds} in the caller's transaction. */
+  findByIdsIn(manager: EntityManager, workspaceId: string, ids: readonly string[]): Promise<Contact[]> {
+    return this.contacts.withManager(manager).findByIds(workspaceId, ids);
   }
 
   async create(principal: Principal, input: CreateContactDto): Promise<Contact> {
@@ -138,7 +148,7 @@ export class ContactsService {
     if (identity.username) await contacts.release(actor.workspaceId, 'whatsAppUsername', identity.username, contact.id);
     if (identity.parentUserId) await contacts.release(actor.workspaceId, 'whatsAppParentUserId', identity.parentUserId, contact.id);
     if (!(await contacts.insertWhereNumberFree(actor.workspaceId, contact))) return null;
-    await this.recordHistory(manager, contact, actor, builtInChanges({}, contact));
+    await this.recordHistory(manager, contact, actor, builtInChanges({}, contact), WebhookEventType.ContactCreated);
     return contact;
   }
 
@@ -252,15 +262,22 @@ export class ContactsService {
         contact.lastModifierId = principal.serviceAccountId;
         contact.lastModificationTime = new Date();
         await contacts.save(workspaceId, contact);
-        await this.recordHistory(manager, contact, principal, changes);
         if (input.note) await this.addNote(manager, contact, principal, input.note);
+        await this.recordHistory(manager, contact, principal, changes);
       }
       return (await contacts.findById(workspaceId, id))!;
     });
   }
 
+  /** Deletes the contact; `contact.deleted` carries it as it was. */
   async remove(workspaceId: string, id: string): Promise<void> {
-    if ((await this.contacts.delete(workspaceId, { id })) === 0) throw ContactNotFound(id);
+    await this.contacts.transaction(async (manager) => {
+      const contacts = this.contacts.withManager(manager);
+      const contact = await this.getWith(contacts, workspaceId, id, { lock: true });
+      const dto = await this.views.inTransaction(manager).one(contact);
+      await contacts.delete(workspaceId, { id });
+      await this.webhooks.emit(manager, workspaceId, WebhookEventType.ContactDeleted, dto, { orderingKey: id });
+    });
   }
 
   /**
@@ -342,8 +359,8 @@ export class ContactsService {
       lastModifierId: principal.serviceAccountId,
     });
     await contacts.insert(principal.workspaceId, contact);
-    await this.recordHistory(manager, contact, principal, builtInChanges({}, contact));
     if (input.note) await this.addNote(manager, contact, principal, input.note);
+    await this.recordHistory(manager, contact, principal, builtInChanges({}, contact), WebhookEventType.ContactCreated);
     return (await contacts.findById(principal.workspaceId, contact.id))!;
   }
 
@@ -365,7 +382,7 @@ export class ContactsService {
     if (!(await contacts.insertWhereNumberFree(principal.workspaceId, contact))) {
       return (await contacts.findIdByPhone(principal.workspaceId, phoneNumber))!;
     }
-    await this.recordHistory(manager, contact, principal, builtInChanges({}, contact));
+    await this.recordHistory(manager, contact, principal, builtInChanges({}, contact), WebhookEventType.ContactCreated);
     return contact.id;
   }
 
@@ -409,8 +426,29 @@ export class ContactsService {
     ]);
   }
 
-  private async recordHistory(manager: EntityManager, contact: Contact, actor: Actor, changes: HistoryChange[]): Promise<void> {
+  /**
+   * The one place a contact's changes are recorded: its history entries, and the event endpoints
+   * receive (`contact.created`, or `contact.updated` with the changes as the history has them), in
+   * the caller's transaction. Whatever change is recorded here is announced too.
+   */
+  private async recordHistory(
+    manager: EntityManager,
+    contact: Contact,
+    actor: Actor,
+    changes: HistoryChange[],
+    event: WebhookEventType.ContactCreated | WebhookEventType.ContactUpdated = WebhookEventType.ContactUpdated,
+  ): Promise<void> {
     await this.historyEntries.withManager(manager).record(contact.workspaceId, contact.id, actor.serviceAccountId, changes);
+    const current = await this.contacts.withManager(manager).findById(contact.workspaceId, contact.id);
+    if (!current) return;
+    const dto = await this.views.inTransaction(manager).one(current);
+    const route = { orderingKey: contact.id };
+    if (event === WebhookEventType.ContactCreated) {
+      await this.webhooks.emit(manager, contact.workspaceId, event, dto, route);
+    } else {
+      const data = { ...dto, changes: changes.map(({ propertyName, oldValue, newValue }) => ({ propertyName, oldValue, newValue })) };
+      await this.webhooks.emit(manager, contact.workspaceId, event, data, route);
+    }
   }
 
   private async addNote(manager: EntityManager, contact: Contact, principal: Principal, text: string): Promise<void> {

@@ -30,7 +30,10 @@ export class PropertyStatisticsController {
   }
 
   @Get(':id/statistics')
-  @ApiOperation({ summary: 'Contact Properties Statistics', description: 'Over all the workspace’s contacts.' })
+  @ApiOperation({
+    summary: 'Contact Properties Statistics (All Contacts)',
+    description: 'The statistics over all the workspace’s contacts (the POST form takes Search Contacts filters).',
+  })
   computeAll(@CurrentWorkspace() workspaceId: string, @PropertyId() id: string): Promise<ContactPropertyStatisticsDto> {
     return this.statistics.compute(workspaceId, id);
   }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { ChannelsService } from '../channels/channels.service.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
 import { ContactsService } from '../contacts/contacts.service.js';
@@ -17,6 +18,16 @@ export class ConversationViews {
     private readonly conversationTags: ConversationTagsRepository,
   ) {}
 
+  /** Set on the views {@link inTransaction} returns. */
+  private manager: EntityManager | undefined;
+
+  /** These views reading in the caller's transaction (a contact or tags it has written but not yet committed). */
+  inTransaction(manager: EntityManager): ConversationViews {
+    const bound = new ConversationViews(this.contacts, this.channels, this.workspaces, this.conversationTags.withManager(manager));
+    bound.manager = manager;
+    return bound;
+  }
+
   async one(conversation: Conversation): Promise<ConversationDto> {
     return (await this.many([conversation]))[0];
   }
@@ -30,7 +41,9 @@ export class ConversationViews {
     const workspaceId = conversations[0].workspaceId;
     const distinct = (ids: Array<string | null>) => [...new Set(ids.filter((id): id is string => !!id))];
     const [contacts, channels, users, tagLinks] = await Promise.all([
-      this.contacts.findByIds(workspaceId, distinct(conversations.map((c) => c.contactId))),
+      this.manager
+        ? this.contacts.findByIdsIn(this.manager, workspaceId, distinct(conversations.map((c) => c.contactId)))
+        : this.contacts.findByIds(workspaceId, distinct(conversations.map((c) => c.contactId))),
       this.channels.getManyIncludingDeleted(workspaceId, distinct(conversations.map((c) => c.channelId))),
       this.workspaces.findUsersByUserIds(workspaceId, distinct(conversations.flatMap((c) => [c.assigneeUserId, c.assignedAiAgentId]))),
       this.conversationTags.withTags(

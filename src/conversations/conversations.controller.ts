@@ -29,7 +29,11 @@ export class ConversationsController {
   ) {}
 
   @Get('channels/:channelId')
-  @ApiOperation({ summary: 'List Conversations' })
+  @ApiOperation({
+    summary: 'List Conversations',
+    description:
+      'The conversations of one channel, most recent activity first by default, with filters on status, assignees, contacts, tags, dates and unanswered ones (`IsLost`).',
+  })
   @ApiOkResponse({ type: PagedResultOf(ConversationDto, 'PagedResultOfConversationDto') })
   async list(
     @CurrentWorkspace() workspaceId: string,
@@ -50,7 +54,7 @@ export class ConversationsController {
   }
 
   @Get(':conversationId')
-  @ApiOperation({ summary: 'Get Conversation' })
+  @ApiOperation({ summary: 'Get Conversation', description: 'One conversation with its contact, channel, assignee, tags and last event.' })
   async get(@CurrentWorkspace() workspaceId: string, @ConversationId() id: string): Promise<ConversationDto> {
     return this.views.one(await this.conversations.get(workspaceId, id));
   }
@@ -81,7 +85,10 @@ export class ConversationsController {
   }
 
   @Get(':conversationId/timeline')
-  @ApiOperation({ summary: 'Get Conversation Timeline' })
+  @ApiOperation({
+    summary: 'Get Conversation Timeline',
+    description: 'The events of a conversation (messages, calls, assignations), newest first by default.',
+  })
   @ApiOkResponse({ type: PagedResultOf(ConversationTimelineDto, 'PagedResultOfConversationTimelineDto') })
   async timeline(
     @CurrentWorkspace() workspaceId: string,

@@ -10,6 +10,7 @@ import { ConversationsRepository } from './conversations.repository.js';
 import { ChannelsModule } from '../channels/channels.module.js';
 import { ContactsModule } from '../contacts/contacts.module.js';
 import { TagsModule } from '../tags/tags.module.js';
+import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { ConversationViews } from './conversation-views.js';
 import { ConversationsController } from './conversations.controller.js';
 import { ConversationsService } from './conversations.service.js';
@@ -22,6 +23,7 @@ import { TimelineService } from './timeline.service.js';
     ContactsModule,
     TagsModule,
     WorkspacesModule,
+    WebhooksModule,
   ],
   controllers: [ConversationsController],
   providers: [

@@ -5,7 +5,16 @@ import { ChannelsService } from '../channels/channels.service.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
 import { ContactsService } from '../contacts/contacts.service.js';
 import { pgError } from '../database/pg-errors.js';
+import { WebhookEventType } from '../queue/queue-names.js';
 import { TagsService } from '../tags/tags.service.js';
+import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
+import { ConversationViews } from './conversation-views.js';
+
+type ConversationEventType =
+  | WebhookEventType.ConversationCreated
+  | WebhookEventType.ConversationAssigned
+  | WebhookEventType.ConversationStatusChanged
+  | WebhookEventType.ConversationTagsChanged;
 import type { WorkspaceUser } from '../workspaces/workspace-user.entity.js';
 import { WorkspacesService } from '../workspaces/workspaces.service.js';
 import type { ConversationEvent } from './conversation-event.entity.js';
@@ -37,6 +46,8 @@ export class ConversationsService {
     private readonly tags: TagsService,
     private readonly workspaces: WorkspacesService,
     private readonly timeline: TimelineService,
+    private readonly views: ConversationViews,
+    private readonly webhooks: WebhookPublisher,
   ) {}
 
   async get(workspaceId: string, id: string): Promise<Conversation> {
@@ -48,17 +59,19 @@ export class ConversationsService {
     const conversations = this.conversations.withManager(manager);
     const open = await conversations.findOpen(workspaceId, channelId, contactId);
     if (open) return open;
-    await conversations.open(workspaceId, channelId, contactId);
+    const opened = await conversations.open(workspaceId, channelId, contactId);
+    if (opened) await this.announce(manager, workspaceId, opened, WebhookEventType.ConversationCreated);
     return (await conversations.findOpen(workspaceId, channelId, contactId))!;
   }
 
   /** {@link findOrOpen} for writing to the timeline, which needs only the ids: no read-back of a new conversation. */
   async findOrOpenRef(manager: EntityManager, workspaceId: string, channelId: string, contactId: string): Promise<ConversationRef> {
     const conversations = this.conversations.withManager(manager);
-    const id =
-      (await conversations.findOpenId(workspaceId, channelId, contactId)) ??
-      (await conversations.open(workspaceId, channelId, contactId)) ??
-      (await conversations.findOpenId(workspaceId, channelId, contactId))!;
+    const found = await conversations.findOpenId(workspaceId, channelId, contactId);
+    if (found) return { id: found, workspaceId, channelId, contactId };
+    const opened = await conversations.open(workspaceId, channelId, contactId);
+    if (opened) await this.announce(manager, workspaceId, opened, WebhookEventType.ConversationCreated);
+    const id = opened ?? (await conversations.findOpenId(workspaceId, channelId, contactId))!;
     return { id, workspaceId, channelId, contactId };
   }
 
@@ -101,13 +114,18 @@ export class ConversationsService {
   }
 
   async setStatus(workspaceId: string, id: string, status: ConversationStatus): Promise<Conversation> {
-    const conversation = await this.get(workspaceId, id);
-    if (conversation.status !== status) {
-      // Reopening while another conversation of the contact is open on the channel would break the one-open rule.
-      await this.conversations.update(workspaceId, { id }, { status }).catch((err: unknown) => {
-        if (pgError.is(err, 'unique')) throw AnotherConversationOpen();
-        throw err;
+    try {
+      await this.conversations.transaction(async (manager) => {
+        const conversations = this.conversations.withManager(manager);
+        const conversation = await this.getWith(conversations, workspaceId, id, { lock: true });
+        if (conversation.status === status) return;
+        // Reopening while another conversation of the contact is open on the channel would break the one-open rule.
+        await conversations.update(workspaceId, { id }, { status });
+        await this.announce(manager, workspaceId, id, WebhookEventType.ConversationStatusChanged);
       });
+    } catch (err) {
+      if (pgError.is(err, 'unique')) throw AnotherConversationOpen();
+      throw err;
     }
     return this.get(workspaceId, id);
   }
@@ -134,6 +152,7 @@ export class ConversationsService {
         id,
         tags.map((tag) => tag.id),
       );
+      await this.announce(manager, workspaceId, id, WebhookEventType.ConversationTagsChanged);
       return conversation;
     });
   }
@@ -141,14 +160,28 @@ export class ConversationsService {
   /** Adds one tag; idempotent, and concurrent adds of different tags all survive (no read-modify-write). */
   async addTag(workspaceId: string, id: string, tagId: string): Promise<Conversation> {
     const [conversation] = await Promise.all([this.get(workspaceId, id), this.tags.get(workspaceId, tagId)]);
-    await this.conversationTags.add(workspaceId, id, [tagId]);
+    await this.conversations.transaction(async (manager) => {
+      await this.conversationTags.withManager(manager).add(workspaceId, id, [tagId]);
+      await this.announce(manager, workspaceId, id, WebhookEventType.ConversationTagsChanged);
+    });
     return conversation;
   }
 
   async removeTag(workspaceId: string, id: string, tagId: string): Promise<Conversation> {
     const [conversation] = await Promise.all([this.get(workspaceId, id), this.tags.get(workspaceId, tagId)]);
-    await this.conversationTags.delete(workspaceId, { conversationId: id, tagId });
+    await this.conversations.transaction(async (manager) => {
+      const removed = await this.conversationTags.withManager(manager).delete(workspaceId, { conversationId: id, tagId });
+      if (removed > 0) await this.announce(manager, workspaceId, id, WebhookEventType.ConversationTagsChanged);
+    });
     return conversation;
+  }
+
+  /** Writes a `conversation.*` event with the conversation as it is now in the caller's transaction. */
+  private async announce(manager: EntityManager, workspaceId: string, id: string, type: ConversationEventType): Promise<void> {
+    const conversation = await this.conversations.withManager(manager).findById(workspaceId, id);
+    if (!conversation) return;
+    const dto = await this.views.inTransaction(manager).one(conversation);
+    await this.webhooks.emit(manager, workspaceId, type, dto, { channelId: conversation.channelId, orderingKey: conversation.id });
   }
 
   private async getWith(
@@ -196,6 +229,7 @@ export class ConversationsService {
         assignedByUserName: principal.name ?? null,
       },
     });
+    await this.announce(manager, principal.workspaceId, conversation.id, WebhookEventType.ConversationAssigned);
     return this.getWith(conversations, principal.workspaceId, conversation.id);
   }
 }

@@ -24,3 +24,16 @@ export async function insertIgnoring<E extends ObjectLiteral>(
   const result = await manager.createQueryBuilder().insert().into(entity).values(rows).orIgnore().returning([returning]).execute();
   return (result.raw as Array<Record<string, string>>).map((row) => row[returning]);
 }
+
+/**
+ * Deletes at most `limit` rows of `table` (keyed by `id`) matching `where` (its parameters are
+ * `$1`…), in one short statement; rows another transaction holds locked are skipped, not waited
+ * for. Returns the number deleted. For pruning jobs: call it again until it deletes fewer than `limit`.
+ */
+export async function deleteBatch(manager: EntityManager, table: string, where: string, params: unknown[], limit: number): Promise<number> {
+  const [, deleted] = await manager.query<[unknown, number]>(
+    `DELETE FROM "${table}" WHERE id IN (SELECT id FROM "${table}" WHERE ${where} LIMIT $${params.length + 1} FOR UPDATE SKIP LOCKED)`,
+    [...params, limit],
+  );
+  return deleted;
+}

@@ -1,12 +1,24 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { loadConfig } from '../config/load-config.js';
+import { ErrorEnvelopeDto } from '../common/errors/error-envelope.js';
+import { documentErrorResponses } from './error-responses.js';
+import { tidySchemas } from './schema-tidy.js';
 import { annotateIntEnums, typeNullableEnumReferences } from './int-enum.js';
+import {
+  describeCallbacks,
+  describePathParameters,
+  nameOperationsBySummary,
+  offerClientCredentials,
+  orderTags,
+} from './openapi-conventions.js';
 
 const DESCRIPTION = `Workspace-scoped messaging and contact management: WhatsApp messages and templates, contacts
 with custom properties and an audit trail, conversations and tags, outbound IVR calls, signed webhooks.
 
-Get a token with **Service Login** (\`POST /connect/token\`, client credentials) and send it as
-\`Authorization: Bearer <token>\`. Property names in requests are case-insensitive. Every failure
+Get a token with **Service Login** (\`POST /connect/token\`, client credentials, in the body or as HTTP
+Basic) and send it as \`Authorization: Bearer <token>\`; in Swagger UI, **Authorize** with the client id and
+secret does it for you. Property names in requests are case-insensitive. Every failure
 answers with the error envelope (\`statusCode\`, \`message\`, \`error.code\`, \`error.validationErrors\`).`;
 
 /** Builds the OpenAPI document of the running app with stable operation ids and sorted keys. */
@@ -15,17 +27,23 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('Messaging and Contact Management API')
     .setDescription(DESCRIPTION)
     .setVersion('1.0')
+    .addServer('/', 'This server')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from Service Login' })
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'ADMIN_API_KEY (operators only)' }, 'admin-key')
     .addSecurityRequirements('bearer')
     .build();
-  const document = SwaggerModule.createDocument(app, config, {
-    operationIdFactory: (controllerKey, methodKey) => `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
-  });
+  const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorEnvelopeDto] });
   markPublicOperations(document);
+  nameOperationsBySummary(document);
+  describePathParameters(document);
+  orderTags(document);
+  describeCallbacks(document);
+  offerClientCredentials(document, loadConfig().auth.apiScope);
+  documentErrorResponses(document);
   const schemas = document.components?.schemas as Record<string, Record<string, unknown>> | undefined;
   annotateIntEnums(schemas);
   typeNullableEnumReferences(schemas);
+  tidySchemas(document);
   return sortKeys(document) as OpenAPIObject;
 }
 
@@ -38,15 +56,16 @@ function markPublicOperations(document: OpenAPIObject): void {
   }
 }
 
+/** Objects whose key order means something: Swagger UI's Authorize lists the schemes in this order. */
+const ORDERED_KEYS = new Set(['securitySchemes']);
+
 /** Recursively sorts object keys so the checked-in document diffs cleanly. */
-export function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
+export function sortKeys(value: unknown, keepOrder = false): unknown {
+  if (Array.isArray(value)) return value.map((item) => sortKeys(item));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]),
-    );
+    const keys = Object.keys(value);
+    if (!keepOrder) keys.sort();
+    return Object.fromEntries(keys.map((key) => [key, sortKeys((value as Record<string, unknown>)[key], ORDERED_KEYS.has(key))]));
   }
   return value;
 }

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiCallbacks, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CREATE_OUTBOUND_IVR_EXAMPLES } from '../openapi/request-examples.js';
 import { CurrentPrincipal, CurrentWorkspace, type Principal } from '../auth/principal.js';
 import { ParseIdPipe } from '../common/http/uuid-param.pipe.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
@@ -35,6 +36,14 @@ export class OutboundIvrController {
       'Requests an outbound call. When the call terminates, the outcome (OutboundIvrWebhookPayload) is sent to webhookUrl. ' +
       'A second request with the same externalId returns the first record and places no new call.',
   })
+  @ApiBody({ type: CreateOutboundIvrRequest, examples: CREATE_OUTBOUND_IVR_EXAMPLES })
+  @ApiCallbacks({
+    name: 'outboundIvrCompleted',
+    callbackUrl: '{$request.body#/webhookUrl}',
+    method: 'post',
+    requestBody: { type: OutboundIvrWebhookPayload },
+    expectedResponse: { status: 200, description: 'Any 2xx within 10 s; otherwise the event is retried (Standard Webhooks headers).' },
+  })
   @ApiOkResponse({ type: OutboundIvrRequest })
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateOutboundIvrRequest): Promise<OutboundIvrRequest> {
     return toOutboundIvrRequest(await this.ivr.create(principal, body));
@@ -48,7 +57,10 @@ export class OutboundIvrController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Get Outbound IVR Request' })
+  @ApiOperation({
+    summary: 'Get Outbound IVR Request',
+    description: "The call's record: status, result, the pressed digit, timestamps as the call progressed, and the answers of a flow.",
+  })
   @ApiOkResponse({ type: OutboundIvrRequest })
   async get(@CurrentWorkspace() workspaceId: string, @Param('id', RequestId) id: string): Promise<OutboundIvrRequest> {
     return toOutboundIvrRequest(await this.ivr.get(workspaceId, id));

@@ -2,6 +2,9 @@ import type { Job } from 'bull';
 import type { CloudWebhookNotification } from '../whatsapp/cloud-webhook.js';
 import type { InboundMessage, MediaKind } from '../whatsapp/inbound-message.js';
 import type { WhatsAppMessageWebhookPayload } from '../whatsapp/message-webhook.js';
+import type { ContactDto } from '../contacts/dto/contact.dto.js';
+import type { ConversationDto } from '../conversations/dto/conversation.dto.js';
+import type { ContactMergedEventData } from '../webhooks/dto/webhook-event-data.dto.js';
 import { JobName, WebhookEventType } from './queue-names.js';
 
 /**
@@ -10,7 +13,11 @@ import { JobName, WebhookEventType } from './queue-names.js';
  */
 export interface JobPayloads {
   [JobName.PurgeExpiredIdempotencyKeys]: MaintenancePayload;
-  [JobName.DeliverWebhook]: { deliveryId: string; attempt: number };
+  /**
+   * `endpointId` (deliveries to an endpoint) lets the worker apply the endpoint's throttle and
+   * in-flight cap before touching the row; `slotAt` (ms epoch) is a throttle slot already taken.
+   */
+  [JobName.DeliverWebhook]: { deliveryId: string; attempt: number; endpointId?: string; slotAt?: number };
   /** With `media`, the message goes by an uploaded file: the worker puts the provider's id of it in the request. */
   [JobName.SendWhatsAppMessage]: { eventId: string; channelId: string; request: Record<string, unknown>; media?: { fileId: string } };
   [JobName.MarkWhatsAppMessageRead]: { channelId: string; request: Record<string, unknown> };
@@ -20,6 +27,7 @@ export interface JobPayloads {
   [JobName.PlaceIvrCall]: { requestId: string };
   [JobName.HangUpIvrCall]: { requestId: string };
   [JobName.SweepStaleIvrCalls]: MaintenancePayload;
+  [JobName.PruneOldRows]: MaintenancePayload;
 }
 
 /**
@@ -54,7 +62,33 @@ export type OutboxEntry<N extends JobName = JobName> = N extends JobName
 
 /** What each webhook event type carries as its `data` (API.md §11.1: `{ type, timestamp, workspaceId, data }`). */
 export interface WebhookEventData {
+  [WebhookEventType.ContactCreated]: ContactDto;
+  [WebhookEventType.ContactUpdated]: ContactDto & { changes: ContactChange[] };
+  [WebhookEventType.ContactDeleted]: ContactDto;
   [WebhookEventType.ContactMerged]: ContactMergedData;
+  [WebhookEventType.ConversationCreated]: ConversationDto;
+  [WebhookEventType.ConversationAssigned]: ConversationDto;
+  [WebhookEventType.ConversationStatusChanged]: ConversationDto;
+  [WebhookEventType.ConversationTagsChanged]: ConversationDto;
+  [WebhookEventType.WebhookEndpointDisabled]: WebhookEndpointDisabledData;
+}
+
+/** One change of `contact.updated`, as the contact's history records it. */
+export interface ContactChange {
+  propertyName: string;
+  oldValue: string | null;
+  newValue: string | null;
+}
+
+/** `webhook_endpoint.disabled`: the endpoint, why and when. */
+export interface WebhookEndpointDisabledData {
+  endpointId: string;
+  url: string;
+  disabledReason: string;
+  /** ISO 8601 UTC. */
+  disabledAt: string;
+  /** ISO 8601 UTC: the first failed attempt since the last successful one. */
+  failingSince: string | null;
 }
 
 /** An event as written to the outbox, whole. */
@@ -70,16 +104,4 @@ export interface WebhookEventEnvelope<T extends WebhookEventType = WebhookEventT
  * `contact.merged`: two contacts turned out to be one WhatsApp user (a number and a BSUID that a
  * message named together), and `mergedContactId` was merged into `contactId`, which stays.
  */
-export interface ContactMergedData {
-  /** The contact that stays, as it is after the merge. */
-  contactId: string;
-  name: string;
-  phoneNumber: string | null;
-  whatsAppUserId: string | null;
-  /** The contact merged into it, which no longer exists. */
-  mergedContactId: string;
-  mergedContactName: string;
-  /** Why: the WhatsApp message (provider id) whose sender named both. */
-  reason: { kind: 'WhatsAppIdentity'; providerMessageId: string | null };
-  moved: { conversationIds: string[]; events: number; properties: number; notes: number; historyEntries: number };
-}
+export type ContactMergedData = ContactMergedEventData;

@@ -7,6 +7,8 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm'
  */
 @Entity('outbox_messages')
 @Index('ix_outbox_messages_pending', ['createdAt'], { where: 'dispatched_at IS NULL' })
+/** Retention deletes finished rows by age. */
+@Index('ix_outbox_messages_completed', ['completedAt'], { where: 'completed_at IS NOT NULL' })
 @Index('ix_outbox_messages_unfinished', ['dispatchedAt'], { where: 'dispatched_at IS NOT NULL AND completed_at IS NULL' })
 export class OutboxMessage {
   @PrimaryColumn('uuid') id: string;

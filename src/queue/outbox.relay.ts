@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { getQueueToken } from '@nestjs/bull';
-import type { Queue } from 'bull';
+import type { Job, Queue } from 'bull';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { OutboxMessage } from './outbox-message.entity.js';
@@ -132,7 +132,9 @@ export class OutboxRelay implements OnApplicationBootstrap {
       const lost: OutboxMessage[] = [];
       for (const row of rows) {
         const job = await withTimeout(this.queue(row.queue as QueueName).getJob(row.id), REDIS_TIMEOUT_MS, 'Redis did not answer');
-        if (!job) lost.push(row);
+        if (job && isJobOf(job, row)) continue;
+        if (job && !(await this.removeRemnant(job))) continue;
+        lost.push(row);
       }
       if (lost.length > 0) {
         await withTimeout(this.push(lost), REDIS_TIMEOUT_MS, 'Redis did not accept the jobs in time');
@@ -140,6 +142,22 @@ export class OutboxRelay implements OnApplicationBootstrap {
       }
       return lost.length;
     });
+  }
+
+  /**
+   * Deletes what is left of a job whose hash a restarted Redis rebuilt from a replayed command (see
+   * {@link isJobOf}), so that it can be pushed again under the same id. A remnant still locked by a
+   * worker is left for a later check (false).
+   */
+  private async removeRemnant(job: Job): Promise<boolean> {
+    try {
+      await withTimeout(job.remove(), REDIS_TIMEOUT_MS, 'Redis did not answer');
+      this.logger.warn(`Removed the remnant of job ${String(job.id)} (no name or data) to push it again`);
+      return true;
+    } catch (err) {
+      this.logger.warn({ err }, `The remnant of job ${String(job.id)} could not be removed yet`);
+      return false;
+    }
   }
 
   /** Marks a job's row finished, so recovery leaves it alone (stamped with the rows finished around the same time). */
@@ -243,6 +261,16 @@ interface ClaimedRow {
   payload: Record<string, unknown>;
   run_at: Date | null;
   created_at: Date;
+}
+
+/**
+ * Whether the job in Redis is the one the row describes. A command in flight when Redis restarts
+ * (Bull's move to active, say) is replayed by the client on the new, empty server and can write a
+ * few fields under the job's key: the job then exists without its name or data, is never run, and
+ * would keep recovery from pushing it again.
+ */
+function isJobOf(job: Job, row: OutboxMessage): boolean {
+  return job.name === row.jobName && (job.data as { outboxId?: string } | undefined)?.outboxId === row.id;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {

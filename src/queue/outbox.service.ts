@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource, type EntityManager, type EntitySubscriberInterface, type QueryRunner, type TransactionCommitEvent } from 'typeorm';
 import { newId } from '../common/id.js';
-import type { OutboxEntry, WebhookEventData, WebhookEventEnvelope } from './job-payloads.js';
-import { QUEUE_OF_JOB, WEBHOOK_EVENTS_QUEUE, type WebhookEventType } from './queue-names.js';
+import type { OutboxEntry } from './job-payloads.js';
+import { QUEUE_OF_JOB } from './queue-names.js';
 import { OutboxRelay } from './outbox.relay.js';
 
 export type { OutboxEntry } from './job-payloads.js';
@@ -54,10 +54,41 @@ export interface OutboxTransaction {
  */
 @Injectable()
 export class Outbox {
+  /** Rows written by {@link pushOnCommit} callers, by the transaction (query runner) that wrote them. */
+  private readonly awaitingCommit = new WeakMap<QueryRunner, OutboxRow[]>();
+
   constructor(
     private readonly relay: OutboxRelay,
     private readonly dataSource: DataSource,
-  ) {}
+  ) {
+    const listener: EntitySubscriberInterface = {
+      afterTransactionCommit: (event: TransactionCommitEvent) => this.settle(event.queryRunner, true),
+      afterTransactionRollback: (event) => this.settle(event.queryRunner, false),
+    };
+    dataSource.subscribers.push(listener);
+  }
+
+  /**
+   * Pushes rows written with `manager` to Bull once its transaction commits (dropped if it rolls
+   * back): for writers deep inside a transaction they did not open, which cannot reach its
+   * `OutboxTransaction`. Outside a transaction the rows are pushed at once.
+   */
+  pushOnCommit(manager: EntityManager, rows: OutboxRow[]): void {
+    const runner = manager.queryRunner;
+    if (rows.length === 0) return;
+    if (!runner?.isTransactionActive) return this.pushCommitted(rows);
+    const pending = this.awaitingCommit.get(runner);
+    if (pending) pending.push(...rows);
+    else this.awaitingCommit.set(runner, [...rows]);
+  }
+
+  private settle(runner: QueryRunner, committed: boolean): void {
+    if (runner.isTransactionActive) return; // a savepoint: the transaction goes on
+    const rows = this.awaitingCommit.get(runner);
+    if (!rows) return;
+    this.awaitingCommit.delete(runner);
+    if (committed) this.pushCommitted(rows);
+  }
 
   /**
    * Runs `work` in a transaction and, once it has committed, pushes the jobs it wrote to Bull
@@ -91,28 +122,6 @@ export class Outbox {
     const { rows, placeholders, params } = outboxRows(entries);
     await manager.query(`INSERT INTO outbox_messages (${OUTBOX_COLUMNS}) VALUES ${placeholders.map((p) => `(${p})`).join(', ')}`, params);
     return rows;
-  }
-
-  /**
-   * Writes a webhook endpoints' event (API.md §11.1) with `manager` (the transaction of the change):
-   * an outbox row on {@link WEBHOOK_EVENTS_QUEUE} that stays pending until a version delivering
-   * such events runs (see {@link WebhookEventType}). Returns the event, as written.
-   */
-  async writeEvent<T extends WebhookEventType>(
-    manager: EntityManager,
-    workspaceId: string,
-    type: T,
-    data: WebhookEventData[T],
-  ): Promise<WebhookEventEnvelope<T>> {
-    const event: WebhookEventEnvelope<T> = { type, timestamp: new Date().toISOString(), workspaceId, data };
-    await manager.query(`INSERT INTO outbox_messages (${OUTBOX_COLUMNS}) VALUES ($1, $2, $3, $4, $5, NULL)`, [
-      newId(),
-      workspaceId,
-      WEBHOOK_EVENTS_QUEUE,
-      type,
-      event,
-    ]);
-    return event;
   }
 
   /** After the transaction that wrote `rows` committed: pushes them to Bull at once, without a relay round. */

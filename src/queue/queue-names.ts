@@ -29,6 +29,8 @@ export enum JobName {
   HangUpIvrCall = 'outbound-ivr.hang-up',
   /** Ends outbound IVR calls whose final report never came (repeatable). */
   SweepStaleIvrCalls = 'maintenance.sweep-stale-ivr-calls',
+  /** Deletes rows of the growing tables older than their retention, in bounded batches (repeatable). */
+  PruneOldRows = 'maintenance.prune-old-rows',
 }
 
 export const QUEUE_OF_JOB: Record<JobName, QueueName> = {
@@ -42,19 +44,30 @@ export const QUEUE_OF_JOB: Record<JobName, QueueName> = {
   [JobName.PlaceIvrCall]: QueueName.OutboundIvr,
   [JobName.HangUpIvrCall]: QueueName.OutboundIvr,
   [JobName.SweepStaleIvrCalls]: QueueName.Maintenance,
+  [JobName.PruneOldRows]: QueueName.Maintenance,
 };
 
 export const ALL_QUEUES: QueueName[] = Object.values(QueueName);
 
 /**
- * Events for a workspace's webhook endpoints (API.md §11.1), by type. This version writes them to
- * the outbox (in the transaction of the change, like every job) but does not deliver them yet:
- * their rows are on {@link WEBHOOK_EVENTS_QUEUE}, which is not one of {@link ALL_QUEUES}, so the
- * relay leaves them pending until a version that delivers them to endpoints runs. Persistent: never renamed.
+ * Domain and operational events for a workspace's webhook endpoints (API.md §11.1), by type, besides
+ * the three original kinds of {@link WebhookKind}. Each is written in the transaction of its change,
+ * as one delivery row (and outbox job) per endpoint that takes it. Persistent: never renamed.
  */
 export enum WebhookEventType {
+  ContactCreated = 'contact.created',
+  ContactUpdated = 'contact.updated',
+  ContactDeleted = 'contact.deleted',
   ContactMerged = 'contact.merged',
+  ConversationCreated = 'conversation.created',
+  ConversationAssigned = 'conversation.assigned',
+  ConversationStatusChanged = 'conversation.status_changed',
+  ConversationTagsChanged = 'conversation.tags_changed',
+  WebhookEndpointDisabled = 'webhook_endpoint.disabled',
 }
 
-/** The outbox queue of {@link WebhookEventType} events. */
+/**
+ * The outbox queue on which an earlier version wrote {@link WebhookEventType} events without
+ * delivering them; migration 1795282000000 clears its rows (no endpoint existed to take them).
+ */
 export const WEBHOOK_EVENTS_QUEUE = 'webhook-events';

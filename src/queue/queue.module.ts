@@ -9,6 +9,7 @@ import { QueueMetrics } from './queue-metrics.js';
 import { QueueWorkers } from './queue-workers.js';
 import { QueueRedisConnections } from './redis-connection.js';
 import { QueueLifecycle } from './queue-lifecycle.js';
+import { Retention } from './retention.service.js';
 import { BACKOFF_STRATEGY, backoffDelay } from './retry-later.js';
 
 /**
@@ -46,7 +47,7 @@ class QueueConnectionsModule {}
     }),
     BullModule.registerQueue(...ALL_QUEUES.map((name) => ({ name }))),
   ],
-  providers: [Outbox, OutboxRelay, QueueWorkers, QueueMetrics, QueueLifecycle],
-  exports: [Outbox, OutboxRelay, BullModule],
+  providers: [Outbox, OutboxRelay, QueueWorkers, QueueMetrics, QueueLifecycle, Retention],
+  exports: [Outbox, OutboxRelay, BullModule, Retention],
 })
 export class QueueModule {}

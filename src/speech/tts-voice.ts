@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
-import { IntEnumProperty, IsIntEnum } from '../openapi/int-enum.js';
+import { ApiProperty } from '@nestjs/swagger';
+import { intEnumValues, IsIntEnum } from '../openapi/int-enum.js';
 import { IsOptionalNotNull } from '../common/validation/optional.js';
 
 /** Voice of synthesized speech. */
@@ -21,7 +22,14 @@ function toTtsVoice({ value }: { value: unknown }): unknown {
 /** An optional `ttsVoice` request field: name or number on input, the integer on output. */
 export function TtsVoiceField(): PropertyDecorator {
   return applyDecorators(
-    IntEnumProperty(TtsVoice, 'TtsVoice', { required: false, description: '1 Female (default), 2 Male; "Female"/"Male" also accepted.' }),
+    ApiProperty({
+      required: false,
+      description: '1 Female (default), 2 Male, or the name.',
+      oneOf: [
+        { type: 'integer', enum: intEnumValues(TtsVoice) },
+        { type: 'string', enum: ['Female', 'Male'] },
+      ],
+    }),
     Transform(toTtsVoice),
     IsOptionalNotNull(),
     IsIntEnum(TtsVoice, { message: 'ttsVoice must be "Female", "Male", 1 or 2' }),

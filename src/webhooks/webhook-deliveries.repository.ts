@@ -1,23 +1,65 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, Not, type QueryDeepPartialEntity, type Repository } from 'typeorm';
+import { IsNull, Not, type Repository } from 'typeorm';
 import { pageWithTotal } from '../common/paging/page-with-total.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
+import { deleteBatch } from '../database/sql-helpers.js';
 import { WorkspaceScopedRepository } from '../database/workspace-scoped.repository.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
-import { WebhookDeliveryStatus, type WebhookKind } from './webhook-kind.js';
+import { WebhookDeliveryStatus } from './webhook-kind.js';
 
-/** A delivery an attempt has claimed: what the attempt sends. */
+/** A delivery an attempt has claimed: what the attempt sends, and its endpoint as it is now (null when it has none or it is gone). */
 export interface ClaimedDelivery {
   id: string;
   workspace_id: string;
+  endpoint_id: string | null;
+  ordering_key: string | null;
   kind: string;
   target_url: string;
   payload: Record<string, unknown>;
+  endpoint: ClaimedEndpoint | null;
 }
 
-/** A new event to deliver (its workspace on each row: the publisher writes one statement for all). */
-export type NewDelivery = Pick<WebhookDelivery, 'id' | 'workspaceId' | 'kind' | 'targetUrl' | 'payload' | 'status' | 'nextAttemptAt'>;
+/** The endpoint columns an attempt reads (`to_jsonb` of its row). */
+export interface ClaimedEndpoint {
+  id: string;
+  url: string;
+  headers: Record<string, string>;
+  ordered: boolean;
+  disabled: boolean;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: string | null;
+  failing_since: string | null;
+}
+
+/** What the delivery log is filtered by. */
+export interface DeliveryFilter {
+  kind?: string;
+  status?: WebhookDeliveryStatus;
+  endpointId?: string;
+}
+
+/**
+ * An event to write: to its own target URL (`target`, the original kinds) and/or, with `envelope`,
+ * to every endpoint of the workspace that takes it (or only `onlyEndpointId`, whatever its filters).
+ */
+export interface EventToFanOut {
+  workspaceId: string;
+  kind: string;
+  target?: { id: string; url: string; payload: Record<string, unknown> };
+  envelope?: object;
+  channelId?: string | null;
+  orderingKey?: string | null;
+  onlyEndpointId?: string;
+}
+
+/** A delivery row the fan-out wrote. */
+export interface WrittenDelivery {
+  id: string;
+  workspaceId: string;
+  endpointId: string | null;
+}
 
 /** Webhook events of a workspace and the log of their delivery. */
 @Injectable()
@@ -27,27 +69,63 @@ export class WebhookDeliveriesRepository extends WorkspaceScopedRepository<Webho
   }
 
   /** Newest first, optionally of one kind and status. */
-  page(
-    workspaceId: string,
-    filter: { kind?: WebhookKind; status?: WebhookDeliveryStatus },
-    skip: number,
-    take: number,
-  ): Promise<PagedResult<WebhookDelivery>> {
+  page(workspaceId: string, filter: DeliveryFilter, skip: number, take: number): Promise<PagedResult<WebhookDelivery>> {
     const qb = this.queryBuilder(workspaceId, 'd').orderBy('d.creation_time', 'DESC').addOrderBy('d.id', 'DESC');
     if (filter.kind) qb.andWhere('d.kind = :kind', { kind: filter.kind });
     if (filter.status) qb.andWhere('d.status = :status', { status: filter.status });
+    if (filter.endpointId) qb.andWhere('d.endpoint_id = :endpointId', { endpointId: filter.endpointId });
     return pageWithTotal(qb, skip, take);
   }
 
-  /** Inserts new events in one statement; every row must name its workspace. */
-  async insertNew(rows: NewDelivery[]): Promise<void> {
-    for (const row of rows) this.scope(row.workspaceId);
-    await this.repository
-      .createQueryBuilder()
-      .insert()
-      .into(WebhookDelivery)
-      .values(rows as QueryDeepPartialEntity<WebhookDelivery>[])
-      .execute();
+  /**
+   * Retention, across workspaces by design (a system job): deletes at most `limit` deliveries made
+   * before `cutoff` that have no attempt pending; the number deleted.
+   */
+  deleteUnscopedFinishedBefore(cutoff: Date, limit: number): Promise<number> {
+    return deleteBatch(this.manager, 'webhook_deliveries', `creation_time < $1 AND status <> 'Pending'`, [cutoff], limit);
+  }
+
+  /**
+   * Writes the deliveries of these events in one statement: a row per event with a target URL, and
+   * a row per event and endpoint of its workspace that takes it (enabled; event type and channel
+   * filters; events of no channel pass any channel filter). Rows are numbered (`seq`) in event order.
+   * Every event must name its workspace; the join keeps each event to its own workspace's endpoints.
+   */
+  async insertFanningOut(events: EventToFanOut[]): Promise<WrittenDelivery[]> {
+    for (const event of events) this.scope(event.workspaceId);
+    const input = events.map((event, n) => ({
+      n,
+      workspace_id: event.workspaceId,
+      kind: event.kind,
+      target_id: event.target?.id ?? null,
+      target_url: event.target?.url ?? null,
+      payload: event.target?.payload ?? null,
+      envelope: event.envelope ?? null,
+      channel_id: event.channelId ?? null,
+      ordering_key: event.orderingKey?.slice(0, 100) ?? null,
+      only_endpoint_id: event.onlyEndpointId ?? null,
+    }));
+    const rows = await this.manager.query<Array<{ id: string; workspace_id: string; endpoint_id: string | null }>>(
+      `WITH ev AS (
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS ev(n int, workspace_id uuid, kind varchar, target_id uuid, target_url varchar,
+           payload jsonb, envelope jsonb, channel_id uuid, ordering_key varchar, only_endpoint_id uuid)
+       ), fanned AS (
+         SELECT ev.n, 0 AS k, ev.target_id AS id, ev.workspace_id, NULL::uuid AS endpoint_id, ev.kind, ev.target_url, ev.payload, NULL::varchar AS ordering_key
+           FROM ev WHERE ev.target_url IS NOT NULL
+         UNION ALL
+         SELECT ev.n, 1, webhook_uuid_v7(), ev.workspace_id, e.id, ev.kind, e.url, ev.envelope, ev.ordering_key
+           FROM ev JOIN webhook_endpoints e ON e.workspace_id = ev.workspace_id
+          WHERE ev.envelope IS NOT NULL
+            AND CASE WHEN ev.only_endpoint_id IS NOT NULL THEN e.id = ev.only_endpoint_id
+                     ELSE NOT e.disabled AND (e.event_types IS NULL OR ev.kind = ANY(e.event_types))
+                          AND (e.channel_ids IS NULL OR ev.channel_id IS NULL OR ev.channel_id = ANY(e.channel_ids)) END
+       )
+       INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, kind, target_url, payload, status, next_attempt_at, ordering_key)
+       SELECT id, workspace_id, endpoint_id, kind, target_url, payload, 'Pending', now(), ordering_key FROM fanned ORDER BY n, k
+       RETURNING id, workspace_id, endpoint_id`,
+      [JSON.stringify(input)],
+    );
+    return rows.map((row) => ({ id: row.id, workspaceId: row.workspace_id, endpointId: row.endpoint_id }));
   }
 
   /**
@@ -58,9 +136,14 @@ export class WebhookDeliveriesRepository extends WorkspaceScopedRepository<Webho
     // An UPDATE answers [rows, affected].
     const [rows] = (await this.sql(
       workspaceId,
-      `UPDATE webhook_deliveries SET lease_until = now() + make_interval(secs => $4)
-        WHERE workspace_id = $1 AND id = $2 AND status = 'Pending' AND cycle_attempts = $3 - 1 AND (lease_until IS NULL OR lease_until < now())
-        RETURNING id, workspace_id, kind, target_url, payload`,
+      // An ordered endpoint's delivery waits while an earlier one of its key is pending (it is queued again when that one ends).
+      `UPDATE webhook_deliveries d SET lease_until = now() + make_interval(secs => $4)
+        WHERE d.workspace_id = $1 AND d.id = $2 AND d.status = 'Pending' AND d.cycle_attempts = $3 - 1
+          AND (d.lease_until IS NULL OR d.lease_until < now())
+          AND NOT EXISTS (SELECT 1 FROM webhook_endpoints e JOIN webhook_deliveries p ON p.endpoint_id = e.id AND p.ordering_key = d.ordering_key
+                           WHERE e.id = d.endpoint_id AND e.ordered AND p.status = 'Pending' AND p.seq < d.seq)
+        RETURNING d.id, d.workspace_id, d.endpoint_id, d.ordering_key, d.kind, d.target_url, d.payload,
+          (SELECT to_jsonb(e) FROM webhook_endpoints e WHERE e.id = d.endpoint_id) AS endpoint`,
       [id, attempt, leaseSeconds],
     )) as unknown as [ClaimedDelivery[], number];
     return rows[0];
@@ -76,5 +159,44 @@ export class WebhookDeliveriesRepository extends WorkspaceScopedRepository<Webho
       select: { id: true, workspaceId: true, leaseUntil: true },
       where: this.scope(workspaceId, { id, status: WebhookDeliveryStatus.Pending, cycleAttempts: attempt - 1, leaseUntil: Not(IsNull()) }),
     });
+  }
+
+  /** Ends the endpoint's pending deliveries as Failed with `reason` (the endpoint was deleted or disabled). */
+  async failPendingOfEndpoint(workspaceId: string, endpointId: string, reason: string): Promise<number> {
+    return this.update(
+      workspaceId,
+      { endpointId, status: WebhookDeliveryStatus.Pending },
+      { status: WebhookDeliveryStatus.Failed, lastError: reason, nextAttemptAt: null, leaseUntil: null },
+    );
+  }
+
+  /** Puts the endpoint's deliveries created since `since` that ended Failed back to Pending for a new cycle; their ids. */
+  async requeueFailedSince(workspaceId: string, endpointId: string, since: Date): Promise<string[]> {
+    const [rows] = (await this.sql(
+      workspaceId,
+      `UPDATE webhook_deliveries SET status = 'Pending', cycle_attempts = 0, next_attempt_at = now(), lease_until = NULL
+        WHERE workspace_id = $1 AND endpoint_id = $2 AND status = 'Failed' AND creation_time >= $3
+        RETURNING id`,
+      [endpointId, since],
+    )) as unknown as [Array<{ id: string }>, number];
+    return rows.map((row) => row.id);
+  }
+
+  /** The earliest pending delivery of an ordered endpoint's key that nobody is attempting: the one to go next. */
+  async findNextOfKey(
+    workspaceId: string,
+    endpointId: string,
+    orderingKey: string,
+  ): Promise<{ id: string; attempt: number; runAt: Date | null } | undefined> {
+    const rows = await this.sql<{ id: string; cycle_attempts: number; next_attempt_at: Date | null; lease_until: Date | null }>(
+      workspaceId,
+      `SELECT id, cycle_attempts, next_attempt_at, lease_until FROM webhook_deliveries
+        WHERE workspace_id = $1 AND endpoint_id = $2 AND ordering_key = $3 AND status = 'Pending'
+        ORDER BY seq LIMIT 1`,
+      [endpointId, orderingKey],
+    );
+    const next = rows[0];
+    if (!next || (next.lease_until && next.lease_until > new Date())) return undefined;
+    return { id: next.id, attempt: next.cycle_attempts + 1, runAt: next.next_attempt_at };
   }
 }

@@ -11,6 +11,13 @@ import type { WebhookDelivery } from './webhook-delivery.entity.js';
 import { WebhookDeliveryStatus } from './webhook-kind.js';
 import { ATTEMPT_TIMEOUT_MS, WebhookSender, type AttemptOutcome } from './webhook-sender.js';
 import { DeliveryInProgress, DeliveryNotFound } from './webhooks.errors.js';
+import type { JobPayloads } from '../queue/job-payloads.js';
+import { EndpointGate } from './endpoint-gate.js';
+import { EndpointHealth } from './endpoint-health.js';
+import { EndpointSecrets } from './endpoint-secrets.js';
+import { assertEventType } from './webhook-event-catalog.js';
+
+export type DeliverWebhookJob = JobPayloads[JobName.DeliverWebhook] & { workspaceId: string };
 
 /** An attempt's lease: longer than the attempt's own deadline, so only a dead worker's lease runs out. */
 const LEASE_MS = ATTEMPT_TIMEOUT_MS + 5_000;
@@ -33,6 +40,9 @@ export class WebhookDeliveryService {
     private readonly workspaces: WorkspacesService,
     private readonly outbox: Outbox,
     private readonly config: AppConfig,
+    private readonly gate: EndpointGate,
+    private readonly endpointSecrets: EndpointSecrets,
+    private readonly endpointHealth: EndpointHealth,
     registry: Registry,
   ) {
     this.outcomes = new Counter({
@@ -54,26 +64,66 @@ export class WebhookDeliveryService {
    * Makes attempt number `attempt` of the current cycle. A job for an attempt that was already
    * made, or that another worker is making, does nothing; one whose worker died mid-attempt takes
    * over once the lease ran out (the receiver may then see the event twice, same `webhook-id`).
+   * A delivery to an endpoint first passes the endpoint's gate (throttle, in-flight cap): when it
+   * may not start yet, the same attempt is queued again for later.
    */
-  async attempt(workspaceId: string, deliveryId: string, attempt: number): Promise<void> {
+  async attempt(job: DeliverWebhookJob): Promise<void> {
+    const { workspaceId, deliveryId, attempt, endpointId } = job;
+    if (!endpointId) return this.attemptAdmitted(workspaceId, deliveryId, attempt);
+    const admission = await this.gate.admit(workspaceId, endpointId, job.slotAt);
+    if (!admission.admitted) {
+      const runAt = new Date(Date.now() + admission.retryInMs);
+      const payload = { deliveryId, attempt, endpointId, ...(admission.slotAt !== undefined ? { slotAt: admission.slotAt } : {}) };
+      await this.outbox.transaction((tx) => tx.enqueue([{ jobName: JobName.DeliverWebhook, workspaceId, runAt, payload }]));
+      return;
+    }
+    try {
+      await this.attemptAdmitted(workspaceId, deliveryId, attempt);
+    } finally {
+      admission.release();
+    }
+  }
+
+  private async attemptAdmitted(workspaceId: string, deliveryId: string, attempt: number): Promise<void> {
     const claimed = await this.claim(workspaceId, deliveryId, attempt);
     if (!claimed) return;
     const stopTimer = this.attemptDuration.startTimer({ kind: claimed.kind });
-    const outcome = await this.sender.send({
-      webhookId: claimed.id,
-      kind: claimed.kind,
-      targetUrl: claimed.target_url,
-      body: JSON.stringify(claimed.payload),
-      secrets: await this.signingSecrets(claimed.workspace_id),
-    });
+    const outcome = await this.send(claimed);
     stopTimer();
     const verdict = this.judge(outcome, attempt);
     await this.record(claimed, attempt, outcome, verdict);
     this.outcomes.inc({ kind: claimed.kind, outcome: verdict.outcome });
+    if (claimed.endpoint) await this.endpointHealth.afterAttempt(claimed, outcome.kind === 'success', verdict.status);
+  }
+
+  private async send(claimed: ClaimedDelivery): Promise<AttemptOutcome> {
+    const body = JSON.stringify(claimed.payload);
+    if (!claimed.endpoint_id) {
+      const secrets = await this.signingSecrets(claimed.workspace_id);
+      return this.sender.send({ webhookId: claimed.id, kind: claimed.kind, targetUrl: claimed.target_url, body, secrets });
+    }
+    const endpoint = claimed.endpoint;
+    if (!endpoint) return { kind: 'refused', error: 'The endpoint was deleted' };
+    if (endpoint.disabled) return { kind: 'refused', error: 'The endpoint is disabled' };
+    return this.sender.send({
+      webhookId: claimed.id,
+      kind: claimed.kind,
+      targetUrl: endpoint.url,
+      body,
+      secrets: this.endpointSecrets.of(endpoint),
+      headers: endpoint.headers,
+    });
   }
 
   list(workspaceId: string, query: ListWebhookDeliveriesDto): Promise<PagedResult<WebhookDelivery>> {
-    return this.deliveries.page(workspaceId, { kind: query.kind, status: query.status }, query.skipCount, query.maxResultCount);
+    if (query.eventType) assertEventType('eventType', query.eventType);
+    if (query.kind && query.eventType && query.kind !== query.eventType) return Promise.resolve({ totalCount: 0, items: [] });
+    return this.deliveries.page(
+      workspaceId,
+      { kind: query.kind ?? query.eventType, status: query.status, endpointId: query.endpointId },
+      query.skipCount,
+      query.maxResultCount,
+    );
   }
 
   /** Queues a finished event (succeeded or failed) for a new cycle of attempts, same `webhook-id`. */

@@ -1,17 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { newId } from '../common/id.js';
+import type { WebhookEventData, WebhookEventEnvelope } from '../queue/job-payloads.js';
 import { Outbox, type OutboxRow } from '../queue/outbox.service.js';
-import { JobName } from '../queue/queue-names.js';
-import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
-import { WebhookDeliveryStatus, type WebhookKind } from './webhook-kind.js';
+import { JobName, type WebhookEventType } from '../queue/queue-names.js';
+import { WebhookDeliveriesRepository, type EventToFanOut } from './webhook-deliveries.repository.js';
+import type { WebhookKind } from './webhook-kind.js';
 import { InvalidWebhookTarget } from './webhooks.errors.js';
 
+/** One of the three original kinds (API.md §11), for a channel's or a request's URL and the workspace's endpoints. */
 export interface WebhookEvent {
   workspaceId: string;
   kind: WebhookKind;
   targetUrl: string;
   payload: Record<string, unknown>;
+}
+
+/** Where a domain event belongs: the channel filter and the key an ordered endpoint serialises on. */
+export interface EventRoute {
+  channelId?: string | null;
+  /** A conversation id, or a contact id for events of no conversation. */
+  orderingKey?: string | null;
 }
 
 export function isHttpUrl(value: string): boolean {
@@ -23,10 +32,21 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
+/** The `{ type, timestamp, workspaceId, data }` body endpoints receive. */
+export function envelope<T extends string>(workspaceId: string, type: T, data: unknown): WebhookEventEnvelope & { type: T } {
+  return { type, timestamp: new Date().toISOString(), workspaceId, data } as WebhookEventEnvelope & { type: T };
+}
+
+function stringOrNull(value: unknown): string | null {
+  return typeof value === 'string' && value.length > 0 ? value : null;
+}
+
 /**
- * Records webhook events in the caller's transaction, together with the outbox job that delivers
- * them: the event exists exactly when the change that caused it does. In an `Outbox.transaction`,
- * hand the rows it returns to `tx.pushAfterCommit`.
+ * Records webhook events in the caller's transaction, together with the outbox jobs that deliver
+ * them: the event exists exactly when the change that caused it does. Each event becomes one
+ * delivery row per target: the channel's or request's URL it names, and every endpoint of the
+ * workspace that takes it (API.md §11.1), in one statement. In an `Outbox.transaction`, hand the
+ * rows returned to `tx.pushAfterCommit`.
  */
 @Injectable()
 export class WebhookPublisher {
@@ -39,19 +59,64 @@ export class WebhookPublisher {
   async publish(manager: EntityManager, events: WebhookEvent[]): Promise<OutboxRow[]> {
     if (events.length === 0) return [];
     for (const event of events) if (!isHttpUrl(event.targetUrl)) throw InvalidWebhookTarget(event.targetUrl);
-    const rows = events.map((event) => ({
-      id: newId(),
-      workspaceId: event.workspaceId,
-      kind: event.kind,
-      targetUrl: event.targetUrl,
-      payload: event.payload,
-      status: WebhookDeliveryStatus.Pending,
-      nextAttemptAt: new Date(),
-    }));
-    await this.deliveries.withManager(manager).insertNew(rows);
+    return this.write(
+      manager,
+      events.map((event) => ({
+        workspaceId: event.workspaceId,
+        kind: event.kind,
+        target: { id: newId(), url: event.targetUrl, payload: event.payload },
+        // Endpoints get the same payload as `data` of the envelope.
+        envelope: envelope(event.workspaceId, event.kind, event.payload),
+        channelId: stringOrNull(event.payload.channelId),
+        orderingKey: stringOrNull(event.payload.conversationId) ?? stringOrNull(event.payload.contactId),
+      })),
+    );
+  }
+
+  /**
+   * Writes a domain event (API.md §11.1) for the workspace's endpoints that take it, in the
+   * caller's transaction; call it after the change (its row lock orders the events of one key).
+   * Its jobs are pushed once that transaction commits.
+   */
+  async emit<T extends WebhookEventType>(
+    manager: EntityManager,
+    workspaceId: string,
+    type: T,
+    data: WebhookEventData[T],
+    route: EventRoute = {},
+  ): Promise<void> {
+    const rows = await this.write(manager, [
+      {
+        workspaceId,
+        kind: type,
+        envelope: envelope(workspaceId, type, data),
+        channelId: route.channelId ?? null,
+        orderingKey: route.orderingKey ?? null,
+      },
+    ]);
+    this.outbox.pushOnCommit(manager, rows);
+  }
+
+  /** A sample or an operational event for one endpoint only, whatever its filters (the test event). */
+  async writeForEndpoint(
+    manager: EntityManager,
+    workspaceId: string,
+    endpointId: string,
+    type: string,
+    data: unknown,
+  ): Promise<OutboxRow[]> {
+    return this.write(manager, [{ workspaceId, kind: type, envelope: envelope(workspaceId, type, data), onlyEndpointId: endpointId }]);
+  }
+
+  private async write(manager: EntityManager, events: EventToFanOut[]): Promise<OutboxRow[]> {
+    const written = await this.deliveries.withManager(manager).insertFanningOut(events);
     return this.outbox.write(
       manager,
-      rows.map((row) => ({ jobName: JobName.DeliverWebhook, workspaceId: row.workspaceId, payload: { deliveryId: row.id, attempt: 1 } })),
+      written.map((row) => ({
+        jobName: JobName.DeliverWebhook,
+        workspaceId: row.workspaceId,
+        payload: row.endpointId ? { deliveryId: row.id, attempt: 1, endpointId: row.endpointId } : { deliveryId: row.id, attempt: 1 },
+      })),
     );
   }
 }

@@ -14,6 +14,8 @@ export interface SignedRequest {
   body: string;
   /** Current secret first; during a rotation the previous one too. */
   secrets: string[];
+  /** An endpoint's custom headers (never the Standard Webhooks ones, which are set after them). */
+  headers?: Record<string, string>;
 }
 
 export type AttemptOutcome =
@@ -54,6 +56,7 @@ export class WebhookSender implements OnApplicationShutdown {
     const timestamp = new Date();
     const signature = request.secrets.map((secret) => new Webhook(secret).sign(request.webhookId, timestamp, request.body)).join(' ');
     const headers = {
+      ...request.headers,
       'content-type': 'application/json',
       'user-agent': 'messaging-service-webhooks/1',
       'webhook-id': request.webhookId,

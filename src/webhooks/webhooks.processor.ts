@@ -10,6 +10,6 @@ export class WebhooksProcessor {
 
   @JobHandler(JobName.DeliverWebhook, { concurrency: 64 })
   deliver(job: JobOf<JobName.DeliverWebhook>): Promise<void> {
-    return this.deliveries.attempt(job.data.workspaceId, job.data.deliveryId, job.data.attempt);
+    return this.deliveries.attempt(job.data);
   }
 }

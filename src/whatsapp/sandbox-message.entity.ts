@@ -3,6 +3,8 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm'
 /** What the sandbox provider "sent": the exact Cloud API request body, readable by operators. */
 @Entity('whatsapp_sandbox_messages')
 @Index(['channelId', 'creationTime'])
+/** Retention deletes messages by age across workspaces. */
+@Index('ix_whatsapp_sandbox_messages_creation_time', ['creationTime'])
 export class SandboxMessage {
   @PrimaryColumn('uuid') id: string;
   @Column('uuid') workspaceId: string;

@@ -5,6 +5,7 @@ import { newId } from '../common/id.js';
 import type { PagedRequestDto } from '../common/paging/paged-request.dto.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
 import { pageWithTotal } from '../common/paging/page-with-total.js';
+import { deleteBatch } from '../database/sql-helpers.js';
 import { WorkspaceScopedRepository } from '../database/workspace-scoped.repository.js';
 import { SandboxMessage } from './sandbox-message.entity.js';
 
@@ -27,5 +28,10 @@ export class SandboxMessagesRepository extends WorkspaceScopedRepository<Sandbox
       .orderBy('m.creation_time', 'DESC')
       .addOrderBy('m.id', 'DESC');
     return pageWithTotal(qb, paging.skipCount, paging.maxResultCount);
+  }
+
+  /** Retention, across workspaces by design (a system job): deletes at most `limit` messages sent before `cutoff`; the number deleted. */
+  deleteUnscopedBefore(cutoff: Date, limit: number): Promise<number> {
+    return deleteBatch(this.manager, 'whatsapp_sandbox_messages', 'creation_time < $1', [cutoff], limit);
   }
 }

@@ -29,7 +29,10 @@ export class WhatsAppAdminController {
 
   @Post(':channelId/templates')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Create Sandbox Template' })
+  @ApiOperation({
+    summary: 'Create Sandbox Template',
+    description: 'Adds a template to a sandbox channel, as if Meta had approved it (TemplateDefinition mirrors a WhatsApp template).',
+  })
   async createTemplate(@ChannelId() channelId: string, @Body() body: TemplateDefinitionDto): Promise<ServiceAccountTemplateDto> {
     return ServiceAccountTemplateDto.from(await this.templates.createForOperator(channelId, body));
   }

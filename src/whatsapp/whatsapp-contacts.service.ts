@@ -4,8 +4,8 @@ import type { Actor } from '../auth/principal.js';
 import type { Contact } from '../contacts/contact.entity.js';
 import { ContactsService, type WhatsAppIdentity } from '../contacts/contacts.service.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
-import { Outbox } from '../queue/outbox.service.js';
 import { WebhookEventType } from '../queue/queue-names.js';
+import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
 import type { IdentityUpdate } from './inbound-message.js';
 
 /** Who the service acts as when WhatsApp itself changes a contact (history entries without a creator). */
@@ -25,7 +25,7 @@ export class WhatsAppContactsService {
   constructor(
     private readonly contacts: ContactsService,
     private readonly conversations: ConversationsService,
-    private readonly outbox: Outbox,
+    private readonly webhooks: WebhookPublisher,
   ) {}
 
   /**
@@ -118,7 +118,7 @@ export class WhatsAppContactsService {
   ): Promise<Contact> {
     const moved = await this.conversations.moveToContact(manager, actor.workspaceId, merged.id, survivor.id);
     const absorbed = await this.contacts.absorb(manager, actor, survivor, merged);
-    await this.outbox.writeEvent(manager, actor.workspaceId, WebhookEventType.ContactMerged, {
+    await this.webhooks.emit(manager, actor.workspaceId, WebhookEventType.ContactMerged, {
       contactId: absorbed.contact.id,
       name: absorbed.contact.name,
       phoneNumber: absorbed.contact.phoneNumber,

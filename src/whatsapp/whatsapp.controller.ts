@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { SEND_TEMPLATE_EXAMPLES } from '../openapi/request-examples.js';
 import { CurrentPrincipal, CurrentWorkspace, type Principal } from '../auth/principal.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { mapPage, PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
@@ -43,6 +44,7 @@ export class WhatsAppController {
     summary: 'Send Template',
     description: 'Sends a pre-approved WhatsApp template message; answers once it is queued for delivery.',
   })
+  @ApiBody({ type: SendTemplateDto, examples: SEND_TEMPLATE_EXAMPLES })
   sendTemplate(@CurrentPrincipal() principal: Principal, @Body() body: SendTemplateDto): Promise<SendMessageResultDto> {
     return this.messaging.sendTemplate(principal, body);
   }
@@ -196,7 +198,10 @@ export class WhatsAppController {
   }
 
   @Get('templates')
-  @ApiOperation({ summary: 'List Templates (Service Account)' })
+  @ApiOperation({
+    summary: 'List Templates (Service Account)',
+    description: "The channel's WhatsApp templates, with the parameters each expects for Send Template.",
+  })
   @ApiOkResponse({ type: PagedResultOf(ServiceAccountTemplateDto) })
   async templatesList(
     @CurrentWorkspace() workspaceId: string,

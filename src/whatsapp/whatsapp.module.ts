@@ -1,4 +1,6 @@
-import { Module } from '@nestjs/common';
+import { Module, OnModuleInit } from '@nestjs/common';
+import { AppConfig } from '../config/app-config.js';
+import { Retention } from '../queue/retention.service.js';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { SandboxMessage } from './sandbox-message.entity.js';
 import { SandboxMessagesRepository } from './sandbox-messages.repository.js';
@@ -57,4 +59,19 @@ import { MediaModule } from '../media/media.module.js';
     AdminKeyGuard,
   ],
 })
-export class WhatsAppModule {}
+export class WhatsAppModule implements OnModuleInit {
+  constructor(
+    private readonly retention: Retention,
+    private readonly sandboxMessages: SandboxMessagesRepository,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** What sandbox channels "sent" is kept SANDBOX_MESSAGE_RETENTION. */
+  onModuleInit(): void {
+    this.retention.register({
+      table: 'whatsapp_sandbox_messages',
+      keepMs: this.config.retention.sandboxMessagesMs,
+      deleteBatch: (cutoff, limit) => this.sandboxMessages.deleteUnscopedBefore(cutoff, limit),
+    });
+  }
+}

@@ -11,7 +11,10 @@ export class WorkspacesController {
   constructor(private readonly workspaces: WorkspacesService) {}
 
   @Get('users')
-  @ApiOperation({ summary: 'Get Workspace Users' })
+  @ApiOperation({
+    summary: 'Get Workspace Users',
+    description: "The workspace's users and AI agents; their `userId` is what conversations are assigned to.",
+  })
   async users(@CurrentWorkspace() workspaceId: string): Promise<WorkspaceUserDto[]> {
     return (await this.workspaces.listUsers(workspaceId)).map(WorkspaceUserDto.from);
   }

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { pgError } from '../database/pg-errors.js';
 import { SecretBox } from '../common/crypto/secret-box.js';
+import { newWebhookSecret, WEBHOOK_SECRET_ROTATION_OVERLAP_MS } from '../common/crypto/webhook-secret.js';
 import { newId } from '../common/id.js';
 import type { PagedRequestDto } from '../common/paging/paged-request.dto.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
@@ -11,12 +11,6 @@ import type { WorkspaceUser } from './workspace-user.entity.js';
 import { WorkspaceUsersRepository } from './workspace-users.repository.js';
 import { WorkspacesRepository } from './workspaces.repository.js';
 import { UserEmailTaken, WorkspaceNotFound } from './workspaces.errors.js';
-
-const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
-
-function newWebhookSecret(): string {
-  return `whsec_${randomBytes(24).toString('base64')}`;
-}
 
 /** Workspaces, their webhook signing secrets and their users. */
 @Injectable()
@@ -61,7 +55,7 @@ export class WorkspacesService {
     await this.workspaces.updateSecrets(id, {
       webhookSecretSealed: this.secrets.seal(webhookSecret),
       previousWebhookSecretSealed: workspace.webhookSecretSealed,
-      previousWebhookSecretExpiresAt: new Date(Date.now() + ROTATION_OVERLAP_MS),
+      previousWebhookSecretExpiresAt: new Date(Date.now() + WEBHOOK_SECRET_ROTATION_OVERLAP_MS),
     });
     return webhookSecret;
   }

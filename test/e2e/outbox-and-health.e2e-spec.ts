@@ -5,6 +5,7 @@ import type { Queue } from 'bull';
 import { DataSource, In, IsNull } from 'typeorm';
 import { Outbox } from '../../src/queue/outbox.service.js';
 import { OutboxMessage } from '../../src/queue/outbox-message.entity.js';
+import { OutboxRelay } from '../../src/queue/outbox.relay.js';
 import { JobName, QueueName } from '../../src/queue/queue-names.js';
 import { waitFor } from '../support/fixtures.js';
 import { ScratchRedis } from '../support/redis-server.js';
@@ -65,6 +66,30 @@ describe('Transactional outbox and readiness through a Redis outage', () => {
       }),
     );
     assert.equal(await dataSource.getRepository(OutboxMessage).count(), before);
+  });
+
+  it('pushes again a job whose hash Redis rebuilt without its name and data (a command replayed after a restart)', async () => {
+    const id = await enqueueInTransaction('remnant');
+    const job = await waitFor(() => queue.getJob(id), 5000, 'job in Bull');
+    // What a replayed move-to-active leaves on an empty Redis: the job's key with one field.
+    await job.remove();
+    await queue.client.hset(queue.toKey(id), 'processedOn', String(Date.now()));
+    const remnant = await queue.getJob(id);
+    assert.equal(remnant?.name, '__default__', 'Bull reads the remnant as a job without a name');
+    await dataSource.getRepository(OutboxMessage).update({ id }, { dispatchedAt: new Date(Date.now() - 3_600_000) });
+
+    const relay = t.app.get(OutboxRelay);
+    const pushedAgain = await waitFor(
+      async () => {
+        await relay.recoverLostJobs();
+        const found = await queue.getJob(id);
+        return found?.name === JobName.PurgeExpiredIdempotencyKeys ? found : undefined;
+      },
+      10_000,
+      'the job pushed again whole',
+    );
+    assert.equal(pushedAgain.data.reason, 'remnant');
+    assert.equal(pushedAgain.data.outboxId, id);
   });
 
   it('reports Redis down on /health/ready (503) and keeps rows enqueued during the outage until Redis is back', async () => {

@@ -8,15 +8,33 @@ import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { publishEvent } from '../support/webhooks.js';
 
 async function allSettled(ws: WorkspaceFixture, ids: string[], timeoutMs: number) {
-  return waitFor(
-    async () => {
-      const page = await ws.api.get(`/v1/webhook-deliveries?MaxResultCount=1000`);
-      const mine = page.body.items.filter((d: { id: string }) => ids.includes(d.id));
-      return mine.length === ids.length && mine.every((d: { status: string }) => d.status === 'Succeeded') ? mine : undefined;
-    },
-    timeoutMs,
-    `${ids.length} deliveries to succeed`,
-  );
+  // What was last seen goes into the failure, so a stall says where the deliveries stood.
+  let lastSeen = 'no page read yet';
+  try {
+    return await waitFor(
+      async () => {
+        const page = await ws.api.get(`/v1/webhook-deliveries?MaxResultCount=1000`);
+        const mine = page.body.items.filter((d: { id: string }) => ids.includes(d.id));
+        lastSeen = describeDeliveries(mine, ids.length);
+        return mine.length === ids.length && mine.every((d: { status: string }) => d.status === 'Succeeded') ? mine : undefined;
+      },
+      timeoutMs,
+      `${ids.length} deliveries to succeed`,
+    );
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; last seen: ${lastSeen}`, { cause: err });
+  }
+}
+
+/** "298 of 300 listed: Succeeded×296, Pending(attempts 1, next 20:41:02.123Z)×2": the shape of a stall. */
+function describeDeliveries(deliveries: { status: string; attempts: number; nextAttemptAt: string | null }[], expected: number): string {
+  const counts = new Map<string, number>();
+  for (const d of deliveries) {
+    const key = d.status === 'Succeeded' ? d.status : `${d.status}(attempts ${d.attempts}, next ${d.nextAttemptAt ?? 'none'})`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const parts = [...counts].sort((x, y) => y[1] - x[1]).slice(0, 8);
+  return `${deliveries.length} of ${expected} listed: ${parts.map(([key, n]) => `${key}×${n}`).join(', ')}`;
 }
 
 describe('Webhook delivery survives a worker killed mid-delivery', () => {

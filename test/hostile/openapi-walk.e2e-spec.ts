@@ -153,7 +153,7 @@ describe(`Hostile walk of every operation of the OpenAPI document (HOSTILE_SEED=
     const isEnvelope = (r: ProbeResult) => {
       try {
         const body = JSON.parse(r.text) as { statusCode?: unknown; error?: { code?: unknown } | string };
-        if (r.probe.operationId === 'Token_token' && typeof body.error === 'string') return true;
+        if (r.probe.operationId === 'serviceLogin' && typeof body.error === 'string') return true;
         return body.statusCode === r.status && typeof body.error === 'object' && typeof body.error?.code === 'string';
       } catch {
         return false;

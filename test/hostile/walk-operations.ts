@@ -58,25 +58,25 @@ const MEDIA = 'https://media.example.com';
 
 /** Operations that spend ~50 ms of CPU on a scrypt hash per accepted call: walked with the core values only. */
 export const COSTLY_OPERATIONS: Record<string, string> = {
-  Token_token: 'verifies the client secret',
-  Admin_createServiceAccount: 'hashes the new client secret',
+  serviceLogin: 'verifies the client secret',
+  createServiceAccount: 'hashes the new client secret',
 };
 
 /** Operations whose valid call is not a 2xx in this world, and why. */
 export const EXPECTED_REFUSALS: Record<string, string> = {
-  WhatsAppAdmin_syncTemplates: 'templates are pulled only for Cloud API channels; the walk uses the sandbox',
+  syncTemplates: 'templates are pulled only for Cloud API channels; the walk uses the sandbox',
 };
 
 /** Operations that remove what others use run last, in this order. */
 export const RUN_LAST = [
-  'Contacts_deleteProperty',
-  'Conversations_removeTag',
-  'Tags_remove',
-  'Contacts_remove',
-  'ContactProperties_remove',
-  'OutboundIvrFlows_remove',
-  'Admin_deleteChannel',
-  'Admin_revokeServiceAccount',
+  'deletePropertyValueOnContact',
+  'removeTagFromConversation',
+  'deleteTag',
+  'deleteContact',
+  'deleteContactProperty',
+  'deleteOutboundIvrFlow',
+  'deleteChannel',
+  'revokeServiceAccount',
 ];
 
 function idsByName(w: WalkWorld): Record<string, string[]> {
@@ -93,22 +93,22 @@ function idsByName(w: WalkWorld): Record<string, string[]> {
 /** `{id}` names a different resource on each path. */
 function idParam(op: WalkOperation, w: WalkWorld): string[] | undefined {
   const byId: Record<string, string> = {
-    Contacts_get: w.contactId,
-    Contacts_update: w.spareContactId,
-    Contacts_remove: w.spareContactId,
-    ContactProperties_update: w.spareProperty,
-    ContactProperties_remove: w.properties.number,
-    PropertyStatistics_computeAll: w.spareProperty,
-    PropertyStatistics_compute: w.spareProperty,
-    OutboundIvr_get: w.ivrId,
-    OutboundIvr_cancel: w.ivrId,
-    OutboundIvrFlows_get: w.flowId,
-    OutboundIvrFlows_update: w.flowId,
-    OutboundIvrFlows_remove: w.flowId,
-    Tags_update: w.spareTagId,
-    Tags_remove: w.spareTagId,
-    Webhooks_redeliver: w.deliveryId,
-    Admin_revokeServiceAccount: w.spareAccount.id,
+    getContactById: w.contactId,
+    updateContact: w.spareContactId,
+    deleteContact: w.spareContactId,
+    updateContactProperty: w.spareProperty,
+    deleteContactProperty: w.properties.number,
+    contactPropertiesStatisticsAllContacts: w.spareProperty,
+    contactPropertiesStatistics: w.spareProperty,
+    getOutboundIvrRequest: w.ivrId,
+    cancelOutboundIvrRequest: w.ivrId,
+    getOutboundIvrFlow: w.flowId,
+    updateOutboundIvrFlow: w.flowId,
+    deleteOutboundIvrFlow: w.flowId,
+    updateTag: w.spareTagId,
+    deleteTag: w.spareTagId,
+    redeliverWebhook: w.deliveryId,
+    revokeServiceAccount: w.spareAccount.id,
   };
   return byId[op.operationId] ? [byId[op.operationId]] : undefined;
 }
@@ -159,11 +159,11 @@ function propertyValue(w: WalkWorld, propertyId: string): unknown {
 
 function bodies(w: WalkWorld): Record<string, ValidInputs['body']> {
   return {
-    Admin_createWorkspace: () => ({ name: `Walk ${uniqueSuffix()}` }),
-    Admin_createChannel: () => channelBody(w),
-    Admin_updateChannel: () => channelBody(w),
-    Admin_createServiceAccount: () => ({ name: 'walk' }),
-    Admin_createUser: () => ({
+    createWorkspace: () => ({ name: `Walk ${uniqueSuffix()}` }),
+    createChannel: () => channelBody(w),
+    updateChannel: () => channelBody(w),
+    createServiceAccount: () => ({ name: 'walk' }),
+    createWorkspaceUser: () => ({
       email: `agent${uniqueSuffix()}@example.com`,
       name: 'Agent',
       role: 2,
@@ -171,40 +171,40 @@ function bodies(w: WalkWorld): Record<string, ValidInputs['body']> {
       logoUrl: `${MEDIA}/logo.png`,
       isAiAgent: false,
     }),
-    WhatsAppAdmin_sandboxInbound: () => ({
+    injectSandboxInboundMessage: () => ({
       fromNumber: w.recipient,
       type: 'text',
       text: 'Hello',
       payload: 'p',
       replyToMessageId: 'wamid.x',
     }),
-    WhatsAppAdmin_createTemplate: () => ({ ...TEMPLATE, name: `walk_${uniqueSuffix()}` }),
-    Token_token: () => ({
+    createSandboxTemplate: () => ({ ...TEMPLATE, name: `walk_${uniqueSuffix()}` }),
+    serviceLogin: () => ({
       grant_type: 'client_credentials',
       client_id: w.spareAccount.clientId,
       client_secret: w.spareAccount.clientSecret,
     }),
-    ContactProperties_create: () => ({
+    createContactProperty: () => ({
       name: `Walk property ${uniqueSuffix()}`,
       type: 3,
       isRequired: false,
       selectOptions: ['A', { value: 'B', color: '#ffffff' }],
     }),
-    ContactProperties_update: () => ({
+    updateContactProperty: () => ({
       name: `Walk select ${uniqueSuffix()}`,
       type: 3,
       isRequired: false,
       selectOptions: ['Gold', { value: 'Silver', color: '#c0c0c0' }],
     }),
-    PropertyStatistics_compute: () => searchBody(w),
-    Contacts_search: () => searchBody(w),
-    Contacts_create: contactBody,
-    Contacts_update: contactBody,
-    Contacts_importVCards: () => ({
+    contactPropertiesStatistics: () => searchBody(w),
+    searchContacts: () => searchBody(w),
+    createContact: contactBody,
+    updateContact: contactBody,
+    createBulkContactsVCards: () => ({
       vCards: [`BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Walk Card\r\nTEL:+${uniquePhone()}\r\nEMAIL:card@example.com\r\nEND:VCARD\r\n`],
     }),
-    Contacts_setProperty: (ids) => ({ value: propertyValue(w, ids.propertyId) }),
-    OutboundIvr_create: () => ({
+    setPropertyValueOnContact: (ids) => ({ value: propertyValue(w, ids.propertyId) }),
+    createOutboundIvr: () => ({
       channelId: w.channelId,
       destinationNumber: uniquePhone(),
       externalId: `walk-${uniqueSuffix()}`,
@@ -221,16 +221,16 @@ function bodies(w: WalkWorld): Record<string, ValidInputs['body']> {
       inputTimeoutMs: 5000,
       digitTimeoutMs: 2000,
     }),
-    OutboundIvrFlows_create: () => ({ ...FLOW, name: `Walk flow ${uniqueSuffix()}` }),
-    OutboundIvrFlows_update: () => ({ ...FLOW, name: `Walk flow ${uniqueSuffix()}` }),
-    Tags_create: () => ({ name: `Walk tag ${uniqueSuffix()}`, icon: 'star', description: 'A tag', isPinned: true }),
-    Tags_update: () => ({ name: `Walk tag ${uniqueSuffix()}`, icon: 'star', description: 'A tag', isPinned: false }),
-    WhatsApp_sendText: send(w, { text: 'Hello', previewUrl: false, replyToMessageId: 'wamid.abc' }),
-    WhatsApp_sendImage: send(w, { imageUrl: `${MEDIA}/a.jpg`, caption: 'A picture' }),
-    WhatsApp_sendAudio: send(w, { audioUrl: `${MEDIA}/a.mp3` }),
-    WhatsApp_sendVideo: send(w, { videoUrl: `${MEDIA}/a.mp4`, caption: 'A film' }),
-    WhatsApp_sendFile: send(w, { fileUrl: `${MEDIA}/a.pdf`, fileName: 'a.pdf', caption: 'A file' }),
-    WhatsApp_sendInteractiveButtons: send(w, {
+    createOutboundIvrFlow: () => ({ ...FLOW, name: `Walk flow ${uniqueSuffix()}` }),
+    updateOutboundIvrFlow: () => ({ ...FLOW, name: `Walk flow ${uniqueSuffix()}` }),
+    createTag: () => ({ name: `Walk tag ${uniqueSuffix()}`, icon: 'star', description: 'A tag', isPinned: true }),
+    updateTag: () => ({ name: `Walk tag ${uniqueSuffix()}`, icon: 'star', description: 'A tag', isPinned: false }),
+    sendText: send(w, { text: 'Hello', previewUrl: false, replyToMessageId: 'wamid.abc' }),
+    sendImage: send(w, { imageUrl: `${MEDIA}/a.jpg`, caption: 'A picture' }),
+    sendAudio: send(w, { audioUrl: `${MEDIA}/a.mp3` }),
+    sendVideo: send(w, { videoUrl: `${MEDIA}/a.mp4`, caption: 'A film' }),
+    sendFile: send(w, { fileUrl: `${MEDIA}/a.pdf`, fileName: 'a.pdf', caption: 'A file' }),
+    sendInteractiveButtons: send(w, {
       body: 'Pick one',
       header: 'Hi',
       footer: 'Bye',
@@ -239,8 +239,8 @@ function bodies(w: WalkWorld): Record<string, ValidInputs['body']> {
         { id: 'no', title: 'No' },
       ],
     }),
-    WhatsApp_sendLocation: send(w, { latitude: 24.7136, longitude: 46.6753, name: 'Office', address: 'King Fahd Road, Riyadh' }),
-    WhatsApp_sendContacts: send(w, {
+    sendLocation: send(w, { latitude: 24.7136, longitude: 46.6753, name: 'Office', address: 'King Fahd Road, Riyadh' }),
+    sendContacts: send(w, {
       contacts: [
         {
           name: { formattedName: 'Sara Ali', firstName: 'Sara', lastName: 'Ali' },
@@ -250,17 +250,17 @@ function bodies(w: WalkWorld): Record<string, ValidInputs['body']> {
         },
       ],
     }),
-    WhatsApp_sendReaction: send(w, { messageId: w.inboundEventId, emoji: '👍' }),
-    WhatsApp_sendList: send(w, {
+    sendReaction: send(w, { messageId: w.inboundEventId, emoji: '👍' }),
+    sendList: send(w, {
       body: 'Pick a slot',
       header: 'Slots',
       footer: 'Thanks',
       buttonText: 'Choose',
       sections: [{ title: 'Morning', rows: [{ id: 'slot-9', title: '9:00', description: 'Nine o’clock' }] }],
     }),
-    WhatsApp_sendCtaUrl: send(w, { body: 'Track your order', displayText: 'Track', url: 'https://example.com/track' }),
-    WhatsApp_markAsRead: () => ({ channelId: w.channelId, messageId: w.inboundEventId, typingIndicator: true }),
-    WhatsApp_sendTemplate: () => ({
+    sendCtaUrl: send(w, { body: 'Track your order', displayText: 'Track', url: 'https://example.com/track' }),
+    markAsRead: () => ({ channelId: w.channelId, messageId: w.inboundEventId, typingIndicator: true }),
+    sendTemplate: () => ({
       channelId: w.channelId,
       templateName: w.templateName,
       language: 'en_US',
@@ -271,20 +271,20 @@ function bodies(w: WalkWorld): Record<string, ValidInputs['body']> {
         { type: 'Buttons', subType: 'url', index: '0', values: [{ type: 'text', text: 'A-17' }] },
       ],
     }),
-    Conversations_create: () => ({ channelId: w.channelId, phoneNumber: uniquePhone(), contactName: 'Walk', assignToUserId: w.userId }),
-    Conversations_assign: () => ({ assignedUserId: w.userId }),
-    Conversations_status: () => ({ status: 1 }),
-    Conversations_tag: () => ({ tagIds: [w.tagId] }),
+    createConversation: () => ({ channelId: w.channelId, phoneNumber: uniquePhone(), contactName: 'Walk', assignToUserId: w.userId }),
+    assignConversation: () => ({ assignedUserId: w.userId }),
+    setConversationStatus: () => ({ status: 1 }),
+    tagAConversation: () => ({ tagIds: [w.tagId] }),
   };
 }
 
 const QUERIES: Record<string, Record<string, string>> = {
-  Contacts_list: { filter: 'Walk', name: 'Walk', phoneNumber: '966', sorting: 'Name DESC' },
-  Conversations_list: { status: '1', getUnAssigned: 'false', name: 'a', fromDate: '2026-01-01T00:00:00Z', sorting: 'LastActivityAt DESC' },
-  OutboundIvr_list: { status: '1', externalId: 'walk-1' },
-  OutboundIvrFlows_list: { name: 'Walk', sorting: 'Name ASC' },
-  WhatsApp_templatesList: { name: 'walk', language: 'en_US', status: 'APPROVED' },
-  Webhooks_list: { status: 'Succeeded' },
+  getContacts: { filter: 'Walk', name: 'Walk', phoneNumber: '966', sorting: 'Name DESC' },
+  listConversations: { status: '1', getUnAssigned: 'false', name: 'a', fromDate: '2026-01-01T00:00:00Z', sorting: 'LastActivityAt DESC' },
+  listOutboundIvrRequests: { status: '1', externalId: 'walk-1' },
+  listOutboundIvrFlows: { name: 'Walk', sorting: 'Name ASC' },
+  listTemplatesServiceAccount: { name: 'walk', language: 'en_US', status: 'APPROVED' },
+  listWebhookDeliveries: { status: 'Succeeded' },
 };
 
 export function validInputs(op: WalkOperation, w: WalkWorld): ValidInputs {

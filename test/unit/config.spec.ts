@@ -34,6 +34,28 @@ describe('configuration', () => {
     }
   });
 
+  it('reads the retention of the growing tables as durations, 7 d / 30 d / 7 d by default', () => {
+    const defaults = new AppConfig(validateEnv({})).retention;
+    assert.deepEqual(defaults, {
+      outboxMs: 7 * 86_400_000,
+      webhookDeliveriesMs: 30 * 86_400_000,
+      sandboxMessagesMs: 7 * 86_400_000,
+      intervalMs: 600_000,
+      batchSize: 1000,
+    });
+    const custom = new AppConfig(validateEnv({ OUTBOX_RETENTION: '36h', RETENTION_INTERVAL: '30s' })).retention;
+    assert.equal(custom.outboxMs, 36 * 3_600_000);
+    assert.equal(custom.intervalMs, 30_000);
+    for (const [name, bad] of [
+      ['OUTBOX_RETENTION', '7 days'],
+      ['WEBHOOK_DELIVERY_RETENTION', '-1d'],
+      ['RETENTION_INTERVAL', '500ms'],
+      ['RETENTION_BATCH_SIZE', '0'],
+    ]) {
+      assert.throws(() => validateEnv({ [name]: bad }), new RegExp(`${name}=`), `${name}=${bad}`);
+    }
+  });
+
   it('names every bad variable in one error', () => {
     assert.throws(
       () => validateEnv({ PORT: 'eighty', APP_ROLE: 'both', DATABASE_URL: 'mysql://x', WEBHOOK_RETRY_SCHEDULE: '2 minutes' }),

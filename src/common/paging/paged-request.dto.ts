@@ -1,5 +1,6 @@
 import { IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
 import { Transform } from 'class-transformer';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptionalNotNull } from '../validation/optional.js';
 
 export const MAX_PAGE_SIZE = 1000;
@@ -12,6 +13,7 @@ const toIntIfNumeric = ({ value }: { value: unknown }) =>
 /** `SkipCount` and `MaxResultCount` of every list operation (API.md §1). */
 export class PagedRequestDto {
   /** Number of items to skip. */
+  @ApiPropertyOptional({ default: 0, minimum: 0, maximum: MAX_SKIP_COUNT })
   @IsOptionalNotNull()
   @Transform(toIntIfNumeric)
   @IsInt()
@@ -20,6 +22,7 @@ export class PagedRequestDto {
   skipCount: number = 0;
 
   /** Page size, at most 1000. */
+  @ApiPropertyOptional({ default: 20, minimum: 1, maximum: MAX_PAGE_SIZE })
   @IsOptionalNotNull()
   @Transform(toIntIfNumeric)
   @IsInt()

@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { plainToInstance, Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { TimestampFormat } from '../../common/time/timestamp-format.js';
@@ -32,7 +32,12 @@ export class SelectOptionDto {
 /** `selectOptions` of create and update: strings or `{ value, color }`, at most 200. */
 const SelectOptionsField = () =>
   applyDecorators(
-    ApiProperty({ required: false, description: 'Strings or { value, color }', type: [SelectOptionDto] }),
+    ApiProperty({
+      required: false,
+      description: 'Strings or { value, color }',
+      type: 'array',
+      items: { oneOf: [{ type: 'string', example: 'Lead' }, { $ref: getSchemaPath(SelectOptionDto) }] },
+    }),
     IsOptionalNotNull(),
     Transform(toOptions),
     IsArray(),
@@ -61,7 +66,13 @@ export class CreateContactPropertyDto {
 export class UpdateContactPropertyDto {
   @IsOptionalNotNull() @IsString() @MinLength(1) @MaxLength(100) name?: string;
   /** Cannot change; sending a different type is a 400. */
-  @ApiProperty({ required: false, oneOf: [{ type: 'integer' }, { type: 'string' }] })
+  @ApiProperty({
+    required: false,
+    oneOf: [
+      { type: 'integer', enum: [1, 2, 3, 4] },
+      { type: 'string', enum: ['Text', 'Number', 'Select', 'Date'] },
+    ],
+  })
   @IsOptionalNotNull()
   @Transform(toPropertyType)
   @IsIntEnum(ContactPropertyType)

@@ -158,7 +158,8 @@ export class OutboundIvrStep {
   @IsIn(FLOW_STEP_TYPES, { message: 'type must be one of Play, Question, Hangup' })
   type: FlowStepType;
   @ApiProperty({
-    oneOf: Object.values(PROPS_BY_TYPE).map((props) => ({ $ref: getSchemaPath(props) })),
+    // anyOf: a Hangup's props also read as a Play's; `type` decides which applies.
+    anyOf: Object.values(PROPS_BY_TYPE).map((props) => ({ $ref: getSchemaPath(props) })),
     description:
       'Depends on `type`: OutboundIvrPlayStepProps for Play, OutboundIvrQuestionStepProps for Question, OutboundIvrHangupStepProps for Hangup. Properties of another step type are refused.',
   })

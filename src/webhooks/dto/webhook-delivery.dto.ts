@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsEnum } from 'class-validator';
+import { IsEnum, IsString, IsUUID, MaxLength } from 'class-validator';
 import { PagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { TimestampFormat, formatTimestamp } from '../../common/time/timestamp-format.js';
 import type { WebhookDelivery } from '../webhook-delivery.entity.js';
@@ -16,12 +16,21 @@ export class ListWebhookDeliveriesDto extends PagedRequestDto {
   @IsOptionalNotNull()
   @IsEnum(WebhookDeliveryStatus)
   status?: WebhookDeliveryStatus;
+
+  /** Deliveries to this endpoint only. */
+  @IsOptionalNotNull() @IsUUID('all') endpointId?: string;
+
+  /** Deliveries of this event type only (any type of GET /v1/webhook-event-types). */
+  @IsOptionalNotNull() @IsString() @MaxLength(50) eventType?: string;
 }
 
 export class WebhookDeliveryDto {
   /** Also the `webhook-id` header of every attempt. */
   id: string;
-  @ApiProperty({ enum: WebhookKind, enumName: 'WebhookKind' }) kind: string;
+  /** The event type (`webhook-event` header): one of GET /v1/webhook-event-types. */
+  kind: string;
+  /** The endpoint it goes to; null for a channel's or a request's URL. */
+  endpointId: string | null;
   targetUrl: string;
   @ApiProperty({ enum: WebhookDeliveryStatus, enumName: 'WebhookDeliveryStatus' }) status: WebhookDeliveryStatus;
   attempts: number;
@@ -37,6 +46,7 @@ export class WebhookDeliveryDto {
     return {
       id: delivery.id,
       kind: delivery.kind,
+      endpointId: delivery.endpointId,
       targetUrl: delivery.targetUrl,
       status: delivery.status,
       attempts: delivery.attempts,

@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { IsOptionalNotNull } from '../../common/validation/optional.js';
@@ -37,7 +38,8 @@ export class SendTemplateDto extends SendBaseDto {
   @IsString() @MinLength(1) @MaxLength(512) templateName: string;
   /** Language code of the template. */
   @IsString() @MinLength(2) @MaxLength(20) language: string;
-  /** Fills template components. */
+  /** Fills template components; none for a template without placeholders. */
+  @ApiProperty({ required: false, type: [TemplateParameterDto], default: [] })
   @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(20)

@@ -1,0 +1,113 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { ContactDto } from '../../contacts/dto/contact.dto.js';
+import type { WhatsAppMessageWebhookPayload } from '../../whatsapp/message-webhook.js';
+import type { ContactChange, WebhookEndpointDisabledData } from '../../queue/job-payloads.js';
+
+/** The schemas of the events' `data` (API.md §11.1) that have no response DTO of their own. */
+
+export class ContactChangeDto implements ContactChange {
+  propertyName: string;
+  @ApiProperty({ type: String, nullable: true }) oldValue: string | null;
+  @ApiProperty({ type: String, nullable: true }) newValue: string | null;
+}
+
+/** `contact.updated`: the contact as it is now, and what changed, as its history records it. */
+export class ContactUpdatedEventData extends ContactDto {
+  @ApiProperty({ type: [ContactChangeDto] }) changes: ContactChangeDto[];
+}
+
+export class ContactMergeReasonDto {
+  @ApiProperty({ enum: ['WhatsAppIdentity'] }) kind: 'WhatsAppIdentity';
+  @ApiProperty({ type: String, nullable: true }) providerMessageId: string | null;
+}
+
+export class ContactMergeMovedDto {
+  @ApiProperty({ type: [String] }) conversationIds: string[];
+  events: number;
+  properties: number;
+  notes: number;
+  historyEntries: number;
+}
+
+/** `contact.merged`: `mergedContactId` was merged into `contactId`, which stays. */
+export class ContactMergedEventData {
+  contactId: string;
+  name: string;
+  @ApiProperty({ type: String, nullable: true }) phoneNumber: string | null;
+  @ApiProperty({ type: String, nullable: true }) whatsAppUserId: string | null;
+  mergedContactId: string;
+  mergedContactName: string;
+  reason: ContactMergeReasonDto;
+  moved: ContactMergeMovedDto;
+}
+
+export class WebhookEndpointDisabledEventData implements WebhookEndpointDisabledData {
+  endpointId: string;
+  url: string;
+  disabledReason: string;
+  /** ISO 8601 UTC. */
+  disabledAt: string;
+  @ApiProperty({ type: String, nullable: true, description: 'ISO 8601 UTC: the first failed attempt since the last successful one.' })
+  failingSince: string | null;
+}
+
+/** `call`: the Call Webhook of API.md §11. */
+export class CallWebhookPayload {
+  callId: string;
+  workspaceId: string;
+  channelId: string;
+  @ApiProperty({
+    description: '0 Active, 1 Completed, 2 Missed, 3 RejectedByCaller, 4 RejectedByCallee, 5 NoAnswer, 6 Cancelled, 7 Failed',
+  })
+  status: number;
+  @ApiProperty({ description: '1 Inbound, 2 Outbound' }) type: number;
+  callerNumber: string;
+  calleeNumber: string;
+  @ApiProperty({ type: String, nullable: true }) pickupTime: string | null;
+  hangupTime: string;
+  @ApiProperty({ type: String, nullable: true }) userId: string | null;
+  @ApiProperty({ type: String, nullable: true }) userName: string | null;
+  @ApiProperty({ type: String, nullable: true }) contactId: string | null;
+  contactNumber: string;
+  /** hh:mm:ss */
+  callLength: string;
+  @ApiProperty({ type: String, nullable: true }) aiAgentId: string | null;
+  @ApiProperty({ type: String, nullable: true }) recordingUrl: string | null;
+  @ApiProperty({ type: String, nullable: true }) transcription: string | null;
+  @ApiProperty({ type: String, nullable: true }) summary: string | null;
+  @ApiProperty({ type: String, nullable: true }) sentiment: string | null;
+  @ApiProperty({ type: String, nullable: true }) evaluationCriteriaResult: string | null;
+  creationTime: string;
+}
+
+/** `whatsapp.message`: the WhatsApp Message Webhook of API.md §11. */
+export class WhatsAppMessageWebhook implements Omit<WhatsAppMessageWebhookPayload, 'contacts'> {
+  workspaceId: string;
+  channelId: string;
+  conversationId: string;
+  contactId: string;
+  messageId: string;
+  @ApiProperty({ enum: ['Inbound', 'Outbound'] }) direction: 'Inbound' | 'Outbound';
+  messageType: string;
+  @ApiProperty({ type: String, nullable: true }) body: string | null;
+  @ApiProperty({ type: String, nullable: true }) mediaUrl: string | null;
+  @ApiProperty({ type: String, nullable: true }) mimeType: string | null;
+  @ApiProperty({ type: String, nullable: true }) status: string | null;
+  @ApiProperty({ type: String, nullable: true }) senderUserId: string | null;
+  @ApiProperty({ type: Number, nullable: true }) latitude: number | null;
+  @ApiProperty({ type: Number, nullable: true }) longitude: number | null;
+  creationTime: string;
+  isBillable: boolean;
+  @ApiProperty({ type: String, nullable: true }) errorCode: string | null;
+  @ApiProperty({ type: String, nullable: true }) errorReason: string | null;
+  @ApiProperty({ type: String, nullable: true }) buttonPayload: string | null;
+  @ApiProperty({ type: String, nullable: true }) buttonText: string | null;
+  @ApiProperty({ type: String, nullable: true }) reactedMessageId: string | null;
+  @ApiProperty({ type: String, nullable: true }) fileName: string | null;
+  @ApiProperty({ type: Number, nullable: true }) size: number | null;
+  @ApiProperty({ type: String, nullable: true }) whatsAppUserId: string | null;
+  @ApiProperty({ type: String, nullable: true }) whatsAppUsername: string | null;
+  @ApiProperty({ type: String, nullable: true }) profileName: string | null;
+  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true }, nullable: true })
+  contacts: Array<Record<string, unknown>> | null;
+}

@@ -1,0 +1,159 @@
+import { dirname, join } from 'node:path';
+import type { Type } from '@nestjs/common';
+import { ContactDto } from '../contacts/dto/contact.dto.js';
+import { ConversationDto } from '../conversations/dto/conversation.dto.js';
+import { OutboundIvrWebhookPayload } from '../outbound-ivr/dto/outbound-ivr-request.dto.js';
+import { WebhookEventType } from '../queue/queue-names.js';
+import {
+  CallWebhookPayload,
+  ContactMergedEventData,
+  ContactUpdatedEventData,
+  WebhookEndpointDisabledEventData,
+  WhatsAppMessageWebhook,
+} from './dto/webhook-event-data.dto.js';
+import { WebhookKind } from './webhook-kind.js';
+import { UnknownEventType } from './webhooks.errors.js';
+
+/** One event type of the catalog: what it is and the class its `data` is. */
+export interface EventTypeEntry {
+  type: string;
+  description: string;
+  data: Type<unknown>;
+}
+
+/** Every event type an endpoint can take (API.md §11.1), in the order the catalog lists them. */
+export const EVENT_TYPES: readonly EventTypeEntry[] = [
+  {
+    type: WebhookKind.WhatsAppMessage,
+    description: 'A WhatsApp message came in, or an outbound one changed status.',
+    data: WhatsAppMessageWebhook,
+  },
+  { type: WebhookKind.Call, description: 'A call of a voice channel ended (the Call Webhook).', data: CallWebhookPayload },
+  { type: WebhookKind.OutboundIvrCompleted, description: 'An outbound IVR call ended.', data: OutboundIvrWebhookPayload },
+  { type: WebhookEventType.ContactCreated, description: 'A contact was created.', data: ContactDto },
+  {
+    type: WebhookEventType.ContactUpdated,
+    description: "A contact's fields, custom properties or consent changed: the contact now, and the changes as its history records them.",
+    data: ContactUpdatedEventData,
+  },
+  { type: WebhookEventType.ContactDeleted, description: 'A contact was deleted: the contact as it was.', data: ContactDto },
+  {
+    type: WebhookEventType.ContactMerged,
+    description: 'Two contacts turned out to be one WhatsApp user; one was merged into the other.',
+    data: ContactMergedEventData,
+  },
+  { type: WebhookEventType.ConversationCreated, description: 'A conversation was opened.', data: ConversationDto },
+  {
+    type: WebhookEventType.ConversationAssigned,
+    description: 'A conversation was assigned, reassigned or unassigned.',
+    data: ConversationDto,
+  },
+  { type: WebhookEventType.ConversationStatusChanged, description: "A conversation's status changed.", data: ConversationDto },
+  { type: WebhookEventType.ConversationTagsChanged, description: "A conversation's tags changed.", data: ConversationDto },
+  {
+    type: WebhookEventType.WebhookEndpointDisabled,
+    description: 'Another endpoint of the workspace was disabled after failing for WEBHOOK_DISABLE_AFTER.',
+    data: WebhookEndpointDisabledEventData,
+  },
+];
+
+const TYPES = new Set(EVENT_TYPES.map((entry) => entry.type));
+
+export function isEventType(type: string): boolean {
+  return TYPES.has(type);
+}
+
+/** Throws a 400 naming `member` unless `type` is in the catalog. */
+export function assertEventType(member: string, type: string): void {
+  if (!isEventType(type)) throw UnknownEventType(member, type);
+}
+
+export type JsonSchema = Record<string, unknown>;
+
+// @nestjs/swagger turns DTO classes into schemas with this factory; its package exports do not
+// list it, so it is loaded by file path (the same code SwaggerModule.createDocument runs).
+const swaggerDist = dirname(require.resolve('@nestjs/swagger'));
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { SchemaObjectFactory } = require(join(swaggerDist, 'services', 'schema-object-factory.js'));
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { ModelPropertiesAccessor } = require(join(swaggerDist, 'services', 'model-properties-accessor.js'));
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { SwaggerTypesMapper } = require(join(swaggerDist, 'services', 'swagger-types-mapper.js'));
+const schemaFactory: { exploreModelSchema(type: Type<unknown>, schemas: Record<string, JsonSchema>): string } = new SchemaObjectFactory(
+  new ModelPropertiesAccessor(),
+  new SwaggerTypesMapper(),
+);
+
+/** The OpenAPI component schemas of every event type's `data`, and the name of each type's data schema. */
+export function eventDataSchemas(): { components: Record<string, JsonSchema>; dataSchemaOf: Map<string, string> } {
+  const components: Record<string, JsonSchema> = {};
+  const dataSchemaOf = new Map(EVENT_TYPES.map((entry) => [entry.type, schemaFactory.exploreModelSchema(entry.data, components)]));
+  return { components, dataSchemaOf };
+}
+
+/** The OpenAPI schema of a type's whole payload `{ type, timestamp, workspaceId, data }`, `data` by reference. */
+export function envelopeSchema(type: string, dataRef: string): JsonSchema {
+  return {
+    type: 'object',
+    required: ['type', 'timestamp', 'workspaceId', 'data'],
+    properties: {
+      type: { type: 'string', enum: [type] },
+      timestamp: { type: 'string', format: 'date-time', description: 'ISO 8601 UTC: when the event was written.' },
+      workspaceId: { type: 'string', format: 'uuid' },
+      data: { $ref: dataRef },
+    },
+  };
+}
+
+/**
+ * The catalog of GET /v1/webhook-event-types: each type with a self-contained JSON Schema (2020-12)
+ * of its whole payload, made from the same DTO classes as the OpenAPI document (its component
+ * schemas become `$defs`, OpenAPI's `nullable` becomes a `null` type).
+ */
+export function eventTypeCatalog(): Array<{ type: string; description: string; schema: JsonSchema }> {
+  const { components, dataSchemaOf } = eventDataSchemas();
+  const defs = toJsonSchema(components) as Record<string, JsonSchema>;
+  return EVENT_TYPES.map((entry) => {
+    const name = dataSchemaOf.get(entry.type)!;
+    return {
+      type: entry.type,
+      description: entry.description,
+      schema: {
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        title: entry.type,
+        ...(toJsonSchema(envelopeSchema(entry.type, `#/$defs/${name}`)) as JsonSchema),
+        $defs: reachable(name, defs),
+      },
+    };
+  });
+}
+
+/** The `$defs` a schema needs: `name` and every schema it refers to, transitively. */
+function reachable(name: string, defs: Record<string, JsonSchema>): Record<string, JsonSchema> {
+  const found: Record<string, JsonSchema> = {};
+  const visit = (key: string) => {
+    if (found[key] || !defs[key]) return;
+    found[key] = defs[key];
+    for (const ref of JSON.stringify(defs[key]).matchAll(/"#\/\$defs\/([^"]+)"/g)) visit(ref[1]);
+  };
+  visit(name);
+  return found;
+}
+
+/** OpenAPI 3.0 schema → JSON Schema: component references become `$defs` ones, `nullable: true` a `null` type. */
+function toJsonSchema(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toJsonSchema);
+  if (!value || typeof value !== 'object') return value;
+  const source = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(source)) {
+    if (key === 'nullable') continue;
+    if (key === '$ref' && typeof child === 'string') out.$ref = child.replace('#/components/schemas/', '#/$defs/');
+    else out[key] = toJsonSchema(child);
+  }
+  if (source.nullable === true) {
+    if (typeof out.type === 'string') out.type = [out.type, 'null'];
+    else if (out.$ref || out.allOf || out.enum) return { anyOf: [out, { type: 'null' }] };
+  }
+  return out;
+}
