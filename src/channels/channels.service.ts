@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
+import type { EntityManager } from 'typeorm';
 import { SecretBox } from '../common/crypto/secret-box.js';
 import { AppConfig } from '../config/app-config.js';
 import { assertWebhookTarget } from '../webhooks/webhook-target.js';
@@ -66,8 +67,9 @@ export class ChannelsService {
   }
 
   /** The channels of these ids, deleted ones included (for records that name the channel they came through). */
-  getManyIncludingDeleted(workspaceId: string, ids: readonly string[]): Promise<Channel[]> {
-    return this.channels.findByIdsIncludingDeleted(workspaceId, ids);
+  /** With a manager, read in that transaction (no second connection taken from the pool while it is open). */
+  getManyIncludingDeleted(workspaceId: string, ids: readonly string[], manager?: EntityManager): Promise<Channel[]> {
+    return (manager ? this.channels.withManager(manager) : this.channels).findByIdsIncludingDeleted(workspaceId, ids);
   }
 
   /** Operators' lookup by id alone: admin routes (admin key) name a channel without its workspace. */

@@ -29,8 +29,9 @@ export function propertyKey(name: string): string {
 export class ContactPropertiesService {
   constructor(private readonly definitions: ContactPropertyDefinitionsRepository) {}
 
-  list(workspaceId: string): Promise<ContactPropertyDefinition[]> {
-    return this.definitions.list(workspaceId);
+  /** With a manager, read in that transaction (no second connection taken from the pool while it is open). */
+  list(workspaceId: string, manager?: EntityManager): Promise<ContactPropertyDefinition[]> {
+    return (manager ? this.definitions.withManager(manager) : this.definitions).list(workspaceId);
   }
 
   async get(workspaceId: string, id: string): Promise<ContactPropertyDefinition> {

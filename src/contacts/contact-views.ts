@@ -19,9 +19,17 @@ export class ContactViews {
     private readonly properties: ContactPropertiesService,
   ) {}
 
-  /** These views reading in the caller's transaction (what it has written but not yet committed). */
+  /** Set on the views {@link inTransaction} returns. */
+  private manager: EntityManager | undefined;
+
+  /**
+   * These views reading in the caller's transaction: they see what it wrote but did not commit yet, and
+   * take no other connection while it holds one (callers holding the whole pool would wait on each other).
+   */
   inTransaction(manager: EntityManager): ContactViews {
-    return new ContactViews(this.values.withManager(manager), this.notes.withManager(manager), this.properties);
+    const bound = new ContactViews(this.values.withManager(manager), this.notes.withManager(manager), this.properties);
+    bound.manager = manager;
+    return bound;
   }
 
   async one(contact: Contact): Promise<ContactDto> {
@@ -39,7 +47,7 @@ export class ContactViews {
     const [values, notes, definitions] = await Promise.all([
       this.values.ofContacts(workspaceId, ids),
       this.notes.ofContacts(workspaceId, ids),
-      this.properties.list(workspaceId),
+      this.properties.list(workspaceId, this.manager),
     ]);
     const definitionById = new Map(definitions.map((d) => [d.id, d]));
     const valuesByContact = groupBy(values, (v) => v.contactId);

@@ -21,7 +21,10 @@ export class ConversationViews {
   /** Set on the views {@link inTransaction} returns. */
   private manager: EntityManager | undefined;
 
-  /** These views reading in the caller's transaction (a contact or tags it has written but not yet committed). */
+  /**
+   * These views reading in the caller's transaction: they see what it wrote but did not commit yet, and
+   * take no other connection while it holds one (twenty callers in a pool of ten would wait on each other).
+   */
   inTransaction(manager: EntityManager): ConversationViews {
     const bound = new ConversationViews(this.contacts, this.channels, this.workspaces, this.conversationTags.withManager(manager));
     bound.manager = manager;
@@ -44,8 +47,12 @@ export class ConversationViews {
       this.manager
         ? this.contacts.findByIdsIn(this.manager, workspaceId, distinct(conversations.map((c) => c.contactId)))
         : this.contacts.findByIds(workspaceId, distinct(conversations.map((c) => c.contactId))),
-      this.channels.getManyIncludingDeleted(workspaceId, distinct(conversations.map((c) => c.channelId))),
-      this.workspaces.findUsersByUserIds(workspaceId, distinct(conversations.flatMap((c) => [c.assigneeUserId, c.assignedAiAgentId]))),
+      this.channels.getManyIncludingDeleted(workspaceId, distinct(conversations.map((c) => c.channelId)), this.manager),
+      this.workspaces.findUsersByUserIds(
+        workspaceId,
+        distinct(conversations.flatMap((c) => [c.assigneeUserId, c.assignedAiAgentId])),
+        this.manager,
+      ),
       this.conversationTags.withTags(
         workspaceId,
         conversations.map((c) => c.id),

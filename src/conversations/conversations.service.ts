@@ -9,12 +9,6 @@ import { WebhookEventType } from '../queue/queue-names.js';
 import { TagsService } from '../tags/tags.service.js';
 import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
 import { ConversationViews } from './conversation-views.js';
-
-type ConversationEventType =
-  | WebhookEventType.ConversationCreated
-  | WebhookEventType.ConversationAssigned
-  | WebhookEventType.ConversationStatusChanged
-  | WebhookEventType.ConversationTagsChanged;
 import type { WorkspaceUser } from '../workspaces/workspace-user.entity.js';
 import { WorkspacesService } from '../workspaces/workspaces.service.js';
 import type { ConversationEvent } from './conversation-event.entity.js';
@@ -25,6 +19,12 @@ import { ConversationsRepository } from './conversations.repository.js';
 import { AiAgentNotFound, AnotherConversationOpen, BothAssignees, ConversationNotFound, UserNotFound } from './conversations.errors.js';
 import type { AssignConversationDto, CreateConversationDto, ListConversationsQueryDto, TimelineQueryDto } from './dto/conversation.dto.js';
 import { TimelineService, type ConversationRef } from './timeline.service.js';
+
+type ConversationEventType =
+  | WebhookEventType.ConversationCreated
+  | WebhookEventType.ConversationAssigned
+  | WebhookEventType.ConversationStatusChanged
+  | WebhookEventType.ConversationTagsChanged;
 
 /** Who a conversation is to be assigned to: the user or AI agent asked for, as found in the workspace (null when not). */
 interface Assignees {

@@ -19,6 +19,7 @@ import { runMigrations } from '../../../src/database/run-migrations.js';
 import { typeormOptions } from '../../../src/database/typeorm-options.js';
 import { Outbox, type OutboxRow } from '../../../src/queue/outbox.service.js';
 import { OutboxRelay } from '../../../src/queue/outbox.relay.js';
+import { Retention } from '../../../src/queue/retention.service.js';
 import { ALL_QUEUES } from '../../../src/queue/queue-names.js';
 
 /**
@@ -55,7 +56,7 @@ class RecordingQueue {
   }
 }
 
-/** The queue layer without Redis: the real Outbox over a recording relay, and recording queues. */
+/** The queue layer without Redis: the real Outbox over a recording relay, the real Retention, and recording queues. */
 @Global()
 @Module({
   imports: [DiscoveryModule],
@@ -63,9 +64,10 @@ class RecordingQueue {
     RecordingRelay,
     { provide: OutboxRelay, useExisting: RecordingRelay },
     Outbox,
+    Retention,
     ...ALL_QUEUES.map((name) => ({ provide: getQueueToken(name), useValue: new RecordingQueue(name) })),
   ],
-  exports: [Outbox, OutboxRelay, RecordingRelay, ...ALL_QUEUES.map((name) => getQueueToken(name))],
+  exports: [Outbox, OutboxRelay, RecordingRelay, Retention, ...ALL_QUEUES.map((name) => getQueueToken(name))],
 })
 class StubQueueModule {}
 
