@@ -76,7 +76,7 @@ export default tseslint.config(
   },
   {
     files: ['scripts/**/*.mjs', '*.mjs', 'eslint-rules/**/*.mjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' } },
   },
   {
     // The TypeScript client's tests read typed answers as they come: no `as` casts.

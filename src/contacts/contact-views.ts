@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { ContactPropertiesService } from '../contact-properties/contact-properties.service.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
+import { readAll } from '../database/read-all.js';
 import { ContactNotesRepository } from './contact-notes.repository.js';
 import { ContactPropertyValuesRepository } from './contact-property-values.repository.js';
 import type { Contact } from './contact.entity.js';
@@ -44,10 +45,10 @@ export class ContactViews {
     if (contacts.length === 0) return [];
     const workspaceId = contacts[0].workspaceId;
     const ids = contacts.map((c) => c.id);
-    const [values, notes, definitions] = await Promise.all([
-      this.values.ofContacts(workspaceId, ids),
-      this.notes.ofContacts(workspaceId, ids),
-      this.properties.list(workspaceId, this.manager),
+    const [values, notes, definitions] = await readAll(this.manager, [
+      () => this.values.ofContacts(workspaceId, ids),
+      () => this.notes.ofContacts(workspaceId, ids),
+      () => this.properties.list(workspaceId, this.manager),
     ]);
     const definitionById = new Map(definitions.map((d) => [d.id, d]));
     const valuesByContact = groupBy(values, (v) => v.contactId);

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { ChannelsService } from '../channels/channels.service.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
+import { readAll } from '../database/read-all.js';
 import { ContactsService } from '../contacts/contacts.service.js';
 import { WorkspacesService } from '../workspaces/workspaces.service.js';
 import { ConversationTagsRepository } from './conversation-tags.repository.js';
@@ -43,20 +44,18 @@ export class ConversationViews {
     if (conversations.length === 0) return [];
     const workspaceId = conversations[0].workspaceId;
     const distinct = (ids: Array<string | null>) => [...new Set(ids.filter((id): id is string => !!id))];
-    const [contacts, channels, users, tagLinks] = await Promise.all([
-      this.manager
-        ? this.contacts.findByIdsIn(this.manager, workspaceId, distinct(conversations.map((c) => c.contactId)))
-        : this.contacts.findByIds(workspaceId, distinct(conversations.map((c) => c.contactId))),
-      this.channels.getManyIncludingDeleted(workspaceId, distinct(conversations.map((c) => c.channelId)), this.manager),
-      this.workspaces.findUsersByUserIds(
-        workspaceId,
-        distinct(conversations.flatMap((c) => [c.assigneeUserId, c.assignedAiAgentId])),
-        this.manager,
-      ),
-      this.conversationTags.withTags(
-        workspaceId,
-        conversations.map((c) => c.id),
-      ),
+    const contactIds = distinct(conversations.map((c) => c.contactId));
+    const userIds = distinct(conversations.flatMap((c) => [c.assigneeUserId, c.assignedAiAgentId]));
+    const [contacts, channels, users, tagLinks] = await readAll(this.manager, [
+      () =>
+        this.manager ? this.contacts.findByIdsIn(this.manager, workspaceId, contactIds) : this.contacts.findByIds(workspaceId, contactIds),
+      () => this.channels.getManyIncludingDeleted(workspaceId, distinct(conversations.map((c) => c.channelId)), this.manager),
+      () => this.workspaces.findUsersByUserIds(workspaceId, userIds, this.manager),
+      () =>
+        this.conversationTags.withTags(
+          workspaceId,
+          conversations.map((c) => c.id),
+        ),
     ]);
     const contactById = new Map(contacts.map((c) => [c.id, c]));
     const channelById = new Map(channels.map((c) => [c.id, c]));

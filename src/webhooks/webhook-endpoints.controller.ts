@@ -39,14 +39,17 @@ export class WebhookEndpointsController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List Webhook Endpoints' })
+  @ApiOperation({
+    summary: 'List Webhook Endpoints',
+    description: 'The workspace’s endpoints, oldest first, with their filters, limits and whether they are disabled (and why).',
+  })
   @ApiOkResponse({ type: PagedResultOf(WebhookEndpointDto) })
   async list(@CurrentWorkspace() workspaceId: string, @Query() query: ListWebhookEndpointsDto): Promise<PagedResult<WebhookEndpointDto>> {
     return mapPage(await this.endpoints.list(workspaceId, query), WebhookEndpointDto.from);
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Get Webhook Endpoint' })
+  @ApiOperation({ summary: 'Get Webhook Endpoint', description: 'One endpoint of the workspace; its secret is read separately.' })
   async get(@CurrentWorkspace() workspaceId: string, @EndpointId() id: string): Promise<WebhookEndpointDto> {
     return WebhookEndpointDto.from(await this.endpoints.get(workspaceId, id));
   }
@@ -70,7 +73,10 @@ export class WebhookEndpointsController {
 
   @Get(':id/secret')
   @NoStore()
-  @ApiOperation({ summary: 'Get Webhook Endpoint Secret' })
+  @ApiOperation({
+    summary: 'Get Webhook Endpoint Secret',
+    description: 'The `whsec_` secret that signs the endpoint’s deliveries (Standard Webhooks), to verify them with.',
+  })
   async secret(@CurrentWorkspace() workspaceId: string, @EndpointId() id: string): Promise<WebhookEndpointSecretDto> {
     return { secret: await this.endpoints.secret(workspaceId, id) };
   }

@@ -58,6 +58,7 @@ import { MediaModule } from '../media/media.module.js';
     WhatsAppProcessor,
     AdminKeyGuard,
   ],
+  exports: [TemplatesService],
 })
 export class WhatsAppModule implements OnModuleInit {
   constructor(

@@ -66,6 +66,11 @@ describeWithApp(
       assert.equal(updated.body.rateLimitPerSecond, 7);
       assert.equal(updated.body.description, 'CRM', 'fields not given stay');
       assert.equal(updated.body.ordered, true);
+      for (const field of ['url', 'ordered', 'disabled']) {
+        const cleared = await fx.a.api.put(`/v1/webhook-endpoints/${created.id}`, { [field]: null });
+        assert.equal(cleared.status, 400, `${field}: null → ${cleared.text}`);
+        assert.deepEqual(cleared.body.error.validationErrors[0].members, [field]);
+      }
       const list = await fx.a.api.get('/v1/webhook-endpoints');
       assert.ok(list.body.items.some((e: { id: string }) => e.id === created.id));
       assert.equal((await fx.a.api.delete(`/v1/webhook-endpoints/${created.id}`)).status, 204);

@@ -5,6 +5,7 @@ import { createChannel, createWorkspace, waitFor, type WorkspaceFixture } from '
 import { FakeCloudApi, type CloudRequest } from '../support/fake-cloud-api.js';
 import type { HttpClient } from '../support/http-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { DEMO_TEMPLATES } from '../../src/whatsapp/demo-templates.js';
 
 const TOKEN = 'EAAG-types-token';
 const APP_SECRET = 'types-app-secret';
@@ -603,6 +604,10 @@ describe('More outbound WhatsApp types and Mark As Read', () => {
 
   it('takes every request example of the OpenAPI document once its ids name the caller’s channel and message', async () => {
     const inbound = await inboundCloud('966501234567', 'wamid.types-in-example');
+    // The Send Template examples name the demo seed's templates: the account has them too.
+    fake.templatePages = [{ data: DEMO_TEMPLATES.map((template, i) => ({ ...template, id: String(9100 + i) })) }];
+    const synced = await t.admin.post(`/admin/v1/channels/${cloud.id}/templates/sync`);
+    assert.deepEqual(synced.body, { synced: DEMO_TEMPLATES.length }, synced.text);
     const document = (await t.http.get('/docs-json')).body as {
       paths: Record<
         string,
@@ -626,6 +631,6 @@ describe('More outbound WhatsApp types and Mark As Read', () => {
         }
       }
     }
-    assert.equal(tried, 16);
+    assert.equal(tried, 18);
   });
 });

@@ -76,6 +76,7 @@ export const RUN_LAST = [
   'deleteContactProperty',
   'deleteOutboundIvrFlow',
   'deleteChannel',
+  'deleteWebhookEndpoint',
   'revokeServiceAccount',
 ];
 
@@ -108,6 +109,13 @@ function idParam(op: WalkOperation, w: WalkWorld): string[] | undefined {
     updateTag: w.spareTagId,
     deleteTag: w.spareTagId,
     redeliverWebhook: w.deliveryId,
+    getWebhookEndpoint: w.webhookEndpointId,
+    updateWebhookEndpoint: w.webhookEndpointId,
+    deleteWebhookEndpoint: w.webhookEndpointId,
+    getWebhookEndpointSecret: w.webhookEndpointId,
+    rotateWebhookEndpointSecret: w.webhookEndpointId,
+    sendTestWebhookEvent: w.webhookEndpointId,
+    recoverWebhookEndpoint: w.webhookEndpointId,
     revokeServiceAccount: w.spareAccount.id,
   };
   return byId[op.operationId] ? [byId[op.operationId]] : undefined;
@@ -275,6 +283,20 @@ function bodies(w: WalkWorld): Record<string, ValidInputs['body']> {
     assignConversation: () => ({ assignedUserId: w.userId }),
     setConversationStatus: () => ({ status: 1 }),
     tagAConversation: () => ({ tagIds: [w.tagId] }),
+    createWebhookEndpoint: () => ({
+      url: `${w.webhookUrl}/${uniqueSuffix()}`,
+      description: 'Walk endpoint',
+      eventTypes: ['contact.created', 'conversation.created'],
+      channelIds: [w.channelId],
+      rateLimitPerSecond: 50,
+      ordered: true,
+      headers: { 'X-Walk': 'yes' },
+      disabled: false,
+    }),
+    updateWebhookEndpoint: () => ({ description: 'Walk endpoint, changed', rateLimitPerSecond: 20, ordered: false }),
+    rotateWebhookEndpointSecret: () => ({}),
+    sendTestWebhookEvent: () => ({ eventType: 'contact.created' }),
+    recoverWebhookEndpoint: () => ({ since: '2026-01-01T00:00:00Z' }),
   };
 }
 

@@ -31,6 +31,8 @@ export interface WalkWorld {
   inboundEventId: string;
   templateName: string;
   webhookUrl: string;
+  /** A webhook endpoint (API.md §11.1) pointing at the receiver; Delete Webhook Endpoint removes it last. */
+  webhookEndpointId: string;
 }
 
 let serial = 0;
@@ -133,6 +135,10 @@ export async function buildWorld(t: TestApp, receiver: WebhookReceiver): Promise
     'outbound IVR',
     api.post('/v1/outbound-ivr', { channelId: channel.id, destinationNumber: uniquePhone(), flowId: flow.id, webhookUrl }),
   );
+  const endpoint = await ok(
+    'webhook endpoint',
+    api.post('/v1/webhook-endpoints', { url: receiver.url('/endpoint'), eventTypes: ['contact.created'] }),
+  );
   const deliveryId = await publishEvent(t, ws.workspaceId, webhookUrl);
   await waitFor(
     async () =>
@@ -162,5 +168,6 @@ export async function buildWorld(t: TestApp, receiver: WebhookReceiver): Promise
     inboundEventId: inboundEvent.eventId,
     templateName: TEMPLATE.name,
     webhookUrl,
+    webhookEndpointId: endpoint.id,
   };
 }

@@ -750,7 +750,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Webhook Endpoints */
+        /**
+         * List Webhook Endpoints
+         * @description The workspace’s endpoints, oldest first, with their filters, limits and whether they are disabled (and why).
+         */
         get: operations["listWebhookEndpoints"];
         put?: never;
         /**
@@ -771,7 +774,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get Webhook Endpoint */
+        /**
+         * Get Webhook Endpoint
+         * @description One endpoint of the workspace; its secret is read separately.
+         */
         get: operations["getWebhookEndpoint"];
         /**
          * Update Webhook Endpoint
@@ -816,7 +822,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get Webhook Endpoint Secret */
+        /**
+         * Get Webhook Endpoint Secret
+         * @description The `whsec_` secret that signs the endpoint’s deliveries (Standard Webhooks), to verify them with.
+         */
         get: operations["getWebhookEndpointSecret"];
         put?: never;
         post?: never;

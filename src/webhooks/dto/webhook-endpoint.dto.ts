@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsObject, IsString, IsUrl, IsUUID, Max, MaxLength, Min } from 'class-validator';
 import { PagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { IsIsoDateTime } from '../../common/time/iso-date-time.js';
@@ -29,8 +29,17 @@ export class CreateWebhookEndpointDto {
   @IsOptionalNotNull() @IsBoolean() disabled?: boolean;
 }
 
-/** Partial update: only the fields given change (null clears the nullable ones). */
-export class UpdateWebhookEndpointDto extends PartialType(CreateWebhookEndpointDto) {}
+/**
+ * Partial update: only the fields given change; null clears the nullable ones and is a 400 for the
+ * others (PartialType alone would let it through to their NOT NULL columns).
+ */
+export class UpdateWebhookEndpointDto extends PartialType(OmitType(CreateWebhookEndpointDto, ['url', 'ordered', 'disabled'] as const)) {
+  /** Where events are POSTed (http or https). */
+  @IsOptionalNotNull() @IsUrl(HTTP_URL) @MaxLength(2048) url?: string;
+  /** Events of one conversation (or contact) are delivered one after another, in the order they were written. */
+  @IsOptionalNotNull() @IsBoolean() ordered?: boolean;
+  @IsOptionalNotNull() @IsBoolean() disabled?: boolean;
+}
 
 export class ListWebhookEndpointsDto extends PagedRequestDto {}
 
