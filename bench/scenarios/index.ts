@@ -1,6 +1,7 @@
 import type { BenchContext } from '../context.js';
 import { load, NodeProcess, freePort, type LoadResult } from '../harness.js';
 import { webhookDelivery } from './webhook-delivery.js';
+import { webhookFanOutScenario, webhookThrottleScenario } from './webhook-endpoints.js';
 import { createIvrScenario, ivrThroughputScenario, ivrWorkerAloneScenario } from './outbound-ivr.js';
 import { sendTemplateScenario, sustainedSendScenario } from './whatsapp.js';
 import { inboundEdgeScenario, inboundMediaScenario } from './whatsapp-inbound.js';
@@ -101,6 +102,8 @@ export const SCENARIOS: Scenario[] = [
   healthLive,
   workspaceUsers,
   webhookDelivery,
+  webhookFanOutScenario,
+  webhookThrottleScenario,
   seedScenario,
   setPropertyScenario,
   searchScenario,
