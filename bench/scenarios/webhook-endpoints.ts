@@ -148,7 +148,12 @@ export const webhookFanOutScenario: Scenario = {
       await withWorkerAndPublisher(ctx, async (publish, worker) => {
         // Warm-up: JIT, pools and keep-alive sockets.
         await publishAll(publish, 'warm');
-        await waitUntil(() => paths.every((p) => (receiver.arrivals.get(p)?.size ?? 0) >= EVENTS), 120_000, 'the warm-up deliveries');
+        const counts = () => paths.map((p) => receiver.arrivals.get(p)?.size ?? 0).join(', ');
+        await waitUntil(() => paths.every((p) => (receiver.arrivals.get(p)?.size ?? 0) >= EVENTS), 120_000, 'the warm-up deliveries').catch(
+          (err: Error) => {
+            throw new Error(`${err.message} (received per endpoint: ${counts()})`);
+          },
+        );
         receiver.arrivals.clear();
 
         const measure = async (label: string) => {
