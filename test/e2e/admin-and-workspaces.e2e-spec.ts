@@ -1,64 +1,53 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { it } from 'node:test';
+import { describeWithApp } from '../support/describe-with-app.js';
 import { DataSource } from 'typeorm';
 import { Channel } from '../../src/channels/channel.entity.js';
-import { createChannel, createWorkspace, type WorkspaceFixture } from '../support/fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { createChannel } from '../support/fixtures.js';
 
 const NO_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}$/;
 const UTC_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-describe('Admin API, Channels API and Workspace API', () => {
-  let t: TestApp;
-  let a: WorkspaceFixture;
-  let b: WorkspaceFixture;
-
-  before(async () => {
-    t = await startTestApp();
-    a = await createWorkspace(t, 'Alpha');
-    b = await createWorkspace(t, 'Beta');
-  });
-  after(() => t.close());
-
+describeWithApp('Admin API, Channels API and Workspace API', {}, (fx) => {
   it('creates workspaces with a whsec_ secret and lists them without secrets', async () => {
-    assert.match(a.webhookSecret, /^whsec_[A-Za-z0-9+/=]+$/);
-    const list = await t.admin.get('/admin/v1/workspaces?MaxResultCount=10');
+    assert.match(fx.a.webhookSecret, /^whsec_[A-Za-z0-9+/=]+$/);
+    const list = await fx.t.admin.get('/admin/v1/workspaces?MaxResultCount=10');
     assert.equal(list.status, 200);
     assert.equal(list.body.totalCount, 2);
     assert.deepEqual(
       list.body.items.map((w: { name: string }) => w.name),
-      ['Alpha', 'Beta'],
+      ['A', 'B'],
     );
     assert.ok(!JSON.stringify(list.body).includes('whsec_'), 'no secret in the list');
   });
 
   it('rotates the webhook secret and keeps signing with the old one for 24 h', async () => {
     const { WorkspacesService } = await import('../../src/workspaces/workspaces.service.js');
-    const rotated = await t.admin.post(`/admin/v1/workspaces/${a.workspaceId}/webhook-secret`);
+    const rotated = await fx.t.admin.post(`/admin/v1/workspaces/${fx.a.workspaceId}/webhook-secret`);
     assert.equal(rotated.status, 200);
     assert.match(rotated.body.webhookSecret, /^whsec_/);
-    assert.notEqual(rotated.body.webhookSecret, a.webhookSecret);
-    const secrets = await t.app.get(WorkspacesService).signingSecrets(a.workspaceId);
-    assert.deepEqual(secrets, [rotated.body.webhookSecret, a.webhookSecret]);
+    assert.notEqual(rotated.body.webhookSecret, fx.a.webhookSecret);
+    const secrets = await fx.t.app.get(WorkspacesService).signingSecrets(fx.a.workspaceId);
+    assert.deepEqual(secrets, [rotated.body.webhookSecret, fx.a.webhookSecret]);
   });
 
   it('creates users and lists them per workspace only', async () => {
-    const ann = await t.admin.post(`/admin/v1/workspaces/${a.workspaceId}/users`, {
+    const ann = await fx.t.admin.post(`/admin/v1/workspaces/${fx.a.workspaceId}/users`, {
       email: 'ann@alpha.example',
       name: 'Ann',
       role: 1,
       phoneNumber: '+44 20 7946 0958',
     });
     assert.equal(ann.status, 200, ann.text);
-    await t.admin.post(`/admin/v1/workspaces/${a.workspaceId}/users`, {
+    await fx.t.admin.post(`/admin/v1/workspaces/${fx.a.workspaceId}/users`, {
       email: 'bot@alpha.example',
       name: 'Bot',
       role: 2,
       isAiAgent: true,
     });
-    await t.admin.post(`/admin/v1/workspaces/${b.workspaceId}/users`, { email: 'bob@beta.example', name: 'Bob', role: 'Owner' });
+    await fx.t.admin.post(`/admin/v1/workspaces/${fx.b.workspaceId}/users`, { email: 'bob@beta.example', name: 'Bob', role: 'Owner' });
 
-    const users = await a.api.get('/v1/workspaces/users');
+    const users = await fx.a.api.get('/v1/workspaces/users');
     assert.equal(users.status, 200);
     assert.deepEqual(
       users.body.map((u: { email: string }) => u.email),
@@ -70,12 +59,12 @@ describe('Admin API, Channels API and Workspace API', () => {
       ['creationTime', 'email', 'id', 'isAiAgent', 'logoUrl', 'name', 'phoneNumber', 'role', 'userId', 'workspaceId'].sort(),
     );
     assert.equal(first.phoneNumber, '+442079460958');
-    assert.equal(first.workspaceId, a.workspaceId);
+    assert.equal(first.workspaceId, fx.a.workspaceId);
     assert.equal(first.logoUrl, null);
     assert.match(first.creationTime, UTC_Z);
     assert.equal(users.body[1].isAiAgent, true);
 
-    const beta = await b.api.get('/v1/workspaces/users');
+    const beta = await fx.b.api.get('/v1/workspaces/users');
     assert.deepEqual(
       beta.body.map((u: { email: string }) => u.email),
       ['bob@beta.example'],
@@ -83,7 +72,7 @@ describe('Admin API, Channels API and Workspace API', () => {
   });
 
   it('creates channels with write-only credentials, sealed at rest', async () => {
-    const res = await t.admin.post(`/admin/v1/workspaces/${a.workspaceId}/channels`, {
+    const res = await fx.t.admin.post(`/admin/v1/workspaces/${fx.a.workspaceId}/channels`, {
       name: 'Cloud',
       type: 3,
       phoneNumber: '966501234567',
@@ -114,23 +103,23 @@ describe('Admin API, Channels API and Workspace API', () => {
     assert.match(res.body.creationTime, NO_OFFSET);
     assert.match(res.body.lastModificationTime, NO_OFFSET);
 
-    const row = await t.app.get(DataSource).getRepository(Channel).findOneByOrFail({ id: res.body.id });
+    const row = await fx.t.app.get(DataSource).getRepository(Channel).findOneByOrFail({ id: res.body.id });
     assert.ok(row.whatsAppCredentialsSealed && !row.whatsAppCredentialsSealed.includes('EAAG'), 'stored encrypted');
     assert.ok(row.voiceCredentialsSealed && !row.voiceCredentialsSealed.includes('twilio-auth-token'));
 
-    const listed = await a.api.get('/v1/channels/service-account');
+    const listed = await fx.a.api.get('/v1/channels/service-account');
     assert.ok(!JSON.stringify(listed.body).includes('EAAG-super-secret'));
   });
 
   it('refuses a channel configuration that lacks what its type or provider needs', async () => {
-    const noWhatsApp = await t.admin.post(`/admin/v1/workspaces/${a.workspaceId}/channels`, {
+    const noWhatsApp = await fx.t.admin.post(`/admin/v1/workspaces/${fx.a.workspaceId}/channels`, {
       name: 'x',
       type: 2,
       phoneNumber: '+14155550100',
     });
     assert.equal(noWhatsApp.status, 400);
     assert.deepEqual(noWhatsApp.body.error.validationErrors[0].members, ['whatsApp']);
-    const noToken = await t.admin.post(`/admin/v1/workspaces/${a.workspaceId}/channels`, {
+    const noToken = await fx.t.admin.post(`/admin/v1/workspaces/${fx.a.workspaceId}/channels`, {
       name: 'x',
       type: 2,
       phoneNumber: '+14155550100',
@@ -138,7 +127,7 @@ describe('Admin API, Channels API and Workspace API', () => {
     });
     assert.equal(noToken.status, 400);
     assert.deepEqual(noToken.body.error.validationErrors[0].members, ['whatsApp.accessToken']);
-    const badType = await t.admin.post(`/admin/v1/workspaces/${a.workspaceId}/channels`, {
+    const badType = await fx.t.admin.post(`/admin/v1/workspaces/${fx.a.workspaceId}/channels`, {
       name: 'x',
       type: 9,
       phoneNumber: '+14155550100',
@@ -147,13 +136,13 @@ describe('Admin API, Channels API and Workspace API', () => {
   });
 
   it('lists channels of the caller’s workspace only, and updates and deletes them per workspace', async () => {
-    const mine = await createChannel(t, b.workspaceId, { name: 'Beta line' });
-    const aList = await a.api.get('/v1/channels/service-account');
-    assert.ok(aList.body.items.every((c: { workspaceId: string }) => c.workspaceId === a.workspaceId));
+    const mine = await createChannel(fx.t, fx.b.workspaceId, { name: 'Beta line' });
+    const aList = await fx.a.api.get('/v1/channels/service-account');
+    assert.ok(aList.body.items.every((c: { workspaceId: string }) => c.workspaceId === fx.a.workspaceId));
     assert.ok(!aList.body.items.some((c: { id: string }) => c.id === mine.id));
 
     // The admin cannot reach B's channel through A's workspace path.
-    const crossUpdate = await t.admin.put(`/admin/v1/workspaces/${a.workspaceId}/channels/${mine.id}`, {
+    const crossUpdate = await fx.t.admin.put(`/admin/v1/workspaces/${fx.a.workspaceId}/channels/${mine.id}`, {
       name: 'Hijacked',
       type: 2,
       phoneNumber: '+14155550100',
@@ -162,7 +151,7 @@ describe('Admin API, Channels API and Workspace API', () => {
     assert.equal(crossUpdate.status, 404);
     assert.equal(crossUpdate.body.error.code, 'Channels:ChannelNotFound');
 
-    const updated = await t.admin.put(`/admin/v1/workspaces/${b.workspaceId}/channels/${mine.id}`, {
+    const updated = await fx.t.admin.put(`/admin/v1/workspaces/${fx.b.workspaceId}/channels/${mine.id}`, {
       name: 'Renamed',
       type: 2,
       phoneNumber: '+14155550100',
@@ -172,21 +161,21 @@ describe('Admin API, Channels API and Workspace API', () => {
     assert.equal(updated.body.name, 'Renamed');
     assert.equal(updated.body.type, 2);
 
-    assert.equal((await t.admin.delete(`/admin/v1/workspaces/${a.workspaceId}/channels/${mine.id}`)).status, 404);
-    assert.equal((await t.admin.delete(`/admin/v1/workspaces/${b.workspaceId}/channels/${mine.id}`)).status, 204);
-    const after = await b.api.get('/v1/channels/service-account');
+    assert.equal((await fx.t.admin.delete(`/admin/v1/workspaces/${fx.a.workspaceId}/channels/${mine.id}`)).status, 404);
+    assert.equal((await fx.t.admin.delete(`/admin/v1/workspaces/${fx.b.workspaceId}/channels/${mine.id}`)).status, 204);
+    const after = await fx.b.api.get('/v1/channels/service-account');
     assert.ok(!after.body.items.some((c: { id: string }) => c.id === mine.id));
   });
 
   it('keeps stored credentials when an update leaves them out', async () => {
-    const created = await t.admin.post(`/admin/v1/workspaces/${a.workspaceId}/channels`, {
+    const created = await fx.t.admin.post(`/admin/v1/workspaces/${fx.a.workspaceId}/channels`, {
       name: 'Keep',
       type: 1,
       phoneNumber: '+14155550111',
       voice: { provider: 'twilio', accountSid: 'AC1', authToken: 'original-token' },
     });
     assert.equal(created.status, 200, created.text);
-    const updated = await t.admin.put(`/admin/v1/workspaces/${a.workspaceId}/channels/${created.body.id}`, {
+    const updated = await fx.t.admin.put(`/admin/v1/workspaces/${fx.a.workspaceId}/channels/${created.body.id}`, {
       name: 'Keep 2',
       type: 1,
       phoneNumber: '+14155550111',
@@ -194,21 +183,21 @@ describe('Admin API, Channels API and Workspace API', () => {
     });
     assert.equal(updated.status, 200, updated.text);
     const { ChannelsService } = await import('../../src/channels/channels.service.js');
-    const service = t.app.get(ChannelsService);
-    const channel = await service.get(a.workspaceId, created.body.id);
+    const service = fx.t.app.get(ChannelsService);
+    const channel = await service.get(fx.a.workspaceId, created.body.id);
     assert.equal(service.voiceCredentials(channel).authToken, 'original-token');
   });
 
   it('revoking an unknown or foreign service account is a 404', async () => {
-    const res = await t.admin.delete(`/admin/v1/workspaces/${a.workspaceId}/service-accounts/${b.serviceAccountId}`);
+    const res = await fx.t.admin.delete(`/admin/v1/workspaces/${fx.a.workspaceId}/service-accounts/${fx.b.serviceAccountId}`);
     assert.equal(res.status, 404);
-    assert.equal((await b.api.get('/v1/workspaces/users')).status, 200, 'B still works');
+    assert.equal((await fx.b.api.get('/v1/workspaces/users')).status, 200, 'B still works');
   });
 
   it('answers Cache-Control: no-store where a response carries a secret', async () => {
-    const workspace = await t.admin.post('/admin/v1/workspaces', { name: 'Secretive' });
-    const rotated = await t.admin.post(`/admin/v1/workspaces/${workspace.body.id}/webhook-secret`);
-    const account = await t.admin.post(`/admin/v1/workspaces/${workspace.body.id}/service-accounts`, { name: 'crm' });
+    const workspace = await fx.t.admin.post('/admin/v1/workspaces', { name: 'Secretive' });
+    const rotated = await fx.t.admin.post(`/admin/v1/workspaces/${workspace.body.id}/webhook-secret`);
+    const account = await fx.t.admin.post(`/admin/v1/workspaces/${workspace.body.id}/service-accounts`, { name: 'crm' });
     for (const [what, res] of [
       ['create workspace', workspace],
       ['rotate webhook secret', rotated],
@@ -218,7 +207,7 @@ describe('Admin API, Channels API and Workspace API', () => {
       assert.equal(res.headers.get('cache-control'), 'no-store', what);
     }
     assert.match(account.body.clientSecret, /\S/);
-    const list = await t.admin.get('/admin/v1/workspaces');
+    const list = await fx.t.admin.get('/admin/v1/workspaces');
     assert.equal(list.headers.get('cache-control'), null, 'responses without secrets are left alone');
   });
 });

@@ -1,21 +1,18 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, it } from 'node:test';
+import { describeWithApp } from '../support/describe-with-app.js';
 import jwt from 'jsonwebtoken';
 import { createWorkspace, requestToken, type WorkspaceFixture } from '../support/fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
 
-describe('Account API: Service Login and bearer tokens', () => {
-  let t: TestApp;
+describeWithApp('Account API: Service Login and bearer tokens', {}, (fx) => {
   let ws: WorkspaceFixture;
 
   before(async () => {
-    t = await startTestApp();
-    ws = await createWorkspace(t);
+    ws = await createWorkspace(fx.t);
   });
-  after(() => t.close());
 
   it('issues a bearer token for valid client credentials (form body)', async () => {
-    const res = await requestToken(t, ws.clientId, ws.clientSecret);
+    const res = await requestToken(fx.t, ws.clientId, ws.clientSecret);
     assert.equal(res.status, 200);
     assert.equal(res.body.token_type, 'Bearer');
     assert.equal(res.body.expires_in, 3600);
@@ -29,7 +26,7 @@ describe('Account API: Service Login and bearer tokens', () => {
   });
 
   it('accepts a JSON body too', async () => {
-    const res = await t.http.post('/connect/token', {
+    const res = await fx.t.http.post('/connect/token', {
       grant_type: 'client_credentials',
       client_id: ws.clientId,
       client_secret: ws.clientSecret,
@@ -40,22 +37,22 @@ describe('Account API: Service Login and bearer tokens', () => {
   });
 
   it('refuses a wrong secret and an unknown client with invalid_client (401)', async () => {
-    const wrong = await requestToken(t, ws.clientId, 'not-the-secret');
+    const wrong = await requestToken(fx.t, ws.clientId, 'not-the-secret');
     assert.equal(wrong.status, 401);
     assert.equal(wrong.body.error, 'invalid_client');
-    const unknown = await requestToken(t, 'sa_unknown', 'whatever');
+    const unknown = await requestToken(fx.t, 'sa_unknown', 'whatever');
     assert.equal(unknown.status, 401);
     assert.equal(unknown.body.error, 'invalid_client');
   });
 
   it('answers RFC 6749 errors for an unsupported grant, a missing parameter and a foreign scope', async () => {
-    const grant = await requestToken(t, ws.clientId, ws.clientSecret, { grant_type: 'password' });
+    const grant = await requestToken(fx.t, ws.clientId, ws.clientSecret, { grant_type: 'password' });
     assert.equal(grant.status, 400);
     assert.equal(grant.body.error, 'unsupported_grant_type');
-    const missing = await t.http.post('/connect/token', { grant_type: 'client_credentials', client_id: ws.clientId });
+    const missing = await fx.t.http.post('/connect/token', { grant_type: 'client_credentials', client_id: ws.clientId });
     assert.equal(missing.status, 400);
     assert.equal(missing.body.error, 'invalid_request');
-    const scope = await requestToken(t, ws.clientId, ws.clientSecret, { scope: 'admin' });
+    const scope = await requestToken(fx.t, ws.clientId, ws.clientSecret, { scope: 'admin' });
     assert.equal(scope.status, 400);
     assert.equal(scope.body.error, 'invalid_scope');
   });
@@ -89,7 +86,7 @@ describe('Account API: Service Login and bearer tokens', () => {
       ['expired', { authorization: `Bearer ${expired}` }, 'Auth:TokenExpired'],
     ];
     for (const [name, headers, code] of cases) {
-      const res = await t.http.get('/v1/workspaces/users', headers);
+      const res = await fx.t.http.get('/v1/workspaces/users', headers);
       assert.equal(res.status, 401, name);
       assert.equal(res.body.statusCode, 401, name);
       assert.equal(res.body.error.code, code, name);
@@ -113,7 +110,7 @@ describe('Account API: Service Login and bearer tokens', () => {
     };
     for (const [name, claims] of Object.entries(cases)) {
       const token = jwt.sign(claims, process.env.JWT_SECRET!, { issuer: 'messaging-service', expiresIn: 600 });
-      const res = await t.http.get('/v1/workspaces/users', { authorization: `Bearer ${token}` });
+      const res = await fx.t.http.get('/v1/workspaces/users', { authorization: `Bearer ${token}` });
       assert.equal(res.status, 401, `${name}: ${res.text}`);
       assert.equal(res.body.error.code, 'Auth:Unauthorized', name);
       assert.equal(res.headers.get('www-authenticate'), 'Bearer', name);
@@ -126,20 +123,20 @@ describe('Account API: Service Login and bearer tokens', () => {
       issuer: 'messaging-service',
       expiresIn: 600,
     });
-    const res = await t.http.get('/v1/workspaces/users', { authorization: `Bearer ${token}` });
+    const res = await fx.t.http.get('/v1/workspaces/users', { authorization: `Bearer ${token}` });
     assert.equal(res.status, 403);
     assert.equal(res.body.error.code, 'Auth:InsufficientScope');
   });
 
   it('stops a revoked service account: no new tokens, and its token is refused', async () => {
-    const other = await createWorkspace(t, 'To be revoked');
+    const other = await createWorkspace(fx.t, 'To be revoked');
     assert.equal((await other.api.get('/v1/workspaces/users')).status, 200);
-    const revoke = await t.admin.delete(`/admin/v1/workspaces/${other.workspaceId}/service-accounts/${other.serviceAccountId}`);
+    const revoke = await fx.t.admin.delete(`/admin/v1/workspaces/${other.workspaceId}/service-accounts/${other.serviceAccountId}`);
     assert.equal(revoke.status, 204);
     const reuse = await other.api.get('/v1/workspaces/users');
     assert.equal(reuse.status, 401);
     assert.equal(reuse.body.error.code, 'Auth:TokenRevoked');
-    const login = await requestToken(t, other.clientId, other.clientSecret);
+    const login = await requestToken(fx.t, other.clientId, other.clientSecret);
     assert.equal(login.status, 401);
     assert.equal(login.body.error, 'invalid_client');
   });

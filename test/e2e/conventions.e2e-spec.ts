@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, it } from 'node:test';
+import { describeWithApp } from '../support/describe-with-app.js';
 import { createChannel, createWorkspace, type WorkspaceFixture } from '../support/fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
 
 function assertEnvelope(body: any, status: number, code?: string) {
   assert.equal(body.statusCode, status);
@@ -11,18 +11,15 @@ function assertEnvelope(body: any, status: number, code?: string) {
   if (code) assert.equal(body.error.code, code);
 }
 
-describe('Platform conventions (API.md §1)', () => {
-  let t: TestApp;
+describeWithApp('Platform conventions (API.md §1)', {}, (fx) => {
   let ws: WorkspaceFixture;
 
   before(async () => {
-    t = await startTestApp();
-    ws = await createWorkspace(t);
+    ws = await createWorkspace(fx.t);
   });
-  after(() => t.close());
 
   it('answers malformed JSON with a 400 envelope, never a 500', async () => {
-    const res = await t.admin.request('POST', '/admin/v1/workspaces', {
+    const res = await fx.t.admin.request('POST', '/admin/v1/workspaces', {
       body: '{"name": ',
       headers: { 'content-type': 'application/json' },
     });
@@ -31,7 +28,7 @@ describe('Platform conventions (API.md §1)', () => {
   });
 
   it('answers a property of the wrong type with a 400 naming the member', async () => {
-    const res = await t.admin.post('/admin/v1/workspaces', { name: 42 });
+    const res = await fx.t.admin.post('/admin/v1/workspaces', { name: 42 });
     assert.equal(res.status, 400);
     assertEnvelope(res.body, 400, 'Request:ValidationFailed');
     assert.deepEqual(res.body.error.validationErrors[0].members, ['name']);
@@ -45,7 +42,7 @@ describe('Platform conventions (API.md §1)', () => {
       WhatsApp: { Provider: 'sandbox' },
       VOICE: { provider: 'sandbox', Sandbox: { Answer: 'busy', PRESSDIGITS: ['1'] } },
     };
-    const res = await t.admin.post(`/admin/v1/workspaces/${ws.workspaceId}/channels`, body);
+    const res = await fx.t.admin.post(`/admin/v1/workspaces/${ws.workspaceId}/channels`, body);
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.name, 'Cased');
     assert.equal(res.body.type, 3);
@@ -55,7 +52,7 @@ describe('Platform conventions (API.md §1)', () => {
   });
 
   it('refuses a number that cannot be an international phone number', async () => {
-    const res = await t.admin.post(`/admin/v1/workspaces/${ws.workspaceId}/channels`, {
+    const res = await fx.t.admin.post(`/admin/v1/workspaces/${ws.workspaceId}/channels`, {
       name: 'Bad',
       type: 2,
       phoneNumber: '12345',
@@ -66,7 +63,7 @@ describe('Platform conventions (API.md §1)', () => {
   });
 
   it('reads query parameter names case-insensitively and caps MaxResultCount at 1000', async () => {
-    await createChannel(t, ws.workspaceId, { name: 'Second' });
+    await createChannel(fx.t, ws.workspaceId, { name: 'Second' });
     const lower = await ws.api.get('/v1/channels/service-account?maxResultCount=1');
     const pascal = await ws.api.get('/v1/channels/service-account?MaxResultCount=1&SkipCount=1');
     assert.equal(lower.status, 200);
@@ -88,18 +85,18 @@ describe('Platform conventions (API.md §1)', () => {
     const route = await ws.api.get('/v1/no-such-thing');
     assert.equal(route.status, 404);
     assertEnvelope(route.body, 404);
-    const malformed = await t.admin.put(`/admin/v1/workspaces/${ws.workspaceId}/channels/not-a-uuid`, {});
+    const malformed = await fx.t.admin.put(`/admin/v1/workspaces/${ws.workspaceId}/channels/not-a-uuid`, {});
     assert.equal(malformed.status, 404);
     assertEnvelope(malformed.body, 404);
-    const unknown = await t.admin.post('/admin/v1/workspaces/0190a1b2-0000-7000-8000-000000000000/service-accounts', { name: 'x' });
+    const unknown = await fx.t.admin.post('/admin/v1/workspaces/0190a1b2-0000-7000-8000-000000000000/service-accounts', { name: 'x' });
     assert.equal(unknown.status, 404);
     assertEnvelope(unknown.body, 404, 'Workspaces:WorkspaceNotFound');
   });
 
   it('answers a unique conflict with a 409 envelope', async () => {
-    const first = await t.admin.post(`/admin/v1/workspaces/${ws.workspaceId}/users`, { email: 'ann@example.com', name: 'Ann', role: 1 });
+    const first = await fx.t.admin.post(`/admin/v1/workspaces/${ws.workspaceId}/users`, { email: 'ann@example.com', name: 'Ann', role: 1 });
     assert.equal(first.status, 200, first.text);
-    const again = await t.admin.post(`/admin/v1/workspaces/${ws.workspaceId}/users`, {
+    const again = await fx.t.admin.post(`/admin/v1/workspaces/${ws.workspaceId}/users`, {
       email: 'ANN@example.com',
       name: 'Ann 2',
       role: 'Member',
@@ -110,7 +107,7 @@ describe('Platform conventions (API.md §1)', () => {
 
   it('allows no cross-origin access by default (CORS_ORIGINS unset): preflights are a 403, answers carry no CORS headers', async () => {
     const origin = 'https://app.example.com';
-    const preflight = await t.http.request('OPTIONS', '/v1/contacts', { headers: { origin, 'access-control-request-method': 'GET' } });
+    const preflight = await fx.t.http.request('OPTIONS', '/v1/contacts', { headers: { origin, 'access-control-request-method': 'GET' } });
     assert.equal(preflight.status, 403);
     assertEnvelope(preflight.body, 403, 'Cors:OriginNotAllowed');
     assert.equal(preflight.headers.get('access-control-allow-origin'), null);
@@ -120,15 +117,15 @@ describe('Platform conventions (API.md §1)', () => {
   });
 
   it('echoes a request id, taking the caller’s when it sends one', async () => {
-    const generated = await t.http.get('/health/live');
+    const generated = await fx.t.http.get('/health/live');
     assert.match(generated.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
-    const sent = await t.http.get('/health/live', { 'x-request-id': 'trace-abc-123' });
+    const sent = await fx.t.http.get('/health/live', { 'x-request-id': 'trace-abc-123' });
     assert.equal(sent.headers.get('x-request-id'), 'trace-abc-123');
   });
 
   it('exposes Prometheus metrics with HTTP latency by route template and queue depth', async () => {
-    await t.admin.put(`/admin/v1/workspaces/${ws.workspaceId}/channels/0190a1b2-0000-7000-8000-000000000001`, {});
-    const res = await t.http.get('/metrics');
+    await fx.t.admin.put(`/admin/v1/workspaces/${ws.workspaceId}/channels/0190a1b2-0000-7000-8000-000000000001`, {});
+    const res = await fx.t.http.get('/metrics');
     assert.equal(res.status, 200);
     assert.match(
       res.text,
@@ -139,10 +136,10 @@ describe('Platform conventions (API.md §1)', () => {
   });
 
   it('serves the Swagger UI and the OpenAPI document', async () => {
-    const ui = await t.http.get('/docs');
+    const ui = await fx.t.http.get('/docs');
     assert.equal(ui.status, 200);
     assert.match(ui.text, /swagger-ui/i);
-    const doc = await t.http.get('/docs-json');
+    const doc = await fx.t.http.get('/docs-json');
     assert.equal(doc.status, 200);
     assert.equal(doc.body.paths['/connect/token'].post.summary, 'Service Login');
     // Schema names the specification lists, for the groups built so far.

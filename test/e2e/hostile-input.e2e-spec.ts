@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, it } from 'node:test';
+import { describeWithApp } from '../support/describe-with-app.js';
 import { Controller, Get, Module, Param } from '@nestjs/common';
 import { createChannel, createWorkspace, type WorkspaceFixture } from '../support/fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /** Fails the way unexpected bugs do, with stacks and source paths in their messages. */
 @Controller('test-crash')
@@ -22,15 +22,12 @@ class CrashController {
 class CrashModule {}
 
 /** Issue 11 §2: inputs that used to answer 500. Each is a 400 in the envelope (401 for odd tokens), and writes nothing. */
-describe('Hostile input', () => {
-  let t: TestApp;
+describeWithApp('Hostile input', { extraModules: [CrashModule] }, (fx) => {
   let ws: WorkspaceFixture;
 
   before(async () => {
-    t = await startTestApp({}, { extraModules: [CrashModule] });
-    ws = await createWorkspace(t);
+    ws = await createWorkspace(fx.t);
   });
-  after(() => t.close());
 
   it('refuses a Sorting that names a property of Object.prototype, and keeps working', async () => {
     for (const sorting of ['__proto__', 'constructor DESC', 'toString']) {
@@ -109,7 +106,7 @@ describe('Hostile input', () => {
       assert.equal(last.status, 200, `${path}: ${last.text}`);
       assert.deepEqual(last.body.items, []);
     }
-    const admin = await t.admin.get('/admin/v1/workspaces?SkipCount=9223372036854775808');
+    const admin = await fx.t.admin.get('/admin/v1/workspaces?SkipCount=9223372036854775808');
     assert.equal(admin.status, 400);
     const search = await postRaw('/v1/contacts/search', '{"skipCount":1e300}');
     assert.equal(search.status, 400, search.text);
@@ -149,7 +146,7 @@ describe('Hostile input', () => {
     const unchanged = (await ws.api.get('/v1/contact-property-definitions')).body.find((p: { id: string }) => p.id === property.id);
     assert.deepEqual([unchanged.name, unchanged.isRequired], ['Tier', false]);
 
-    const token = await t.http.post('/connect/token', {
+    const token = await fx.t.http.post('/connect/token', {
       grant_type: 'client_credentials',
       client_id: ws.clientId,
       client_secret: ws.clientSecret,
@@ -159,7 +156,7 @@ describe('Hostile input', () => {
   });
 
   it('refuses ISO week dates and dates that do not exist, in a query and in a date property', async () => {
-    const channel = await createChannel(t, ws.workspaceId);
+    const channel = await createChannel(fx.t, ws.workspaceId);
     for (const date of ['2026-W01-1', '2026-060', '2026-02-30', '2026-03-01T14']) {
       const res = await ws.api.get(`/v2/conversations/service-account/channels/${channel.id}?FromDate=${date}`);
       assert.equal(res.status, 400, `${date}: ${res.text}`);
@@ -197,7 +194,7 @@ describe('Hostile input', () => {
   });
 
   it('refuses template components of the wrong shape, so that stored templates can always be listed', async () => {
-    const channel = await createChannel(t, ws.workspaceId, { name: 'Templates', phoneNumber: '+14155550177' });
+    const channel = await createChannel(fx.t, ws.workspaceId, { name: 'Templates', phoneNumber: '+14155550177' });
     const body = { type: 'BODY', text: 'Hi {{1}}' };
     const bad: unknown[] = [
       { type: 'HEADER', format: 5 },
@@ -212,7 +209,7 @@ describe('Hostile input', () => {
       [],
     ];
     for (const [i, component] of bad.entries()) {
-      const res = await t.admin.post(`/admin/v1/channels/${channel.id}/templates`, {
+      const res = await fx.t.admin.post(`/admin/v1/channels/${channel.id}/templates`, {
         name: `bad_${i}`,
         language: 'en_US',
         category: 'UTILITY',

@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
 import { Agent, get } from 'node:http';
-import { after, before, describe, it } from 'node:test';
-import { createWorkspace, type WorkspaceFixture } from '../support/fixtures.js';
+import { after, it } from 'node:test';
+import { describeWithApp } from '../support/describe-with-app.js';
 import { postLargeBody, type LargeBodyResult } from '../support/large-body.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const MB = 1024 * 1024;
 
-describe('Request bodies over HTTP_BODY_LIMIT_MB', () => {
-  let t: TestApp;
-  let a: WorkspaceFixture;
+describeWithApp('Request bodies over HTTP_BODY_LIMIT_MB', { env: { HTTP_BODY_LIMIT_MB: '1' } }, (fx) => {
   const agents: Agent[] = [];
 
   /** A keep-alive agent with one socket, so a second request shows whether the connection survived. */
@@ -30,27 +27,22 @@ describe('Request bodies over HTTP_BODY_LIMIT_MB', () => {
   };
   const reusesConnection = (agent: Agent) =>
     new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
-      const req = get(`${t.baseUrl}/health/live`, { agent }, (res) => {
+      const req = get(`${fx.t.baseUrl}/health/live`, { agent }, (res) => {
         res.resume();
         res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
       });
       req.on('error', reject);
     });
 
-  before(async () => {
-    t = await startTestApp({ HTTP_BODY_LIMIT_MB: '1' });
-    a = await createWorkspace(t);
-  });
   after(async () => {
     for (const agent of agents) agent.destroy();
-    await t.close();
   });
 
   it('answers a JSON body over the limit with a 413 envelope the client receives, and keeps the connection', async () => {
     const agent = oneSocket();
-    const res = await postLargeBody(`${t.baseUrl}/v1/contacts/import/vcards`, {
+    const res = await postLargeBody(`${fx.t.baseUrl}/v1/contacts/import/vcards`, {
       size: 3 * MB,
-      headers: { authorization: `Bearer ${a.token}` },
+      headers: { authorization: `Bearer ${fx.a.token}` },
       agent,
     });
     assertTooLarge(res);
@@ -59,14 +51,14 @@ describe('Request bodies over HTTP_BODY_LIMIT_MB', () => {
   });
 
   it('does the same for a chunked body without Content-Length, and for a form body', async () => {
-    const chunked = await postLargeBody(`${t.baseUrl}/v1/contacts/import/vcards`, {
+    const chunked = await postLargeBody(`${fx.t.baseUrl}/v1/contacts/import/vcards`, {
       afterAnswer: MB,
-      headers: { authorization: `Bearer ${a.token}` },
+      headers: { authorization: `Bearer ${fx.a.token}` },
       agent: oneSocket(),
     });
     assertTooLarge(chunked);
     assert.ok(chunked.sent > MB, `sent ${chunked.sent}`);
-    const form = await postLargeBody(`${t.baseUrl}/connect/token`, {
+    const form = await postLargeBody(`${fx.t.baseUrl}/connect/token`, {
       size: 2 * MB,
       contentType: 'application/x-www-form-urlencoded',
       agent: oneSocket(),
@@ -75,7 +67,7 @@ describe('Request bodies over HTTP_BODY_LIMIT_MB', () => {
   });
 
   it('closes the connection rather than read a body declared past what it drains (4 × the limit, at least 64 MB)', async () => {
-    const res = await postLargeBody(`${t.baseUrl}/v1/contacts/import/vcards`, { size: 65 * MB, firstChunk: 0, agent: oneSocket() });
+    const res = await postLargeBody(`${fx.t.baseUrl}/v1/contacts/import/vcards`, { size: 65 * MB, firstChunk: 0, agent: oneSocket() });
     assert.equal(res.status, 413);
     assert.equal(res.body.error.code, 'Request:PayloadTooLarge');
     assert.equal(res.headers.connection, 'close');
@@ -86,7 +78,7 @@ describe('Request bodies over HTTP_BODY_LIMIT_MB', () => {
     const card = 'BEGIN:VCARD\nVERSION:3.0\nFN:Padded\nTEL:+14155550190\nEND:VCARD';
     const body = JSON.stringify({ vCards: [card] }).replace('{', `{${' '.repeat(MB - 200)}`);
     assert.ok(body.length > 0.99 * MB && body.length < MB);
-    const res = await a.api.request('POST', '/v1/contacts/import/vcards', { body, headers: { 'content-type': 'application/json' } });
+    const res = await fx.a.api.request('POST', '/v1/contacts/import/vcards', { body, headers: { 'content-type': 'application/json' } });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.createdCount, 1);
   });
