@@ -23,17 +23,29 @@ if (stale) execSync('npx nest build', { stdio: 'inherit' });
 // restarts), webhooks that may reach receivers on this machine (http://localhost:4000/…), and readable
 // logs. Deployments (start:prod, the Docker image) get none of this: admin API off, private networks
 // refused, JSON logs.
+/** A file under STORAGE_DIR holding a development secret, made on first use; returns its path. */
+function devSecret(name, make) {
+  const file = join(process.env.STORAGE_DIR || './storage', name);
+  if (!existsSync(file)) {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `${make()}\n`, { mode: 0o600 });
+  }
+  return file;
+}
+
 if (existsSync('.env')) process.loadEnvFile('.env'); // as the service reads it: real variables win
 if (process.env.NODE_ENV !== 'production') {
   const set = [];
   if (!process.env.ADMIN_API_KEY) {
-    const keyFile = join(process.env.STORAGE_DIR || './storage', '.dev-admin-key');
-    if (!existsSync(keyFile)) {
-      mkdirSync(dirname(keyFile), { recursive: true });
-      writeFileSync(keyFile, `dev-${randomBytes(18).toString('base64url')}\n`, { mode: 0o600 });
-    }
+    const keyFile = devSecret('.dev-admin-key', () => `dev-${randomBytes(18).toString('base64url')}`);
     process.env.ADMIN_API_KEY = readFileSync(keyFile, 'utf8').trim();
     set.push(`ADMIN_API_KEY=${process.env.ADMIN_API_KEY} (admin API on; the key is kept in ${keyFile})`);
+  }
+  if (!process.env.JWT_SECRET) {
+    // Tokens survive a restart of the demo (a random secret per process would void them).
+    const secretFile = devSecret('.dev-jwt-secret', () => randomBytes(32).toString('hex'));
+    process.env.JWT_SECRET = readFileSync(secretFile, 'utf8').trim();
+    set.push(`JWT_SECRET from ${secretFile} (tokens survive restarts)`);
   }
   if (process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === undefined) {
     process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = 'true';

@@ -4,6 +4,7 @@
 // the workspace's webhook secret (the demo seed prints it) for channel webhooks, or an endpoint's
 // `whsec_` secret. Answers 204 when the signature checks out, 401 when it does not (the service then
 // retries), and 204 without checking when no secret was given.
+import { Buffer } from 'node:buffer';
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import { Webhook } from 'standardwebhooks';
@@ -38,6 +39,14 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 
+const notSecret = values.secret.find((secret) => !/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret.trim()));
+if (notSecret !== undefined) {
+  console.error(
+    `--secret '${notSecret}' is not a Standard Webhooks secret: whsec_ followed by base64 (the demo seed prints the workspace's)`,
+  );
+  process.exit(2);
+}
+
 let verifiers;
 try {
   verifiers = values.secret.map((secret) => new Webhook(secret.trim()));
@@ -64,6 +73,23 @@ function verify(body, headers) {
   return { ok: false, reason };
 }
 
+/** A one-line gist of a message or call event, then the payload as indented JSON without its null fields. */
+function describe(body) {
+  let payload;
+  try {
+    payload = JSON.parse(body);
+  } catch {
+    return body; // not JSON: shown as it came
+  }
+  if (payload === null || typeof payload !== 'object') return body;
+  const gist = ['direction', 'messageType', 'status', 'result', 'body']
+    .filter((key) => payload[key] !== undefined && payload[key] !== null)
+    .map((key) => (key === 'body' ? JSON.stringify(payload[key]) : String(payload[key])));
+  let nulls = 0;
+  const json = JSON.stringify(payload, (_key, value) => (value === null ? (nulls++, undefined) : value), 2);
+  return `${gist.length > 0 ? `   ${gist.join(' ')}\n` : ''}${json}${nulls > 0 ? `\n   (${nulls} null fields left out)` : ''}`;
+}
+
 let count = 0;
 const server = createServer((req, res) => {
   const chunks = [];
@@ -79,15 +105,9 @@ const server = createServer((req, res) => {
       check = result.ok ? 'signature OK' : `signature INVALID: ${result.reason}`;
       status = result.ok ? 204 : 401;
     }
-    let shown = body;
-    try {
-      shown = JSON.stringify(JSON.parse(body), null, 2);
-    } catch {
-      // not JSON: shown as it came
-    }
     console.log(`\n#${count} ${new Date().toISOString()} ${req.method} ${req.url} event=${event} id=${req.headers['webhook-id'] ?? '-'}`);
     console.log(`   ${check} → answering ${status}`);
-    console.log(shown);
+    console.log(describe(body));
     res.writeHead(status).end();
   });
 });
