@@ -47,26 +47,23 @@ async function tryItOut(page: Page, tag: string, operationId: string, path: stri
 const text = async (locator: Locator) => (await locator.textContent({ timeout: STEP_TIMEOUT_MS })) ?? '';
 
 describeWithApp('Swagger UI in Chromium: Authorize with client credentials, then Try it out', {}, (fx) => {
-  let userDataDir: string;
-  let context: BrowserContext;
+  // Chromium starts while the app boots (describeWithApp's own hook), not after it.
+  const userDataDir = mkdtempSync(join(tmpdir(), 'swagger-ui-chromium-'));
+  const launching: Promise<BrowserContext> = existsSync(CHROMIUM)
+    ? chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: 60_000 })
+    : Promise.reject(new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does it)`));
+  launching.catch(() => undefined); // reported by the hook below, not as an unhandled rejection
   let page: Page;
 
   before(async () => {
-    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does it)`);
-    userDataDir = mkdtempSync(join(tmpdir(), 'swagger-ui-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      timeout: 60_000,
-    });
+    const context = await launching;
     page = context.pages()[0] ?? (await context.newPage());
     page.setDefaultTimeout(STEP_TIMEOUT_MS);
   });
 
   after(async () => {
-    await context?.close();
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+    await (await launching.catch(() => undefined))?.close();
+    rmSync(userDataDir, { recursive: true, force: true });
   });
 
   it('gets a token from Service Login through Authorize, then runs Get Channels and Create Contact', async () => {
