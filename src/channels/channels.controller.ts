@@ -1,9 +1,12 @@
-import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentWorkspace } from '../auth/principal.js';
+import { Body, Controller, Get, Param, Patch, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { UPDATE_CHANNEL_EXAMPLES } from '../openapi/request-examples.js';
+import { CurrentPrincipal, CurrentWorkspace, type Principal } from '../auth/principal.js';
+import { ParseIdPipe } from '../common/http/uuid-param.pipe.js';
 import { PagedRequestDto } from '../common/paging/paged-request.dto.js';
 import { mapPage, PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
 import { ChannelDto } from './dto/channel.dto.js';
+import { UpdateChannelDto } from './dto/channel-config.dto.js';
 import { ChannelsService } from './channels.service.js';
 
 const PagedChannels = PagedResultOf(ChannelDto, 'PagedResultOfChannelDto');
@@ -23,5 +26,20 @@ export class ChannelsController {
   @ApiOkResponse({ type: PagedChannels })
   async list(@CurrentWorkspace() workspaceId: string, @Query() paging: PagedRequestDto): Promise<PagedResult<ChannelDto>> {
     return mapPage(await this.channels.list(workspaceId, paging), ChannelDto.from);
+  }
+
+  @Patch(':channelId')
+  @ApiOperation({
+    summary: 'Update Channel (Partial)',
+    description:
+      "Changes only the fields given: the channel's `name`, `icon`, `webhookUrl` (WhatsApp Message Webhook) or `postCallWebhookUrl` (Call Webhook); `null` clears a URL or the icon. Providers and credentials are the operators' (admin Update Channel).",
+  })
+  @ApiBody({ type: UpdateChannelDto, examples: UPDATE_CHANNEL_EXAMPLES })
+  async update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('channelId', new ParseIdPipe('Channels:Channel')) channelId: string,
+    @Body() body: UpdateChannelDto,
+  ): Promise<ChannelDto> {
+    return ChannelDto.from(await this.channels.patch(principal.workspaceId, channelId, body, principal.serviceAccountId));
   }
 }

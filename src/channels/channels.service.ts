@@ -11,7 +11,7 @@ import type { PagedResult } from '../common/paging/paged-result.js';
 import { Channel, ChannelType, type VoiceCredentials, type WhatsAppCredentials } from './channel.entity.js';
 import { ChannelConfigInvalid, ChannelNotFound } from './channels.errors.js';
 import { ChannelsRepository } from './channels.repository.js';
-import type { ChannelConfigDto } from './dto/channel-config.dto.js';
+import type { ChannelConfigDto, UpdateChannelDto } from './dto/channel-config.dto.js';
 
 export type ChannelCapability = 'whatsapp' | 'voice';
 
@@ -109,6 +109,23 @@ export class ChannelsService {
   async update(workspaceId: string, id: string, config: ChannelConfigDto): Promise<Channel> {
     const channel = await this.get(workspaceId, id);
     this.apply(channel, config);
+    const saved = await this.channels.save(workspaceId, channel);
+    this.forgetRecent(workspaceId, id);
+    return saved;
+  }
+
+  /** Changes only the fields given (Update Channel (Partial)); null clears a nullable one. */
+  async patch(workspaceId: string, id: string, changes: UpdateChannelDto, actorId: string): Promise<Channel> {
+    const channel = await this.get(workspaceId, id);
+    for (const member of ['webhookUrl', 'postCallWebhookUrl'] as const) {
+      const url = changes[member];
+      if (url) assertWebhookTarget(url, member, this.config.webhooks.allowPrivateNetworks);
+    }
+    if (changes.name !== undefined) channel.name = changes.name;
+    if (changes.icon !== undefined) channel.icon = changes.icon;
+    if (changes.webhookUrl !== undefined) channel.webhookUrl = changes.webhookUrl;
+    if (changes.postCallWebhookUrl !== undefined) channel.postCallWebhookUrl = changes.postCallWebhookUrl;
+    channel.lastModifierId = actorId;
     const saved = await this.channels.save(workspaceId, channel);
     this.forgetRecent(workspaceId, id);
     return saved;

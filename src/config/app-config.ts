@@ -32,6 +32,8 @@ export class AppConfig {
   readonly media: { ffmpegPath: string | undefined; ffmpegTimeoutMs: number; ffmpegMaxConcurrency: number };
   readonly seedDemo: boolean;
   readonly logLevel: string;
+  /** pino-pretty lines instead of JSON (development, `npm start`). */
+  readonly logPretty: boolean;
   readonly webhooks: { allowPrivateNetworks: boolean; retryScheduleMs: number[]; disableAfterMs: number };
   readonly rateLimits: {
     requestsPerMinute: number;
@@ -84,6 +86,7 @@ export class AppConfig {
     };
     this.seedDemo = env.SEED_DEMO ?? env.NODE_ENV !== 'production';
     this.logLevel = env.LOG_LEVEL;
+    this.logPretty = env.LOG_PRETTY;
     this.webhooks = {
       allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       retryScheduleMs: parseDurationList(env.WEBHOOK_RETRY_SCHEDULE),

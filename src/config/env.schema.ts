@@ -137,6 +137,11 @@ export class EnvSchema {
   @Matches(/^[1-9]\d*(ms|s|m|h|d)$/, { message: 'must be a duration like 5d, 12h or 30s' })
   WEBHOOK_DISABLE_AFTER = '5d';
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL = 'info';
+  /**
+   * Human-readable, coloured log lines (pino-pretty) instead of JSON. `npm start` turns it on outside
+   * production; pino-pretty is a devDependency, so where it is not installed the logs stay JSON.
+   */
+  @Transform(toBoolean) @IsBoolean() LOG_PRETTY = false;
   @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_REQUESTS_PER_MINUTE = 600;
   @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_WHATSAPP_SENDS_PER_SECOND = 80;
   @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_IVR_CALLS_PER_SECOND = 10;

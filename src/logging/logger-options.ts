@@ -39,6 +39,34 @@ export function loggerOptions(config: AppConfig): Params {
       genReqId: (req: IncomingMessage) => req.id ?? requestIdOf(req),
       autoLogging: true,
       customProps: () => ({ role: config.role }),
+      ...(config.logPretty ? prettyTransport() : {}),
+    },
+  };
+}
+
+/**
+ * pino-pretty as a transport (a worker thread), for `npm start`: one readable line per entry, the Nest
+ * context in brackets, requests as `GET /path → 200 in 12 ms`. pino-pretty is a devDependency: where
+ * it is not installed (a production image), the logs stay JSON instead of failing the start.
+ */
+export function prettyTransport(): { transport?: { target: string; options: Record<string, unknown> } } {
+  try {
+    require.resolve('pino-pretty');
+  } catch {
+    process.stderr.write('LOG_PRETTY=true but pino-pretty is not installed (a devDependency): logging JSON\n');
+    return {};
+  }
+  return {
+    transport: {
+      target: 'pino-pretty',
+      options: {
+        colorize: process.stdout.isTTY === true,
+        translateTime: 'SYS:HH:MM:ss.l',
+        ignore: 'pid,hostname,role,context,req,res,responseTime',
+        messageFormat:
+          '{if context}[{context}] {end}{msg}{if req} {req.method} {req.url}{end}{if res} → {res.statusCode} in {responseTime} ms{end}',
+        singleLine: true,
+      },
     },
   };
 }

@@ -154,3 +154,12 @@ export const CREATE_CONTACT_EXAMPLES: ExamplesObject = {
     },
   },
 };
+
+export const UPDATE_CHANNEL_EXAMPLES: ExamplesObject = {
+  webhooks: {
+    summary: 'Send both webhooks to a local receiver (npm run webhooks:listen)',
+    value: { webhookUrl: 'http://localhost:4000/hooks', postCallWebhookUrl: 'http://localhost:4000/hooks' },
+  },
+  stopWebhooks: { summary: 'Stop the WhatsApp Message Webhook', value: { webhookUrl: null } },
+  rename: { summary: 'Rename the channel', value: { name: 'Support line' } },
+};

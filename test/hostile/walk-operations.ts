@@ -293,6 +293,7 @@ function bodies(w: WalkWorld): Record<string, ValidInputs['body']> {
       headers: { 'X-Walk': 'yes' },
       disabled: false,
     }),
+    updateChannelPartial: () => ({ name: 'Spare', icon: 'walk', webhookUrl: w.webhookUrl, postCallWebhookUrl: w.webhookUrl }),
     updateWebhookEndpoint: () => ({ description: 'Walk endpoint, changed', rateLimitPerSecond: 20, ordered: false }),
     rotateWebhookEndpointSecret: () => ({}),
     sendTestWebhookEvent: () => ({ eventType: 'contact.created' }),
@@ -314,7 +315,10 @@ export function validInputs(op: WalkOperation, w: WalkWorld): ValidInputs {
   const ids = Object.fromEntries(
     op.pathParams.map((name) => {
       if (name === 'id') return [name, idParam(op, w) ?? [w.contactId]];
-      if (name === 'channelId' && op.path.includes('/workspaces/')) return [name, [w.spareChannelId]];
+      // Admin channel operations and the partial update (whose hostile nulls clear webhook URLs) change the spare channel.
+      if (name === 'channelId' && (op.path.includes('/workspaces/') || op.operationId === 'updateChannelPartial')) {
+        return [name, [w.spareChannelId]];
+      }
       return [name, byName[name] ?? [w.contactId]];
     }),
   );

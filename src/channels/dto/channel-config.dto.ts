@@ -7,6 +7,7 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
+  IsOptional,
   IsString,
   IsUrl,
   Matches,
@@ -74,4 +75,33 @@ export class ChannelConfigDto {
   @IsOptionalNotNull() @IsUrl(HTTP_URL) @MaxLength(2048) postCallWebhookUrl?: string;
   @IsOptionalNotNull() @ValidateNestedObject() @Type(() => WhatsAppConfigDto) whatsApp?: WhatsAppConfigDto;
   @IsOptionalNotNull() @ValidateNestedObject() @Type(() => VoiceConfigDto) voice?: VoiceConfigDto;
+}
+
+/**
+ * Update Channel (Partial): only the fields given change. `name` cannot be null; `null` clears
+ * `icon`, `webhookUrl` or `postCallWebhookUrl`. Providers and credentials stay with the operators'
+ * Update Channel.
+ */
+export class UpdateChannelDto {
+  @IsOptionalNotNull() @IsString() @MinLength(1) @MaxLength(200) name?: string;
+  @ApiProperty({ required: false, nullable: true, type: String })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsString()
+  @MaxLength(2048)
+  icon?: string | null;
+  /** Receives the WhatsApp Message Webhook; null stops it. */
+  @ApiProperty({ required: false, nullable: true, type: String, example: 'http://localhost:4000/hooks' })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsUrl(HTTP_URL)
+  @MaxLength(2048)
+  webhookUrl?: string | null;
+  /** Receives the Call Webhook; null stops it. */
+  @ApiProperty({ required: false, nullable: true, type: String, example: 'http://localhost:4000/hooks' })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsUrl(HTTP_URL)
+  @MaxLength(2048)
+  postCallWebhookUrl?: string | null;
 }
