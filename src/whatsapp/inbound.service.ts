@@ -19,6 +19,8 @@ import { isMediaKind, type InboundMessage } from './inbound-message.js';
 import { messageWebhookPayload } from './message-webhook.js';
 import { InvalidSandboxMessage, NotASandboxChannel } from './whatsapp.errors.js';
 import { WhatsAppContactsService } from './whatsapp-contacts.service.js';
+import { ContactsService } from '../contacts/contacts.service.js';
+import { SendPolicyService } from '../send-policy/send-policy.service.js';
 
 export type { InboundMessage } from './inbound-message.js';
 
@@ -41,6 +43,8 @@ export class InboundService {
     private readonly storage: MediaStorage,
     private readonly webhooks: WebhookPublisher,
     private readonly outbox: Outbox,
+    private readonly contacts: ContactsService,
+    private readonly policy: SendPolicyService,
   ) {}
 
   async receive(workspaceId: string, channelId: string, message: InboundMessage): Promise<void> {
@@ -76,6 +80,13 @@ export class InboundService {
         durationOrSize: content.durationOrSize,
         replyTo: await this.repliedTo(events, workspaceId, message.replyToMessageId),
       });
+      // A stop or start word: once per message, as the message is recorded once.
+      const consent = message.type === 'text' ? await this.policy.keywordIn(manager, workspaceId, message.text) : null;
+      if (consent) {
+        await this.contacts.setConsent(manager, { workspaceId, serviceAccountId: null, name: 'WhatsApp' }, contact.id, {
+          whatsAppMarketing: { status: consent, source: 'Keyword', at: event.creationTime, onlyIfNewer: true },
+        });
+      }
       const webhook = messageWebhookPayload({
         workspaceId,
         channelId: channel.id,
