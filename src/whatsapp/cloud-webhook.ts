@@ -433,3 +433,40 @@ export function statusNotification(
     ],
   };
 }
+
+/**
+ * A `user_preferences` notification as the Cloud API sends it (the sandbox plays these): the user
+ * stopped (`stop`) or resumed (`resume`) marketing messages.
+ */
+export function userPreferencesNotification(
+  user: { phoneNumber?: string | null; userId?: string | null },
+  value: 'stop' | 'resume',
+): CloudWebhookNotification {
+  const waId = user.phoneNumber ? { wa_id: user.phoneNumber.replace(/^\+/, '') } : {};
+  const userId = user.userId ? { user_id: user.userId } : {};
+  return {
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        changes: [
+          {
+            field: 'user_preferences',
+            value: {
+              contacts: [{ ...waId, ...userId }],
+              user_preferences: [
+                {
+                  ...waId,
+                  ...userId,
+                  detail: value === 'stop' ? 'User requested to stop marketing messages' : 'User requested to resume marketing messages',
+                  category: 'marketing_messages',
+                  value,
+                  timestamp: String(Math.floor(Date.now() / 1000)),
+                },
+              ],
+            },
+          },
+        ],
+      },
+    ],
+  };
+}

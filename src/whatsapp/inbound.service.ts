@@ -17,6 +17,7 @@ import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
 import { inboundContent, type InboundContent } from './inbound-content.js';
 import { isMediaKind, type InboundMessage } from './inbound-message.js';
 import { messageWebhookPayload } from './message-webhook.js';
+import { userPreferencesNotification } from './cloud-webhook.js';
 import { InvalidSandboxMessage, NotASandboxChannel } from './whatsapp.errors.js';
 import { WhatsAppContactsService } from './whatsapp-contacts.service.js';
 import { ContactsService } from '../contacts/contacts.service.js';
@@ -192,6 +193,30 @@ export class InboundService {
       ]),
     );
     return providerMessageId;
+  }
+
+  /**
+   * Admin sandbox route: queue Meta's `user_preferences` notification (the user stopped or resumed
+   * marketing messages) on a sandbox channel, processed as a delivered one is.
+   */
+  async injectSandboxPreference(
+    channelId: string,
+    user: { phoneNumber: string | null; userId: string | null },
+    value: 'stop' | 'resume',
+  ): Promise<void> {
+    const channel = await this.channels.findUnscopedForOperator(channelId);
+    if (channel.whatsAppProvider !== 'sandbox') throw NotASandboxChannel('User preferences are injected only on sandbox channels.');
+    if (!user.phoneNumber && !user.userId)
+      throw InvalidSandboxMessage('fromNumber or fromUserId is required.', ['fromNumber', 'fromUserId']);
+    await this.outbox.transaction((tx) =>
+      tx.enqueue([
+        {
+          jobName: JobName.ProcessWhatsAppWebhook,
+          workspaceId: channel.workspaceId,
+          payload: { channelId: channel.id, notification: userPreferencesNotification(user, value) },
+        },
+      ]),
+    );
   }
 
   /** A reaction may name the message by our event id: the provider's message id stands in, as in a real notification. */
