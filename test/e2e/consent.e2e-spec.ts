@@ -91,7 +91,7 @@ describe('Consent (API.md §13): consent routes, stop/start words, provider opt-
   };
   const putConsent = (ws: WorkspaceFixture, contactId: string, body: unknown) => ws.api.put(`/v1/contacts/${contactId}/consent`, body);
   const sendTemplate = (ws: WorkspaceFixture, channelId: string, name: string, to: Record<string, string | undefined>) =>
-    ws.api.post('/v1/whatsapp/service-account/send-template', { ChannelId: channelId, TemplateName: name, Language: 'en_US', ...to });
+    ws.api.post('/v1/whatsapp/service-account/sendTemplate', { ChannelId: channelId, TemplateName: name, Language: 'en_US', ...to });
   /** Inbound text through the sandbox, as an operator injects it. */
   const sandboxText = async (digits: string, text: string) => {
     const res = await t.admin.post(`/admin/v1/channels/${sandbox.id}/sandbox/inbound`, { fromNumber: digits, type: 'text', text });
