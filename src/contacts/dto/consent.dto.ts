@@ -14,7 +14,8 @@ const SOURCE_MESSAGE = `$property must be one of ${CONSENT_SOURCES.join(', ')}`;
 export class ConsentStateDto {
   @ApiProperty({ enum: CONSENT_STATUSES, enumName: 'ConsentStatus' }) status: ConsentStatus;
   @ApiProperty({ type: String, nullable: true, description: 'ISO 8601 UTC: when the status was set.' }) at: string | null;
-  @ApiProperty({ enum: CONSENT_SOURCES, enumName: 'ConsentSource', nullable: true }) source: ConsentSource | null;
+  @ApiProperty({ type: String, enum: CONSENT_SOURCES, nullable: true, description: 'How it was set; null while Unknown.' })
+  source: ConsentSource | null;
 }
 
 /** A contact's consents (API.md §13). */
