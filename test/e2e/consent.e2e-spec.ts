@@ -337,6 +337,8 @@ describe('Consent (API.md §13): consent routes, stop/start words, provider opt-
     const laterId = `${stopId}.later`;
     const redelivery = inbound({ phone, name: 'Customer' }, stopId, { type: 'text', text: { body: 'STOP' } });
     const value = (redelivery.entry as Payload[])[0].changes[0].value as Payload;
+    // Stamped later than the START, so only recording each message once keeps the STOP from applying again.
+    value.messages[0].timestamp = String(Math.floor(Date.now() / 1000) + 5);
     value.messages.push({ ...value.messages[0], id: laterId, text: { body: 'thanks' } });
     assert.equal(await notify(redelivery), 200);
     await messageWebhook(laterId);
