@@ -331,11 +331,15 @@ export class ContactsService {
     }
     if (changes.length === 0) return contact;
     Object.assign(contact, update, { lastModificationTime: new Date(), lastModifierId: actor.serviceAccountId });
-    await contacts.update(workspaceId, { id: contact.id }, {
-      ...update,
-      lastModificationTime: contact.lastModificationTime,
-      lastModifierId: contact.lastModifierId,
-    });
+    await contacts.update(
+      workspaceId,
+      { id: contact.id },
+      {
+        ...update,
+        lastModificationTime: contact.lastModificationTime,
+        lastModifierId: contact.lastModifierId,
+      },
+    );
     await this.recordHistory(manager, contact, actor, changes);
     return contact;
   }
