@@ -61,7 +61,8 @@ export class ContactsController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Search Contacts',
-    description: 'Contacts matching every given criterion: text filter, tags, and typed custom property filters (operators 1-10).',
+    description:
+      'Contacts matching every given criterion: text filter, tags, typed custom property filters (operators 1-10), and consent statuses (`consent: { whatsAppMarketing?, calls? }`).',
   })
   @ApiOkResponse({ type: PagedContacts })
   async search(@CurrentWorkspace() workspaceId: string, @Body() body: SearchContactsDto): Promise<PagedResult<ContactDto>> {

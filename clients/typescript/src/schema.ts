@@ -514,7 +514,7 @@ export interface paths {
         put?: never;
         /**
          * Search Contacts
-         * @description Contacts matching every given criterion: text filter, tags, and typed custom property filters (operators 1-10).
+         * @description Contacts matching every given criterion: text filter, tags, typed custom property filters (operators 1-10), and consent statuses (`consent: { whatsAppMarketing?, calls? }`).
          */
         post: operations["searchContacts"];
         delete?: never;
