@@ -63,7 +63,7 @@ function print(results: ScenarioResult[], peakRssMb: number): void {
         num(r.baseline?.requestsPerSecond),
         num(r.baseline?.p50Ms),
         num(r.baseline?.p99Ms),
-        num(r.ratio, 2),
+        r.ratioSpread ? `${num(r.ratio, 2)} (${num(r.ratioSpread[0], 2)}–${num(r.ratioSpread[1], 2)})` : num(r.ratio, 2),
         r.targetRatio === undefined ? '–' : `≥ ${r.targetRatio}`,
         r.checks.map((c) => `${c.what}: ${c.ok ? 'ok' : 'MISSED'}`).join('; '),
         ok ? 'met' : 'MISSED',

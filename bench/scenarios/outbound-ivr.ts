@@ -41,7 +41,7 @@ export const createIvrScenario: Scenario = {
     let n = 0;
     return compareWithBaseline(ctx, {
       name: this.name,
-      targetRatio: 0.5,
+      targetRatio: 0.7,
       baselineScript: 'dist/bench/baselines/bare-create-ivr.js',
       path: '/v1/outbound-ivr',
       method: 'POST',

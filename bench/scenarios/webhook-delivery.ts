@@ -114,7 +114,7 @@ export const webhookDelivery: Scenario = {
 };
 
 /** An in-process app in the API role (no HTTP listener) to publish events as domain code does. */
-async function startPublisher(ctx: BenchContext): Promise<NestFastifyApplication> {
+export async function startPublisher(ctx: BenchContext): Promise<NestFastifyApplication> {
   Object.assign(process.env, { ...ctx.env, APP_ROLE: 'api', MIGRATIONS_RUN: 'false', LOG_LEVEL: 'warn', OUTBOX_POLL_INTERVAL_MS: '200' });
   resetConfig();
   const app = await createApp();
@@ -122,11 +122,11 @@ async function startPublisher(ctx: BenchContext): Promise<NestFastifyApplication
   return app;
 }
 
-function sleep(ms: number): Promise<void> {
+export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-async function waitUntil(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+export async function waitUntil(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

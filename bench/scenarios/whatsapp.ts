@@ -38,7 +38,7 @@ export const sendTemplateScenario: Scenario = {
     let n = 0;
     return compareWithBaseline(ctx, {
       name: this.name,
-      targetRatio: 0.5,
+      targetRatio: 0.7,
       baselineScript: 'dist/bench/baselines/bare-send-template.js',
       path: '/v1/whatsapp/service-account/sendTemplate',
       method: 'POST',

@@ -1,7 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import { SharedInvalidation } from '../common/cache/shared-invalidation.js';
 import { ServiceAccountsRepository } from './service-accounts.repository.js';
 
-/** How long an answer is reused; revocation takes effect on every replica within this time. */
+/**
+ * How long an answer is reused. A revocation reaches every replica at once through Redis; this bounds
+ * it when that message is lost.
+ */
 const CACHE_MS = 30_000;
 
 /** Answers "is this service account still active?" for every request, from a short cache. */
@@ -9,7 +13,12 @@ const CACHE_MS = 30_000;
 export class ServiceAccountStatus {
   private readonly cache = new Map<string, { active: boolean; until: number }>();
 
-  constructor(private readonly accounts: ServiceAccountsRepository) {}
+  constructor(
+    private readonly accounts: ServiceAccountsRepository,
+    private readonly invalidation: SharedInvalidation,
+  ) {
+    invalidation.on('service-account', (key) => this.cache.delete(key));
+  }
 
   async isActive(serviceAccountId: string, workspaceId: string): Promise<boolean> {
     const key = `${workspaceId}:${serviceAccountId}`;
@@ -22,8 +31,8 @@ export class ServiceAccountStatus {
     return active;
   }
 
-  /** Forget a revoked account at once in this process (other replicas follow within {@link CACHE_MS}). */
+  /** Forget a revoked account at once, in this process and every other. */
   forget(serviceAccountId: string, workspaceId: string): void {
-    this.cache.delete(`${workspaceId}:${serviceAccountId}`);
+    this.invalidation.invalidate('service-account', `${workspaceId}:${serviceAccountId}`);
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import type { EntityManager } from 'typeorm';
+import { SharedInvalidation } from '../common/cache/shared-invalidation.js';
 import { SecretBox } from '../common/crypto/secret-box.js';
 import { AppConfig } from '../config/app-config.js';
 import { assertWebhookTarget } from '../webhooks/webhook-target.js';
@@ -35,7 +36,10 @@ export class ChannelsService {
     private readonly channels: ChannelsRepository,
     private readonly secrets: SecretBox,
     private readonly config: AppConfig,
-  ) {}
+    private readonly invalidation: SharedInvalidation,
+  ) {
+    invalidation.on('channel', (key) => this.recent.delete(key));
+  }
 
   list(workspaceId: string, paging: PagedRequestDto): Promise<PagedResult<Channel>> {
     return this.channels.page(workspaceId, paging.skipCount, paging.maxResultCount);
@@ -48,8 +52,9 @@ export class ChannelsService {
 
   /**
    * {@link get} for paths that read a channel per message (sends and their workers): served from
-   * memory for up to {@link RECENT_TTL_MS}. A change made through this process is seen at once;
-   * other processes see it within the TTL. The result is shared: never modify it.
+   * memory for up to {@link RECENT_TTL_MS}. A change is seen at once by every process (a Redis
+   * message drops the entry everywhere); the TTL bounds it if that message is lost. The result is
+   * shared: never modify it.
    */
   async getRecent(workspaceId: string, id: string, capability?: ChannelCapability): Promise<Readonly<Channel>> {
     const key = recentKey(workspaceId, id);
@@ -89,9 +94,9 @@ export class ChannelsService {
     return channel;
   }
 
-  /** Drops a channel from {@link getRecent}'s memory (when a caller learns it is out of date). */
+  /** Drops a channel from {@link getRecent}'s memory in every process (it changed, or a caller learnt it is out of date). */
   forgetRecent(workspaceId: string, id: string): void {
-    this.recent.delete(recentKey(workspaceId, id));
+    this.invalidation.invalidate('channel', recentKey(workspaceId, id));
   }
 
   async create(workspaceId: string, config: ChannelConfigDto): Promise<Channel> {

@@ -72,38 +72,37 @@ export class CallReportsService {
         attachment: { callId: report.callId, ...report.details },
         creationTime: report.hangupTime,
       });
-      if (channel.postCallWebhookUrl) {
-        const ownNumber = channel.voiceFromNumber ?? channel.phoneNumber;
-        const inbound = report.type === CallType.Inbound;
-        events.push({
+      // To the channel's Call Webhook URL and the endpoints that take it (written only where one exists).
+      const ownNumber = channel.voiceFromNumber ?? channel.phoneNumber;
+      const inbound = report.type === CallType.Inbound;
+      events.push({
+        workspaceId: report.workspaceId,
+        kind: WebhookKind.Call,
+        targetUrl: channel.postCallWebhookUrl ?? null,
+        payload: {
+          callId: report.callId,
           workspaceId: report.workspaceId,
-          kind: WebhookKind.Call,
-          targetUrl: channel.postCallWebhookUrl,
-          payload: {
-            callId: report.callId,
-            workspaceId: report.workspaceId,
-            channelId: channel.id,
-            status: report.status,
-            type: report.type,
-            callerNumber: inbound ? report.contactNumber : ownNumber,
-            calleeNumber: inbound ? ownNumber : report.contactNumber,
-            pickupTime: formatTimestamp(report.pickupTime, TimestampFormat.utc),
-            hangupTime: TimestampFormat.utc(report.hangupTime),
-            userId: null,
-            userName: null,
-            contactId,
-            contactNumber: report.contactNumber,
-            callLength: length,
-            aiAgentId: null,
-            recordingUrl: null,
-            transcription: null,
-            summary: null,
-            sentiment: null,
-            evaluationCriteriaResult: null,
-            creationTime: TimestampFormat.utc(report.creationTime),
-          },
-        });
-      }
+          channelId: channel.id,
+          status: report.status,
+          type: report.type,
+          callerNumber: inbound ? report.contactNumber : ownNumber,
+          calleeNumber: inbound ? ownNumber : report.contactNumber,
+          pickupTime: formatTimestamp(report.pickupTime, TimestampFormat.utc),
+          hangupTime: TimestampFormat.utc(report.hangupTime),
+          userId: null,
+          userName: null,
+          contactId,
+          contactNumber: report.contactNumber,
+          callLength: length,
+          aiAgentId: null,
+          recordingUrl: null,
+          transcription: null,
+          summary: null,
+          sentiment: null,
+          evaluationCriteriaResult: null,
+          creationTime: TimestampFormat.utc(report.creationTime),
+        },
+      });
     }
     tx.pushAfterCommit(await this.webhooks.publish(manager, events));
   }

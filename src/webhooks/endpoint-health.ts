@@ -7,6 +7,7 @@ import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js'
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository.js';
 import { WebhookDeliveryStatus } from './webhook-kind.js';
 import { WebhookPublisher } from './webhook-publisher.js';
+import { EndpointPresence } from './endpoint-presence.js';
 
 /**
  * What an endpoint's attempt leads to besides its own delivery: auto-disable after
@@ -23,6 +24,7 @@ export class EndpointHealth {
     private readonly publisher: WebhookPublisher,
     private readonly outbox: Outbox,
     private readonly config: AppConfig,
+    private readonly presence: EndpointPresence,
   ) {}
 
   async afterAttempt(claimed: ClaimedDelivery, succeeded: boolean, status: WebhookDeliveryStatus): Promise<void> {
@@ -58,6 +60,7 @@ export class EndpointHealth {
         failingSince: failingSince.toISOString(),
       });
     });
+    this.presence.changed(workspaceId);
     this.logger.warn(`Webhook endpoint ${endpointId} (workspace ${workspaceId}) disabled: ${reason}`);
   }
 

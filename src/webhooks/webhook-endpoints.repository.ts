@@ -6,6 +6,12 @@ import type { PagedResult } from '../common/paging/paged-result.js';
 import { WorkspaceScopedRepository } from '../database/workspace-scoped.repository.js';
 import { WebhookEndpoint } from './webhook-endpoint.entity.js';
 
+/** What an enabled endpoint takes (null: everything). */
+export interface EndpointFilter {
+  eventTypes: string[] | null;
+  channelIds: string[] | null;
+}
+
 /** A workspace's webhook endpoints. */
 @Injectable()
 export class WebhookEndpointsRepository extends WorkspaceScopedRepository<WebhookEndpoint> {
@@ -17,6 +23,15 @@ export class WebhookEndpointsRepository extends WorkspaceScopedRepository<Webhoo
   page(workspaceId: string, skip: number, take: number): Promise<PagedResult<WebhookEndpoint>> {
     const qb = this.queryBuilder(workspaceId, 'e').orderBy('e.creation_time', 'ASC').addOrderBy('e.id', 'ASC');
     return pageWithTotal(qb, skip, take);
+  }
+
+  /** The filters of the workspace's enabled endpoints. */
+  async enabledFilters(workspaceId: string): Promise<EndpointFilter[]> {
+    const rows = await this.sql<{ event_types: string[] | null; channel_ids: string[] | null }>(
+      workspaceId,
+      `SELECT event_types, channel_ids FROM webhook_endpoints WHERE workspace_id = $1 AND NOT disabled`,
+    );
+    return rows.map((row) => ({ eventTypes: row.event_types, channelIds: row.channel_ids }));
   }
 
   async findRateLimit(workspaceId: string, id: string): Promise<number | null | undefined> {

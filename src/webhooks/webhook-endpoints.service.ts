@@ -19,6 +19,7 @@ import { WebhookPublisher } from './webhook-publisher.js';
 import { assertWebhookTarget } from './webhook-target.js';
 import { assertEndpointHeaders } from './endpoint-headers.js';
 import { DeliveryNotFound, EndpointNotFound } from './webhooks.errors.js';
+import { EndpointPresence } from './endpoint-presence.js';
 
 type EndpointFields = Pick<
   WebhookEndpoint,
@@ -37,6 +38,7 @@ export class WebhookEndpointsService {
     private readonly publisher: WebhookPublisher,
     private readonly outbox: Outbox,
     private readonly config: AppConfig,
+    private readonly presence: EndpointPresence,
   ) {}
 
   /** The catalog of event types with their payload schemas (built once from the DTO classes). */
@@ -65,6 +67,7 @@ export class WebhookEndpointsService {
       failingSince: null,
     });
     await this.endpoints.save(workspaceId, endpoint);
+    this.presence.changed(workspaceId);
     return { endpoint: await this.get(workspaceId, endpoint.id), secret };
   }
 
@@ -90,7 +93,10 @@ export class WebhookEndpointsService {
     if (patch.disabled === false && endpoint.disabled) Object.assign(patch, { disabledReason: null, disabledAt: null, failingSince: null });
     if (patch.disabled === true && !endpoint.disabled)
       Object.assign(patch, { disabledReason: 'Disabled by request', disabledAt: new Date() });
-    if (Object.keys(patch).length > 0) await this.endpoints.update(workspaceId, { id }, { ...patch, lastModificationTime: new Date() });
+    if (Object.keys(patch).length > 0) {
+      await this.endpoints.update(workspaceId, { id }, { ...patch, lastModificationTime: new Date() });
+      this.presence.changed(workspaceId);
+    }
     return this.get(workspaceId, id);
   }
 
@@ -100,6 +106,7 @@ export class WebhookEndpointsService {
       if ((await this.endpoints.withManager(tx.manager).delete(workspaceId, { id })) === 0) throw EndpointNotFound(id);
       await this.deliveries.withManager(tx.manager).failPendingOfEndpoint(workspaceId, id, 'Cancelled: the endpoint was deleted');
     });
+    this.presence.changed(workspaceId);
   }
 
   async secret(workspaceId: string, id: string): Promise<string> {

@@ -6,13 +6,17 @@ import { Outbox, type OutboxRow } from '../queue/outbox.service.js';
 import { JobName, type WebhookEventType } from '../queue/queue-names.js';
 import { WebhookDeliveriesRepository, type EventToFanOut } from './webhook-deliveries.repository.js';
 import type { WebhookKind } from './webhook-kind.js';
+import { EndpointPresence } from './endpoint-presence.js';
 import { InvalidWebhookTarget } from './webhooks.errors.js';
 
-/** One of the three original kinds (API.md §11), for a channel's or a request's URL and the workspace's endpoints. */
+/**
+ * One of the three original kinds (API.md §11), for a channel's or a request's URL (null when it has
+ * none) and the workspace's endpoints that take it.
+ */
 export interface WebhookEvent {
   workspaceId: string;
   kind: WebhookKind;
-  targetUrl: string;
+  targetUrl: string | null;
   payload: Record<string, unknown>;
 }
 
@@ -53,24 +57,38 @@ export class WebhookPublisher {
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly outbox: Outbox,
+    private readonly presence: EndpointPresence,
   ) {}
 
-  /** Returns the outbox rows written, to push once the transaction committed (`tx.pushAfterCommit`). */
+  /**
+   * Whether an event of this kind would go anywhere: the URL given, or an endpoint of the workspace
+   * (from memory). Lets a producer skip the transaction it would open only to publish.
+   */
+  async wanted(workspaceId: string, kind: WebhookKind, channelId: string | null, targetUrl: string | null): Promise<boolean> {
+    return targetUrl !== null || (await this.presence.takes(undefined, workspaceId, kind, channelId));
+  }
+
+  /**
+   * Returns the outbox rows written, to push once the transaction committed (`tx.pushAfterCommit`).
+   * An event without a URL is written only when an endpoint takes it.
+   */
   async publish(manager: EntityManager, events: WebhookEvent[]): Promise<OutboxRow[]> {
-    if (events.length === 0) return [];
-    for (const event of events) if (!isHttpUrl(event.targetUrl)) throw InvalidWebhookTarget(event.targetUrl);
-    return this.write(
-      manager,
-      events.map((event) => ({
+    const toWrite: EventToFanOut[] = [];
+    for (const event of events) {
+      if (event.targetUrl !== null && !isHttpUrl(event.targetUrl)) throw InvalidWebhookTarget(event.targetUrl);
+      const channelId = stringOrNull(event.payload.channelId);
+      if (event.targetUrl === null && !(await this.presence.takes(manager, event.workspaceId, event.kind, channelId))) continue;
+      toWrite.push({
         workspaceId: event.workspaceId,
         kind: event.kind,
-        target: { id: newId(), url: event.targetUrl, payload: event.payload },
+        target: event.targetUrl === null ? undefined : { id: newId(), url: event.targetUrl, payload: event.payload },
         // Endpoints get the same payload as `data` of the envelope.
         envelope: envelope(event.workspaceId, event.kind, event.payload),
-        channelId: stringOrNull(event.payload.channelId),
+        channelId,
         orderingKey: stringOrNull(event.payload.conversationId) ?? stringOrNull(event.payload.contactId),
-      })),
-    );
+      });
+    }
+    return toWrite.length === 0 ? [] : this.write(manager, toWrite);
   }
 
   /**

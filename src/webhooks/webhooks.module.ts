@@ -5,6 +5,7 @@ import { Retention } from '../queue/retention.service.js';
 import { WorkspacesModule } from '../workspaces/workspaces.module.js';
 import { EndpointGate } from './endpoint-gate.js';
 import { EndpointHealth } from './endpoint-health.js';
+import { EndpointPresence } from './endpoint-presence.js';
 import { EndpointSecrets } from './endpoint-secrets.js';
 import { EndpointThrottle } from './endpoint-throttle.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
@@ -36,6 +37,7 @@ import { WebhooksProcessor } from './webhooks.processor.js';
     EndpointGate,
     EndpointSecrets,
     EndpointHealth,
+    EndpointPresence,
   ],
   exports: [WebhookPublisher],
 })

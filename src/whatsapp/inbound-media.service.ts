@@ -165,7 +165,7 @@ export class InboundMediaService {
         .withManager(tx.manager)
         .settleMedia(workspaceId, job.eventId, patch, stored ? String(stored.size) : null);
       if (!settled) return false;
-      if (channel?.webhookUrl) {
+      if (channel) {
         const payload: WhatsAppMessageWebhookPayload = stored
           ? {
               ...job.webhook,
@@ -177,7 +177,7 @@ export class InboundMediaService {
           : { ...job.webhook, mediaUrl: null, errorCode, errorReason };
         tx.pushAfterCommit(
           await this.webhooks.publish(tx.manager, [
-            { workspaceId, kind: WebhookKind.WhatsAppMessage, targetUrl: channel.webhookUrl, payload: { ...payload } },
+            { workspaceId, kind: WebhookKind.WhatsAppMessage, targetUrl: channel.webhookUrl ?? null, payload: { ...payload } },
           ]),
         );
       }

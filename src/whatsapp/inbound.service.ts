@@ -103,10 +103,11 @@ export class InboundService {
         ...content.webhook,
       });
       if (content.pendingMedia) await this.enqueueDownload(tx, workspaceId, channel, event.id, message, content, webhook);
-      else if (channel.webhookUrl) {
+      else {
+        // To the channel's URL and the endpoints that take it (nothing is written when neither exists).
         tx.pushAfterCommit(
           await this.webhooks.publish(manager, [
-            { workspaceId, kind: WebhookKind.WhatsAppMessage, targetUrl: channel.webhookUrl, payload: { ...webhook } },
+            { workspaceId, kind: WebhookKind.WhatsAppMessage, targetUrl: channel.webhookUrl ?? null, payload: { ...webhook } },
           ]),
         );
       }

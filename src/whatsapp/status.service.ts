@@ -53,8 +53,8 @@ export class StatusService {
 
   /**
    * Moves the event forward to `change.status` (a backward move changes nothing), keeps the
-   * provider message id, and publishes the WhatsApp Message Webhook to the channel's webhookUrl in
-   * the same transaction. `channel` is null when it was deleted. Returns whether the event moved.
+   * provider message id, and publishes the WhatsApp Message Webhook to the channel's webhookUrl and
+   * the endpoints that take it in the same transaction. `channel` is null when it was deleted. Returns whether the event moved.
    */
   async move(workspaceId: string, channel: Readonly<Channel> | null, ref: OutboundEventRef, change: StatusChange): Promise<boolean> {
     return (await this.moveEvent(workspaceId, channel, ref, change)) !== undefined;
@@ -75,14 +75,16 @@ export class StatusService {
       isBillable: change.isBillable ?? null,
     };
     const from = MOVABLE_FROM[change.status];
-    const webhookUrl = channel?.webhookUrl;
-    const event = !webhookUrl
-      ? (await this.events.moveOutboundStatus(workspaceId, ref, move, from))[0]
-      : await this.outbox.transaction(async (tx) => {
-          const [moved] = await this.events.withManager(tx.manager).moveOutboundStatus(workspaceId, ref, move, from);
-          if (moved) tx.pushAfterCommit(await this.publish(tx.manager, webhookUrl, channel.id, moved, change));
-          return moved;
-        });
+    const webhookUrl = channel?.webhookUrl ?? null;
+    // Without the channel's URL or an endpoint that takes it, the move needs no transaction of its own.
+    const event =
+      !channel || !(await this.webhooks.wanted(workspaceId, WebhookKind.WhatsAppMessage, channel.id, webhookUrl))
+        ? (await this.events.moveOutboundStatus(workspaceId, ref, move, from))[0]
+        : await this.outbox.transaction(async (tx) => {
+            const [moved] = await this.events.withManager(tx.manager).moveOutboundStatus(workspaceId, ref, move, from);
+            if (moved) tx.pushAfterCommit(await this.publish(tx.manager, webhookUrl, channel.id, moved, change));
+            return moved;
+          });
     // Meta's 131050 (at the send or in a failed status): the recipient stopped marketing messages.
     if (event && change.status === 'Failed' && change.errorCode === RECIPIENT_OPTED_OUT) {
       await this.whatsAppContacts.providerOptedOut(workspaceId, event.contact_id);
@@ -90,7 +92,7 @@ export class StatusService {
     return event;
   }
 
-  private publish(manager: EntityManager, webhookUrl: string, channelId: string, event: MovedEvent, change: StatusChange) {
+  private publish(manager: EntityManager, webhookUrl: string | null, channelId: string, event: MovedEvent, change: StatusChange) {
     const messageType = (event.attachment?.messageType as string | undefined) ?? 'Text';
     return this.webhooks.publish(manager, [
       {

@@ -8,6 +8,7 @@ import { pgError } from '../database/pg-errors.js';
 import type { ListTemplatesQueryDto } from './dto/template.dto.js';
 import { toTemplateComponents, type TemplateDefinitionDto } from './dto/template-definition.dto.js';
 import { CloudApiWhatsAppProvider } from './providers/cloud-api.provider.js';
+import { SharedInvalidation } from '../common/cache/shared-invalidation.js';
 import type { WhatsAppTemplate } from './whatsapp-template.entity.js';
 import { WhatsAppTemplatesRepository, type AccountTemplate } from './whatsapp-templates.repository.js';
 import { DuplicateTemplate, InvalidTemplate, NotACloudChannel, NotASandboxChannel, TemplateNotFound } from './whatsapp.errors.js';
@@ -27,7 +28,13 @@ export class TemplatesService {
     private readonly templates: WhatsAppTemplatesRepository,
     private readonly channels: ChannelsService,
     private readonly cloudApi: CloudApiWhatsAppProvider,
-  ) {}
+    private readonly invalidation: SharedInvalidation,
+  ) {
+    // A sync drops the channel's templates from memory in every process.
+    invalidation.on('templates', (channelId) => {
+      for (const key of this.recent.keys()) if ((JSON.parse(key) as string[])[1] === channelId) this.recent.delete(key);
+    });
+  }
 
   /** Operators: a template for a sandbox channel (cloud-api channels get theirs from the WhatsApp Business Account). */
   async createForOperator(channelId: string, input: TemplateDefinitionDto): Promise<WhatsAppTemplate> {
@@ -68,7 +75,7 @@ export class TemplatesService {
     }
     if (templates.length > 0) {
       await this.templates.upsertByNameAndLanguage(channel.workspaceId, channel.id, templates);
-      this.recent.clear();
+      this.invalidation.invalidate('templates', channel.id);
     }
     return templates.length;
   }
@@ -81,7 +88,7 @@ export class TemplatesService {
 
   /**
    * The channel's APPROVED template of this name and language, or 400 WhatsApp:TemplateNotFound.
-   * Served from memory for a few seconds (every send reads one); a sync through this process is seen at once.
+   * Served from memory for a few seconds (every send reads one); a sync is seen at once by every process.
    */
   async approved(channel: Readonly<Channel>, name: string, language: string): Promise<Readonly<WhatsAppTemplate>> {
     const key = JSON.stringify([channel.workspaceId, channel.id, name, language]);

@@ -185,6 +185,62 @@ describeWithApp(
       for (const e of [all, contactsOnly, onlyY]) await fx.a.api.delete(`/v1/webhook-endpoints/${e.id}`);
     });
 
+    it('sends WhatsApp messages, their statuses and calls of a channel with no URL of its own to the endpoints that take them', async () => {
+      const channel = await createChannel(fx.t, fx.a.workspaceId, {
+        name: 'No URLs',
+        phoneNumber: '+14155550173',
+        voice: { provider: 'sandbox', sandbox: { answer: true, pressDigits: ['1'], ringMs: 0, talkMs: 0 } },
+      });
+      const other = await createChannel(fx.t, fx.a.workspaceId, { name: 'Other', phoneNumber: '+14155550174' });
+      assert.equal(channel.webhookUrl ?? null, null);
+      const endpoint = await createEndpoint(fx.a, {
+        url: receiver.url('/originals'),
+        eventTypes: ['whatsapp.message', 'call'],
+        channelIds: [channel.id],
+      });
+      const inject = (channelId: string, text: string) =>
+        fx.t.admin.post(`/admin/v1/channels/${channelId}/sandbox/inbound`, { fromNumber: '14155550975', type: 'text', text });
+      assert.equal((await inject(other.id, 'Not for this endpoint')).status, 202);
+      assert.equal((await inject(channel.id, 'Hello endpoint')).status, 202);
+      const received = () => events(receiver.at('/originals'));
+      await waitFor(
+        async () => received().some((e) => e.type === 'whatsapp.message' && e.data.direction === 'Inbound'),
+        15_000,
+        'the inbound message',
+      );
+      const sent = await fx.a.api.post('/v1/whatsapp/service-account/sendText', {
+        channelId: channel.id,
+        toNumber: '14155550975',
+        text: 'Hi back',
+      });
+      assert.equal(sent.status, 200, sent.text);
+      await waitFor(
+        async () => received().some((e) => e.type === 'whatsapp.message' && e.data.direction === 'Outbound'),
+        15_000,
+        'a status of the reply',
+      );
+      const call = await fx.a.api.post('/v1/outbound-ivr', {
+        channelId: channel.id,
+        destinationNumber: '14155550976',
+        audioFileUrl: 'https://media.example.com/ask.wav',
+        options: [{ digit: '1', description: 'Yes' }],
+        webhookUrl: receiver.url('/request-url'),
+      });
+      assert.equal(call.status, 200, call.text);
+      await waitFor(async () => received().some((e) => e.type === 'call'), 20_000, 'the call event');
+      const all = received();
+      assert.ok(
+        all.every((e) => e.data.channelId === channel.id && e.workspaceId === fx.a.workspaceId),
+        'only the filtered channel',
+      );
+      assert.ok(!all.some((e) => e.data.text === 'Not for this endpoint'));
+      assert.ok(
+        all.every((e) => e.type === 'whatsapp.message' || e.type === 'call'),
+        'only the types it takes',
+      );
+      await fx.a.api.delete(`/v1/webhook-endpoints/${endpoint.id}`);
+    });
+
     it("signs with each endpoint's own secret, and with both during a rotation (verified as a receiver would)", async () => {
       const one = await createEndpoint(fx.a, { url: receiver.url('/sig-1'), eventTypes: ['contact.deleted'] });
       const two = await createEndpoint(fx.a, {
