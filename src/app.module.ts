@@ -31,6 +31,7 @@ import { StorageModule } from './storage/storage.module.js';
 import { SupportModule } from './support/support.module.js';
 import { SpeechModule } from './speech/speech.module.js';
 import { OutboundIvrModule } from './outbound-ivr/outbound-ivr.module.js';
+import { SendPolicyModule } from './send-policy/send-policy.module.js';
 
 @Module({
   imports: [
@@ -54,6 +55,7 @@ import { OutboundIvrModule } from './outbound-ivr/outbound-ivr.module.js';
     ContactPropertiesModule,
     ContactsModule,
     TagsModule,
+    SendPolicyModule,
     ConversationsModule,
     WhatsAppModule,
     StorageModule,

@@ -1,6 +1,7 @@
 import type { ContactPropertyDefinition } from '../contact-properties/contact-property-definition.entity.js';
 import { ContactPropertyType } from '../contact-properties/contact-property-type.js';
 import { PropertyNotFound } from '../contact-properties/contact-properties.errors.js';
+import type { ConsentStatus } from './consent.js';
 import { InvalidSearchFilter } from './contacts.errors.js';
 import { SearchOperator, type CustomPropertyFilterDto } from './dto/search-contacts.dto.js';
 import { toTypedValue } from './property-value.js';
@@ -31,6 +32,8 @@ export interface ContactCriteria {
   sorting?: string;
   customPropertyFilters?: CustomPropertyFilterDto[];
   tagIds?: string[];
+  /** Contacts whose consents have these statuses (API.md §13). */
+  consent?: { whatsAppMarketing?: ConsentStatus; calls?: ConsentStatus };
 }
 
 /** A custom property filter checked against its definition: an operator that applies to the type and a value read as it. */
@@ -55,7 +58,9 @@ export function hasCriteria(criteria: CheckedContactCriteria): boolean {
     criteria.phoneNumber?.replace(/\D/g, '') ||
     criteria.whatsAppUserId ||
     criteria.propertyConditions.length ||
-    criteria.tagIds?.length,
+    criteria.tagIds?.length ||
+    criteria.consent?.whatsAppMarketing ||
+    criteria.consent?.calls,
   );
 }
 

@@ -1,5 +1,6 @@
 import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { AuditedEntity } from '../database/audited.entity.js';
+import type { ConsentSource, ConsentStatus } from './consent.js';
 import { ContactType } from './contact-type.js';
 
 export { ContactType };
@@ -16,6 +17,10 @@ export { ContactType };
   where: 'whats_app_parent_user_id IS NOT NULL',
 })
 @Index('ux_contacts_whats_app_username', ['workspaceId', 'whatsAppUsername'], { unique: true, where: 'whats_app_username IS NOT NULL' })
+@Index('ix_contacts_whats_app_marketing_consent', ['workspaceId', 'whatsAppMarketingConsent'], {
+  where: "whats_app_marketing_consent <> 'Unknown'",
+})
+@Index('ix_contacts_call_consent', ['workspaceId', 'callConsent'], { where: "call_consent <> 'Unknown'" })
 @Index(['workspaceId', 'creationTime'])
 @Index(['workspaceId', 'name'])
 @Index(['workspaceId', 'lastModificationTime'])
@@ -37,4 +42,12 @@ export class Contact extends AuditedEntity {
   @Column({ type: 'varchar', length: 200, nullable: true }) company: string | null;
   @Column({ type: 'varchar', length: 200, nullable: true }) position: string | null;
   @Column({ type: 'jsonb', nullable: true }) customFields: Record<string, unknown> | null;
+  /** Consent to WhatsApp marketing messages (API.md §13): Unknown, OptedIn or OptedOut; when and how it was set. */
+  @Column({ type: 'varchar', length: 10, default: 'Unknown' }) whatsAppMarketingConsent: ConsentStatus;
+  @Column({ type: 'timestamptz', nullable: true }) whatsAppMarketingConsentAt: Date | null;
+  @Column({ type: 'varchar', length: 10, nullable: true }) whatsAppMarketingConsentSource: ConsentSource | null;
+  /** Consent to calls (a do-not-call list is its OptedOut contacts). */
+  @Column({ type: 'varchar', length: 10, default: 'Unknown' }) callConsent: ConsentStatus;
+  @Column({ type: 'timestamptz', nullable: true }) callConsentAt: Date | null;
+  @Column({ type: 'varchar', length: 10, nullable: true }) callConsentSource: ConsentSource | null;
 }

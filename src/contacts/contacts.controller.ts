@@ -16,6 +16,7 @@ import {
   UpdateContactDto,
 } from './dto/contact.dto.js';
 import { SearchContactsDto } from './dto/search-contacts.dto.js';
+import { ContactConsentDto, UpdateContactConsentDto } from './dto/consent.dto.js';
 import { ImportVCardsDto, ImportVCardsResultDto } from './dto/import-vcards.dto.js';
 import { ContactImportService } from './contact-import.service.js';
 
@@ -60,7 +61,8 @@ export class ContactsController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Search Contacts',
-    description: 'Contacts matching every given criterion: text filter, tags, and typed custom property filters (operators 1-10).',
+    description:
+      'Contacts matching every given criterion: text filter, tags, typed custom property filters (operators 1-10), and consent statuses (`consent: { whatsAppMarketing?, calls? }`).',
   })
   @ApiOkResponse({ type: PagedContacts })
   async search(@CurrentWorkspace() workspaceId: string, @Body() body: SearchContactsDto): Promise<PagedResult<ContactDto>> {
@@ -127,6 +129,30 @@ export class ContactsController {
     @PropertyId() propertyId: string,
   ): Promise<ContactDto> {
     return this.views.one(await this.contacts.setPropertyValue(principal, contactId, propertyId, null));
+  }
+
+  @Get(':contactId/consent')
+  @ApiOperation({
+    summary: 'Get Contact Consent',
+    description:
+      "The contact's consent to WhatsApp marketing messages and to calls: Unknown, OptedIn or OptedOut, with when and how (Api, Keyword, Provider, Import) it was set; while Unknown, `at` and `source` are null.",
+  })
+  async consent(@CurrentWorkspace() workspaceId: string, @ContactId('contactId') contactId: string): Promise<ContactConsentDto> {
+    return ContactConsentDto.from(await this.contacts.get(workspaceId, contactId));
+  }
+
+  @Put(':contactId/consent')
+  @ApiOperation({
+    summary: 'Update Contact Consent',
+    description:
+      'Sets the consents present in the body (`source` is Api when left out). Every change of a status is a history entry (`WhatsAppMarketingConsent`, `CallConsent`) and a `contact.updated` event; setting the status a consent already has changes nothing. A MARKETING template to a contact opted out of WhatsApp marketing, or a call to one opted out of calls, is refused.',
+  })
+  async updateConsent(
+    @CurrentPrincipal() principal: Principal,
+    @ContactId('contactId') contactId: string,
+    @Body() body: UpdateContactConsentDto,
+  ): Promise<ContactConsentDto> {
+    return ContactConsentDto.from(await this.contacts.updateConsent(principal, contactId, body));
   }
 
   @Get(':contactId/history')

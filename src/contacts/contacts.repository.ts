@@ -10,6 +10,7 @@ import { parseSorting } from '../common/paging/sorting.js';
 import { insertIgnoring, likePattern } from '../database/sql-helpers.js';
 import { MissingWorkspaceError, WorkspaceScopedRepository } from '../database/workspace-scoped.repository.js';
 import { hasCriteria, type CheckedContactCriteria, type PropertyCondition } from './contact-criteria.js';
+import { CONSENT_FIELDS, CONSENT_KINDS, CONSENT_STATUS_COLUMN, type ConsentKind, type ConsentStatus } from './consent.js';
 import { Contact, ContactType } from './contact.entity.js';
 import { SearchOperator } from './dto/search-contacts.dto.js';
 
@@ -157,6 +158,13 @@ export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
     ]);
   }
 
+  /** The consent of the workspace's contact with this number; Unknown when there is none. */
+  async consentByPhone(workspaceId: string, phoneNumber: string, kind: ConsentKind): Promise<ConsentStatus> {
+    const field = CONSENT_FIELDS[kind].status;
+    const found = await this.repository.findOne({ where: this.scope(workspaceId, { phoneNumber }), select: { id: true, [field]: true } });
+    return found?.[field] ?? 'Unknown';
+  }
+
   /** The ids of the workspace's contacts with these numbers, by number. */
   async findIdsByPhones(workspaceId: string, phoneNumbers: readonly string[]): Promise<Map<string, string>> {
     const found = await this.repository.find({
@@ -220,6 +228,10 @@ export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
     if (digits) qb.andWhere('c.phone_number LIKE :phone', { phone: likePattern(digits) });
     if (criteria.whatsAppUserId) qb.andWhere('c.whats_app_user_id = :whatsAppUserId', { whatsAppUserId: criteria.whatsAppUserId });
     criteria.propertyConditions.forEach((condition, index) => addPropertyCondition(qb, condition, index));
+    for (const kind of CONSENT_KINDS) {
+      const status = criteria.consent?.[kind];
+      if (status) qb.andWhere(`c.${CONSENT_STATUS_COLUMN[kind]} = :consent_${kind}`, { [`consent_${kind}`]: status });
+    }
     if (criteria.tagIds?.length) {
       qb.andWhere(
         `EXISTS (SELECT 1 FROM conversations cv JOIN conversation_tags ct ON ct.conversation_id = cv.id

@@ -11,6 +11,7 @@ import { WebhookEventType } from '../queue/queue-names.js';
 import { TagsService } from '../tags/tags.service.js';
 import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
 import { ContactViews } from './contact-views.js';
+import { CONSENT_FIELDS, CONSENT_HISTORY_NAME, CONSENT_KINDS, type ConsentKind, type ConsentPatch, type ConsentStatus } from './consent.js';
 import { propertyConditions, type CheckedContactCriteria, type ContactCriteria } from './contact-criteria.js';
 import type { ContactHistoryEntry } from './contact-history-entry.entity.js';
 import { ContactHistoryRepository } from './contact-history.repository.js';
@@ -28,6 +29,7 @@ import {
   WhatsAppUserIdTaken,
 } from './contacts.errors.js';
 import type { CreateContactDto, UpdateContactDto } from './dto/contact.dto.js';
+import type { UpdateContactConsentDto } from './dto/consent.dto.js';
 import { sameValue, toTypedValue, valueAsString, type TypedValue } from './property-value.js';
 
 /** The unique index of WhatsApp user ids (its violation is a duplicate BSUID, not a duplicate number). */
@@ -301,6 +303,65 @@ export class ContactsService {
     });
   }
 
+  /**
+   * Sets the contact's consents (API.md §13), in the caller's transaction with the row locked.
+   * Each actual change of a status is a history entry (`WhatsAppMarketingConsent`, `CallConsent`)
+   * and a `contact.updated` event; asking for the status it already has changes nothing (the
+   * first time and source stay). A missing contact (or another workspace's) is a 404.
+   */
+  async setConsent(manager: EntityManager, actor: Actor, contactId: string, patch: ConsentPatch): Promise<Contact> {
+    const workspaceId = actor.workspaceId;
+    const contacts = this.contacts.withManager(manager);
+    const contact = await this.getWith(contacts, workspaceId, contactId, { lock: true });
+    const changes: HistoryChange[] = [];
+    const update: Record<string, unknown> = {};
+    for (const kind of CONSENT_KINDS) {
+      const change = patch[kind];
+      const fields = CONSENT_FIELDS[kind];
+      const current = contact[fields.status];
+      if (!change || current === change.status) continue;
+      const at = change.at ?? new Date();
+      const since = contact[fields.at];
+      if (change.onlyIfNewer && since && since.getTime() > at.getTime()) continue;
+      const unknown = change.status === 'Unknown';
+      update[fields.status] = change.status;
+      update[fields.at] = unknown ? null : at;
+      update[fields.source] = unknown ? null : change.source;
+      changes.push({ propertyName: CONSENT_HISTORY_NAME[kind], propertyDefinitionId: null, oldValue: current, newValue: change.status });
+    }
+    if (changes.length === 0) return contact;
+    Object.assign(contact, update, { lastModificationTime: new Date(), lastModifierId: actor.serviceAccountId });
+    await contacts.update(
+      workspaceId,
+      { id: contact.id },
+      {
+        ...update,
+        lastModificationTime: contact.lastModificationTime,
+        lastModifierId: contact.lastModifierId,
+      },
+    );
+    await this.recordHistory(manager, contact, actor, changes);
+    return contact;
+  }
+
+  /** Update Contact Consent: the consents of the body, `source` Api unless given. */
+  updateConsent(principal: Principal, contactId: string, input: UpdateContactConsentDto): Promise<Contact> {
+    const patch: ConsentPatch = {};
+    for (const kind of CONSENT_KINDS) {
+      const asked = input[kind];
+      if (asked) patch[kind] = { status: asked.status, source: asked.source ?? 'Api' };
+    }
+    return this.contacts.transaction((manager) => this.setConsent(manager, principal, contactId, patch));
+  }
+
+  /**
+   * The consent of the workspace's contact with this number (Unknown when no contact has it): one
+   * indexed read, for the send paths that refuse opted-out recipients.
+   */
+  consentByPhone(workspaceId: string, phoneNumber: string, kind: ConsentKind): Promise<ConsentStatus> {
+    return this.contacts.consentByPhone(workspaceId, phoneNumber, kind);
+  }
+
   /** Get Contacts and Search Contacts: the criteria of API.md §5, one page, with the total. */
   async find(workspaceId: string, criteria: ContactCriteria, paging: PagedRequestDto): Promise<PagedResult<Contact>> {
     return this.contacts.page(workspaceId, await this.checkCriteria(workspaceId, criteria), paging);
@@ -327,6 +388,7 @@ export class ContactsService {
       whatsAppUserId: criteria.whatsAppUserId,
       sorting: criteria.sorting,
       tagIds: criteria.tagIds,
+      consent: criteria.consent,
       propertyConditions: propertyConditions(filters, definitions),
     };
   }

@@ -23,6 +23,10 @@ export const TAGS: ReadonlyArray<{ name: string; description: string }> = [
   { name: 'Outbound IVR Flows', description: 'Saved multi-step call scripts (Play, Question, Hangup) for Create Outbound IVR.' },
   { name: 'Rate Limiting', description: "The workspace's rate limits and what remains of each." },
   { name: 'Webhooks', description: 'Outgoing webhooks (Standard Webhooks signatures): the delivery log and redelivery.' },
+  {
+    name: 'Send Policy',
+    description: "The workspace's send policy: the stop and start words that set a contact's WhatsApp marketing consent.",
+  },
   { name: 'Campaigns', description: 'Template and call campaigns to an audience of contacts.' },
   {
     name: 'Admin',

@@ -15,3 +15,9 @@ export const InvalidTwilioSignature = () =>
 /** Calls need a phone number: a destination given as a WhatsApp user id whose contact has none (or no contact has it). */
 export const IvrPhoneNumberRequired = (message: string) =>
   new ValidationError('OutboundIvr:PhoneNumberRequired', message, { validationErrors: [{ message, members: ['destinationNumber'] }] });
+
+/** A call to a contact opted out of calls (API.md §13: the do-not-call list). */
+export const IvrRecipientOptedOut = (phoneNumber: string) =>
+  new ValidationError('OutboundIvr:RecipientOptedOut', `${phoneNumber} has opted out of calls: no call is placed to them.`, {
+    validationErrors: [{ message: 'the contact has opted out of calls', members: ['destinationNumber'] }],
+  });

@@ -14,7 +14,13 @@ import type { ListOutboundIvrQueryDto } from './dto/outbound-ivr-request.dto.js'
 import { isFinished, OutboundIvrAudioType, OutboundIvrResult, OutboundIvrStatus } from './ivr-enums.js';
 import { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
 import { OutboundIvrRequestsRepository } from './outbound-ivr-requests.repository.js';
-import { IvrAlreadyFinished, IvrInvalidRequest, IvrPhoneNumberRequired, OutboundIvrNotFound } from './outbound-ivr.errors.js';
+import {
+  IvrAlreadyFinished,
+  IvrInvalidRequest,
+  IvrPhoneNumberRequired,
+  IvrRecipientOptedOut,
+  OutboundIvrNotFound,
+} from './outbound-ivr.errors.js';
 import { ContactsService } from '../contacts/contacts.service.js';
 import { isWhatsAppUserId } from '../common/phone/whatsapp-user-id.js';
 
@@ -42,6 +48,9 @@ export class OutboundIvrService {
     await this.channels.getRecent(workspaceId, input.channelId, 'voice');
     if (isWhatsAppUserId(input.destinationNumber))
       input = { ...input, destinationNumber: await this.numberOf(workspaceId, input.destinationNumber) };
+    // API.md §13: no call to a contact opted out of calls (one indexed read of the number's contact).
+    if ((await this.contacts.consentByPhone(workspaceId, input.destinationNumber, 'calls')) === 'OptedOut')
+      throw IvrRecipientOptedOut(input.destinationNumber);
     const flowVersion = input.flowId ? (await this.flows.getCurrentVersion(workspaceId, input.flowId)).version : null;
     const record = this.newRecord(workspaceId, input, flowVersion);
     // One transaction (the request and its job); the job is pushed to the queue once it commits.

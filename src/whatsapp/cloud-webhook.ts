@@ -107,6 +107,20 @@ export interface CloudUserIdUpdate {
   timestamp?: string;
 }
 
+/**
+ * One entry of a `user_preferences` change: the user stopped (`stop`) or resumed (`resume`)
+ * marketing messages from the business (`category: marketing_messages`).
+ */
+export interface CloudUserPreference {
+  wa_id?: string;
+  user_id?: string;
+  parent_user_id?: string;
+  detail?: string;
+  category?: string;
+  value?: string;
+  timestamp?: string | number;
+}
+
 /** The parts of a WhatsApp Cloud API webhook notification this service reads. */
 export interface CloudWebhookNotification {
   object?: string;
@@ -118,6 +132,7 @@ export interface CloudWebhookNotification {
         messages?: CloudMessage[];
         statuses?: CloudStatus[];
         user_id_update?: CloudUserIdUpdate[];
+        user_preferences?: CloudUserPreference[];
       };
     }>;
   }>;
@@ -183,19 +198,34 @@ function phoneOf(waId: string | undefined): string | null {
   return toE164(waId) ?? (/^\d{6,15}$/.test(waId) ? `+${waId}` : null);
 }
 
-/** A notification in provider-neutral form: inbound messages, status updates and identity changes. */
+/** A user's choice about marketing messages (Meta's `user_preferences`): who, opted out or back in, when. */
+export interface MarketingPreference {
+  phoneNumber: string | null;
+  userId: string | null;
+  parentUserId: string | null;
+  profileName: string | null;
+  status: 'OptedOut' | 'OptedIn';
+  at: string;
+}
+
+/** A notification in provider-neutral form: inbound messages, status updates, identity changes and marketing preferences. */
 export interface ReadNotification {
   messages: InboundMessage[];
   statuses: StatusUpdate[];
   identityUpdates: IdentityUpdate[];
+  preferences: MarketingPreference[];
 }
 
 /** Splits a notification into inbound messages, status updates and identity changes, in provider-neutral form. */
 export function readNotification(notification: CloudWebhookNotification): ReadNotification {
-  const result: ReadNotification = { messages: [], statuses: [], identityUpdates: [] };
+  const result: ReadNotification = { messages: [], statuses: [], identityUpdates: [], preferences: [] };
   for (const change of (notification.entry ?? []).flatMap((e) => e.changes ?? [])) {
     const value = change.value ?? {};
     for (const update of value.user_id_update ?? []) result.identityUpdates.push(readUserIdUpdate(update));
+    for (const preference of Array.isArray(value.user_preferences) ? value.user_preferences : []) {
+      const read = readPreference(preference, value.contacts ?? []);
+      if (read) result.preferences.push(read);
+    }
     if (change.field !== 'messages') continue;
     const contacts = value.contacts ?? [];
     for (const message of value.messages ?? []) {
@@ -335,6 +365,23 @@ function readSystemIdentity(m: CloudMessage): IdentityUpdate | null {
   return update.previousUserId || update.previousNumber ? update : null;
 }
 
+/** A `user_preferences` entry about marketing messages (`stop` or `resume`); null for anything else or no user. */
+function readPreference(p: CloudUserPreference, contacts: CloudContact[]): MarketingPreference | null {
+  if (p?.category !== 'marketing_messages' || (p.value !== 'stop' && p.value !== 'resume')) return null;
+  const contact =
+    contacts.find((c) => (!!p.user_id && c.user_id === p.user_id) || (!!p.wa_id && c.wa_id === p.wa_id)) ??
+    (contacts.length === 1 ? contacts[0] : undefined);
+  const preference: MarketingPreference = {
+    phoneNumber: phoneOf(text(p.wa_id) ?? undefined),
+    userId: text(p.user_id) ?? text(contact?.user_id),
+    parentUserId: text(p.parent_user_id) ?? text(contact?.parent_user_id),
+    profileName: text(contact?.profile?.name),
+    status: p.value === 'stop' ? 'OptedOut' : 'OptedIn',
+    at: seconds(p.timestamp === undefined ? undefined : String(p.timestamp)),
+  };
+  return preference.phoneNumber || preference.userId ? preference : null;
+}
+
 function readUserIdUpdate(update: CloudUserIdUpdate): IdentityUpdate {
   return {
     previousUserId: text(update.user_id?.previous),
@@ -379,6 +426,43 @@ export function statusNotification(
             field: 'messages',
             value: {
               statuses: [{ id: providerMessageId, status, timestamp: String(Math.floor(Date.now() / 1000)), ...addressed }],
+            },
+          },
+        ],
+      },
+    ],
+  };
+}
+
+/**
+ * A `user_preferences` notification as the Cloud API sends it (the sandbox plays these): the user
+ * stopped (`stop`) or resumed (`resume`) marketing messages.
+ */
+export function userPreferencesNotification(
+  user: { phoneNumber?: string | null; userId?: string | null },
+  value: 'stop' | 'resume',
+): CloudWebhookNotification {
+  const waId = user.phoneNumber ? { wa_id: user.phoneNumber.replace(/^\+/, '') } : {};
+  const userId = user.userId ? { user_id: user.userId } : {};
+  return {
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        changes: [
+          {
+            field: 'user_preferences',
+            value: {
+              contacts: [{ ...waId, ...userId }],
+              user_preferences: [
+                {
+                  ...waId,
+                  ...userId,
+                  detail: value === 'stop' ? 'User requested to stop marketing messages' : 'User requested to resume marketing messages',
+                  category: 'marketing_messages',
+                  value,
+                  timestamp: String(Math.floor(Date.now() / 1000)),
+                },
+              ],
             },
           },
         ],

@@ -17,8 +17,11 @@ import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
 import { inboundContent, type InboundContent } from './inbound-content.js';
 import { isMediaKind, type InboundMessage } from './inbound-message.js';
 import { messageWebhookPayload } from './message-webhook.js';
+import { userPreferencesNotification } from './cloud-webhook.js';
 import { InvalidSandboxMessage, NotASandboxChannel } from './whatsapp.errors.js';
 import { WhatsAppContactsService } from './whatsapp-contacts.service.js';
+import { ContactsService } from '../contacts/contacts.service.js';
+import { SendPolicyService } from '../send-policy/send-policy.service.js';
 
 export type { InboundMessage } from './inbound-message.js';
 
@@ -41,6 +44,8 @@ export class InboundService {
     private readonly storage: MediaStorage,
     private readonly webhooks: WebhookPublisher,
     private readonly outbox: Outbox,
+    private readonly contacts: ContactsService,
+    private readonly policy: SendPolicyService,
   ) {}
 
   async receive(workspaceId: string, channelId: string, message: InboundMessage): Promise<void> {
@@ -76,6 +81,13 @@ export class InboundService {
         durationOrSize: content.durationOrSize,
         replyTo: await this.repliedTo(events, workspaceId, message.replyToMessageId),
       });
+      // A stop or start word: once per message, as the message is recorded once.
+      const consent = message.type === 'text' ? await this.policy.keywordIn(manager, workspaceId, message.text) : null;
+      if (consent) {
+        await this.contacts.setConsent(manager, { workspaceId, serviceAccountId: null, name: 'WhatsApp' }, contact.id, {
+          whatsAppMarketing: { status: consent, source: 'Keyword', at: event.creationTime, onlyIfNewer: true },
+        });
+      }
       const webhook = messageWebhookPayload({
         workspaceId,
         channelId: channel.id,
@@ -182,6 +194,30 @@ export class InboundService {
       ]),
     );
     return providerMessageId;
+  }
+
+  /**
+   * Admin sandbox route: queue Meta's `user_preferences` notification (the user stopped or resumed
+   * marketing messages) on a sandbox channel, processed as a delivered one is.
+   */
+  async injectSandboxPreference(
+    channelId: string,
+    user: { phoneNumber: string | null; userId: string | null },
+    value: 'stop' | 'resume',
+  ): Promise<void> {
+    const channel = await this.channels.findUnscopedForOperator(channelId);
+    if (channel.whatsAppProvider !== 'sandbox') throw NotASandboxChannel('User preferences are injected only on sandbox channels.');
+    if (!user.phoneNumber && !user.userId)
+      throw InvalidSandboxMessage('fromNumber or fromUserId is required.', ['fromNumber', 'fromUserId']);
+    await this.outbox.transaction((tx) =>
+      tx.enqueue([
+        {
+          jobName: JobName.ProcessWhatsAppWebhook,
+          workspaceId: channel.workspaceId,
+          payload: { channelId: channel.id, notification: userPreferencesNotification(user, value) },
+        },
+      ]),
+    );
   }
 
   /** A reaction may name the message by our event id: the provider's message id stands in, as in a real notification. */

@@ -24,7 +24,7 @@ import type { SendRecipient } from './dto/send-recipient.js';
 import { isWhatsAppUserId } from '../common/phone/whatsapp-user-id.js';
 import type { Contact } from '../contacts/contact.entity.js';
 import type { EntityManager } from 'typeorm';
-import { InvalidMessageId, MessageNotFound, ServiceWindowExpired } from './whatsapp.errors.js';
+import { InvalidMessageId, MessageNotFound, RecipientOptedOut, ServiceWindowExpired } from './whatsapp.errors.js';
 import { WhatsAppMediaService } from './whatsapp-media.service.js';
 import { TemplatesService } from './templates.service.js';
 import { StatusService, type StatusChange } from './status.service.js';
@@ -66,6 +66,8 @@ export class MessagingService {
       attachment: { messageType: 'Template', templateName: template.name, language: template.language },
       message: (to) => `Template '${template.name}' (${template.language}) accepted for delivery to ${to}.`,
       needsServiceWindow: false,
+      // API.md §13: a MARKETING template never goes to a contact opted out of marketing; UTILITY and AUTHENTICATION do.
+      marketing: template.category.toUpperCase() === 'MARKETING',
     });
   }
 
@@ -165,10 +167,12 @@ export class MessagingService {
       media?: { fileId: string };
       message: (to: string) => string;
       needsServiceWindow: boolean;
+      marketing?: boolean;
     },
   ): Promise<SendMessageResultDto> {
     const workspaceId = principal.workspaceId;
     const destination = await this.destination(workspaceId, recipient);
+    if (options.marketing) await this.refuseOptedOut(workspaceId, destination);
     const request = addressed(content, addressOf(destination));
     const job = (eventId: string): OutboxEntry<JobName.SendWhatsAppMessage> => ({
       jobName: JobName.SendWhatsAppMessage,
@@ -208,6 +212,20 @@ export class MessagingService {
         return { contactId: contact.id, eventId: recorded.id };
       }));
     return SendMessageResultDto.accepted(result, options.message(labelOf(destination)));
+  }
+
+  /**
+   * A marketing send to a contact opted out of WhatsApp marketing is a 400, before anything is
+   * written. A contact named by id or BSUID is at hand; a number costs one indexed read.
+   */
+  private async refuseOptedOut(workspaceId: string, destination: Destination): Promise<void> {
+    const status =
+      destination.kind === 'contact'
+        ? destination.contact.whatsAppMarketingConsent
+        : destination.kind === 'phone'
+          ? await this.contacts.consentByPhone(workspaceId, destination.phoneNumber, 'whatsAppMarketing')
+          : 'Unknown';
+    if (status === 'OptedOut') throw RecipientOptedOut(labelOf(destination));
   }
 
   /** The send's contact, in its transaction: found or created by number or BSUID, or the one named. */

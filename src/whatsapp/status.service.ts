@@ -11,6 +11,7 @@ import type { StatusUpdate } from './cloud-webhook.js';
 import { messageWebhookPayload } from './message-webhook.js';
 import { ContactsService } from '../contacts/contacts.service.js';
 import { WhatsAppContactsService } from './whatsapp-contacts.service.js';
+import { RECIPIENT_OPTED_OUT } from './providers/cloud-api-errors.js';
 
 type Status = StatusUpdate['status'];
 
@@ -76,14 +77,19 @@ export class StatusService {
     const from = MOVABLE_FROM[change.status];
     const webhookUrl = channel?.webhookUrl ?? null;
     // Without the channel's URL or an endpoint that takes it, the move needs no transaction of its own.
-    if (!channel || !(await this.webhooks.wanted(workspaceId, WebhookKind.WhatsAppMessage, channel.id, webhookUrl))) {
-      return (await this.events.moveOutboundStatus(workspaceId, ref, move, from))[0];
+    const event =
+      !channel || !(await this.webhooks.wanted(workspaceId, WebhookKind.WhatsAppMessage, channel.id, webhookUrl))
+        ? (await this.events.moveOutboundStatus(workspaceId, ref, move, from))[0]
+        : await this.outbox.transaction(async (tx) => {
+            const [moved] = await this.events.withManager(tx.manager).moveOutboundStatus(workspaceId, ref, move, from);
+            if (moved) tx.pushAfterCommit(await this.publish(tx.manager, webhookUrl, channel.id, moved, change));
+            return moved;
+          });
+    // Meta's 131050 (at the send or in a failed status): the recipient stopped marketing messages.
+    if (event && change.status === 'Failed' && change.errorCode === RECIPIENT_OPTED_OUT) {
+      await this.whatsAppContacts.providerOptedOut(workspaceId, event.contact_id);
     }
-    return this.outbox.transaction(async (tx) => {
-      const [event] = await this.events.withManager(tx.manager).moveOutboundStatus(workspaceId, ref, move, from);
-      if (event) tx.pushAfterCommit(await this.publish(tx.manager, webhookUrl, channel.id, event, change));
-      return event;
-    });
+    return event;
   }
 
   private publish(manager: EntityManager, webhookUrl: string | null, channelId: string, event: MovedEvent, change: StatusChange) {

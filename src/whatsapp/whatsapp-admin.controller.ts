@@ -10,7 +10,7 @@ import { TemplateDefinitionDto } from './dto/template-definition.dto.js';
 import { TemplatesService } from './templates.service.js';
 import { InboundService } from './inbound.service.js';
 import { SandboxWhatsAppProvider } from './providers/sandbox.provider.js';
-import { SandboxInboundDto } from './dto/sandbox-inbound.dto.js';
+import { SandboxInboundDto, SandboxUserPreferenceDto } from './dto/sandbox-inbound.dto.js';
 
 const ChannelId = () => Param('channelId', new ParseIdPipe('Channels:Channel'));
 
@@ -56,6 +56,22 @@ export class WhatsAppAdminController {
   })
   async sandboxInbound(@ChannelId() channelId: string, @Body() body: SandboxInboundDto): Promise<{ messageId: string }> {
     return { messageId: await this.inbound.injectSandbox(channelId, SandboxInboundDto.toMessage(body)) };
+  }
+
+  @Post(':channelId/sandbox/user-preferences')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Inject Sandbox User Preference',
+    description:
+      "Meta's `user_preferences` notification, processed exactly as if the provider had delivered it: `stop` (the user stopped marketing messages: their contact's WhatsApp marketing consent becomes OptedOut, source Provider) or `resume` (OptedIn). The contact is created when there is none.",
+  })
+  async sandboxUserPreference(@ChannelId() channelId: string, @Body() body: SandboxUserPreferenceDto): Promise<{ accepted: boolean }> {
+    await this.inbound.injectSandboxPreference(
+      channelId,
+      { phoneNumber: body.fromNumber ?? null, userId: body.fromUserId ?? null },
+      body.value,
+    );
+    return { accepted: true };
   }
 
   @Get(':channelId/sandbox/messages')

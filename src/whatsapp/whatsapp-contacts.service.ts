@@ -6,6 +6,8 @@ import { ContactsService, type WhatsAppIdentity } from '../contacts/contacts.ser
 import { ConversationsService } from '../conversations/conversations.service.js';
 import { WebhookEventType } from '../queue/queue-names.js';
 import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
+import { NotFoundError } from '../common/errors/domain-error.js';
+import type { MarketingPreference } from './cloud-webhook.js';
 import type { IdentityUpdate } from './inbound-message.js';
 
 /** Who the service acts as when WhatsApp itself changes a contact (history entries without a creator). */
@@ -59,6 +61,39 @@ export class WhatsAppContactsService {
     // Created meanwhile by a path that does not take these locks (Create Contact): it is there now.
     const after = await this.contacts.matchWhatsApp(manager, workspaceId, identity);
     return (after.byUser ?? after.byPhone)!;
+  }
+
+  /**
+   * Meta's `user_preferences`: the user stopped or resumed marketing messages. Their contact (found
+   * by number and BSUID, created when there is none, so the choice is kept) takes the status, source
+   * Provider, unless its consent was set after the notification's time.
+   */
+  async applyMarketingPreference(workspaceId: string, preference: MarketingPreference): Promise<void> {
+    const identity: WhatsAppIdentity = {
+      phoneNumber: preference.phoneNumber,
+      userId: preference.userId,
+      parentUserId: preference.parentUserId,
+      profileName: preference.profileName,
+    };
+    await this.contacts.transaction(async (manager) => {
+      const contact = await this.sender(manager, workspaceId, identity, null);
+      await this.contacts.setConsent(manager, whatsAppActor(workspaceId), contact.id, {
+        whatsAppMarketing: { status: preference.status, source: 'Provider', at: new Date(preference.at), onlyIfNewer: true },
+      });
+    });
+  }
+
+  /** Meta refused a message with 131050 (the recipient stopped marketing messages): the contact is OptedOut, source Provider. */
+  async providerOptedOut(workspaceId: string, contactId: string): Promise<void> {
+    try {
+      await this.contacts.transaction((manager) =>
+        this.contacts.setConsent(manager, whatsAppActor(workspaceId), contactId, {
+          whatsAppMarketing: { status: 'OptedOut', source: 'Provider' },
+        }),
+      );
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err; // the contact was deleted meanwhile
+    }
   }
 
   /**

@@ -10,6 +10,7 @@ import { WhatsAppWebhooksService } from './whatsapp-webhooks.service.js';
 import { AdminKeyGuard } from '../admin/admin-key.guard.js';
 import { ChannelsModule } from '../channels/channels.module.js';
 import { ContactsModule } from '../contacts/contacts.module.js';
+import { SendPolicyModule } from '../send-policy/send-policy.module.js';
 import { ConversationsModule } from '../conversations/conversations.module.js';
 import { MessagingService } from './messaging.service.js';
 import { InboundService } from './inbound.service.js';
@@ -35,6 +36,7 @@ import { MediaModule } from '../media/media.module.js';
     TypeOrmModule.forFeature([WhatsAppTemplate, SandboxMessage, WhatsAppMediaUpload]),
     ChannelsModule,
     ContactsModule,
+    SendPolicyModule,
     ConversationsModule,
     WebhooksModule,
     StorageModule,

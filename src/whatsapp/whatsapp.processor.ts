@@ -34,11 +34,12 @@ export class WhatsAppProcessor {
 
   @JobHandler(JobName.ProcessWhatsAppWebhook, { concurrency: 16 })
   async webhook(job: JobOf<JobName.ProcessWhatsAppWebhook>): Promise<void> {
-    const { messages, statuses, identityUpdates } = readNotification(job.data.notification);
+    const { messages, statuses, identityUpdates, preferences } = readNotification(job.data.notification);
     for (const message of messages) await this.inbound.receive(job.data.workspaceId, job.data.channelId, message);
     // After the messages: a system message is recorded under the ids it was sent with, then the ids change.
     for (const update of identityUpdates) await this.contacts.applyIdentityUpdate(job.data.workspaceId, update);
     for (const status of statuses) await this.statuses.apply(job.data.workspaceId, job.data.channelId, status);
+    for (const preference of preferences) await this.contacts.applyMarketingPreference(job.data.workspaceId, preference);
   }
 
   /** Fetches an inbound message's file; passing failures are retried, the last attempt sends the webhook without the file. */

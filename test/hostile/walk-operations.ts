@@ -205,7 +205,13 @@ function bodies(w: WalkWorld): Record<string, ValidInputs['body']> {
       selectOptions: ['Gold', { value: 'Silver', color: '#c0c0c0' }],
     }),
     contactPropertiesStatistics: () => searchBody(w),
-    searchContacts: () => searchBody(w),
+    searchContacts: () => ({ ...searchBody(w), consent: { whatsAppMarketing: 'Unknown', calls: 'Unknown' } }),
+    updateContactConsent: () => ({
+      whatsAppMarketing: { status: 'OptedIn', source: 'Api' },
+      calls: { status: 'OptedIn', source: 'Import' },
+    }),
+    updateSendPolicy: () => ({ stopWords: ['STOP', 'UNSUBSCRIBE', 'إيقاف', 'الغاء', 'HALT'], startWords: ['START', 'اشتراك'] }),
+    injectSandboxUserPreference: () => ({ fromNumber: w.recipient, value: 'resume' }),
     createContact: contactBody,
     updateContact: contactBody,
     createBulkContactsVCards: () => ({

@@ -165,6 +165,27 @@ export class FakeCloudApi {
     return { status, headers, body: { error: { message, type: 'OAuthException', code, fbtrace_id: 'AbCdEf' } } };
   }
 
+  /**
+   * Meta's refusal of a marketing message to a user who stopped marketing messages from the
+   * business (error 131050), shaped as the Graph API answers a send.
+   */
+  static marketingOptedOut(): CloudAnswer {
+    const details =
+      'Unable to deliver the message. This recipient has chosen to stop receiving marketing messages on WhatsApp from your business.';
+    return {
+      status: 400,
+      body: {
+        error: {
+          message: `(#131050) ${details}`,
+          type: 'OAuthException',
+          code: 131050,
+          error_data: { messaging_product: 'whatsapp', details },
+          fbtrace_id: 'AbCdEf131050',
+        },
+      },
+    };
+  }
+
   /** POSTs `notification` to `url` with `X-Hub-Signature-256` made with `appSecret`; returns the HTTP status. */
   static async notify(url: string, appSecret: string, notification: unknown): Promise<number> {
     const body = JSON.stringify(notification);

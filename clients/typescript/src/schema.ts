@@ -43,6 +43,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/channels/{channelId}/sandbox/user-preferences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Inject Sandbox User Preference
+         * @description Meta's `user_preferences` notification, processed exactly as if the provider had delivered it: `stop` (the user stopped marketing messages: their contact's WhatsApp marketing consent becomes OptedOut, source Provider) or `resume` (OptedIn). The contact is created when there is none.
+         */
+        post: operations["injectSandboxUserPreference"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/channels/{channelId}/templates": {
         parameters: {
             query?: never;
@@ -387,6 +407,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/contacts/{contactId}/consent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Contact Consent
+         * @description The contact's consent to WhatsApp marketing messages and to calls: Unknown, OptedIn or OptedOut, with when and how (Api, Keyword, Provider, Import) it was set; while Unknown, `at` and `source` are null.
+         */
+        get: operations["getContactConsent"];
+        /**
+         * Update Contact Consent
+         * @description Sets the consents present in the body (`source` is Api when left out). Every change of a status is a history entry (`WhatsAppMarketingConsent`, `CallConsent`) and a `contact.updated` event; setting the status a consent already has changes nothing. A MARKETING template to a contact opted out of WhatsApp marketing, or a call to one opted out of calls, is refused.
+         */
+        put: operations["updateContactConsent"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/contacts/{contactId}/history": {
         parameters: {
             query?: never;
@@ -490,7 +534,7 @@ export interface paths {
         put?: never;
         /**
          * Search Contacts
-         * @description Contacts matching every given criterion: text filter, tags, and typed custom property filters (operators 1-10).
+         * @description Contacts matching every given criterion: text filter, tags, typed custom property filters (operators 1-10), and consent statuses (`consent: { whatsAppMarketing?, calls? }`).
          */
         post: operations["searchContacts"];
         delete?: never;
@@ -628,6 +672,30 @@ export interface paths {
          */
         get: operations["getRateLimits"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/send-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Send Policy
+         * @description The workspace's stop and start words: an inbound WhatsApp text that is exactly one of them opts the contact out of (in to) marketing messages.
+         */
+        get: operations["getSendPolicy"];
+        /**
+         * Update Send Policy
+         * @description Changes only the parts present; null puts a part back to its defaults. Words are compared trimmed, with inner runs of spaces collapsed, case-insensitively, and only a whole message matches. A word in both lists, twice in one, blank or over 50 characters is a 400.
+         */
+        put: operations["updateSendPolicy"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1481,11 +1549,38 @@ export interface components {
          * @enum {integer}
          */
         ChannelType: 1 | 2 | 3;
+        ConsentFilterDto: {
+            calls?: components["schemas"]["ConsentStatus"];
+            whatsAppMarketing?: components["schemas"]["ConsentStatus"];
+        };
+        /**
+         * @description How it was given; Api by default.
+         * @enum {string}
+         */
+        ConsentSource: "Api" | "Keyword" | "Provider" | "Import";
+        ConsentStateDto: {
+            /** @description ISO 8601 UTC: when the status was set. */
+            at: string | null;
+            /**
+             * @description How it was set; null while Unknown.
+             * @enum {string|null}
+             */
+            source: "Api" | "Keyword" | "Provider" | "Import" | null;
+            status: components["schemas"]["ConsentStatus"];
+        };
+        /** @enum {string} */
+        ConsentStatus: "Unknown" | "OptedIn" | "OptedOut";
         ContactCardDto: {
             emails?: components["schemas"]["ContactEmailDto"][];
             name: components["schemas"]["ContactNameDto"];
             org?: components["schemas"]["ContactOrgDto"];
             phones?: components["schemas"]["ContactPhoneDto"][];
+        };
+        ContactConsentDto: {
+            /** @description Consent to calls (Outbound IVR). */
+            calls: components["schemas"]["ConsentStateDto"];
+            /** @description Consent to WhatsApp marketing messages (MARKETING templates). */
+            whatsAppMarketing: components["schemas"]["ConsentStateDto"];
         };
         ContactCustomPropertyDto: {
             /** @description ISO 8601 without offset (UTC). */
@@ -2359,6 +2454,23 @@ export interface components {
             org?: components["schemas"]["SandboxContactOrgDto"];
             phones?: components["schemas"]["SandboxContactPhoneDto"][];
         };
+        SandboxUserPreferenceDto: {
+            /**
+             * @description The user's phone number.
+             * @example 966501234567
+             */
+            fromNumber?: string;
+            /**
+             * @description The user's business-scoped user id (BSUID).
+             * @example US.13491208655302741918
+             */
+            fromUserId?: string;
+            /**
+             * @description `stop`: the user stopped marketing messages (their contact becomes OptedOut); `resume`: resumed them (OptedIn).
+             * @enum {string}
+             */
+            value: "stop" | "resume";
+        };
         SaveOutboundIvrFlow: {
             description?: string | null;
             name: string;
@@ -2368,6 +2480,8 @@ export interface components {
             steps: components["schemas"]["OutboundIvrStep"][];
         };
         SearchContactsDto: {
+            /** @description Contacts whose consents (API.md §13) have these statuses. */
+            consent?: components["schemas"]["ConsentFilterDto"];
             /** @description AND-ed. */
             customPropertyFilters?: components["schemas"]["CustomPropertyFilterDto"][];
             /** @description Contains, in name, phone number or email (case-insensitive). */
@@ -2594,6 +2708,26 @@ export interface components {
             /** @description `accepted` when queued for delivery. */
             status: string;
         };
+        SendPolicyDto: {
+            /**
+             * @description Likewise, opts the contact in.
+             * @example [
+             *       "START",
+             *       "اشتراك"
+             *     ]
+             */
+            startWords: string[];
+            /**
+             * @description An inbound WhatsApp text that is exactly one of these (trimmed, spaces collapsed, any case) opts the contact out of marketing.
+             * @example [
+             *       "STOP",
+             *       "UNSUBSCRIBE",
+             *       "إيقاف",
+             *       "الغاء"
+             *     ]
+             */
+            stopWords: string[];
+        };
         SendReactionDto: {
             /** Format: uuid */
             channelId: string;
@@ -2707,6 +2841,11 @@ export interface components {
             subType: string | null;
             /** @description Value type to send: text, image, document or video. */
             type: string;
+        };
+        SetConsentStateDto: {
+            /** @description How it was given; Api by default. */
+            source?: components["schemas"]["ConsentSource"];
+            status: components["schemas"]["ConsentStatus"];
         };
         SetPropertyValueDto: {
             /** @description Text: a string. Number: a number or numeric string. Select: one of the selectOptions. Date: ISO 8601 date or date-time. null removes the value. */
@@ -2848,6 +2987,10 @@ export interface components {
              */
             webhookUrl?: string | null;
         };
+        UpdateContactConsentDto: {
+            calls?: components["schemas"]["SetConsentStateDto"];
+            whatsAppMarketing?: components["schemas"]["SetConsentStateDto"];
+        };
         UpdateContactDto: {
             company?: string | null;
             /** @description 1 Individual, 2 Business */
@@ -2879,6 +3022,12 @@ export interface components {
             selectOptions?: (string | components["schemas"]["SelectOptionDto"])[];
             /** @description Cannot change; sending a different type is a 400. */
             type?: (1 | 2 | 3 | 4) | ("Text" | "Number" | "Select" | "Date");
+        };
+        UpdateSendPolicyDto: {
+            /** @description Up to 50 words of 1-50 characters; null restores the defaults (START, اشتراك); [] turns start words off. */
+            startWords?: string[] | null;
+            /** @description Up to 50 words of 1-50 characters; null restores the defaults (STOP, UNSUBSCRIBE, إيقاف, الغاء); [] turns stop words off. */
+            stopWords?: string[] | null;
         };
         UpdateTagDto: {
             description?: string | null;
@@ -3216,6 +3365,88 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChannelNotFoundError"];
+                };
+            };
+            /** @description Rate limit reached: wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    injectSandboxUserPreference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the channel. */
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxUserPreferenceDto"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a field that fails validation, or a business rule (see `error.code` and `error.validationErrors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Missing or wrong admin key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The admin API is off (`ADMIN_API_KEY` unset), or an id that does not exist. A channel id that does not exist in the workspace, or has no capability for this operation, is a `ChannelNotFoundError`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelNotFoundError"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The request body has a content type this operation does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
             /** @description Rate limit reached: wait the `Retry-After` seconds. */
@@ -4861,6 +5092,161 @@ export interface operations {
             };
         };
     };
+    getContactConsent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the contact. */
+                contactId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactConsentDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The token is valid but lacks the API scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description An id that does not exist, or belongs to another workspace (`error.code` names which). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit reached: wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    updateContactConsent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the contact. */
+                contactId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateContactConsentDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactConsentDto"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a field that fails validation, or a business rule (see `error.code` and `error.validationErrors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The token is valid but lacks the API scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description An id that does not exist, or belongs to another workspace (`error.code` names which). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The request body has a content type this operation does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit reached: wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
     contactsHistory: {
         parameters: {
             query?: {
@@ -6197,6 +6583,137 @@ export interface operations {
             };
             /** @description The token is valid but lacks the API scope. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit reached: wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    getSendPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SendPolicyDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The token is valid but lacks the API scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit reached: wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    updateSendPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateSendPolicyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SendPolicyDto"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a field that fails validation, or a business rule (see `error.code` and `error.validationErrors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The token is valid but lacks the API scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The request body has a content type this operation does not take. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -6,6 +6,7 @@ import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
 import { WhatsAppUserIdField } from '../../common/phone/whatsapp-user-id.js';
 import { IsOptionalNotNull } from '../../common/validation/optional.js';
 import { ValidateNestedObject } from '../../common/validation/nested.js';
+import { ConsentFilterDto } from './consent.dto.js';
 
 export enum SearchOperator {
   Equals = 1,
@@ -49,4 +50,6 @@ export class SearchContactsDto extends SortedPagedRequestDto {
   @ValidateNestedObject({ each: true })
   @Type(() => CustomPropertyFilterDto)
   customPropertyFilters?: CustomPropertyFilterDto[];
+  /** Contacts whose consents (API.md §13) have these statuses. */
+  @IsOptionalNotNull() @ValidateNestedObject() @Type(() => ConsentFilterDto) consent?: ConsentFilterDto;
 }

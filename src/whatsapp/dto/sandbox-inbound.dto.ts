@@ -172,3 +172,13 @@ function toSharedContact(card: SandboxSharedContactDto): SharedContact {
     birthday: null,
   };
 }
+
+/** Admin: a user's marketing preference change (Meta's `user_preferences`) as if the provider had delivered it. */
+export class SandboxUserPreferenceDto {
+  @IsOptionalNotNull() @PhoneNumberField("The user's phone number.") fromNumber?: string;
+  @IsOptionalNotNull() @WhatsAppUserIdField("The user's business-scoped user id (BSUID).") fromUserId?: string;
+  /** `stop`: the user stopped marketing messages (their contact becomes OptedOut); `resume`: resumed them (OptedIn). */
+  @ApiProperty({ enum: ['stop', 'resume'] })
+  @IsIn(['stop', 'resume'])
+  value: 'stop' | 'resume';
+}

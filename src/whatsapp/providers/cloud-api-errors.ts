@@ -31,6 +31,9 @@ const INVALID_PARAMETER: Meaning = {
   reason: 'WhatsApp refused a value of the message.',
   retry: false,
 };
+/** The code of a message refused because its recipient stopped marketing messages (Meta's 131050). */
+export const RECIPIENT_OPTED_OUT = 'WhatsApp:RecipientOptedOut';
+
 /** The code of a refused access token. */
 export const UNAUTHORIZED = 'WhatsApp:Unauthorized';
 
@@ -55,6 +58,14 @@ const MEANINGS = new Map<number, Meaning>([
     {
       errorCode: 'WhatsApp:ServiceWindowExpired',
       reason: 'More than 24 hours passed since the contact last wrote: only a template can be sent.',
+      retry: false,
+    },
+  ],
+  [
+    131050,
+    {
+      errorCode: RECIPIENT_OPTED_OUT,
+      reason: 'The recipient has chosen to stop receiving marketing messages on WhatsApp from this business.',
       retry: false,
     },
   ],
