@@ -30,6 +30,8 @@ function withCapability(channel: Channel | null, id: string, capability?: Channe
 @Injectable()
 export class ChannelsService {
   private readonly recent = new LRUCache<string, Channel>({ max: 10_000, ttl: RECENT_TTL_MS });
+  /** {@link findRecentForProviderCallback}'s memory, by channel id alone. */
+  private readonly recentForCallback = new LRUCache<string, Channel>({ max: 10_000, ttl: RECENT_TTL_MS });
 
   constructor(
     private readonly channels: ChannelsRepository,
@@ -89,9 +91,23 @@ export class ChannelsService {
     return channel;
   }
 
+  /**
+   * {@link findUnscopedForProviderCallback} served from memory for up to RECENT_TTL_MS (a busy
+   * webhook edge would otherwise read the channel for every notification). Unknown ids are read each time.
+   */
+  async findRecentForProviderCallback(id: string): Promise<Readonly<Channel>> {
+    let channel = this.recentForCallback.get(id);
+    if (!channel) {
+      channel = await this.findUnscopedForProviderCallback(id);
+      this.recentForCallback.set(id, channel);
+    }
+    return channel;
+  }
+
   /** Drops a channel from {@link getRecent}'s memory (when a caller learns it is out of date). */
   forgetRecent(workspaceId: string, id: string): void {
     this.recent.delete(recentKey(workspaceId, id));
+    this.recentForCallback.delete(id);
   }
 
   async create(workspaceId: string, config: ChannelConfigDto): Promise<Channel> {
