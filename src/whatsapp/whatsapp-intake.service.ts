@@ -165,8 +165,9 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
   }
 
   /** Claims up to a batch of rows nobody holds, oldest first, for {@link LEASE_SECONDS}. */
-  private claim(): Promise<ClaimedRow[]> {
-    return this.dataSource.query<ClaimedRow[]>(
+  private async claim(): Promise<ClaimedRow[]> {
+    // An UPDATE answers [rows, count].
+    const [rows] = await this.dataSource.query<[ClaimedRow[], number]>(
       `UPDATE whatsapp_intake SET claimed_until = now() + make_interval(secs => $2), attempts = attempts + 1
         WHERE id IN (SELECT id FROM whatsapp_intake
                       WHERE processed_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
@@ -174,6 +175,7 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
         RETURNING id, workspace_id, channel_id, body, attempts`,
       [CLAIM_BATCH, LEASE_SECONDS],
     );
+    return rows;
   }
 
   private async processRows(rows: ClaimedRow[]): Promise<void> {
