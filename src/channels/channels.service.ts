@@ -30,6 +30,8 @@ function withCapability(channel: Channel | null, id: string, capability?: Channe
 @Injectable()
 export class ChannelsService {
   private readonly recent = new LRUCache<string, Channel>({ max: 10_000, ttl: RECENT_TTL_MS });
+  /** Opened WhatsApp credentials by their sealed form: opening them (AES-GCM, a key object each time) was a seventh of a busy webhook edge's time. */
+  private readonly openedWhatsApp = new LRUCache<string, Readonly<WhatsAppCredentials>>({ max: 10_000 });
   /** {@link findRecentForProviderCallback}'s memory, by channel id alone. */
   private readonly recentForCallback = new LRUCache<string, Channel>({ max: 10_000, ttl: RECENT_TTL_MS });
 
@@ -132,9 +134,15 @@ export class ChannelsService {
   }
 
   whatsAppCredentials(channel: Channel): WhatsAppCredentials {
-    return channel.whatsAppCredentialsSealed
-      ? this.secrets.openJson<WhatsAppCredentials>(channel.whatsAppCredentialsSealed)
-      : { accessToken: null, appSecret: null, verifyToken: null };
+    const sealed = channel.whatsAppCredentialsSealed;
+    if (!sealed) return { accessToken: null, appSecret: null, verifyToken: null };
+    let opened = this.openedWhatsApp.get(sealed);
+    if (!opened) {
+      opened = this.secrets.openJson<WhatsAppCredentials>(sealed);
+      this.openedWhatsApp.set(sealed, opened);
+    }
+    // A copy: callers may change what they get (an update merges the new values into it).
+    return { ...opened };
   }
 
   voiceCredentials(channel: Channel): VoiceCredentials {
