@@ -29,6 +29,8 @@ interface ClaimedRow {
 /** Edge: at most this many INSERTs at once; requests arriving meanwhile go into the next one (one statement for many). */
 const MAX_WRITES_IN_FLIGHT = 2;
 const MAX_ROWS_PER_WRITE = 500;
+/** ...and at most about this many bytes of bodies in one INSERT (a notification is usually about a kilobyte). */
+const MAX_BYTES_PER_WRITE = 4 * 1024 * 1024;
 
 /** Worker: claiming loops, rows claimed per round by each, and rows of a round processed at once by each. */
 const LANES = 4;
@@ -100,7 +102,17 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
 
   private flush(): void {
     while (this.writesInFlight < MAX_WRITES_IN_FLIGHT && this.queued.length > 0) {
-      const batch = this.queued.splice(0, MAX_ROWS_PER_WRITE);
+      let rows = 0;
+      let bytes = 0;
+      while (
+        rows < this.queued.length &&
+        rows < MAX_ROWS_PER_WRITE &&
+        (rows === 0 || bytes + this.queued[rows].body.length <= MAX_BYTES_PER_WRITE)
+      ) {
+        bytes += this.queued[rows].body.length;
+        rows++;
+      }
+      const batch = this.queued.splice(0, rows);
       this.writesInFlight++;
       this.dataSource
         .query(
