@@ -50,7 +50,9 @@ export async function startContext(): Promise<BenchContext> {
   };
   // As `npm run start:prod` runs it.
   const nodeArgs = [`--max-old-space-size=${process.env.HEAP_LIMIT_MB ?? 256}`];
-  const api = NodeProcess.start('dist/src/main.js', { ...env, APP_ROLE: 'api' }, nodeArgs);
+  // BENCH_API_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) to look inside the API.
+  const apiArgs = [...nodeArgs, ...(process.env.BENCH_API_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
+  const api = NodeProcess.start('dist/src/main.js', { ...env, APP_ROLE: 'api' }, apiArgs);
   await api.waitForHttp(`${apiUrl}/health/ready`);
   const request = async (auth: string, method: string, path: string, body?: unknown) => {
     const res = await fetch(`${apiUrl}${path}`, {

@@ -31,6 +31,10 @@ function withCapability(channel: Channel | null, id: string, capability?: Channe
 @Injectable()
 export class ChannelsService {
   private readonly recent = new LRUCache<string, Channel>({ max: 10_000, ttl: RECENT_TTL_MS });
+  /** Opened WhatsApp credentials by their sealed form: opening them (AES-GCM, a key object each time) was a seventh of a busy webhook edge's time. */
+  private readonly openedWhatsApp = new LRUCache<string, Readonly<WhatsAppCredentials>>({ max: 10_000 });
+  /** {@link findRecentForProviderCallback}'s memory, by channel id alone. */
+  private readonly recentForCallback = new LRUCache<string, Channel>({ max: 10_000, ttl: RECENT_TTL_MS });
 
   constructor(
     private readonly channels: ChannelsRepository,
@@ -38,7 +42,10 @@ export class ChannelsService {
     private readonly config: AppConfig,
     private readonly invalidation: SharedInvalidation,
   ) {
-    invalidation.on('channel', (key) => this.recent.delete(key));
+    invalidation.on('channel', (key) => {
+      this.recent.delete(key);
+      this.recentForCallback.delete(key.slice(key.indexOf(':') + 1));
+    });
   }
 
   list(workspaceId: string, paging: PagedRequestDto): Promise<PagedResult<Channel>> {
@@ -94,7 +101,20 @@ export class ChannelsService {
     return channel;
   }
 
-  /** Drops a channel from {@link getRecent}'s memory in every process (it changed, or a caller learnt it is out of date). */
+  /**
+   * {@link findUnscopedForProviderCallback} served from memory for up to RECENT_TTL_MS (a busy
+   * webhook edge would otherwise read the channel for every notification). Unknown ids are read each time.
+   */
+  async findRecentForProviderCallback(id: string): Promise<Readonly<Channel>> {
+    let channel = this.recentForCallback.get(id);
+    if (!channel) {
+      channel = await this.findUnscopedForProviderCallback(id);
+      this.recentForCallback.set(id, channel);
+    }
+    return channel;
+  }
+
+  /** Drops a channel from both memories in every process (it changed, or a caller learnt it is out of date). */
   forgetRecent(workspaceId: string, id: string): void {
     this.invalidation.invalidate('channel', recentKey(workspaceId, id));
   }
@@ -138,9 +158,15 @@ export class ChannelsService {
   }
 
   whatsAppCredentials(channel: Channel): WhatsAppCredentials {
-    return channel.whatsAppCredentialsSealed
-      ? this.secrets.openJson<WhatsAppCredentials>(channel.whatsAppCredentialsSealed)
-      : { accessToken: null, appSecret: null, verifyToken: null };
+    const sealed = channel.whatsAppCredentialsSealed;
+    if (!sealed) return { accessToken: null, appSecret: null, verifyToken: null };
+    let opened = this.openedWhatsApp.get(sealed);
+    if (!opened) {
+      opened = this.secrets.openJson<WhatsAppCredentials>(sealed);
+      this.openedWhatsApp.set(sealed, opened);
+    }
+    // A copy: callers may change what they get (an update merges the new values into it).
+    return { ...opened };
   }
 
   voiceCredentials(channel: Channel): VoiceCredentials {

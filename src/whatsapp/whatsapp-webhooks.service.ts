@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { ChannelNotFound } from '../channels/channels.errors.js';
 import { ChannelsService } from '../channels/channels.service.js';
-import { Outbox } from '../queue/outbox.service.js';
-import { JobName } from '../queue/queue-names.js';
-import { validHubSignature, type CloudWebhookNotification } from './cloud-webhook.js';
+import { validHubSignature } from './cloud-webhook.js';
+import { WhatsAppIntake } from './whatsapp-intake.service.js';
 import { InvalidSignature, VerificationFailed } from './whatsapp.errors.js';
 
 /** A webhook notification as Meta posts it: the exact bytes (what the signature covers), the signature header and the parsed body. */
@@ -15,13 +14,14 @@ export interface SignedNotification {
 
 /**
  * Meta's side of a cloud-api channel: the subscription handshake and the webhook notifications,
- * checked against the channel's verify token and app secret, then queued for the worker.
+ * checked against the channel's verify token and app secret, then written to the intake for the
+ * workers (one short INSERT, shared with concurrent requests; the channel comes from a short-lived cache).
  */
 @Injectable()
 export class WhatsAppWebhooksService {
   constructor(
     private readonly channels: ChannelsService,
-    private readonly outbox: Outbox,
+    private readonly intake: WhatsAppIntake,
   ) {}
 
   /** The subscription handshake: the challenge to echo when the verify token is the channel's. */
@@ -32,20 +32,12 @@ export class WhatsAppWebhooksService {
     return query['hub.challenge'] ?? '';
   }
 
-  /** A notification signed with the channel's app secret: queued for the worker (it is answered at once). */
+  /** A notification signed with the channel's app secret: written to the intake for the workers (it is answered at once). */
   async accept(channelId: string, notification: SignedNotification): Promise<void> {
-    const channel = await this.channels.findUnscopedForProviderCallback(channelId);
+    const channel = await this.channels.findRecentForProviderCallback(channelId);
     if (!channel.hasWhatsApp) throw ChannelNotFound(channelId);
     const { appSecret } = this.channels.whatsAppCredentials(channel);
     if (!notification.rawBody || !validHubSignature(notification.rawBody, notification.signature, appSecret)) throw InvalidSignature();
-    await this.outbox.transaction((tx) =>
-      tx.enqueue([
-        {
-          jobName: JobName.ProcessWhatsAppWebhook,
-          workspaceId: channel.workspaceId,
-          payload: { channelId: channel.id, notification: notification.body as CloudWebhookNotification },
-        },
-      ]),
-    );
+    await this.intake.write({ workspaceId: channel.workspaceId, channelId: channel.id, body: notification.rawBody.toString('utf8') });
   }
 }

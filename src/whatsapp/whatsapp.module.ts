@@ -7,6 +7,7 @@ import { SandboxMessagesRepository } from './sandbox-messages.repository.js';
 import { WhatsAppTemplate } from './whatsapp-template.entity.js';
 import { WhatsAppTemplatesRepository } from './whatsapp-templates.repository.js';
 import { WhatsAppWebhooksService } from './whatsapp-webhooks.service.js';
+import { WhatsAppIntake } from './whatsapp-intake.service.js';
 import { AdminKeyGuard } from '../admin/admin-key.guard.js';
 import { ChannelsModule } from '../channels/channels.module.js';
 import { ContactsModule } from '../contacts/contacts.module.js';
@@ -51,6 +52,7 @@ import { MediaModule } from '../media/media.module.js';
     StatusService,
     TemplatesService,
     WhatsAppWebhooksService,
+    WhatsAppIntake,
     WhatsAppTemplatesRepository,
     SandboxMessagesRepository,
     WhatsAppMediaUploadsRepository,

@@ -4,20 +4,17 @@ import { JobHandler } from '../queue/job-handler.decorator.js';
 import { JobName } from '../queue/queue-names.js';
 import { isLastAttempt } from '../queue/retry-later.js';
 import { MessagingService } from './messaging.service.js';
-import { StatusService } from './status.service.js';
-import { readNotification } from './cloud-webhook.js';
 import { InboundService } from './inbound.service.js';
 import { InboundMediaService } from './inbound-media.service.js';
-import { WhatsAppContactsService } from './whatsapp-contacts.service.js';
+import { WhatsAppIntake } from './whatsapp-intake.service.js';
 
 @Injectable()
 export class WhatsAppProcessor {
   constructor(
     private readonly messaging: MessagingService,
     private readonly inbound: InboundService,
-    private readonly statuses: StatusService,
     private readonly media: InboundMediaService,
-    private readonly contacts: WhatsAppContactsService,
+    private readonly intake: WhatsAppIntake,
   ) {}
 
   /** Passing provider failures are retried with backoff (honouring Retry-After); permanent ones, and the last attempt, end Failed. */
@@ -32,14 +29,10 @@ export class WhatsAppProcessor {
     return this.messaging.markRead(job.data.workspaceId, job.data.channelId, job.data.request, isLastAttempt(job));
   }
 
+  /** Notifications queued as jobs by an earlier version (the edge now writes them to the intake, {@link WhatsAppIntake}). */
   @JobHandler(JobName.ProcessWhatsAppWebhook, { concurrency: 16 })
-  async webhook(job: JobOf<JobName.ProcessWhatsAppWebhook>): Promise<void> {
-    const { messages, statuses, identityUpdates, preferences } = readNotification(job.data.notification);
-    for (const message of messages) await this.inbound.receive(job.data.workspaceId, job.data.channelId, message);
-    // After the messages: a system message is recorded under the ids it was sent with, then the ids change.
-    for (const update of identityUpdates) await this.contacts.applyIdentityUpdate(job.data.workspaceId, update);
-    for (const status of statuses) await this.statuses.apply(job.data.workspaceId, job.data.channelId, status);
-    for (const preference of preferences) await this.contacts.applyMarketingPreference(job.data.workspaceId, preference);
+  webhook(job: JobOf<JobName.ProcessWhatsAppWebhook>): Promise<void> {
+    return this.intake.process(job.data.workspaceId, job.data.channelId, job.data.notification);
   }
 
   /** Fetches an inbound message's file; passing failures are retried, the last attempt sends the webhook without the file. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { DataSource } from 'typeorm';
 import { createChannel, createWorkspace, waitFor, type WorkspaceFixture } from '../support/fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { verifySignature, WebhookReceiver } from '../support/webhook-receiver.js';
@@ -162,5 +163,61 @@ describe('Delivery statuses and the Meta webhook endpoints', () => {
     ).body.conversation;
     assert.equal((await a.api.get(`/v2/conversations/service-account/${conversation.id}/timeline`)).body.totalCount, 1);
     assert.equal(receiver.at('/cloud').length, 1);
+  });
+  it('claims again a notification whose worker died before recording it, and retention deletes processed ones', async () => {
+    const db = t.app.get(DataSource);
+    const notification = (id: string) => ({
+      object: 'whatsapp_business_account',
+      entry: [
+        {
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                contacts: [{ profile: { name: 'Lee' }, wa_id: '14155550503' }],
+                messages: [
+                  { from: '14155550503', id, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: 'hi' } },
+                ],
+              },
+            },
+          ],
+        },
+      ],
+    });
+    // Claimed by a worker that died: its lease ran out a second ago, nothing was recorded.
+    await db.query(
+      `INSERT INTO whatsapp_intake (id, workspace_id, channel_id, body, claimed_until, attempts)
+       VALUES (gen_random_uuid(), $1, $2, $3, now() - interval '1 second', 1)`,
+      [a.workspaceId, cloud.id, JSON.stringify(notification('wamid.orphaned-1'))],
+    );
+    const webhook = await waitFor(
+      async () =>
+        receiver.at('/cloud').find((r) => (verifySignature(r, a.webhookSecret) as { messageId: string }).messageId === 'wamid.orphaned-1'),
+      10_000,
+      'the webhook of the notification claimed again',
+    );
+    assert.ok(webhook);
+    const [row] = await waitFor(async () => {
+      const rows = await db.query<Array<{ attempts: number; processed_at: Date | null }>>(
+        `SELECT attempts, processed_at FROM whatsapp_intake WHERE body LIKE '%wamid.orphaned-1%'`,
+      );
+      return rows[0]?.processed_at ? rows : undefined;
+    });
+    assert.equal(row.attempts, 2);
+
+    // Retention: processed rows older than OUTBOX_RETENTION go, unprocessed ones stay whatever their age.
+    await db.query(`UPDATE whatsapp_intake SET processed_at = now() - interval '30 days' WHERE processed_at IS NOT NULL`);
+    await db.query(
+      `INSERT INTO whatsapp_intake (id, workspace_id, channel_id, body, received_at, claimed_until)
+       VALUES (gen_random_uuid(), $1, $2, '{}', now() - interval '30 days', now() + interval '1 hour')`,
+      [a.workspaceId, cloud.id],
+    );
+    const { Retention } = await import('../../src/queue/retention.service.js');
+    const pruned = await t.app.get(Retention).prune('whatsapp_intake');
+    assert.ok(pruned.deleted >= 1);
+    const left = await db.query<Array<{ processed: string; pending: string }>>(
+      `SELECT count(processed_at) AS processed, count(*) - count(processed_at) AS pending FROM whatsapp_intake`,
+    );
+    assert.deepEqual(left[0], { processed: '0', pending: '1' });
   });
 });

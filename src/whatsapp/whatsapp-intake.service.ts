@@ -1,0 +1,243 @@
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { NotFoundError } from '../common/errors/domain-error.js';
+import { newId } from '../common/id.js';
+import { AppConfig } from '../config/app-config.js';
+import { deleteBatch } from '../database/sql-helpers.js';
+import { Retention } from '../queue/retention.service.js';
+import { backoffDelay } from '../queue/retry-later.js';
+import { readNotification, type CloudWebhookNotification } from './cloud-webhook.js';
+import { InboundService } from './inbound.service.js';
+import { StatusService } from './status.service.js';
+import { WhatsAppContactsService } from './whatsapp-contacts.service.js';
+
+/** A notification to write: the channel it came through and its body as Meta posted it. */
+export interface IntakeEntry {
+  workspaceId: string;
+  channelId: string;
+  body: string;
+}
+
+interface ClaimedRow {
+  id: string;
+  workspace_id: string;
+  channel_id: string;
+  body: string;
+  attempts: number;
+}
+
+/** Edge: at most this many INSERTs at once; requests arriving meanwhile go into the next one (one statement for many). */
+const MAX_WRITES_IN_FLIGHT = 2;
+const MAX_ROWS_PER_WRITE = 500;
+/** ...and at most about this many bytes of bodies in one INSERT (a notification is usually about a kilobyte). */
+const MAX_BYTES_PER_WRITE = 4 * 1024 * 1024;
+
+/** Worker: claiming loops, rows claimed per round by each, and rows of a round processed at once by each. */
+const LANES = 4;
+const CLAIM_BATCH = 32;
+const LANE_CONCURRENCY = 4;
+/** How long a claim holds a row: a worker that died has its rows claimed again after this. */
+const LEASE_SECONDS = 120;
+/** How often an idle lane looks for rows (written by another process; this process's writes wake it at once). */
+const IDLE_POLL_MS = 200;
+/** A row whose processing failed this many times is given up (as a Bull job was after its attempts). */
+const MAX_ATTEMPTS = 5;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The intake of Meta's webhook notifications (`whatsapp_intake`). The edge writes each signed
+ * notification in one short INSERT, batched with those of concurrent requests, and answers.
+ * Workers claim rows in batches (`FOR UPDATE SKIP LOCKED`, with a lease) and record the
+ * messages, statuses and identity changes of each; a row is marked processed only afterwards, so
+ * a worker's crash loses nothing (the row is claimed again when its lease lapses, and a message
+ * recorded before is recognised by its provider id). A failure is retried with backoff; after
+ * {@link MAX_ATTEMPTS} the row is given up with its error, and a channel that is gone at once.
+ */
+@Injectable()
+export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(WhatsAppIntake.name);
+  private readonly queued: Array<IntakeEntry & { resolve: () => void; reject: (err: unknown) => void }> = [];
+  private writesInFlight = 0;
+  private stopping = false;
+  private lanes: Array<Promise<void>> = [];
+  private wakers: Array<() => void> = [];
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+    private readonly retention: Retention,
+    private readonly inbound: InboundService,
+    private readonly statuses: StatusService,
+    private readonly contacts: WhatsAppContactsService,
+  ) {}
+
+  /** Processed rows are kept as long as finished outbox rows (OUTBOX_RETENTION), then deleted. */
+  onModuleInit(): void {
+    this.retention.register({
+      table: 'whatsapp_intake',
+      keepMs: this.config.retention.outboxMs,
+      deleteBatch: (cutoff, limit) => deleteBatch(this.dataSource.manager, 'whatsapp_intake', 'processed_at < $1', [cutoff], limit),
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.config.runsWorker) return;
+    this.lanes = Array.from({ length: LANES }, () => this.lane());
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    this.wake();
+    await Promise.all(this.lanes);
+  }
+
+  /** Edge: stores the notification (resolves once it is committed). */
+  write(entry: IntakeEntry): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queued.push({ ...entry, resolve, reject });
+      this.flush();
+    });
+  }
+
+  private flush(): void {
+    while (this.writesInFlight < MAX_WRITES_IN_FLIGHT && this.queued.length > 0) {
+      let rows = 0;
+      let bytes = 0;
+      while (
+        rows < this.queued.length &&
+        rows < MAX_ROWS_PER_WRITE &&
+        (rows === 0 || bytes + this.queued[rows].body.length <= MAX_BYTES_PER_WRITE)
+      ) {
+        bytes += this.queued[rows].body.length;
+        rows++;
+      }
+      const batch = this.queued.splice(0, rows);
+      this.writesInFlight++;
+      this.dataSource
+        .query(
+          `INSERT INTO whatsapp_intake (id, workspace_id, channel_id, body)
+           SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[])`,
+          [batch.map(() => newId()), batch.map((e) => e.workspaceId), batch.map((e) => e.channelId), batch.map((e) => e.body)],
+        )
+        .then(
+          () => {
+            for (const entry of batch) entry.resolve();
+            this.wake();
+          },
+          (err: unknown) => {
+            for (const entry of batch) entry.reject(err);
+          },
+        )
+        .finally(() => {
+          this.writesInFlight--;
+          this.flush();
+        });
+    }
+  }
+
+  /** Wakes idle lanes of this process (a row was just written, or the process stops). */
+  private wake(): void {
+    const wakers = this.wakers;
+    this.wakers = [];
+    for (const wake of wakers) wake();
+  }
+
+  private idle(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, IDLE_POLL_MS);
+      const waker = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      function done() {
+        resolve();
+      }
+      this.wakers.push(waker);
+    });
+  }
+
+  private async lane(): Promise<void> {
+    while (!this.stopping) {
+      let rows: ClaimedRow[];
+      try {
+        rows = await this.claim();
+      } catch (err) {
+        if (this.stopping) return;
+        this.logger.warn({ err }, 'Claiming WhatsApp notifications failed');
+        await sleep(1000);
+        continue;
+      }
+      if (rows.length === 0) {
+        await this.idle();
+        continue;
+      }
+      await this.processRows(rows);
+    }
+  }
+
+  /** Claims up to a batch of rows nobody holds, oldest first, for {@link LEASE_SECONDS}. */
+  private async claim(): Promise<ClaimedRow[]> {
+    // An UPDATE answers [rows, count].
+    const [rows] = await this.dataSource.query<[ClaimedRow[], number]>(
+      `UPDATE whatsapp_intake SET claimed_until = now() + make_interval(secs => $2), attempts = attempts + 1
+        WHERE id IN (SELECT id FROM whatsapp_intake
+                      WHERE processed_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
+                      ORDER BY received_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+        RETURNING id, workspace_id, channel_id, body, attempts`,
+      [CLAIM_BATCH, LEASE_SECONDS],
+    );
+    return rows;
+  }
+
+  private async processRows(rows: ClaimedRow[]): Promise<void> {
+    const done: string[] = [];
+    let next = 0;
+    const run = async () => {
+      while (next < rows.length) {
+        const row = rows[next++];
+        try {
+          await this.process(row.workspace_id, row.channel_id, JSON.parse(row.body) as CloudWebhookNotification);
+          done.push(row.id);
+        } catch (err) {
+          await this.failed(row, err).catch((e: unknown) => this.logger.warn({ err: e }, 'Recording an intake failure failed'));
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(LANE_CONCURRENCY, rows.length) }, run));
+    if (done.length === 0) return;
+    // If this fails the rows are claimed again after their lease and recognised as recorded.
+    await this.dataSource
+      .query(`UPDATE whatsapp_intake SET processed_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[])`, [done])
+      .catch((err: unknown) => this.logger.warn({ err }, 'Marking WhatsApp notifications processed failed'));
+  }
+
+  /** A channel that is gone, or the last attempt: given up with the error; otherwise tried again after a backoff. */
+  private async failed(row: ClaimedRow, err: unknown): Promise<void> {
+    const reason = (err instanceof Error ? err.message : String(err)).slice(0, 1000);
+    const giveUp = err instanceof NotFoundError || err instanceof SyntaxError || row.attempts >= MAX_ATTEMPTS;
+    if (giveUp) {
+      this.logger.warn(`WhatsApp notification ${row.id} of channel ${row.channel_id} given up after ${row.attempts} attempt(s): ${reason}`);
+      await this.dataSource.query(`UPDATE whatsapp_intake SET processed_at = now(), claimed_until = NULL, last_error = $2 WHERE id = $1`, [
+        row.id,
+        reason,
+      ]);
+      return;
+    }
+    this.logger.warn(`WhatsApp notification ${row.id} failed (attempt ${row.attempts}), tried again: ${reason}`);
+    await this.dataSource.query(
+      `UPDATE whatsapp_intake SET claimed_until = now() + make_interval(secs => $2), last_error = $3 WHERE id = $1`,
+      [row.id, backoffDelay(row.attempts, err) / 1000, reason],
+    );
+  }
+
+  /** Records a notification's messages, then its identity changes, statuses and marketing preferences. */
+  async process(workspaceId: string, channelId: string, notification: CloudWebhookNotification): Promise<void> {
+    const { messages, statuses, identityUpdates, preferences } = readNotification(notification ?? {});
+    for (const message of messages) await this.inbound.receive(workspaceId, channelId, message);
+    // After the messages: a system message is recorded under the ids it was sent with, then the ids change.
+    for (const update of identityUpdates) await this.contacts.applyIdentityUpdate(workspaceId, update);
+    for (const status of statuses) await this.statuses.apply(workspaceId, channelId, status);
+    for (const preference of preferences) await this.contacts.applyMarketingPreference(workspaceId, preference);
+  }
+}
