@@ -425,8 +425,8 @@ describeWithApp(
       const logger = dataSource.logger;
       let queries = 0;
       const original = logger.logQuery.bind(logger);
-      // The outbox relay polls in the background (its transaction and select) and is not the request's.
-      const relayOrTransaction = /outbox_messages|^(START TRANSACTION|COMMIT|ROLLBACK)/i;
+      // The outbox relay and the WhatsApp intake poll in the background (their transactions and selects): not the request's.
+      const relayOrTransaction = /outbox_messages|whatsapp_intake|^(START TRANSACTION|COMMIT|ROLLBACK)/i;
       logger.logQuery = (...args: Parameters<typeof original>) => {
         if (!relayOrTransaction.test(args[0])) queries++;
         return original(...args);
