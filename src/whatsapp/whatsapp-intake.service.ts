@@ -1,30 +1,13 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { NotFoundError } from '../common/errors/domain-error.js';
-import { newId } from '../common/id.js';
 import { AppConfig } from '../config/app-config.js';
-import { deleteBatch } from '../database/sql-helpers.js';
 import { Retention } from '../queue/retention.service.js';
 import { backoffDelay } from '../queue/retry-later.js';
 import { readNotification, type CloudWebhookNotification } from './cloud-webhook.js';
 import { InboundService } from './inbound.service.js';
 import { StatusService } from './status.service.js';
 import { WhatsAppContactsService } from './whatsapp-contacts.service.js';
-
-/** A notification to write: the channel it came through and its body as Meta posted it. */
-export interface IntakeEntry {
-  workspaceId: string;
-  channelId: string;
-  body: string;
-}
-
-interface ClaimedRow {
-  id: string;
-  workspace_id: string;
-  channel_id: string;
-  body: string;
-  attempts: number;
-}
+import { WhatsAppIntakeRepository, type ClaimedRow, type IntakeEntry } from './whatsapp-intake.repository.js';
 
 /** Edge: at most this many INSERTs at once; requests arriving meanwhile go into the next one (one statement for many). */
 const MAX_WRITES_IN_FLIGHT = 2;
@@ -64,7 +47,7 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
   private wakers: Array<() => void> = [];
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly intake: WhatsAppIntakeRepository,
     private readonly config: AppConfig,
     private readonly retention: Retention,
     private readonly inbound: InboundService,
@@ -77,7 +60,7 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
     this.retention.register({
       table: 'whatsapp_intake',
       keepMs: this.config.retention.outboxMs,
-      deleteBatch: (cutoff, limit) => deleteBatch(this.dataSource.manager, 'whatsapp_intake', 'processed_at < $1', [cutoff], limit),
+      deleteBatch: (cutoff, limit) => this.intake.deleteProcessedBefore(cutoff, limit),
     });
   }
 
@@ -114,12 +97,8 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
       }
       const batch = this.queued.splice(0, rows);
       this.writesInFlight++;
-      this.dataSource
-        .query(
-          `INSERT INTO whatsapp_intake (id, workspace_id, channel_id, body)
-           SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[])`,
-          [batch.map(() => newId()), batch.map((e) => e.workspaceId), batch.map((e) => e.channelId), batch.map((e) => e.body)],
-        )
+      this.intake
+        .insertMany(batch)
         .then(
           () => {
             for (const entry of batch) entry.resolve();
@@ -177,17 +156,8 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
   }
 
   /** Claims up to a batch of rows nobody holds, oldest first, for {@link LEASE_SECONDS}. */
-  private async claim(): Promise<ClaimedRow[]> {
-    // An UPDATE answers [rows, count].
-    const [rows] = await this.dataSource.query<[ClaimedRow[], number]>(
-      `UPDATE whatsapp_intake SET claimed_until = now() + make_interval(secs => $2), attempts = attempts + 1
-        WHERE id IN (SELECT id FROM whatsapp_intake
-                      WHERE processed_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
-                      ORDER BY received_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-        RETURNING id, workspace_id, channel_id, body, attempts`,
-      [CLAIM_BATCH, LEASE_SECONDS],
-    );
-    return rows;
+  private claim(): Promise<ClaimedRow[]> {
+    return this.intake.claimUnscoped(CLAIM_BATCH, LEASE_SECONDS);
   }
 
   private async processRows(rows: ClaimedRow[]): Promise<void> {
@@ -207,8 +177,8 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
     await Promise.all(Array.from({ length: Math.min(LANE_CONCURRENCY, rows.length) }, run));
     if (done.length === 0) return;
     // If this fails the rows are claimed again after their lease and recognised as recorded.
-    await this.dataSource
-      .query(`UPDATE whatsapp_intake SET processed_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[])`, [done])
+    await this.intake
+      .markProcessed(done)
       .catch((err: unknown) => this.logger.warn({ err }, 'Marking WhatsApp notifications processed failed'));
   }
 
@@ -218,17 +188,11 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
     const giveUp = err instanceof NotFoundError || err instanceof SyntaxError || row.attempts >= MAX_ATTEMPTS;
     if (giveUp) {
       this.logger.warn(`WhatsApp notification ${row.id} of channel ${row.channel_id} given up after ${row.attempts} attempt(s): ${reason}`);
-      await this.dataSource.query(`UPDATE whatsapp_intake SET processed_at = now(), claimed_until = NULL, last_error = $2 WHERE id = $1`, [
-        row.id,
-        reason,
-      ]);
+      await this.intake.giveUp(row.id, reason);
       return;
     }
     this.logger.warn(`WhatsApp notification ${row.id} failed (attempt ${row.attempts}), tried again: ${reason}`);
-    await this.dataSource.query(
-      `UPDATE whatsapp_intake SET claimed_until = now() + make_interval(secs => $2), last_error = $3 WHERE id = $1`,
-      [row.id, backoffDelay(row.attempts, err) / 1000, reason],
-    );
+    await this.intake.retryLater(row.id, backoffDelay(row.attempts, err) / 1000, reason);
   }
 
   /** Records a notification's messages, then its identity changes, statuses and marketing preferences. */

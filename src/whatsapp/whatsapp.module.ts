@@ -7,6 +7,8 @@ import { SandboxMessagesRepository } from './sandbox-messages.repository.js';
 import { WhatsAppTemplate } from './whatsapp-template.entity.js';
 import { WhatsAppTemplatesRepository } from './whatsapp-templates.repository.js';
 import { WhatsAppWebhooksService } from './whatsapp-webhooks.service.js';
+import { WhatsAppIntakeRow } from './whatsapp-intake.entity.js';
+import { WhatsAppIntakeRepository } from './whatsapp-intake.repository.js';
 import { WhatsAppIntake } from './whatsapp-intake.service.js';
 import { AdminKeyGuard } from '../admin/admin-key.guard.js';
 import { ChannelsModule } from '../channels/channels.module.js';
@@ -34,7 +36,7 @@ import { MediaModule } from '../media/media.module.js';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([WhatsAppTemplate, SandboxMessage, WhatsAppMediaUpload]),
+    TypeOrmModule.forFeature([WhatsAppTemplate, SandboxMessage, WhatsAppMediaUpload, WhatsAppIntakeRow]),
     ChannelsModule,
     ContactsModule,
     SendPolicyModule,
@@ -53,6 +55,7 @@ import { MediaModule } from '../media/media.module.js';
     TemplatesService,
     WhatsAppWebhooksService,
     WhatsAppIntake,
+    WhatsAppIntakeRepository,
     WhatsAppTemplatesRepository,
     SandboxMessagesRepository,
     WhatsAppMediaUploadsRepository,
