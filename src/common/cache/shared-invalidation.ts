@@ -33,9 +33,12 @@ export class SharedInvalidation implements OnModuleInit, OnApplicationShutdown {
     this.subscriber.on('message', (channel: string, message: string) => this.receive(channel, message));
   }
 
-  async onModuleInit(): Promise<void> {
+  onModuleInit(): void {
+    // Not awaited: a Redis that is down must not hold the boot (the TTLs cover until it is back), and
     // ioredis subscribes again by itself after a reconnection.
-    await this.subscriber.subscribe(this.channel);
+    this.subscriber.subscribe(this.channel).catch((err: Error) => {
+      this.logger.warn(`Cache invalidation from other processes unavailable until Redis answers: ${err.message}`);
+    });
   }
 
   onApplicationShutdown(): void {
