@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { Client } from 'pg';
 import { randomBytes } from 'node:crypto';
 import { freePort, NodeProcess } from './harness.js';
@@ -10,7 +11,8 @@ export interface BenchContext {
   api: NodeProcess;
   /** The environment the API runs with (scenarios start workers with the same). */
   env: Record<string, string>;
-  nodeArgs: string[];
+  /** Node options of the scenarios' worker processes (`nodeArgs` and BENCH_WORKER_NODE_ARGS). */
+  workerNodeArgs: string[];
   apiUrl: string;
   databaseUrl: string;
   jwtSecret: string;
@@ -52,7 +54,12 @@ export async function startContext(): Promise<BenchContext> {
   const nodeArgs = [`--max-old-space-size=${process.env.HEAP_LIMIT_MB ?? 256}`];
   // BENCH_API_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) to look inside the API.
   const apiArgs = [...nodeArgs, ...(process.env.BENCH_API_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
-  const api = NodeProcess.start('dist/src/main.js', { ...env, APP_ROLE: 'api' }, apiArgs);
+  // BENCH_WORKER_NODE_ARGS, the same for every scenario's worker process.
+  const workerNodeArgs = [...nodeArgs, ...(process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
+  // BENCH_API_DIR: measure another build's API (a checkout with its own `dist/`) with this bench,
+  // e.g. the code before a change, against the same baselines.
+  const apiScript = resolve(process.env.BENCH_API_DIR ?? '.', 'dist/src/main.js');
+  const api = NodeProcess.start(apiScript, { ...env, APP_ROLE: 'api' }, apiArgs);
   await api.waitForHttp(`${apiUrl}/health/ready`);
   const request = async (auth: string, method: string, path: string, body?: unknown) => {
     const res = await fetch(`${apiUrl}${path}`, {
@@ -77,7 +84,7 @@ export async function startContext(): Promise<BenchContext> {
   return {
     api,
     env,
-    nodeArgs,
+    workerNodeArgs,
     apiUrl,
     databaseUrl,
     jwtSecret,

@@ -3,6 +3,7 @@
 // bench/results/<time>.json. Exits 1 when a target is missed.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dropDatabase } from '../src/database/ensure-database.js';
+import { deleteRedisKeys } from '../test/support/redis-keys.js';
 import { startContext } from './context.js';
 import { SCENARIOS, type ScenarioResult } from './scenarios/index.js';
 
@@ -27,6 +28,8 @@ async function main(): Promise<void> {
     ctx.cloudApi.close();
     if (process.env.BENCH_VERBOSE) console.log(ctx.api.log);
     await dropDatabase(ctx.databaseUrl);
+    // The queues' keys of this run (Redis is shared; the run leaves nothing behind).
+    await deleteRedisKeys(ctx.env.REDIS_KEY_PREFIX, ctx.env.REDIS_URL);
     print(results, peakRssMb);
   }
 }

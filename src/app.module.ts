@@ -32,6 +32,7 @@ import { SupportModule } from './support/support.module.js';
 import { SpeechModule } from './speech/speech.module.js';
 import { OutboundIvrModule } from './outbound-ivr/outbound-ivr.module.js';
 import { SendPolicyModule } from './send-policy/send-policy.module.js';
+import { ScheduledModule } from './scheduled/scheduled.module.js';
 
 @Module({
   imports: [
@@ -56,6 +57,7 @@ import { SendPolicyModule } from './send-policy/send-policy.module.js';
     ContactsModule,
     TagsModule,
     SendPolicyModule,
+    ScheduledModule,
     ConversationsModule,
     WhatsAppModule,
     StorageModule,

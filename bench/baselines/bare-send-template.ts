@@ -9,6 +9,8 @@ import { Pool, type PoolClient } from 'pg';
 
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
 const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+/** Under the bench run's key prefix, which the run deletes when it ends. */
+const QUEUE_KEY = `${process.env.REDIS_KEY_PREFIX ?? 'msgbench:baseline'}:baseline:whatsapp`;
 const app = Fastify({ logger: false });
 
 async function findOrInsert(
@@ -89,7 +91,7 @@ app.post<{
       payload,
     ]);
     await client.query('COMMIT');
-    await redis.rpush('baseline:whatsapp', JSON.stringify({ id: outboxId, ...payload }));
+    await redis.rpush(QUEUE_KEY, JSON.stringify({ id: outboxId, ...payload }));
     return { contactId, status: 'accepted', message: 'accepted', conversationEventId: eventId };
   } catch (err) {
     await client.query('ROLLBACK');

@@ -51,6 +51,7 @@ export async function compareWithBaseline(
     PORT: String(port),
     DATABASE_URL: ctx.databaseUrl,
     JWT_SECRET: ctx.jwtSecret,
+    REDIS_KEY_PREFIX: ctx.env.REDIS_KEY_PREFIX,
   });
   try {
     await baselineProcess.waitForHttp(`http://127.0.0.1:${port}/health/live`);

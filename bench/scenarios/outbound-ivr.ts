@@ -74,7 +74,7 @@ async function startWorker(ctx: BenchContext): Promise<NodeProcess> {
   const worker = NodeProcess.start(
     'dist/src/main.js',
     { ...ctx.env, APP_ROLE: 'worker', MIGRATIONS_RUN: 'false', LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '50' },
-    ctx.nodeArgs,
+    ctx.workerNodeArgs,
   );
   const deadline = Date.now() + 30_000;
   while (!/Worker started/.test(worker.log) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));

@@ -37,7 +37,7 @@ export const webhookDelivery: Scenario = {
     const worker = NodeProcess.start(
       'dist/src/main.js',
       { ...ctx.env, APP_ROLE: 'worker', MIGRATIONS_RUN: 'false', LOG_LEVEL: 'info' },
-      ctx.nodeArgs,
+      ctx.workerNodeArgs,
     );
     const publisherApp = await startPublisher(ctx);
     try {

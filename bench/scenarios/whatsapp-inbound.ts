@@ -96,8 +96,7 @@ function startWorker(ctx: BenchContext, storageDir: string): NodeProcess {
   return NodeProcess.start(
     'dist/src/main.js',
     { ...ctx.env, APP_ROLE: 'worker', MIGRATIONS_RUN: 'false', LOG_LEVEL: 'info', STORAGE_DIR: storageDir },
-    // BENCH_WORKER_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) to look inside the worker.
-    [...ctx.nodeArgs, ...(process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? [])],
+    ctx.workerNodeArgs,
   );
 }
 

@@ -103,7 +103,7 @@ export const sustainedSendScenario: Scenario = {
     const worker = NodeProcess.start(
       'dist/src/main.js',
       { ...ctx.env, APP_ROLE: 'worker', MIGRATIONS_RUN: 'false', LOG_LEVEL: 'info' },
-      ctx.nodeArgs,
+      ctx.workerNodeArgs,
     );
     try {
       const deadline = Date.now() + 30_000;

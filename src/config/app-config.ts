@@ -4,6 +4,17 @@ import { Logger } from '@nestjs/common';
 import type { AppRole, EnvSchema } from './env.schema.js';
 import { parseDuration, parseDurationList } from '../common/time/duration.js';
 
+export interface ObjectStorageConfig {
+  bucket: string;
+  /** Unset: AWS S3 of `region`. */
+  endpoint: string | undefined;
+  region: string;
+  /** Unset: the AWS SDK's default credential chain. */
+  credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+  forcePathStyle: boolean;
+  keyPrefix: string;
+}
+
 /** Typed, validated configuration, grouped by concern. Built once at boot from the environment. */
 export class AppConfig {
   readonly env: string;
@@ -29,6 +40,8 @@ export class AppConfig {
   readonly admin: { apiKey: string | undefined };
   readonly encryptionKey: Buffer | undefined;
   readonly storageDir: string;
+  /** The S3-compatible bucket media live in, or null for local disk under `storageDir`. */
+  readonly objectStorage: ObjectStorageConfig | null;
   readonly media: { ffmpegPath: string | undefined; ffmpegTimeoutMs: number; ffmpegMaxConcurrency: number };
   readonly seedDemo: boolean;
   readonly logLevel: string;
@@ -79,6 +92,19 @@ export class AppConfig {
     this.admin = { apiKey: env.ADMIN_API_KEY };
     this.encryptionKey = env.ENCRYPTION_KEY ? decodeKey(env.ENCRYPTION_KEY) : undefined;
     this.storageDir = env.STORAGE_DIR;
+    this.objectStorage = env.S3_BUCKET
+      ? {
+          bucket: env.S3_BUCKET,
+          endpoint: env.S3_ENDPOINT?.replace(/\/+$/, ''),
+          region: env.S3_REGION,
+          credentials:
+            env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY
+              ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY }
+              : undefined,
+          forcePathStyle: env.S3_FORCE_PATH_STYLE,
+          keyPrefix: env.S3_KEY_PREFIX,
+        }
+      : null;
     this.media = {
       ffmpegPath: env.FFMPEG_PATH,
       ffmpegTimeoutMs: env.FFMPEG_TIMEOUT_MS,

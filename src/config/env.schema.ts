@@ -112,6 +112,26 @@ export class EnvSchema {
   @Matches(/^([A-Fa-f0-9]{64}|[A-Za-z0-9+/]{43}=)$/, { message: 'must be 32 bytes as 64 hex digits or base64' })
   ENCRYPTION_KEY?: string;
   @IsString() STORAGE_DIR = './storage';
+  /**
+   * Object storage: setting S3_BUCKET keeps media in that S3-compatible bucket instead of under
+   * STORAGE_DIR (which then holds only temp files). The bucket must exist.
+   */
+  @IsOptional()
+  @Matches(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { message: 'must be an S3 bucket name (3-63 lowercase letters, digits, dots, hyphens)' })
+  S3_BUCKET?: string;
+  /** An S3-compatible service's URL (MinIO, Ceph, R2, ...); unset for AWS S3 itself. */
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  S3_ENDPOINT?: string;
+  @Matches(/^[a-z0-9-]{1,32}$/, { message: 'must be a region name like us-east-1' }) S3_REGION = 'us-east-1';
+  /** Both or neither; neither uses the AWS SDK's default credentials (AWS_* variables, instance or task role). */
+  @IsOptional() @IsString() S3_ACCESS_KEY_ID?: string;
+  @IsOptional() @IsString() S3_SECRET_ACCESS_KEY?: string;
+  /** `https://endpoint/bucket/key` instead of `https://bucket.endpoint/key` (most self-hosted services need it). */
+  @Transform(toBoolean) @IsBoolean() S3_FORCE_PATH_STYLE = false;
+  /** Prepended to every object key, so the media can share a bucket with other data. */
+  @Matches(/^([A-Za-z0-9_-][A-Za-z0-9._-]*\/)*$/, { message: 'must be path segments ending in / like media/' })
+  S3_KEY_PREFIX = 'media/';
   /** An ffmpeg binary to use instead of the one shipped in the npm package @ffmpeg-installer/ffmpeg. */
   @IsOptional() @IsString() FFMPEG_PATH?: string;
   /** A conversion or probe running longer is killed. */
@@ -175,6 +195,8 @@ export function validateEnv(raw: Record<string, unknown>): EnvSchema {
     const lines = errors.map((e) => `  ${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
+  const objectStorageProblems = objectStorageConfigProblems(env);
+  if (objectStorageProblems.length > 0) throw new Error(`Invalid configuration:\n${objectStorageProblems.join('\n')}`);
   if (env.NODE_ENV === 'production' && !env.JWT_SECRET) {
     throw new Error('Invalid configuration:\n  JWT_SECRET: required when NODE_ENV=production');
   }
@@ -182,4 +204,17 @@ export function validateEnv(raw: Record<string, unknown>): EnvSchema {
     throw new Error('Invalid configuration:\n  ENCRYPTION_KEY: required when NODE_ENV=production');
   }
   return env;
+}
+
+/** The S3 variables that only mean something together. */
+function objectStorageConfigProblems(env: EnvSchema): string[] {
+  const problems: string[] = [];
+  if (!env.S3_BUCKET) {
+    for (const name of ['S3_ENDPOINT', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const) {
+      if (env[name]) problems.push(`  ${name}: set, but S3_BUCKET is not (media stay on local disk without it)`);
+    }
+  } else if (!env.S3_ACCESS_KEY_ID !== !env.S3_SECRET_ACCESS_KEY) {
+    problems.push('  S3_ACCESS_KEY_ID / S3_SECRET_ACCESS_KEY: set both, or neither for the default AWS credentials');
+  }
+  return problems;
 }

@@ -28,6 +28,9 @@ export interface PropertyValueStatistics {
   valueCounts: Array<{ value: string; count: number }>;
 }
 
+/** A contact named by id (its number, when known, alongside), or by number alone (it may not exist yet). */
+export type ContactRef = { contactId: string; phoneNumber: string | null } | { contactId?: undefined; phoneNumber: string | null };
+
 @Injectable()
 export class ContactPropertyValuesRepository extends WorkspaceScopedRepository<ContactPropertyValue> {
   constructor(@InjectRepository(ContactPropertyValue) repository: Repository<ContactPropertyValue>) {
@@ -42,6 +45,25 @@ export class ContactPropertyValuesRepository extends WorkspaceScopedRepository<C
   /** The contact's value of one property. */
   findOf(workspaceId: string, contactId: string, propertyDefinitionId: string): Promise<ContactPropertyValue | null> {
     return this.findOne(workspaceId, { contactId, propertyDefinitionId });
+  }
+
+  /**
+   * The text a contact (by id, or by number) holds in a Text or Select property, trimmed; null when
+   * there is no such contact or value. The send policy reads a contact's time zone this way.
+   */
+  async textOf(workspaceId: string, contact: ContactRef, propertyDefinitionId: string): Promise<string | null> {
+    const byId = contact.contactId !== undefined;
+    if (!byId && !contact.phoneNumber) return null;
+    const [row] = await this.sql<{ value: string | null }>(
+      workspaceId,
+      `SELECT COALESCE(v.text_value, v.select_value) AS value
+         FROM contact_property_values v
+         JOIN contacts c ON c.id = v.contact_id AND c.workspace_id = v.workspace_id
+        WHERE v.workspace_id = $1 AND v.property_definition_id = $2 AND ${byId ? 'c.id = $3' : 'c.phone_number = $3'}
+        LIMIT 1`,
+      [propertyDefinitionId, byId ? contact.contactId : contact.phoneNumber],
+    );
+    return row?.value?.trim() || null;
   }
 
   /** Sets the contact's value of one property: added, or updated in place (one statement; the pair is unique). */

@@ -17,7 +17,7 @@ import type { ContactHistoryEntry } from './contact-history-entry.entity.js';
 import { ContactHistoryRepository } from './contact-history.repository.js';
 import { builtInChanges, type HistoryChange } from './contact-history.js';
 import { ContactNotesRepository } from './contact-notes.repository.js';
-import { ContactPropertyValuesRepository } from './contact-property-values.repository.js';
+import { ContactPropertyValuesRepository, type ContactRef } from './contact-property-values.repository.js';
 import { type Contact, ContactType } from './contact.entity.js';
 import { ContactsRepository, type WhatsAppIds } from './contacts.repository.js';
 import {
@@ -360,6 +360,11 @@ export class ContactsService {
    */
   consentByPhone(workspaceId: string, phoneNumber: string, kind: ConsentKind): Promise<ConsentStatus> {
     return this.contacts.consentByPhone(workspaceId, phoneNumber, kind);
+  }
+
+  /** The text a contact (by id, or by number) holds in a Text or Select property; null when none (no contact, no value). */
+  propertyText(workspaceId: string, contact: ContactRef, propertyDefinitionId: string): Promise<string | null> {
+    return this.values.textOf(workspaceId, contact, propertyDefinitionId);
   }
 
   /** Get Contacts and Search Contacts: the criteria of API.md §5, one page, with the total. */

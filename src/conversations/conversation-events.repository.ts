@@ -281,6 +281,33 @@ export class ConversationEventsRepository extends WorkspaceScopedRepository<Conv
     return this.sql<MovedEvent>(workspaceId, 'eventId' in ref ? MOVE_BY_ID : MOVE_BY_PROVIDER_ID, params);
   }
 
+  /**
+   * MARKETING templates to a contact (by id, or by number) recorded since `since` that reached it or
+   * are on their way (not Failed, not Cancelled): what the send policy's frequency cap counts.
+   */
+  /**
+   * Holds, until the caller's transaction ends, the right to count and add marketing sends to this
+   * contact: two sends at once cannot both see room under the frequency cap.
+   */
+  async lockMarketingCount(workspaceId: string, contactId: string): Promise<void> {
+    this.scope(workspaceId);
+    await this.manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`marketing-count:${workspaceId}:${contactId}`]);
+  }
+
+  async countMarketingSince(workspaceId: string, recipient: { contactId: string } | { phoneNumber: string }, since: Date): Promise<number> {
+    const byId = 'contactId' in recipient;
+    const [row] = await this.sql<{ sent: number }>(
+      workspaceId,
+      `SELECT count(*)::int AS sent FROM conversation_events e
+        WHERE e.workspace_id = $1
+          AND e.contact_id = ${byId ? '$2' : '(SELECT c.id FROM contacts c WHERE c.workspace_id = $1 AND c.phone_number = $2)'}
+          AND e.creation_time > $3 AND e.source_type = ${EventSourceType.WhatsApp} AND e.direction = ${EventDirection.Outbound}
+          AND e.attachment->>'category' = 'MARKETING' AND e.status NOT IN ('Failed', 'Cancelled')`,
+      [byId ? recipient.contactId : recipient.phoneNumber, since],
+    );
+    return row.sent;
+  }
+
   /** Hands a contact's timeline events to another contact of the workspace (a merge, with their conversations); returns how many moved. */
   async moveToContact(workspaceId: string, fromContactId: string, toContactId: string): Promise<number> {
     const [row] = await this.sql<{ moved: number }>(

@@ -4,6 +4,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../auth/public.decorator.js';
 import { RedisHealthIndicator } from './redis.health.js';
+import { StorageHealthIndicator } from './storage.health.js';
 
 @ApiExcludeController()
 @Public()
@@ -13,13 +14,18 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
     private readonly redis: RedisHealthIndicator,
+    private readonly storage: StorageHealthIndicator,
   ) {}
 
-  /** PostgreSQL and Redis answer; 503 with the failing dependency otherwise. */
+  /** PostgreSQL, Redis and media storage answer; 503 with the failing dependency otherwise. */
   @Get('ready')
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {
     try {
-      return await this.health.check([() => this.database.pingCheck('database', { timeout: 1000 }), () => this.redis.check()]);
+      return await this.health.check([
+        () => this.database.pingCheck('database', { timeout: 1000 }),
+        () => this.redis.check(),
+        () => this.storage.check(),
+      ]);
     } catch (err) {
       if (!(err instanceof ServiceUnavailableException)) throw err;
       void reply.status(503);

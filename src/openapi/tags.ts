@@ -25,7 +25,9 @@ export const TAGS: ReadonlyArray<{ name: string; description: string }> = [
   { name: 'Webhooks', description: 'Outgoing webhooks (Standard Webhooks signatures): the delivery log and redelivery.' },
   {
     name: 'Send Policy',
-    description: "The workspace's send policy: the stop and start words that set a contact's WhatsApp marketing consent.",
+    description:
+      "The workspace's send policy: quiet hours in the contact's time zone, the frequency cap on marketing templates, the stop and start words " +
+      "that set a contact's WhatsApp marketing consent; and cancelling a scheduled send or call.",
   },
   { name: 'Campaigns', description: 'Template and call campaigns to an audience of contacts.' },
   {

@@ -63,5 +63,7 @@ export class OutboundIvrRequestEntity {
   @Column({ type: 'jsonb', nullable: true }) script: IvrScript | null;
   /** Where the conversation with the callee stands (the dialog engine's state). */
   @Column({ type: 'jsonb', nullable: true }) dialog: DialogState | null;
+  /** When a call held by quiet hours or `sendAt` is due to be placed; null: placed at once. */
+  @Column({ type: 'timestamptz', nullable: true }) scheduledFor: Date | null;
   @Column({ type: 'timestamptz' }) creationTime: Date;
 }

@@ -21,6 +21,7 @@ import { OutboundIvrService } from './outbound-ivr.service.js';
 import { SandboxVoiceProvider } from './providers/sandbox-voice.provider.js';
 import { TwilioVoiceProvider } from './providers/twilio-voice.provider.js';
 import { SpeechModule } from '../speech/speech.module.js';
+import { SendPolicyModule } from '../send-policy/send-policy.module.js';
 
 @Module({
   imports: [
@@ -31,6 +32,7 @@ import { SpeechModule } from '../speech/speech.module.js';
     WebhooksModule,
     OutboundIvrFlowsModule,
     SpeechModule,
+    SendPolicyModule,
   ],
   controllers: [OutboundIvrController, TwilioCallbacksController],
   providers: [
@@ -46,5 +48,6 @@ import { SpeechModule } from '../speech/speech.module.js';
     TwilioVoiceProvider,
     OutboundIvrProcessor,
   ],
+  exports: [OutboundIvrService],
 })
 export class OutboundIvrModule {}

@@ -23,6 +23,8 @@ import {
 } from './outbound-ivr.errors.js';
 import { ContactsService } from '../contacts/contacts.service.js';
 import { isWhatsAppUserId } from '../common/phone/whatsapp-user-id.js';
+import { SendScheduler } from '../send-policy/send-scheduler.service.js';
+import { ScheduledItemNotCancellable } from '../send-policy/send-policy.errors.js';
 
 /** Outbound IVR requests: created with their outbox job in one transaction, then followed by the worker. */
 @Injectable()
@@ -35,6 +37,7 @@ export class OutboundIvrService {
     private readonly flows: OutboundIvrFlowsService,
     private readonly config: AppConfig,
     private readonly contacts: ContactsService,
+    private readonly scheduler: SendScheduler,
   ) {}
 
   /**
@@ -52,11 +55,17 @@ export class OutboundIvrService {
     if ((await this.contacts.consentByPhone(workspaceId, input.destinationNumber, 'calls')) === 'OptedOut')
       throw IvrRecipientOptedOut(input.destinationNumber);
     const flowVersion = input.flowId ? (await this.flows.getCurrentVersion(workspaceId, input.flowId)).version : null;
-    const record = this.newRecord(workspaceId, input, flowVersion);
-    // One transaction (the request and its job); the job is pushed to the queue once it commits.
+    // API.md §13: at `sendAt`, and not inside the contact's quiet hours when they cover calls.
+    const dueAt = await this.scheduler.dueAt(workspaceId, {
+      scope: 'Calls',
+      recipient: { phoneNumber: input.destinationNumber },
+      sendAt: input.sendAt,
+    });
+    const record = this.newRecord(workspaceId, input, flowVersion, dueAt);
+    // One transaction (the request and its job); the job is pushed to the queue once it commits, delayed until the call is due.
     const inserted = await this.outbox.transaction(async (tx) => {
       if (!(await this.requests.withManager(tx.manager).insertIgnoring(workspaceId, record))) return false; // the externalId is taken
-      await tx.enqueue([{ jobName: JobName.PlaceIvrCall, workspaceId, payload: { requestId: record.id } }]);
+      await tx.enqueue([{ jobName: JobName.PlaceIvrCall, workspaceId, runAt: dueAt, payload: { requestId: record.id } }]);
       return true;
     });
     return inserted ? record : this.requests.findByExternalIdOrFail(workspaceId, record.externalId!);
@@ -81,6 +90,22 @@ export class OutboundIvrService {
     return after;
   }
 
+  /**
+   * DELETE /v1/scheduled: cancels a scheduled call before it is placed; it ends 8 Cancelled (its
+   * job then finds it finished and places nothing). False when the workspace has no call with this
+   * id; a call that was not scheduled, is being placed or has ended is a 409.
+   */
+  async cancelScheduled(workspaceId: string, id: string): Promise<boolean> {
+    const call = await this.requests.findById(workspaceId, id);
+    if (!call) return false;
+    if (call.status === OutboundIvrStatus.Cancelled) throw ScheduledItemNotCancellable(id, 'it was cancelled already');
+    if (!call.scheduledFor) throw ScheduledItemNotCancellable(id, 'it was not scheduled');
+    if (call.status !== OutboundIvrStatus.Pending || call.placementStartedAt)
+      throw ScheduledItemNotCancellable(id, 'the call has been placed already');
+    await this.tracker.progress({ id, workspaceId }, { kind: 'ended', at: new Date(), ending: 'canceled' });
+    return true;
+  }
+
   /** The phone number of the contact a WhatsApp user id names: a call needs one (API.md §7.1), so none is a 400 saying why. */
   private async numberOf(workspaceId: string, whatsAppUserId: string): Promise<string> {
     const contact = await this.contacts.findByWhatsAppUserId(workspaceId, whatsAppUserId);
@@ -103,7 +128,12 @@ export class OutboundIvrService {
     return record;
   }
 
-  private newRecord(workspaceId: string, input: CreateOutboundIvrRequest, flowVersion: number | null): OutboundIvrRequestEntity {
+  private newRecord(
+    workspaceId: string,
+    input: CreateOutboundIvrRequest,
+    flowVersion: number | null,
+    scheduledFor: Date | null,
+  ): OutboundIvrRequestEntity {
     const ttsText = input.ttsText ?? null;
     return Object.assign(new OutboundIvrRequestEntity(), {
       id: newId(),
@@ -144,6 +174,7 @@ export class OutboundIvrService {
       placementStartedAt: null,
       script: null,
       dialog: null,
+      scheduledFor,
       creationTime: new Date(),
     });
   }

@@ -15,9 +15,9 @@ export interface JobPayloads {
   [JobName.PurgeExpiredIdempotencyKeys]: MaintenancePayload;
   /**
    * `endpointId` (deliveries to an endpoint) lets the worker apply the endpoint's throttle and
-   * in-flight cap before touching the row; `slotAt` (ms epoch) is a throttle slot already taken.
+   * in-flight cap before touching the row (a `slotAt` that jobs of an earlier version carry is ignored).
    */
-  [JobName.DeliverWebhook]: { deliveryId: string; attempt: number; endpointId?: string; slotAt?: number };
+  [JobName.DeliverWebhook]: { deliveryId: string; attempt: number; endpointId?: string };
   /** With `media`, the message goes by an uploaded file: the worker puts the provider's id of it in the request. */
   [JobName.SendWhatsAppMessage]: { eventId: string; channelId: string; request: Record<string, unknown>; media?: { fileId: string } };
   [JobName.MarkWhatsAppMessageRead]: { channelId: string; request: Record<string, unknown> };

@@ -114,8 +114,9 @@ export class OutboxRelay implements OnApplicationBootstrap {
 
   /**
    * Redis keeps jobs in memory: a restart without persistence, a failover or an eviction can lose
-   * jobs that were already dispatched. Rows dispatched a while ago and still unfinished are looked
-   * up in their queue, and pushed again (same job id) when the queue no longer has them.
+   * jobs that were already dispatched. Rows dispatched a while ago and still unfinished (a delayed
+   * job: a while after it was due) are looked up in their queue, and pushed again (same job id)
+   * when the queue no longer has them.
    */
   async recoverLostJobs(): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
@@ -124,6 +125,9 @@ export class OutboxRelay implements OnApplicationBootstrap {
         .where('o.dispatched_at IS NOT NULL AND o.completed_at IS NULL')
         .andWhere('o.queue = ANY(:queues)', { queues: ALL_QUEUES })
         .andWhere(`o.dispatched_at < now() - make_interval(secs => :after)`, { after: this.config.outbox.recoverAfterMs / 1000 })
+        // A job delayed until `run_at` (a scheduled send) is checked once it is due: until then it is
+        // expected to wait in Redis, and the oldest due rows are not crowded out by scheduled ones.
+        .andWhere(`(o.run_at IS NULL OR o.run_at < now() - make_interval(secs => :after))`)
         .orderBy('o.dispatched_at', 'ASC')
         .limit(BATCH_SIZE)
         .setLock('pessimistic_write')

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { QueryDeepPartialEntity, Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '../database/workspace-scoped.repository.js';
-import { SendPolicy } from './send-policy.entity.js';
+import { SendPolicy, type SendPolicyParts } from './send-policy.entity.js';
 
 @Injectable()
 export class SendPoliciesRepository extends WorkspaceScopedRepository<SendPolicy> {
@@ -16,7 +16,7 @@ export class SendPoliciesRepository extends WorkspaceScopedRepository<SendPolicy
   }
 
   /** Writes the parts given (a part left out keeps its value; a new row has the defaults for it). */
-  async put(workspaceId: string, parts: Partial<Pick<SendPolicy, 'stopWords' | 'startWords'>>): Promise<void> {
+  async put(workspaceId: string, parts: SendPolicyParts): Promise<void> {
     this.scope(workspaceId);
     const row = { workspaceId, ...parts, lastModificationTime: new Date() } as QueryDeepPartialEntity<SendPolicy>;
     await this.repository.upsert(row, { conflictPaths: ['workspaceId'], skipUpdateIfNoValuesChanged: false });

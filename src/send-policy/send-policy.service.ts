@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { SendPolicyDto, UpdateSendPolicyDto } from './dto/send-policy.dto.js';
+import { ContactPropertiesService } from '../contact-properties/contact-properties.service.js';
+import { ContactPropertyType } from '../contact-properties/contact-property-type.js';
+import type { QuietHoursInput, SendPolicyDto, TimeZonePolicyInput, UpdateSendPolicyDto } from './dto/send-policy.dto.js';
 import {
   DEFAULT_START_WORDS,
   DEFAULT_STOP_WORDS,
@@ -10,24 +12,43 @@ import {
   normalizeKeyword,
   tidyKeyword,
 } from './keywords.js';
+import { QUIET_HOURS_SCOPES, type QuietHours } from './quiet-hours.js';
 import { SendPoliciesRepository } from './send-policies.repository.js';
-import type { SendPolicy } from './send-policy.entity.js';
-import { InvalidKeywords } from './send-policy.errors.js';
+import { DEFAULT_TIME_ZONE_POLICY, type SendPolicy, type SendPolicyParts, type TimeZonePolicy } from './send-policy.entity.js';
+import { InvalidKeywords, InvalidSendPolicy } from './send-policy.errors.js';
+import { isTimeZone } from './time-zones.js';
 
-/** The workspace's send policy: stop and start words (API.md §13). */
+/** The workspace's send policy as sends apply it: every part, defaults filled in. */
+export type SendSettings = SendPolicyDto;
+
+/** The workspace's send policy (API.md §13): stop and start words, quiet hours, time zones, the frequency cap. */
 @Injectable()
 export class SendPolicyService {
-  constructor(private readonly policies: SendPoliciesRepository) {}
+  constructor(
+    private readonly policies: SendPoliciesRepository,
+    private readonly properties: ContactPropertiesService,
+  ) {}
 
   async get(workspaceId: string): Promise<SendPolicyDto> {
     return view(await this.policies.ofWorkspace(workspaceId));
   }
 
-  /** Update Send Policy: the parts present; null restores a part's defaults. */
+  /** The policy a send applies (one primary-key read). */
+  settings(workspaceId: string): Promise<SendSettings> {
+    return this.get(workspaceId);
+  }
+
+  /** Update Send Policy: the parts present; null restores a part's default. Nothing is written unless every part is valid. */
   async update(workspaceId: string, input: UpdateSendPolicyDto): Promise<SendPolicyDto> {
-    const parts: Partial<Pick<SendPolicy, 'stopWords' | 'startWords'>> = {};
+    const parts: SendPolicyParts = {};
     if (input.stopWords !== undefined) parts.stopWords = input.stopWords && checkedWords(input.stopWords, 'stopWords');
     if (input.startWords !== undefined) parts.startWords = input.startWords && checkedWords(input.startWords, 'startWords');
+    if (input.quietHours !== undefined) parts.quietHours = input.quietHours && checkedQuietHours(input.quietHours);
+    if (input.timezone !== undefined) parts.timezone = input.timezone && (await this.checkedTimeZone(workspaceId, input.timezone));
+    if (input.frequencyCap !== undefined)
+      parts.frequencyCap = input.frequencyCap && {
+        marketingPerDays: { count: input.frequencyCap.marketingPerDays.count, days: input.frequencyCap.marketingPerDays.days },
+      };
     const current = view(await this.policies.ofWorkspace(workspaceId));
     const next = {
       stopWords: parts.stopWords === undefined ? current.stopWords : (parts.stopWords ?? [...DEFAULT_STOP_WORDS]),
@@ -54,13 +75,45 @@ export class SendPolicyService {
     if (!mayBeKeyword(text)) return null;
     return keywordConsent(text, view(await this.policies.withManager(manager).ofWorkspace(workspaceId)));
   }
+
+  /** The zone setting checked: a known zone, and a property of the workspace that can hold a zone name. */
+  private async checkedTimeZone(workspaceId: string, input: TimeZonePolicyInput): Promise<TimeZonePolicy> {
+    const zone = input.default ?? DEFAULT_TIME_ZONE_POLICY.default;
+    if (!isTimeZone(zone))
+      throw InvalidSendPolicy(`timezone.default '${zone}' is not an IANA time zone (e.g. Asia/Riyadh).`, 'timezone.default');
+    const property = input.property ?? null;
+    if (property !== null) {
+      const definition = (await this.properties.getMany(workspaceId, [property])).get(property);
+      if (!definition)
+        throw InvalidSendPolicy(`timezone.property '${property}' is not a contact property of this workspace.`, 'timezone.property');
+      if (definition.type !== ContactPropertyType.Text && definition.type !== ContactPropertyType.Select)
+        throw InvalidSendPolicy(
+          `timezone.property '${definition.name}' must be a Text or Select property (it holds a time zone name).`,
+          'timezone.property',
+        );
+    }
+    return { fromPhoneNumber: input.fromPhoneNumber ?? DEFAULT_TIME_ZONE_POLICY.fromPhoneNumber, property, default: zone };
+  }
 }
 
 function view(policy: SendPolicy | null): SendPolicyDto {
   return {
+    quietHours: policy?.quietHours ?? null,
+    timezone: { ...DEFAULT_TIME_ZONE_POLICY, ...policy?.timezone },
     stopWords: policy?.stopWords ?? [...DEFAULT_STOP_WORDS],
     startWords: policy?.startWords ?? [...DEFAULT_START_WORDS],
+    frequencyCap: policy?.frequencyCap ?? null,
   };
+}
+
+/** Quiet hours of some length (start and end differ), applying to what the input says (default both). */
+function checkedQuietHours(input: QuietHoursInput): QuietHours {
+  if (input.start === input.end)
+    throw InvalidSendPolicy(
+      'quietHours.start and quietHours.end must differ (the quiet period would be empty or the whole day).',
+      'quietHours.end',
+    );
+  return { start: input.start, end: input.end, appliesTo: input.appliesTo ?? [...QUIET_HOURS_SCOPES] };
 }
 
 /** The words tidied and checked: none blank or longer than a word may be, none twice. */

@@ -1,4 +1,4 @@
-import { constants, createReadStream } from 'node:fs';
+import { constants, createReadStream, mkdirSync } from 'node:fs';
 import { copyFile, mkdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
@@ -13,6 +13,7 @@ import { StoragePaths } from './storage-paths.js';
 export class LocalDiskBlobStore extends BlobStore {
   constructor(private readonly paths: StoragePaths) {
     super();
+    mkdirSync(paths.mediaDir, { recursive: true });
   }
 
   async put(key: string, source: BlobSource): Promise<number> {
@@ -25,8 +26,8 @@ export class LocalDiskBlobStore extends BlobStore {
   }
 
   async respond(key: string, request: IncomingMessage): Promise<BlobResponse | null> {
-    // Range, If-None-Match and If-Modified-Since are handled by @fastify/send; the content never
-    // changes under a key, so caches may keep it for good.
+    // Range, If-None-Match and If-Modified-Since are handled by @fastify/send from the file itself;
+    // the content never changes under a key, so caches may keep it for good.
     const result = await send(request, `/${this.relativePath(key)}`, {
       root: this.paths.mediaDir,
       index: false,
@@ -44,8 +45,13 @@ export class LocalDiskBlobStore extends BlobStore {
     await rm(join(this.paths.mediaDir, this.relativePath(key)), { force: true });
   }
 
-  read(key: string): Readable {
-    return createReadStream(join(this.paths.mediaDir, this.relativePath(key)));
+  read(key: string): Promise<Readable> {
+    return Promise.resolve(createReadStream(join(this.paths.mediaDir, this.relativePath(key))));
+  }
+
+  /** The directory is this process's own: nothing to reach. */
+  check(): Promise<string | null> {
+    return Promise.resolve(null);
   }
 
   private relativePath(key: string): string {

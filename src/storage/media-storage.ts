@@ -83,7 +83,7 @@ export class MediaStorage {
   async respond(key: string, fileName: string, request: IncomingMessage): Promise<BlobResponse> {
     const file = KEY_PATTERN.test(key) ? await this.files.findUnscopedByKey(key) : null;
     if (!file || file.fileName !== fileName) throw MediaNotFound();
-    const response = await this.blobs.respond(key, request);
+    const response = await this.blobs.respond(key, request, { size: file.size, storedAt: file.creationTime });
     if (!response) throw MediaNotFound();
     if (!response.body) throw new HttpException('The requested range or precondition cannot be satisfied.', response.statusCode);
     return {
@@ -101,7 +101,7 @@ export class MediaStorage {
   /** The bytes of a stored file of the workspace, streamed; null when there is no such file. */
   async open(workspaceId: string, id: string): Promise<{ file: StoredMedia; stream: Readable } | null> {
     const file = await this.files.findById(workspaceId, id);
-    return file && { file: this.toStored(file), stream: this.blobs.read(file.key) };
+    return file && { file: this.toStored(file), stream: await this.blobs.read(file.key) };
   }
 
   private toStored(file: MediaFile): StoredMedia {

@@ -8,9 +8,9 @@ import { AppConfig } from '../config/app-config.js';
 const STALE_TEMP_AFTER_MS = 60 * 60 * 1000;
 
 /**
- * The directories under STORAGE_DIR: `media/` for the local blob store, `tmp/` for uploads being
- * received, conversions and synthesized speech. Both on one file system, so a finished temp file
- * moves into storage by rename.
+ * The directories under STORAGE_DIR: `media/` for the local blob store (made by it, so a process
+ * storing in S3 has none), `tmp/` for uploads being received, conversions and synthesized speech.
+ * Both on one file system, so a finished temp file moves into local storage by rename.
  */
 @Injectable()
 export class StoragePaths implements OnModuleInit {
@@ -22,7 +22,6 @@ export class StoragePaths implements OnModuleInit {
     const root = resolve(config.storageDir);
     this.mediaDir = join(root, 'media');
     this.tempDir = join(root, 'tmp');
-    mkdirSync(this.mediaDir, { recursive: true });
     mkdirSync(this.tempDir, { recursive: true });
   }
 

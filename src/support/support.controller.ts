@@ -18,6 +18,11 @@ const fileBody = (field: string, description: string) =>
 @ApiOkResponse({ type: UploadedMediaDto })
 @ApiResponse({ status: 413, type: ErrorEnvelopeDto, description: 'Larger than the limit for its type (refused while streaming).' })
 @ApiResponse({ status: 415, type: ErrorEnvelopeDto, description: 'Not a type this operation takes, judged by the bytes.' })
+@ApiResponse({
+  status: 503,
+  type: ErrorEnvelopeDto,
+  description: 'Media storage (an S3 bucket) does not answer: `Storage:Unavailable`, nothing stored; try again after `Retry-After`.',
+})
 @Controller('v1/support')
 export class SupportController {
   constructor(private readonly uploads: SupportService) {}

@@ -2,35 +2,39 @@ import { Injectable } from '@nestjs/common';
 import { EndpointThrottle } from './endpoint-throttle.js';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository.js';
 
-/** Attempts to one endpoint running at once in this process: a receiver that hangs holds no more workers than this. */
+/**
+ * Attempts to one endpoint this process runs or holds waiting for its throttle at once: a receiver
+ * that hangs, or a slow throttle, holds no more of the worker's job slots than this.
+ */
 export const ENDPOINT_IN_FLIGHT_CAP = 12;
-/** An attempt whose throttle slot is this near waits for it in the worker; a later one is rescheduled. */
-const WAIT_IN_WORKER_MS = 1_000;
-/** A rescheduled attempt comes back this much before its slot and waits for it here (queue delays vary). */
-export const SLOT_LEAD_MS = 300;
-/** Later than this after its slot, an attempt takes a new one: starting now could crowd the next second's. */
-const SLOT_LATE_MS = 20;
+/** The longest an admitted attempt can wait for its throttle: the cap's places ahead of it at the lowest limit (1/s). */
+export const MAX_THROTTLE_WAIT_MS = ENDPOINT_IN_FLIGHT_CAP * 1000;
 const SETTINGS_CACHE_MS = 2_000;
 /** The attempt time assumed for an endpoint until one was measured. */
 const DEFAULT_ATTEMPT_MS = 100;
 
-/** Admitted (release once the attempt ended), or to come back in `retryInMs`, holding the throttle slot `slotAt` (ms epoch) when given. */
-export type Admission = { admitted: true; release: () => void } | { admitted: false; retryInMs: number; slotAt?: number };
+/**
+ * Admitted (call `start` just before sending: it waits for the throttle and says whether it had to;
+ * `release` once the attempt ended), or to come back in `retryInMs`.
+ */
+export type Admission = { admitted: true; start: () => Promise<boolean>; release: () => void } | { admitted: false; retryInMs: number };
 
 interface EndpointLoad {
-  inFlight: number;
+  /** When each attempt running or waiting for the throttle in this process was admitted. */
+  inFlightSince: number[];
   /** Smoothed duration of its recent attempts, ms. */
   attemptMs: number;
-  /** When the next attempt turned away for the cap is to come back (this process's clock). */
+  /** When the next attempt turned away is to come back (this process's clock). */
   nextOverflowAt: number;
 }
 
 /**
- * Admits an attempt to an endpoint, or says when to try again: its throttle (API.md §11.1, shared
- * across workers through {@link EndpointThrottle}), then a cap on this process's attempts to it at
- * once, so that a receiver that never answers (every attempt waiting out the 10 s deadline)
- * cannot take every worker from the live ones. Turned-away attempts are spread over the time the
- * endpoint is measured to need, so each comes back about once rather than polling.
+ * Admits an attempt to an endpoint, or says when to try again: a cap on this process's attempts to
+ * it at once (so that a receiver that never answers, every attempt waiting out the 10 s deadline,
+ * cannot take every worker from the live ones), then its throttle (API.md §11.1, shared across
+ * workers through {@link EndpointThrottle}), which an admitted attempt waits for. Turned-away
+ * attempts are spread over the time the endpoint is measured to need, or its throttle allows, so
+ * each comes back about once rather than polling.
  */
 @Injectable()
 export class EndpointGate {
@@ -42,38 +46,55 @@ export class EndpointGate {
     private readonly endpoints: WebhookEndpointsRepository,
   ) {}
 
-  async admit(workspaceId: string, endpointId: string, slotAt?: number): Promise<Admission> {
+  async admit(workspaceId: string, endpointId: string): Promise<Admission> {
     const load = this.load(endpointId);
-    if (load.inFlight >= ENDPOINT_IN_FLIGHT_CAP) return { admitted: false, retryInMs: this.overflowDelay(load), slotAt };
-    let wait = slotAt === undefined ? -Infinity : slotAt - Date.now();
-    if (wait < -SLOT_LATE_MS) {
-      const rate = await this.rateLimit(workspaceId, endpointId);
-      wait = rate === null ? 0 : await this.throttle.reserve(endpointId, rate);
-      if (wait > WAIT_IN_WORKER_MS) return { admitted: false, retryInMs: wait - SLOT_LEAD_MS, slotAt: Date.now() + wait };
-    }
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    load.inFlight++;
-    const started = Date.now();
-    return {
-      admitted: true,
-      release: () => {
-        load.inFlight--;
-        load.attemptMs = load.attemptMs * 0.8 + (Date.now() - started) * 0.2;
-        if (load.inFlight === 0 && load.attemptMs < DEFAULT_ATTEMPT_MS && this.loads.size > 10_000) this.loads.delete(endpointId);
-      },
+    const rate = await this.rateLimit(workspaceId, endpointId);
+    if (load.inFlightSince.length >= ENDPOINT_IN_FLIGHT_CAP) return { admitted: false, retryInMs: this.overflowDelay(load, rate) };
+    const admittedAt = Date.now();
+    load.inFlightSince.push(admittedAt);
+    let started: number | undefined;
+    // The throttle counts a start when it is asked, so it is asked just before the request leaves:
+    // anything between the two (the claim) would shift starts and crowd a receiver's second.
+    const start = async () => {
+      const waited = rate !== null && (await this.waitForThrottle(endpointId, rate));
+      started = Date.now();
+      return waited;
     };
+    const release = () => {
+      load.inFlightSince.splice(load.inFlightSince.indexOf(admittedAt), 1);
+      if (started !== undefined) load.attemptMs = load.attemptMs * 0.8 + (Date.now() - started) * 0.2;
+      if (load.inFlightSince.length === 0 && load.attemptMs < DEFAULT_ATTEMPT_MS && this.loads.size > 10_000) this.loads.delete(endpointId);
+    };
+    return { admitted: true, start, release };
+  }
+
+  /** Waits until the endpoint's throttle lets an attempt start, and records the start. */
+  private async waitForThrottle(endpointId: string, rate: number): Promise<boolean> {
+    let waited = false;
+    for (let wait = await this.throttle.tryStart(endpointId, rate); wait > 0; wait = await this.throttle.tryStart(endpointId, rate)) {
+      waited = true;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+    return waited;
   }
 
   private load(endpointId: string): EndpointLoad {
     let load = this.loads.get(endpointId);
-    if (!load) this.loads.set(endpointId, (load = { inFlight: 0, attemptMs: DEFAULT_ATTEMPT_MS, nextOverflowAt: 0 }));
+    if (!load) this.loads.set(endpointId, (load = { inFlightSince: [], attemptMs: DEFAULT_ATTEMPT_MS, nextOverflowAt: 0 }));
     return load;
   }
 
-  /** Spaces the comebacks of turned-away attempts by the time one slot of the cap takes to free. */
-  private overflowDelay(load: EndpointLoad): number {
+  /**
+   * Spaces the comebacks of turned-away attempts by the time one place of the cap takes to free:
+   * an attempt's measured time (or, when longer, how long the oldest running one has run: a
+   * receiver that stopped answering is known to be slow before its first attempt ends) over the
+   * cap, or the throttle's interval when that is longer.
+   */
+  private overflowDelay(load: EndpointLoad, rate: number | null): number {
     const now = Date.now();
-    load.nextOverflowAt = Math.max(load.nextOverflowAt, now) + load.attemptMs / ENDPOINT_IN_FLIGHT_CAP;
+    const attemptMs = Math.max(load.attemptMs, now - Math.min(...load.inFlightSince));
+    const spacing = Math.max(attemptMs / ENDPOINT_IN_FLIGHT_CAP, rate === null ? 0 : 1000 / rate);
+    load.nextOverflowAt = Math.max(load.nextOverflowAt, now) + spacing;
     return Math.max(20, Math.round(load.nextOverflowAt - now));
   }
 

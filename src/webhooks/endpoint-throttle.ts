@@ -2,31 +2,36 @@ import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
 import { AppConfig } from '../config/app-config.js';
 
-/**
- * Reserves the start time of the next attempt to an endpoint so that no more than `limit`
- * attempts start in any one second, across all workers: Redis keeps each endpoint's last `limit`
- * reserved start times (in its own clock), and the next one starts no sooner than a second after
- * the `limit`-th latest
- * (with a 10 ms margin). Excess attempts are given a later slot; none is refused.
- */
 /** A second and a margin, so that the receiver's clock, which sees each start a little late or early, still counts at most `limit` a second. */
 const WINDOW_MS = 1010;
 
-const RESERVE = `
+/**
+ * A sliding log of an endpoint's attempt starts (Redis time, ms): when fewer than `limit` started in
+ * the last window, records this one and answers 0; otherwise answers how many ms until the oldest
+ * leaves the window.
+ */
+const TRY_START = `
 local limit = tonumber(ARGV[1])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local slot = now
-if redis.call('LLEN', KEYS[1]) >= limit then
-  local kth = tonumber(redis.call('LINDEX', KEYS[1], -limit))
-  if kth + WINDOW > slot then slot = kth + WINDOW end
+while true do
+  local oldest = redis.call('LINDEX', KEYS[1], 0)
+  if not oldest or tonumber(oldest) > now - WINDOW then break end
+  redis.call('LPOP', KEYS[1])
 end
-redis.call('RPUSH', KEYS[1], slot)
-redis.call('LTRIM', KEYS[1], -limit, -1)
-redis.call('PEXPIRE', KEYS[1], slot - now + 2000)
-return slot - now
-`.replace('WINDOW', String(WINDOW_MS));
+if redis.call('LLEN', KEYS[1]) >= limit then
+  return tonumber(redis.call('LINDEX', KEYS[1], -limit)) + WINDOW - now
+end
+redis.call('RPUSH', KEYS[1], now)
+redis.call('PEXPIRE', KEYS[1], WINDOW * 2)
+return 0
+`.replaceAll('WINDOW', String(WINDOW_MS));
 
+/**
+ * The per-endpoint throttle of API.md §11.1, shared by every worker: no more than `limit` attempts
+ * to an endpoint start in any one second. An attempt asks just before it starts, so the count is of
+ * real starts; one that may not start yet is told how long to wait.
+ */
 @Injectable()
 export class EndpointThrottle implements OnApplicationShutdown {
   private readonly redis: Redis;
@@ -46,8 +51,8 @@ export class EndpointThrottle implements OnApplicationShutdown {
     this.redis.disconnect();
   }
 
-  /** Takes the next start slot of the endpoint; answers how many ms from now it is (0: start now). */
-  async reserve(endpointId: string, limitPerSecond: number): Promise<number> {
-    return Number(await this.redis.eval(RESERVE, 1, this.prefix + endpointId, limitPerSecond));
+  /** Records a start now when the limit allows it (answers 0); otherwise answers how many ms to wait before asking again. */
+  async tryStart(endpointId: string, limitPerSecond: number): Promise<number> {
+    return Number(await this.redis.eval(TRY_START, 1, this.prefix + endpointId, limitPerSecond));
   }
 }

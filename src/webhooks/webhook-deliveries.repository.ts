@@ -17,6 +17,8 @@ export interface ClaimedDelivery {
   kind: string;
   target_url: string;
   payload: Record<string, unknown>;
+  /** The attempt claimed. */
+  attempt: number;
   endpoint: ClaimedEndpoint | null;
 }
 
@@ -31,6 +33,24 @@ export interface ClaimedEndpoint {
   previous_secret_sealed: string | null;
   previous_secret_expires_at: string | null;
   failing_since: string | null;
+}
+
+/** An attempt a worker is about to make. */
+export interface AttemptToClaim {
+  workspaceId: string;
+  id: string;
+  attempt: number;
+  leaseSeconds: number;
+}
+
+/** The outcome of an attempt after which its delivery is over. */
+export interface EndedAttempt {
+  workspaceId: string;
+  id: string;
+  status: WebhookDeliveryStatus.Succeeded | WebhookDeliveryStatus.Failed;
+  attempt: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
 }
 
 /** What the delivery log is filtered by. */
@@ -129,24 +149,63 @@ export class WebhookDeliveriesRepository extends WorkspaceScopedRepository<Webho
   }
 
   /**
-   * Takes the lease of attempt `attempt` in one statement: only while the delivery is Pending at
-   * that attempt and nobody else holds an unexpired lease. Undefined when it cannot be taken.
+   * Takes the leases of these attempts in one statement: each only while its delivery is Pending at
+   * that attempt and nobody else holds an unexpired lease. Answers what was claimed, one entry per
+   * item in order: undefined where it could not be taken (and for a repeat of an item in the list).
    */
-  async claim(workspaceId: string, id: string, attempt: number, leaseSeconds: number): Promise<ClaimedDelivery | undefined> {
+  async claimMany(items: readonly AttemptToClaim[]): Promise<Array<ClaimedDelivery | undefined>> {
+    for (const item of items) this.scope(item.workspaceId);
+    const input = items.map((item) => ({
+      workspace_id: item.workspaceId,
+      id: item.id,
+      attempt: item.attempt,
+      lease_seconds: item.leaseSeconds,
+    }));
     // An UPDATE answers [rows, affected].
-    const [rows] = (await this.sql(
-      workspaceId,
+    const [rows] = await this.manager.query<[ClaimedDelivery[], number]>(
       // An ordered endpoint's delivery waits while an earlier one of its key is pending (it is queued again when that one ends).
-      `UPDATE webhook_deliveries d SET lease_until = now() + make_interval(secs => $4)
-        WHERE d.workspace_id = $1 AND d.id = $2 AND d.status = 'Pending' AND d.cycle_attempts = $3 - 1
+      `UPDATE webhook_deliveries d SET lease_until = now() + make_interval(secs => x.lease_seconds)
+         FROM (SELECT DISTINCT ON (id) * FROM jsonb_to_recordset($1::jsonb) AS x(workspace_id uuid, id uuid, attempt int, lease_seconds float8)) x
+        WHERE d.workspace_id = x.workspace_id AND d.id = x.id AND d.status = 'Pending' AND d.cycle_attempts = x.attempt - 1
           AND (d.lease_until IS NULL OR d.lease_until < now())
           AND NOT EXISTS (SELECT 1 FROM webhook_endpoints e JOIN webhook_deliveries p ON p.endpoint_id = e.id AND p.ordering_key = d.ordering_key
                            WHERE e.id = d.endpoint_id AND e.ordered AND p.status = 'Pending' AND p.seq < d.seq)
-        RETURNING d.id, d.workspace_id, d.endpoint_id, d.ordering_key, d.kind, d.target_url, d.payload,
+        RETURNING d.id, d.workspace_id, d.endpoint_id, d.ordering_key, d.kind, d.target_url, d.payload, x.attempt,
           (SELECT to_jsonb(e) FROM webhook_endpoints e WHERE e.id = d.endpoint_id) AS endpoint`,
-      [id, attempt, leaseSeconds],
-    )) as unknown as [ClaimedDelivery[], number];
-    return rows[0];
+      [JSON.stringify(input)],
+    );
+    const claimed = new Map(rows.map((row) => [row.id, row]));
+    return items.map((item) => {
+      const row = claimed.get(item.id);
+      // A claimed row answers the first item of its id and attempt only: a repeat must not send it twice.
+      if (!row || row.workspace_id !== item.workspaceId || row.attempt !== item.attempt) return undefined;
+      claimed.delete(item.id);
+      return row;
+    });
+  }
+
+  /**
+   * Records the outcomes of attempts that ended their deliveries (Succeeded or Failed: nothing to
+   * schedule) in one statement, releasing their leases.
+   */
+  async recordEndedMany(outcomes: readonly EndedAttempt[]): Promise<void> {
+    for (const outcome of outcomes) this.scope(outcome.workspaceId);
+    const input = outcomes.map((o) => ({
+      workspace_id: o.workspaceId,
+      id: o.id,
+      status: o.status,
+      attempt: o.attempt,
+      last_status_code: o.lastStatusCode,
+      last_error: o.lastError,
+    }));
+    await this.manager.query(
+      `UPDATE webhook_deliveries d
+          SET status = x.status, attempts = d.attempts + 1, cycle_attempts = x.attempt, last_status_code = x.last_status_code,
+              last_error = x.last_error, last_attempt_at = now(), next_attempt_at = NULL, lease_until = NULL
+         FROM jsonb_to_recordset($1::jsonb) AS x(workspace_id uuid, id uuid, status varchar, attempt int, last_status_code smallint, last_error varchar)
+        WHERE d.workspace_id = x.workspace_id AND d.id = x.id`,
+      [JSON.stringify(input)],
+    );
   }
 
   /** The lease on attempt `attempt` if another worker holds (or held) it. */

@@ -6,13 +6,19 @@ import { Outbox } from '../queue/outbox.service.js';
 import { JobName } from '../queue/queue-names.js';
 import { WorkspacesService } from '../workspaces/workspaces.service.js';
 import type { ListWebhookDeliveriesDto } from './dto/webhook-delivery.dto.js';
-import { WebhookDeliveriesRepository, type ClaimedDelivery } from './webhook-deliveries.repository.js';
+import { StatementBatcher } from '../common/batching/statement-batcher.js';
+import {
+  WebhookDeliveriesRepository,
+  type AttemptToClaim,
+  type ClaimedDelivery,
+  type EndedAttempt,
+} from './webhook-deliveries.repository.js';
 import type { WebhookDelivery } from './webhook-delivery.entity.js';
 import { WebhookDeliveryStatus } from './webhook-kind.js';
 import { ATTEMPT_TIMEOUT_MS, WebhookSender, type AttemptOutcome } from './webhook-sender.js';
 import { DeliveryInProgress, DeliveryNotFound } from './webhooks.errors.js';
 import type { JobPayloads } from '../queue/job-payloads.js';
-import { EndpointGate } from './endpoint-gate.js';
+import { EndpointGate, MAX_THROTTLE_WAIT_MS } from './endpoint-gate.js';
 import { EndpointHealth } from './endpoint-health.js';
 import { EndpointSecrets } from './endpoint-secrets.js';
 import { assertEventType } from './webhook-event-catalog.js';
@@ -21,10 +27,19 @@ export type DeliverWebhookJob = JobPayloads[JobName.DeliverWebhook] & { workspac
 
 /** An attempt's lease: longer than the attempt's own deadline, so only a dead worker's lease runs out. */
 const LEASE_MS = ATTEMPT_TIMEOUT_MS + 5_000;
+/** The lease of an attempt to an endpoint, which may wait for the endpoint's throttle once claimed. */
+const ENDPOINT_LEASE_MS = MAX_THROTTLE_WAIT_MS + LEASE_MS;
 
 const SECRETS_CACHE_MS = 5_000;
 
-type Verdict = { status: WebhookDeliveryStatus; nextAttemptAt: Date | null; outcome: 'succeeded' | 'retrying' | 'failed' };
+/** Claims and ended outcomes go to the database in set-based statements of at most this many rows. */
+const STATEMENT_BATCH = 100;
+/** Such statements of each kind running at once; attempts arriving meanwhile gather for the next. */
+const STATEMENTS_IN_FLIGHT = 2;
+
+type Verdict =
+  | { status: WebhookDeliveryStatus.Pending; nextAttemptAt: Date; outcome: 'retrying' }
+  | { status: WebhookDeliveryStatus.Succeeded | WebhookDeliveryStatus.Failed; nextAttemptAt: null; outcome: 'succeeded' | 'failed' };
 
 /** Delivers webhook events attempt by attempt, keeps their log, and answers the delivery-log API. */
 @Injectable()
@@ -33,6 +48,8 @@ export class WebhookDeliveryService {
   private readonly secretsCache = new Map<string, { secrets: string[]; until: number }>();
   private readonly outcomes: Counter<'kind' | 'outcome'>;
   private readonly attemptDuration: Histogram<'kind'>;
+  private readonly claims: StatementBatcher<AttemptToClaim, ClaimedDelivery | undefined>;
+  private readonly endings: StatementBatcher<EndedAttempt, void>;
 
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
@@ -58,6 +75,12 @@ export class WebhookDeliveryService {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     });
+    const batching = { maxBatchSize: STATEMENT_BATCH, maxInFlight: STATEMENTS_IN_FLIGHT };
+    this.claims = new StatementBatcher((items) => this.deliveries.claimMany(items), batching);
+    this.endings = new StatementBatcher(async (items) => {
+      await this.deliveries.recordEndedMany(items);
+      return items.map(() => undefined);
+    }, batching);
   }
 
   /**
@@ -70,23 +93,31 @@ export class WebhookDeliveryService {
   async attempt(job: DeliverWebhookJob): Promise<void> {
     const { workspaceId, deliveryId, attempt, endpointId } = job;
     if (!endpointId) return this.attemptAdmitted(workspaceId, deliveryId, attempt);
-    const admission = await this.gate.admit(workspaceId, endpointId, job.slotAt);
+    const admission = await this.gate.admit(workspaceId, endpointId);
     if (!admission.admitted) {
       const runAt = new Date(Date.now() + admission.retryInMs);
-      const payload = { deliveryId, attempt, endpointId, ...(admission.slotAt !== undefined ? { slotAt: admission.slotAt } : {}) };
+      const payload = { deliveryId, attempt, endpointId };
       await this.outbox.transaction((tx) => tx.enqueue([{ jobName: JobName.DeliverWebhook, workspaceId, runAt, payload }]));
       return;
     }
     try {
-      await this.attemptAdmitted(workspaceId, deliveryId, attempt);
+      await this.attemptAdmitted(workspaceId, deliveryId, attempt, admission.start);
     } finally {
       admission.release();
     }
   }
 
-  private async attemptAdmitted(workspaceId: string, deliveryId: string, attempt: number): Promise<void> {
-    const claimed = await this.claim(workspaceId, deliveryId, attempt);
+  private async attemptAdmitted(
+    workspaceId: string,
+    deliveryId: string,
+    attempt: number,
+    beforeSending?: () => Promise<boolean>,
+  ): Promise<void> {
+    const claimed = await this.claim(workspaceId, deliveryId, attempt, beforeSending ? ENDPOINT_LEASE_MS : LEASE_MS);
     if (!claimed) return;
+    // After a wait for the throttle, the delivery may have been stopped meanwhile (its endpoint deleted or disabled).
+    const waited = (await beforeSending?.()) ?? false;
+    if (waited && !(await this.deliveries.exists(workspaceId, { id: claimed.id, status: WebhookDeliveryStatus.Pending }))) return;
     const stopTimer = this.attemptDuration.startTimer({ kind: claimed.kind });
     const outcome = await this.send(claimed);
     stopTimer();
@@ -145,8 +176,8 @@ export class WebhookDeliveryService {
     return redelivered;
   }
 
-  private async claim(workspaceId: string, id: string, attempt: number): Promise<ClaimedDelivery | undefined> {
-    const claimed = await this.deliveries.claim(workspaceId, id, attempt, LEASE_MS / 1000);
+  private async claim(workspaceId: string, id: string, attempt: number, leaseMs: number): Promise<ClaimedDelivery | undefined> {
+    const claimed = await this.claims.add({ workspaceId, id, attempt, leaseSeconds: leaseMs / 1000 });
     if (claimed) return claimed;
     // Not claimable: either this attempt was made already (a duplicate job: nothing to do), or a
     // worker holds it right now, perhaps one that died; then try again once its lease may be over.
@@ -186,22 +217,23 @@ export class WebhookDeliveryService {
         : statusCode && statusCode >= 300
           ? `HTTP ${statusCode}`
           : null;
-    const changes = {
-      status: verdict.status,
-      attempts: () => 'attempts + 1',
-      cycleAttempts: attempt,
-      lastStatusCode: statusCode,
-      lastError: error?.slice(0, 1000) ?? null,
-      lastAttemptAt: new Date(),
-      nextAttemptAt: verdict.nextAttemptAt,
-      leaseUntil: null,
-    };
     const workspaceId = claimed.workspace_id;
+    const lastError = error?.slice(0, 1000) ?? null;
     if (verdict.status !== WebhookDeliveryStatus.Pending) {
-      // Finished: one statement, no transaction (the hot path at 1,000+ deliveries/s).
-      await this.deliveries.update(workspaceId, { id: claimed.id }, changes);
+      // Ended: batched with other attempts' outcomes, no transaction (the hot path at 1,000+ deliveries/s).
+      await this.endings.add({ workspaceId, id: claimed.id, status: verdict.status, attempt, lastStatusCode: statusCode, lastError });
     } else {
       // The next attempt is scheduled with the outcome, atomically.
+      const changes = {
+        status: verdict.status,
+        attempts: () => 'attempts + 1',
+        cycleAttempts: attempt,
+        lastStatusCode: statusCode,
+        lastError,
+        lastAttemptAt: new Date(),
+        nextAttemptAt: verdict.nextAttemptAt,
+        leaseUntil: null,
+      };
       await this.outbox.transaction(async (tx) => {
         await this.deliveries.withManager(tx.manager).update(workspaceId, { id: claimed.id }, changes);
         await tx.enqueue([

@@ -9,6 +9,7 @@ import { RetryLaterError } from '../queue/retry-later.js';
 import type { MediaType } from '../storage/media-file.entity.js';
 import { MediaStorage, type StoredMedia } from '../storage/media-storage.js';
 import { removeQuietly, StoragePaths } from '../storage/storage-paths.js';
+import { isStorageUnavailable, STORAGE_UNAVAILABLE } from '../storage/storage.errors.js';
 import { WebhookKind } from '../webhooks/webhook-kind.js';
 import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
 import type { MediaKind } from './inbound-message.js';
@@ -104,16 +105,16 @@ export class InboundMediaService {
     try {
       const outcome = this.checked(await this.cloudApi.fetchMedia(channel, job.media.providerMediaId, temp, INBOUND_MEDIA_MAX_BYTES), job);
       if (outcome.kind === 'fetched') {
-        const stored = await this.storage.save(
-          workspaceId,
-          { path: temp, move: true },
-          {
-            fileName: inboundFileName(job.media.kind, job.media.fileName, outcome.mimeType, job.media.providerMediaId),
-            contentType: (outcome.mimeType ?? job.media.mimeType ?? 'application/octet-stream').slice(0, 100),
-            mediaType: MEDIA_TYPE[job.media.kind],
-            durationMs: null,
-          },
-        );
+        const stored = await this.store(workspaceId, job, outcome, temp, lastAttempt);
+        if (!stored) {
+          this.logger.warn(`Inbound media of event ${job.eventId} not stored: media storage did not answer on the last attempt`);
+          await this.settle(workspaceId, channel, job, {
+            stored: null,
+            errorCode: STORAGE_UNAVAILABLE,
+            errorReason: 'The file was fetched but media storage did not answer.',
+          });
+          return;
+        }
         if (!(await this.settle(workspaceId, channel, job, { stored, errorCode: null, errorReason: null }))) {
           await this.storage.discard(workspaceId, stored.id); // another run settled it meanwhile
         }
@@ -124,6 +125,31 @@ export class InboundMediaService {
       await this.settle(workspaceId, channel, job, { stored: null, errorCode: outcome.errorCode, errorReason: outcome.failureReason });
     } finally {
       await removeQuietly(temp);
+    }
+  }
+
+  /** Stores the fetched file; null when storage does not answer on the last attempt (earlier ones are retried). */
+  private async store(
+    workspaceId: string,
+    job: DownloadMediaPayload,
+    outcome: Extract<MediaFetch, { kind: 'fetched' }>,
+    temp: string,
+    lastAttempt: boolean,
+  ): Promise<StoredMedia | null> {
+    try {
+      return await this.storage.save(
+        workspaceId,
+        { path: temp, move: true },
+        {
+          fileName: inboundFileName(job.media.kind, job.media.fileName, outcome.mimeType, job.media.providerMediaId),
+          contentType: (outcome.mimeType ?? job.media.mimeType ?? 'application/octet-stream').slice(0, 100),
+          mediaType: MEDIA_TYPE[job.media.kind],
+          durationMs: null,
+        },
+      );
+    } catch (err) {
+      if (lastAttempt && isStorageUnavailable(err)) return null;
+      throw err;
     }
   }
 

@@ -28,6 +28,12 @@ import { InvalidMessageId, MessageNotFound, RecipientOptedOut, ServiceWindowExpi
 import { WhatsAppMediaService } from './whatsapp-media.service.js';
 import { TemplatesService } from './templates.service.js';
 import { StatusService, type StatusChange } from './status.service.js';
+import { SendPolicyService } from '../send-policy/send-policy.service.js';
+import { SendScheduler } from '../send-policy/send-scheduler.service.js';
+import type { ContactRef } from '../contacts/contact-property-values.repository.js';
+import type { FrequencyCap } from '../send-policy/send-policy.entity.js';
+import { FrequencyCapReached, ScheduledItemNotCancellable } from '../send-policy/send-policy.errors.js';
+import { TimestampFormat } from '../common/time/timestamp-format.js';
 
 /** The customer service window a contact's message opens for free-form sends. */
 const SERVICE_WINDOW_MS = 24 * 3600 * 1000;
@@ -56,6 +62,8 @@ export class MessagingService {
     private readonly cloudApi: CloudApiWhatsAppProvider,
     private readonly statuses: StatusService,
     private readonly media: WhatsAppMediaService,
+    private readonly policy: SendPolicyService,
+    private readonly scheduler: SendScheduler,
   ) {}
 
   async sendTemplate(principal: Principal, input: SendTemplateDto): Promise<SendMessageResultDto> {
@@ -63,10 +71,17 @@ export class MessagingService {
     const template = await this.templates.approved(channel, input.templateName, input.language);
     const { request, preview } = buildTemplateMessage(template, input.toNumber, input.parameters ?? []);
     return this.accept(principal, channel, input, request, preview, {
-      attachment: { messageType: 'Template', templateName: template.name, language: template.language },
+      // The category stays with the event: the frequency cap counts MARKETING ones.
+      attachment: {
+        messageType: 'Template',
+        templateName: template.name,
+        language: template.language,
+        category: template.category.toUpperCase(),
+      },
       message: (to) => `Template '${template.name}' (${template.language}) accepted for delivery to ${to}.`,
       needsServiceWindow: false,
-      // API.md §13: a MARKETING template never goes to a contact opted out of marketing; UTILITY and AUTHENTICATION do.
+      // API.md §13: a MARKETING template never goes to a contact opted out of marketing or over the frequency cap, and waits
+      // out the contact's quiet hours; UTILITY and AUTHENTICATION do neither.
       marketing: template.category.toUpperCase() === 'MARKETING',
     });
   }
@@ -79,7 +94,7 @@ export class MessagingService {
   async sendFreeForm(
     principal: Principal,
     channelId: string,
-    recipient: SendRecipient,
+    recipient: SendRecipient & SendWhen,
     message: FreeFormMessage,
   ): Promise<SendMessageResultDto> {
     const channel = await this.channels.getRecent(principal.workspaceId, channelId, 'whatsapp');
@@ -158,7 +173,7 @@ export class MessagingService {
   private async accept(
     principal: Principal,
     channel: Readonly<Channel>,
-    recipient: SendRecipient,
+    recipient: SendRecipient & SendWhen,
     content: Record<string, unknown> | CloudTemplateRequest,
     preview: string,
     options: {
@@ -172,19 +187,21 @@ export class MessagingService {
   ): Promise<SendMessageResultDto> {
     const workspaceId = principal.workspaceId;
     const destination = await this.destination(workspaceId, recipient);
-    if (options.marketing) await this.refuseOptedOut(workspaceId, destination);
+    const { dueAt, cap } = await this.checkPolicy(workspaceId, destination, recipient.sendAt, options.marketing === true);
     const request = addressed(content, addressOf(destination));
+    // A scheduled send's job waits in the queue until it is due (the outbox row keeps it across restarts).
     const job = (eventId: string): OutboxEntry<JobName.SendWhatsAppMessage> => ({
       jobName: JobName.SendWhatsAppMessage,
       workspaceId,
+      runAt: dueAt,
       payload: { eventId, channelId: channel.id, request, ...(options.media ? { media: options.media } : {}) },
     });
     const event = {
       sourceType: EventSourceType.WhatsApp,
       direction: EventDirection.Outbound,
-      status: 'Pending',
+      status: dueAt ? 'Scheduled' : 'Pending',
       body: preview,
-      attachment: options.attachment,
+      attachment: dueAt ? { ...options.attachment, scheduledFor: TimestampFormat.utc(dueAt) } : options.attachment,
       handlerName: principal.name ?? null,
       location: options.location ?? null,
     };
@@ -195,7 +212,8 @@ export class MessagingService {
         : destination.kind === 'contact'
           ? { channelId: channel.id, contactId: destination.contact.id, inboundSince }
           : undefined;
-    const inOpenConversation = target && (await this.timeline.recordInOpenConversation(workspaceId, target, event, job));
+    // Under a frequency cap the send is counted again inside its transaction, so it takes that path.
+    const inOpenConversation = target && !cap && (await this.timeline.recordInOpenConversation(workspaceId, target, event, job));
     if (inOpenConversation) this.outbox.pushCommitted([inOpenConversation.job]);
     const result =
       inOpenConversation ||
@@ -206,12 +224,79 @@ export class MessagingService {
           !(await this.events.withManager(tx.manager).hasInboundWhatsAppSince(workspaceId, channel.id, contact.id, serviceWindowStart()))
         )
           throw ServiceWindowExpired();
+        if (cap) await this.refuseOverCapLocked(tx.manager, workspaceId, contact.id, labelOf(destination), cap);
         const conversation = await this.conversations.findOrOpen(tx.manager, workspaceId, channel.id, contact.id);
         const recorded = await this.timeline.record(tx.manager, conversation, event);
         await tx.enqueue([job(recorded.id)]);
         return { contactId: contact.id, eventId: recorded.id };
       }));
-    return SendMessageResultDto.accepted(result, options.message(labelOf(destination)));
+    const message = options.message(labelOf(destination));
+    return SendMessageResultDto.accepted(result, dueAt ? `${message} It is scheduled for ${TimestampFormat.utc(dueAt)}.` : message, dueAt);
+  }
+
+  /**
+   * The send policy before anything is written (API.md §13): a marketing template is refused to a
+   * contact opted out or over the frequency cap, and waits for the end of the contact's quiet
+   * hours; any send waits for its `sendAt`. Returns when it is due (null: now). Only a marketing
+   * send reads the policy.
+   */
+  private async checkPolicy(
+    workspaceId: string,
+    destination: Destination,
+    sendAt: string | undefined,
+    marketing: boolean,
+  ): Promise<{ dueAt: Date | null; cap: FrequencyCap | null }> {
+    const recipient = zoneSubjectOf(destination);
+    if (!marketing) return { dueAt: await this.scheduler.dueAt(workspaceId, { scope: null, recipient, sendAt }), cap: null };
+    await this.refuseOptedOut(workspaceId, destination);
+    const settings = await this.policy.settings(workspaceId);
+    const dueAt = await this.scheduler.dueAt(workspaceId, { scope: 'Marketing', recipient, sendAt }, settings);
+    await this.refuseOverCap(workspaceId, destination, settings.frequencyCap);
+    return { dueAt, cap: settings.frequencyCap };
+  }
+
+  /** A marketing template beyond the frequency cap for this contact is a 400 (a BSUID no contact has yet was sent nothing). */
+  private async refuseOverCap(workspaceId: string, destination: Destination, cap: FrequencyCap | null): Promise<void> {
+    if (!cap || destination.kind === 'new-user-id') return;
+    const { count, days } = cap.marketingPerDays;
+    const recipient = destination.kind === 'contact' ? { contactId: destination.contact.id } : { phoneNumber: destination.phoneNumber };
+    const sent = await this.events.countMarketingSince(workspaceId, recipient, new Date(Date.now() - days * DAY_MS));
+    if (sent >= count) throw FrequencyCapReached(labelOf(destination), cap.marketingPerDays);
+  }
+
+  /**
+   * The cap counted again in the send's transaction, under the contact's lock, just before the send
+   * is recorded: of two marketing sends at once, the second sees the first.
+   */
+  private async refuseOverCapLocked(
+    manager: EntityManager,
+    workspaceId: string,
+    contactId: string,
+    label: string,
+    cap: FrequencyCap,
+  ): Promise<void> {
+    const events = this.events.withManager(manager);
+    await events.lockMarketingCount(workspaceId, contactId);
+    const { count, days } = cap.marketingPerDays;
+    const sent = await events.countMarketingSince(workspaceId, { contactId }, new Date(Date.now() - days * DAY_MS));
+    if (sent >= count) throw FrequencyCapReached(label, cap.marketingPerDays);
+  }
+
+  /**
+   * DELETE /v1/scheduled: cancels a scheduled message of the workspace before it leaves (its job
+   * then finds it Cancelled and sends nothing). False when the workspace has no outbound WhatsApp
+   * message with this id; a message that was not scheduled, has left or was cancelled is a 409.
+   */
+  async cancelScheduled(workspaceId: string, eventId: string): Promise<boolean> {
+    const [cancelled] = await this.events.moveOutboundStatus(workspaceId, { eventId }, NO_PROVIDER_OUTCOME('Cancelled'), ['Scheduled']);
+    if (cancelled) return true;
+    const event = await this.events.findMessageRef(workspaceId, eventId);
+    if (!event || event.sourceType !== EventSourceType.WhatsApp || event.direction !== EventDirection.Outbound) return false;
+    const status = await this.events.statusOf(workspaceId, eventId);
+    throw ScheduledItemNotCancellable(
+      eventId,
+      status === 'Cancelled' ? 'it was cancelled already' : event.attachment?.scheduledFor ? 'it has left already' : 'it was not scheduled',
+    );
   }
 
   /**
@@ -249,7 +334,12 @@ export class MessagingService {
     lastAttempt: boolean,
     media?: { fileId: string },
   ): Promise<void> {
-    if ((await this.events.statusOf(workspaceId, eventId)) !== 'Pending') return; // already sent (a retried job) or gone
+    const status = await this.events.statusOf(workspaceId, eventId);
+    if (status === 'Scheduled') {
+      // A scheduled send now due: moving it to Pending is the claim, so a cancellation that came first wins and nothing leaves.
+      const [claimed] = await this.events.moveOutboundStatus(workspaceId, { eventId }, NO_PROVIDER_OUTCOME('Pending'), ['Scheduled']);
+      if (!claimed) return;
+    } else if (status !== 'Pending') return; // already sent (a retried job), cancelled, or gone
     const { channel, outcome } = await this.withFreshCredentials(workspaceId, channelId, (current) =>
       this.sendThrough(current, request, media),
     );
@@ -324,6 +414,22 @@ export class MessagingService {
   private provider(name: string): WhatsAppProvider {
     return name === 'cloud-api' ? this.cloudApi : this.sandbox;
   }
+}
+
+/** When a send leaves: `sendAt` as the request gave it (absent: now). */
+interface SendWhen {
+  sendAt?: string;
+}
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/** A status move the provider had no part in (scheduling). */
+const NO_PROVIDER_OUTCOME = (status: string) => ({ status, providerMessageId: null, errorCode: null, failureReason: null });
+
+/** Whose time zone a send follows: the contact's (by id) or the number's. */
+function zoneSubjectOf(destination: Destination): ContactRef {
+  if (destination.kind === 'contact') return { contactId: destination.contact.id, phoneNumber: destination.contact.phoneNumber };
+  return { phoneNumber: destination.kind === 'phone' ? destination.phoneNumber : null };
 }
 
 /** Where a send goes, once resolved. */

@@ -65,7 +65,7 @@ import { MediaModule } from '../media/media.module.js';
     WhatsAppProcessor,
     AdminKeyGuard,
   ],
-  exports: [TemplatesService],
+  exports: [TemplatesService, MessagingService],
 })
 export class WhatsAppModule implements OnModuleInit {
   constructor(

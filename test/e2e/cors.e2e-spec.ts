@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createWorkspace, type WorkspaceFixture } from '../support/fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { it } from 'node:test';
+import { describeWithApp } from '../support/describe-with-app.js';
+import type { TestApp } from '../support/test-app.js';
 
 const APP = 'https://app.example.com';
 const ADMIN = 'https://admin.example.com';
@@ -16,19 +16,10 @@ const preflight = (t: TestApp, path: string, origin: string, method = 'POST') =>
     },
   });
 
-describe('CORS_ORIGINS: a list of origins', () => {
-  let t: TestApp;
-  let a: WorkspaceFixture;
-
-  before(async () => {
-    t = await startTestApp({ CORS_ORIGINS: `${APP}, ${ADMIN}` });
-    a = await createWorkspace(t);
-  });
-  after(() => t.close());
-
+describeWithApp('CORS_ORIGINS: a list of origins', { env: { CORS_ORIGINS: `${APP}, ${ADMIN}` }, workspaces: 1 }, (fx) => {
   it('answers a preflight from a listed origin with 204 and what may be sent', async () => {
     for (const origin of [APP, ADMIN]) {
-      const res = await preflight(t, '/v1/whatsapp/service-account/sendText', origin);
+      const res = await preflight(fx.t, '/v1/whatsapp/service-account/sendText', origin);
       assert.equal(res.status, 204, res.text);
       assert.equal(res.headers.get('access-control-allow-origin'), origin);
       assert.equal(res.headers.get('access-control-allow-methods'), 'GET, HEAD, POST, PUT, DELETE');
@@ -40,7 +31,7 @@ describe('CORS_ORIGINS: a list of origins', () => {
   });
 
   it('lets a listed origin read answers, errors included, and the rate limit, Retry-After and request id headers', async () => {
-    const ok = await a.api.get('/v1/workspaces/users', { origin: APP });
+    const ok = await fx.a.api.get('/v1/workspaces/users', { origin: APP });
     assert.equal(ok.status, 200);
     assert.equal(ok.headers.get('access-control-allow-origin'), APP);
     assert.equal(
@@ -48,13 +39,13 @@ describe('CORS_ORIGINS: a list of origins', () => {
       'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, X-Request-Id',
     );
     assert.ok(ok.headers.get('x-ratelimit-limit'));
-    const anonymous = await t.http.get('/v1/workspaces/users', { origin: APP });
+    const anonymous = await fx.t.http.get('/v1/workspaces/users', { origin: APP });
     assert.equal(anonymous.status, 401);
     assert.equal(anonymous.headers.get('access-control-allow-origin'), APP);
   });
 
   it('refuses a preflight from any other origin with a 403 envelope, and gives it nothing to read', async () => {
-    const res = await preflight(t, '/v1/whatsapp/service-account/sendText', OTHER);
+    const res = await preflight(fx.t, '/v1/whatsapp/service-account/sendText', OTHER);
     assert.equal(res.status, 403, res.text);
     assert.equal(res.body.error.code, 'Cors:OriginNotAllowed');
     assert.equal(res.body.message, `Cross-origin requests from '${OTHER}' are not allowed.`);
@@ -62,7 +53,7 @@ describe('CORS_ORIGINS: a list of origins', () => {
     assert.equal(res.headers.get('access-control-allow-methods'), null);
     assert.ok(res.headers.get('x-request-id'));
     for (const headers of [{ origin: OTHER }, { origin: 'null' }, {}] as Array<Record<string, string>>) {
-      const plain = await a.api.get('/v1/workspaces/users', headers);
+      const plain = await fx.a.api.get('/v1/workspaces/users', headers);
       assert.equal(plain.status, 200, 'a request is served as without CORS');
       assert.equal(plain.headers.get('access-control-allow-origin'), null, JSON.stringify(headers));
       assert.equal(plain.headers.get('access-control-expose-headers'), null);
@@ -70,19 +61,12 @@ describe('CORS_ORIGINS: a list of origins', () => {
   });
 });
 
-describe('CORS_ORIGINS=*', () => {
-  let t: TestApp;
-
-  before(async () => {
-    t = await startTestApp({ CORS_ORIGINS: '*' });
-  });
-  after(() => t.close());
-
+describeWithApp('CORS_ORIGINS=*', { env: { CORS_ORIGINS: '*' }, workspaces: 0 }, (fx) => {
   it('answers every origin’s preflight and lets it read answers', async () => {
-    const res = await preflight(t, '/v1/contacts', OTHER, 'PUT');
+    const res = await preflight(fx.t, '/v1/contacts', OTHER, 'PUT');
     assert.equal(res.status, 204);
     assert.equal(res.headers.get('access-control-allow-origin'), '*');
-    const token = await t.http.request('POST', '/connect/token', { body: 'grant_type=client_credentials', headers: { origin: OTHER } });
+    const token = await fx.t.http.request('POST', '/connect/token', { body: 'grant_type=client_credentials', headers: { origin: OTHER } });
     assert.equal(token.status, 400);
     assert.equal(token.headers.get('access-control-allow-origin'), '*');
   });

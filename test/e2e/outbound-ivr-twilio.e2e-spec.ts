@@ -1,258 +1,272 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, it } from 'node:test';
 import { getExpectedTwilioSignature } from 'twilio/lib/webhooks/webhooks.js';
 import { CallSweeper } from '../../src/outbound-ivr/call-sweeper.service.js';
 import { FakeTwilio } from '../support/fake-twilio.js';
-import { createChannel, createWorkspace, waitFor, type WorkspaceFixture } from '../support/fixtures.js';
+import { describeWithApp } from '../support/describe-with-app.js';
+import { createChannel, waitFor } from '../support/fixtures.js';
 import { freePort } from '../support/free-port.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
 import { verifySignature, WebhookReceiver } from '../support/webhook-receiver.js';
 
 const AUTH_TOKEN = 'twilio-auth-token-0123456789abcdef';
 const ACCOUNT_SID = 'AC0123456789abcdef0123456789abcdef';
 
-describe('Outbound IVR through a Twilio-compatible voice API', () => {
-  let t: TestApp;
-  let a: WorkspaceFixture;
-  let fake: FakeTwilio;
-  let receiver: WebhookReceiver;
-  let channel: { id: string };
-  let publicBaseUrl: string;
-  let hooks = 0;
+/** Where Twilio calls the app back: its own address, on a port chosen before it boots. */
+let publicBaseUrl: string;
 
-  const request = (extra: Record<string, unknown> = {}) => ({
-    channelId: channel.id,
-    destinationNumber: '966501234567',
-    audioFileUrl: 'https://media.example.com/question.wav',
-    welcomeMessageFileUrl: 'https://media.example.com/welcome.wav',
-    failedMessageFileUrl: 'https://media.example.com/failed.wav',
-    options: [
-      { digit: '1', description: 'Confirm' },
-      { digit: '2', description: 'Cancel', responseMessageFileUrl: 'https://media.example.com/cancelled.wav' },
-    ],
-    webhookUrl: receiver.url(`/ivr/${++hooks}`, 'localhost'),
-    ...extra,
-  });
+describeWithApp(
+  'Outbound IVR through a Twilio-compatible voice API',
+  {
+    peers: { fake: () => FakeTwilio.start(AUTH_TOKEN), receiver: () => WebhookReceiver.start() },
+    env: async ({ fake }) => {
+      const port = await freePort();
+      publicBaseUrl = `http://127.0.0.1:${port}`;
+      return {
+        PORT: String(port),
+        PUBLIC_BASE_URL: publicBaseUrl,
+        TWILIO_API_URL: fake.url,
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        RATE_LIMIT_IVR_CALLS_PER_SECOND: '1000',
+        INBOUND_CALL_GREETING: 'Thanks for calling Acme.',
+      };
+    },
+    workspaces: 1,
+  },
+  (fx) => {
+    let channel: { id: string };
+    let hooks = 0;
 
-  const callThrough = async (extra: Record<string, unknown> = {}) => {
-    const body = request(extra);
-    const created = await a.api.post('/v1/outbound-ivr', body);
-    assert.equal(created.status, 200, created.text);
-    const path = new URL(body.webhookUrl).pathname;
-    const delivery = await waitFor(async () => receiver.at(path)[0], 10_000, 'the outcome webhook');
-    const payload = verifySignature(delivery, a.webhookSecret) as Record<string, unknown>;
-    const record = (await a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body;
-    return { record, payload };
-  };
-
-  before(async () => {
-    fake = await FakeTwilio.start(AUTH_TOKEN);
-    receiver = await WebhookReceiver.start();
-    const port = await freePort();
-    publicBaseUrl = `http://127.0.0.1:${port}`;
-    t = await startTestApp({
-      PORT: String(port),
-      PUBLIC_BASE_URL: publicBaseUrl,
-      TWILIO_API_URL: fake.url,
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      RATE_LIMIT_IVR_CALLS_PER_SECOND: '1000',
-      INBOUND_CALL_GREETING: 'Thanks for calling Acme.',
-    });
-    a = await createWorkspace(t, 'A');
-    channel = await createChannel(t, a.workspaceId, {
-      type: 1,
-      whatsApp: undefined,
-      voice: { provider: 'twilio', accountSid: ACCOUNT_SID, authToken: AUTH_TOKEN, fromNumber: '+14155550100' },
-      postCallWebhookUrl: receiver.url('/calls'),
-    });
-  });
-  after(async () => {
-    await t.close();
-    await fake.close();
-    await receiver.close();
-  });
-
-  it('places the call with status callbacks, answers with TwiML, and ends DigitPressed with the response file', async () => {
-    fake.expectCall({ answer: true, digits: ['2'], durationSeconds: 7 });
-    const { record, payload } = await callThrough();
-    assert.equal(record.status, 4);
-    assert.equal(record.result, 1);
-    assert.equal(record.pressedDigit, '2');
-    assert.equal(record.callDurationSeconds, 7);
-    const call = fake.calls.at(-1)!;
-    assert.equal(record.callId, call.sid);
-    assert.equal(payload.callId, call.sid);
-
-    const placed = fake.requests.find((r) => r.path.endsWith('/Calls.json'))!;
-    assert.equal(placed.path, `/2010-04-01/Accounts/${ACCOUNT_SID}/Calls.json`);
-    assert.equal(placed.authorization, `Basic ${Buffer.from(`${ACCOUNT_SID}:${AUTH_TOKEN}`).toString('base64')}`);
-    assert.equal(placed.form.get('To'), '+966501234567');
-    assert.equal(placed.form.get('From'), '+14155550100');
-    assert.equal(placed.form.get('Url'), `${publicBaseUrl}/v1/voice/twilio/calls/${record.id}/answer`);
-    assert.equal(placed.form.get('StatusCallback'), `${publicBaseUrl}/v1/voice/twilio/calls/${record.id}/status`);
-    assert.deepEqual(placed.form.getAll('StatusCallbackEvent'), ['initiated', 'ringing', 'answered', 'completed']);
-
-    const [first, last] = [call.twiml[0], call.twiml.at(-1)!];
-    assert.match(first, /<Play>https:\/\/media\.example\.com\/welcome\.wav<\/Play><Gather numDigits="1" finishOnKey="" timeout="6"/);
-    assert.match(
-      first,
-      /<Gather[^>]*action="[^"]*\/gather\?turn=0"[^>]*><Play>https:\/\/media\.example\.com\/question\.wav<\/Play><\/Gather>/,
-    );
-    assert.match(first, /<Redirect method="POST">[^<]*\/gather\?turn=0<\/Redirect>/);
-    assert.equal(
-      last,
-      '<?xml version="1.0" encoding="UTF-8"?><Response><Play>https://media.example.com/cancelled.wav</Play><Hangup/></Response>',
-    );
-
-    const callHook = await waitFor(async () => receiver.at('/calls').find((r) => r.body.includes(call.sid)), 10_000, 'the Call Webhook');
-    const callPayload = verifySignature(callHook, a.webhookSecret) as Record<string, unknown>;
-    assert.equal(callPayload.status, 1);
-    assert.equal(callPayload.callLength, '00:00:07');
-  });
-
-  it('an invalid digit plays the failed file and asks again; silence after that ends NoInput', async () => {
-    fake.expectCall({ answer: true, digits: ['9'] });
-    const { record } = await callThrough({ maxAudioRetries: 1 });
-    assert.equal(record.status, 4);
-    assert.equal(record.result, 2);
-    const call = fake.calls.at(-1)!;
-    assert.equal(call.twiml.length, 3);
-    assert.match(call.twiml[1], /^<\?xml[^>]*><Response><Play>https:\/\/media\.example\.com\/failed\.wav<\/Play><Gather[^>]*turn=1/);
-    assert.match(call.twiml[2], /<Hangup\/>/);
-  });
-
-  it("'#' and '*' are digits like the others", async () => {
-    fake.expectCall({ answer: true, digits: ['#'] });
-    const { record } = await callThrough({
+    const request = (extra: Record<string, unknown> = {}) => ({
+      channelId: channel.id,
+      destinationNumber: '966501234567',
+      audioFileUrl: 'https://media.example.com/question.wav',
+      welcomeMessageFileUrl: 'https://media.example.com/welcome.wav',
+      failedMessageFileUrl: 'https://media.example.com/failed.wav',
       options: [
-        { digit: '#', description: 'Hash' },
-        { digit: '*', description: 'Star' },
+        { digit: '1', description: 'Confirm' },
+        { digit: '2', description: 'Cancel', responseMessageFileUrl: 'https://media.example.com/cancelled.wav' },
       ],
+      webhookUrl: fx.receiver.url(`/ivr/${++hooks}`, 'localhost'),
+      ...extra,
     });
-    assert.equal(record.result, 1);
-    assert.equal(record.pressedDigit, '#');
-  });
 
-  it('busy and failed calls end Busy/DestinationBusy and Failed/TechnicalFailure', async () => {
-    fake.expectCall({ answer: 'busy' });
-    const busy = await callThrough();
-    assert.equal(busy.record.status, 6);
-    assert.equal(busy.record.result, 5);
-    fake.expectCall({ answer: 'failed' });
-    const failed = await callThrough();
-    assert.equal(failed.record.status, 7);
-    assert.equal(failed.record.result, 6);
-  });
+    const callThrough = async (extra: Record<string, unknown> = {}) => {
+      const body = request(extra);
+      const created = await fx.a.api.post('/v1/outbound-ivr', body);
+      assert.equal(created.status, 200, created.text);
+      const path = new URL(body.webhookUrl).pathname;
+      const delivery = await waitFor(async () => fx.receiver.at(path)[0], 10_000, 'the outcome webhook');
+      const payload = verifySignature(delivery, fx.a.webhookSecret) as Record<string, unknown>;
+      const record = (await fx.a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body;
+      return { record, payload };
+    };
 
-  it('refuses callbacks without a valid X-Twilio-Signature, and late or repeated reports never move a finished call', async () => {
-    fake.expectCall({ answer: true, digits: ['1'] });
-    const { record } = await callThrough();
-    const statusUrl = `${publicBaseUrl}/v1/voice/twilio/calls/${record.id}/status`;
-    const params = { CallSid: record.callId, CallStatus: 'ringing' };
-    const forged = await fake.post(statusUrl, params, 'bm90LWEtc2lnbmF0dXJl');
-    assert.equal(forged.status, 403);
-    assert.match(forged.body, /Voice:InvalidSignature/);
-    const unsigned = await fetch(statusUrl, { method: 'POST', body: new URLSearchParams(params) });
-    assert.equal(unsigned.status, 403);
-    const answerUrl = `${publicBaseUrl}/v1/voice/twilio/calls/${record.id}/answer`;
-    assert.equal((await fake.post(answerUrl, params, 'bm90LWEtc2lnbmF0dXJl')).status, 403);
-    // A real signature, but over other fields, another call's URL or another turn.
-    const signedFor = (url: string, fields: Record<string, string>) => getExpectedTwilioSignature(AUTH_TOKEN, url, fields);
-    assert.equal((await fake.post(statusUrl, { ...params, CallStatus: 'busy' }, signedFor(statusUrl, params))).status, 403);
-    const otherCall = statusUrl.replace(record.id, '00000000-0000-4000-8000-000000000000');
-    assert.equal((await fake.post(statusUrl, params, signedFor(otherCall, params))).status, 403);
-    const gatherUrl = `${publicBaseUrl}/v1/voice/twilio/calls/${record.id}/gather`;
-    assert.equal((await fake.post(`${gatherUrl}?turn=1`, params, signedFor(`${gatherUrl}?turn=0`, params))).status, 403);
+    before(async () => {
+      channel = await createChannel(fx.t, fx.a.workspaceId, {
+        type: 1,
+        whatsApp: undefined,
+        voice: { provider: 'twilio', accountSid: ACCOUNT_SID, authToken: AUTH_TOKEN, fromNumber: '+14155550100' },
+        postCallWebhookUrl: fx.receiver.url('/calls'),
+      });
+    });
 
-    assert.equal((await fake.post(statusUrl, params)).status, 204);
-    assert.equal((await fake.post(statusUrl, { CallSid: record.callId, CallStatus: 'busy' })).status, 204);
-    assert.equal((await fake.post(statusUrl, { CallSid: record.callId, CallStatus: 'completed', CallDuration: '99' })).status, 204);
-    const again = (await a.api.get(`/v1/outbound-ivr/${record.id}`)).body;
-    assert.deepEqual(again, record);
-  });
+    it('places the call with status callbacks, answers with TwiML, and ends DigitPressed with the response file', async () => {
+      fx.fake.expectCall({ answer: true, digits: ['2'], durationSeconds: 7 });
+      const { record, payload } = await callThrough();
+      assert.equal(record.status, 4);
+      assert.equal(record.result, 1);
+      assert.equal(record.pressedDigit, '2');
+      assert.equal(record.callDurationSeconds, 7);
+      const call = fx.fake.calls.at(-1)!;
+      assert.equal(record.callId, call.sid);
+      assert.equal(payload.callId, call.sid);
 
-  it('cancelling a ringing call hangs it up at the provider; the call ends Cancelled', async () => {
-    fake.expectCall({ answer: 'no-answer', ringMs: 1500 });
-    const body = request();
-    const created = await a.api.post('/v1/outbound-ivr', body);
-    await waitFor(async () => (await a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body.status === 2, 10_000, 'ringing');
-    const sid = fake.calls.at(-1)!.sid;
-    const cancelled = await a.api.post(`/v1/outbound-ivr/${created.body.id}/cancel`, {});
-    assert.equal(cancelled.status, 200, cancelled.text);
-    assert.equal(cancelled.body.status, 8);
-    const hangUp = await waitFor(
-      async () => fake.requests.find((r) => r.path.endsWith(`/Calls/${sid}.json`)),
-      10_000,
-      'the hang-up request',
-    );
-    assert.equal(hangUp.form.get('Status'), 'completed');
-    await fake.calls.at(-1)!.done;
-    const final = (await a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body;
-    assert.equal(final.status, 8, 'the late no-answer report does not move the cancelled call');
-    assert.equal(final.result, 7);
-  });
+      const placed = fx.fake.requests.find((r) => r.path.endsWith('/Calls.json'))!;
+      assert.equal(placed.path, `/2010-04-01/Accounts/${ACCOUNT_SID}/Calls.json`);
+      assert.equal(placed.authorization, `Basic ${Buffer.from(`${ACCOUNT_SID}:${AUTH_TOKEN}`).toString('base64')}`);
+      assert.equal(placed.form.get('To'), '+966501234567');
+      assert.equal(placed.form.get('From'), '+14155550100');
+      assert.equal(placed.form.get('Url'), `${publicBaseUrl}/v1/voice/twilio/calls/${record.id}/answer`);
+      assert.equal(placed.form.get('StatusCallback'), `${publicBaseUrl}/v1/voice/twilio/calls/${record.id}/status`);
+      assert.deepEqual(placed.form.getAll('StatusCallbackEvent'), ['initiated', 'ringing', 'answered', 'completed']);
 
-  it('a repeated or stale gather callback gets the current TwiML again and does not move the dialog', async () => {
-    fake.expectCall({ answer: 'no-answer', ringMs: 4000 });
-    const created = await a.api.post('/v1/outbound-ivr', request({ maxAudioRetries: 2 }));
-    await waitFor(async () => (await a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body.status === 2, 10_000, 'ringing');
-    const base = `${publicBaseUrl}/v1/voice/twilio/calls/${created.body.id}`;
-    const params = { CallSid: fake.calls.at(-1)!.sid, CallStatus: 'in-progress' };
-    const first = await fake.post(`${base}/answer`, params);
-    assert.match(first.body, /turn=0/);
-    assert.equal((await fake.post(`${base}/answer`, params)).body, first.body, 'a repeated answer callback');
-    const invalid = await fake.post(`${base}/gather?turn=0`, { ...params, Digits: '9' });
-    assert.match(invalid.body, /failed\.wav.*turn=1/);
-    const stale = await fake.post(`${base}/gather?turn=0`, { ...params, Digits: '1' });
-    assert.equal(stale.body, invalid.body, 'a stale turn');
-    const valid = await fake.post(`${base}/gather?turn=1`, { ...params, Digits: '1' });
-    assert.match(valid.body, /<Hangup\/>/);
-    await fake.post(`${base}/status`, { ...params, CallStatus: 'completed', CallDuration: '9' });
-    const record = (await a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body;
-    assert.deepEqual([record.status, record.result, record.pressedDigit, record.callDurationSeconds], [4, 1, '1', 9]);
-    await fake.calls.at(-1)!.done;
-    assert.equal((await a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body.status, 4, 'the late no-answer changes nothing');
-  });
+      const [first, last] = [call.twiml[0], call.twiml.at(-1)!];
+      assert.match(first, /<Play>https:\/\/media\.example\.com\/welcome\.wav<\/Play><Gather numDigits="1" finishOnKey="" timeout="6"/);
+      assert.match(
+        first,
+        /<Gather[^>]*action="[^"]*\/gather\?turn=0"[^>]*><Play>https:\/\/media\.example\.com\/question\.wav<\/Play><\/Gather>/,
+      );
+      assert.match(first, /<Redirect method="POST">[^<]*\/gather\?turn=0<\/Redirect>/);
+      assert.equal(
+        last,
+        '<?xml version="1.0" encoding="UTF-8"?><Response><Play>https://media.example.com/cancelled.wav</Play><Hangup/></Response>',
+      );
 
-  it('a provider 500 on placing is not retried (the call may exist); the sweeper ends it Failed', async () => {
-    fake.expectCall({ answer: true, apiStatus: 500 });
-    const before = fake.requests.filter((r) => r.path.endsWith('/Calls.json')).length;
-    const created = await a.api.post('/v1/outbound-ivr', request());
-    await waitFor(async () => fake.requests.filter((r) => r.path.endsWith('/Calls.json')).length > before, 10_000, 'the placement request');
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    assert.equal(fake.requests.filter((r) => r.path.endsWith('/Calls.json')).length, before + 1, 'asked once');
-    assert.equal((await a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body.status, 0);
-    assert.ok((await t.app.get(CallSweeper).sweep(0)) >= 1);
-    const record = (await a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body;
-    assert.deepEqual([record.status, record.result, record.hangupCause], [7, 6, 'NO_FINAL_REPORT']);
-  });
+      const callHook = await waitFor(
+        async () => fx.receiver.at('/calls').find((r) => r.body.includes(call.sid)),
+        10_000,
+        'the Call Webhook',
+      );
+      const callPayload = verifySignature(callHook, fx.a.webhookSecret) as Record<string, unknown>;
+      assert.equal(callPayload.status, 1);
+      assert.equal(callPayload.callLength, '00:00:07');
+    });
 
-  it('answers an inbound call with the greeting and reports it once: call record, timeline event and Call Webhook', async () => {
-    const inboundUrl = `${publicBaseUrl}/v1/voice/twilio/channels/${channel.id}/inbound`;
-    const params = { CallSid: 'CAinbound0001', From: '+14155550999', To: '+14155550100', CallStatus: 'ringing', Direction: 'inbound' };
-    const greeting = await fake.post(inboundUrl, params);
-    assert.equal(greeting.status, 200);
-    assert.equal(greeting.body, '<?xml version="1.0" encoding="UTF-8"?><Response><Say>Thanks for calling Acme.</Say><Hangup/></Response>');
-    assert.equal((await fake.post(inboundUrl, params, 'bm90LWEtc2lnbmF0dXJl')).status, 403);
+    it('an invalid digit plays the failed file and asks again; silence after that ends NoInput', async () => {
+      fx.fake.expectCall({ answer: true, digits: ['9'] });
+      const { record } = await callThrough({ maxAudioRetries: 1 });
+      assert.equal(record.status, 4);
+      assert.equal(record.result, 2);
+      const call = fx.fake.calls.at(-1)!;
+      assert.equal(call.twiml.length, 3);
+      assert.match(call.twiml[1], /^<\?xml[^>]*><Response><Play>https:\/\/media\.example\.com\/failed\.wav<\/Play><Gather[^>]*turn=1/);
+      assert.match(call.twiml[2], /<Hangup\/>/);
+    });
 
-    const ended = { ...params, CallStatus: 'completed', CallDuration: '4' };
-    assert.equal((await fake.post(`${inboundUrl}/status`, ended)).status, 204);
-    assert.equal((await fake.post(`${inboundUrl}/status`, ended)).status, 204);
-    const hook = await waitFor(async () => receiver.at('/calls').find((r) => r.body.includes('CAinbound0001')), 10_000, 'the Call Webhook');
-    const payload = verifySignature(hook, a.webhookSecret) as Record<string, unknown>;
-    assert.equal(payload.type, 1);
-    assert.equal(payload.status, 1);
-    assert.equal(payload.callerNumber, '+14155550999');
-    assert.equal(payload.calleeNumber, '+14155550100');
-    assert.equal(payload.callLength, '00:00:04');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    assert.equal(receiver.at('/calls').filter((r) => r.body.includes('CAinbound0001')).length, 1, 'reported once');
+    it("'#' and '*' are digits like the others", async () => {
+      fx.fake.expectCall({ answer: true, digits: ['#'] });
+      const { record } = await callThrough({
+        options: [
+          { digit: '#', description: 'Hash' },
+          { digit: '*', description: 'Star' },
+        ],
+      });
+      assert.equal(record.result, 1);
+      assert.equal(record.pressedDigit, '#');
+    });
 
-    const conversation = (
-      await a.api.post('/v2/conversations/service-account/create', { channelId: channel.id, phoneNumber: '+14155550999' })
-    ).body.conversation;
-    const timeline = await a.api.get(`/v2/conversations/service-account/${conversation.id}/timeline`);
-    const event = timeline.body.items.find((e: { sourceType: number }) => e.sourceType === 1);
-    assert.equal(event?.direction, 1);
-  });
-});
+    it('busy and failed calls end Busy/DestinationBusy and Failed/TechnicalFailure', async () => {
+      fx.fake.expectCall({ answer: 'busy' });
+      const busy = await callThrough();
+      assert.equal(busy.record.status, 6);
+      assert.equal(busy.record.result, 5);
+      fx.fake.expectCall({ answer: 'failed' });
+      const failed = await callThrough();
+      assert.equal(failed.record.status, 7);
+      assert.equal(failed.record.result, 6);
+    });
+
+    it('refuses callbacks without a valid X-Twilio-Signature, and late or repeated reports never move a finished call', async () => {
+      fx.fake.expectCall({ answer: true, digits: ['1'] });
+      const { record } = await callThrough();
+      const statusUrl = `${publicBaseUrl}/v1/voice/twilio/calls/${record.id}/status`;
+      const params = { CallSid: record.callId, CallStatus: 'ringing' };
+      const forged = await fx.fake.post(statusUrl, params, 'bm90LWEtc2lnbmF0dXJl');
+      assert.equal(forged.status, 403);
+      assert.match(forged.body, /Voice:InvalidSignature/);
+      const unsigned = await fetch(statusUrl, { method: 'POST', body: new URLSearchParams(params) });
+      assert.equal(unsigned.status, 403);
+      const answerUrl = `${publicBaseUrl}/v1/voice/twilio/calls/${record.id}/answer`;
+      assert.equal((await fx.fake.post(answerUrl, params, 'bm90LWEtc2lnbmF0dXJl')).status, 403);
+      // A real signature, but over other fields, another call's URL or another turn.
+      const signedFor = (url: string, fields: Record<string, string>) => getExpectedTwilioSignature(AUTH_TOKEN, url, fields);
+      assert.equal((await fx.fake.post(statusUrl, { ...params, CallStatus: 'busy' }, signedFor(statusUrl, params))).status, 403);
+      const otherCall = statusUrl.replace(record.id, '00000000-0000-4000-8000-000000000000');
+      assert.equal((await fx.fake.post(statusUrl, params, signedFor(otherCall, params))).status, 403);
+      const gatherUrl = `${publicBaseUrl}/v1/voice/twilio/calls/${record.id}/gather`;
+      assert.equal((await fx.fake.post(`${gatherUrl}?turn=1`, params, signedFor(`${gatherUrl}?turn=0`, params))).status, 403);
+
+      assert.equal((await fx.fake.post(statusUrl, params)).status, 204);
+      assert.equal((await fx.fake.post(statusUrl, { CallSid: record.callId, CallStatus: 'busy' })).status, 204);
+      assert.equal((await fx.fake.post(statusUrl, { CallSid: record.callId, CallStatus: 'completed', CallDuration: '99' })).status, 204);
+      const again = (await fx.a.api.get(`/v1/outbound-ivr/${record.id}`)).body;
+      assert.deepEqual(again, record);
+    });
+
+    it('cancelling a ringing call hangs it up at the provider; the call ends Cancelled', async () => {
+      fx.fake.expectCall({ answer: 'no-answer', ringMs: 1500 });
+      const body = request();
+      const created = await fx.a.api.post('/v1/outbound-ivr', body);
+      await waitFor(async () => (await fx.a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body.status === 2, 10_000, 'ringing');
+      const sid = fx.fake.calls.at(-1)!.sid;
+      const cancelled = await fx.a.api.post(`/v1/outbound-ivr/${created.body.id}/cancel`, {});
+      assert.equal(cancelled.status, 200, cancelled.text);
+      assert.equal(cancelled.body.status, 8);
+      const hangUp = await waitFor(
+        async () => fx.fake.requests.find((r) => r.path.endsWith(`/Calls/${sid}.json`)),
+        10_000,
+        'the hang-up request',
+      );
+      assert.equal(hangUp.form.get('Status'), 'completed');
+      await fx.fake.calls.at(-1)!.done;
+      const final = (await fx.a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body;
+      assert.equal(final.status, 8, 'the late no-answer report does not move the cancelled call');
+      assert.equal(final.result, 7);
+    });
+
+    it('a repeated or stale gather callback gets the current TwiML again and does not move the dialog', async () => {
+      fx.fake.expectCall({ answer: 'no-answer', ringMs: 4000 });
+      const created = await fx.a.api.post('/v1/outbound-ivr', request({ maxAudioRetries: 2 }));
+      await waitFor(async () => (await fx.a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body.status === 2, 10_000, 'ringing');
+      const base = `${publicBaseUrl}/v1/voice/twilio/calls/${created.body.id}`;
+      const params = { CallSid: fx.fake.calls.at(-1)!.sid, CallStatus: 'in-progress' };
+      const first = await fx.fake.post(`${base}/answer`, params);
+      assert.match(first.body, /turn=0/);
+      assert.equal((await fx.fake.post(`${base}/answer`, params)).body, first.body, 'a repeated answer callback');
+      const invalid = await fx.fake.post(`${base}/gather?turn=0`, { ...params, Digits: '9' });
+      assert.match(invalid.body, /failed\.wav.*turn=1/);
+      const stale = await fx.fake.post(`${base}/gather?turn=0`, { ...params, Digits: '1' });
+      assert.equal(stale.body, invalid.body, 'a stale turn');
+      const valid = await fx.fake.post(`${base}/gather?turn=1`, { ...params, Digits: '1' });
+      assert.match(valid.body, /<Hangup\/>/);
+      await fx.fake.post(`${base}/status`, { ...params, CallStatus: 'completed', CallDuration: '9' });
+      const record = (await fx.a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body;
+      assert.deepEqual([record.status, record.result, record.pressedDigit, record.callDurationSeconds], [4, 1, '1', 9]);
+      await fx.fake.calls.at(-1)!.done;
+      assert.equal((await fx.a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body.status, 4, 'the late no-answer changes nothing');
+    });
+
+    it('a provider 500 on placing is not retried (the call may exist); the sweeper ends it Failed', async () => {
+      fx.fake.expectCall({ answer: true, apiStatus: 500 });
+      const before = fx.fake.requests.filter((r) => r.path.endsWith('/Calls.json')).length;
+      const created = await fx.a.api.post('/v1/outbound-ivr', request());
+      await waitFor(
+        async () => fx.fake.requests.filter((r) => r.path.endsWith('/Calls.json')).length > before,
+        10_000,
+        'the placement request',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      assert.equal(fx.fake.requests.filter((r) => r.path.endsWith('/Calls.json')).length, before + 1, 'asked once');
+      assert.equal((await fx.a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body.status, 0);
+      assert.ok((await fx.t.app.get(CallSweeper).sweep(0)) >= 1);
+      const record = (await fx.a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body;
+      assert.deepEqual([record.status, record.result, record.hangupCause], [7, 6, 'NO_FINAL_REPORT']);
+    });
+
+    it('answers an inbound call with the greeting and reports it once: call record, timeline event and Call Webhook', async () => {
+      const inboundUrl = `${publicBaseUrl}/v1/voice/twilio/channels/${channel.id}/inbound`;
+      const params = { CallSid: 'CAinbound0001', From: '+14155550999', To: '+14155550100', CallStatus: 'ringing', Direction: 'inbound' };
+      const greeting = await fx.fake.post(inboundUrl, params);
+      assert.equal(greeting.status, 200);
+      assert.equal(
+        greeting.body,
+        '<?xml version="1.0" encoding="UTF-8"?><Response><Say>Thanks for calling Acme.</Say><Hangup/></Response>',
+      );
+      assert.equal((await fx.fake.post(inboundUrl, params, 'bm90LWEtc2lnbmF0dXJl')).status, 403);
+
+      const ended = { ...params, CallStatus: 'completed', CallDuration: '4' };
+      assert.equal((await fx.fake.post(`${inboundUrl}/status`, ended)).status, 204);
+      assert.equal((await fx.fake.post(`${inboundUrl}/status`, ended)).status, 204);
+      const hook = await waitFor(
+        async () => fx.receiver.at('/calls').find((r) => r.body.includes('CAinbound0001')),
+        10_000,
+        'the Call Webhook',
+      );
+      const payload = verifySignature(hook, fx.a.webhookSecret) as Record<string, unknown>;
+      assert.equal(payload.type, 1);
+      assert.equal(payload.status, 1);
+      assert.equal(payload.callerNumber, '+14155550999');
+      assert.equal(payload.calleeNumber, '+14155550100');
+      assert.equal(payload.callLength, '00:00:04');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(fx.receiver.at('/calls').filter((r) => r.body.includes('CAinbound0001')).length, 1, 'reported once');
+
+      const conversation = (
+        await fx.a.api.post('/v2/conversations/service-account/create', { channelId: channel.id, phoneNumber: '+14155550999' })
+      ).body.conversation;
+      const timeline = await fx.a.api.get(`/v2/conversations/service-account/${conversation.id}/timeline`);
+      const event = timeline.body.items.find((e: { sourceType: number }) => e.sourceType === 1);
+      assert.equal(event?.direction, 1);
+    });
+  },
+);

@@ -121,6 +121,7 @@ describeWithApp(
           answers: [],
           callDurationSeconds: null,
           flowId: null,
+          scheduledFor: null,
         },
       );
       assert.match(r.creationTime, OFFSET_TIMESTAMP);

@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { before, it } from 'node:test';
+import { describeWithApp } from '../support/describe-with-app.js';
 
 const SAMPLE_ID = '0190a1b2-0000-7000-8000-000000000000';
 
-describe('Every operation of the OpenAPI document is guarded', () => {
-  let t: TestApp;
+describeWithApp('Every operation of the OpenAPI document is guarded', { workspaces: 0 }, (fx) => {
   let operations: Array<{ method: string; path: string; public: boolean; admin: boolean }>;
 
   before(async () => {
-    t = await startTestApp();
-    const doc = (await t.http.get('/docs-json')).body;
+    const doc = (await fx.t.http.get('/docs-json')).body;
     operations = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
       Object.entries(item).map(([method, op]) => ({
         method: method.toUpperCase(),
@@ -20,7 +18,6 @@ describe('Every operation of the OpenAPI document is guarded', () => {
       })),
     );
   });
-  after(() => t.close());
 
   it('finds the operations', () => {
     assert.ok(operations.length >= 10, `only ${operations.length} operations`);
@@ -29,7 +26,7 @@ describe('Every operation of the OpenAPI document is guarded', () => {
   it('refuses an anonymous call to every non-public operation with 401', async () => {
     const open: string[] = [];
     for (const op of operations.filter((o) => !o.public)) {
-      const res = await t.http.request(op.method, op.path, { json: op.method === 'GET' || op.method === 'DELETE' ? undefined : {} });
+      const res = await fx.t.http.request(op.method, op.path, { json: op.method === 'GET' || op.method === 'DELETE' ? undefined : {} });
       if (res.status !== 401 || res.body?.error?.code !== 'Auth:Unauthorized') open.push(`${op.method} ${op.path} → ${res.status}`);
     }
     assert.deepEqual(open, []);
@@ -39,9 +36,9 @@ describe('Every operation of the OpenAPI document is guarded', () => {
     const admin = operations.filter((o) => o.admin);
     assert.ok(admin.length >= 8);
     for (const op of admin) {
-      const res = await t.http.request(op.method, op.path, { json: op.method === 'POST' || op.method === 'PUT' ? {} : undefined });
+      const res = await fx.t.http.request(op.method, op.path, { json: op.method === 'POST' || op.method === 'PUT' ? {} : undefined });
       assert.equal(res.status, 401, `${op.method} ${op.path}`);
-      const wrongKey = await t.http.request(op.method, op.path, { headers: { authorization: 'Bearer wrong-key-wrong-key' } });
+      const wrongKey = await fx.t.http.request(op.method, op.path, { headers: { authorization: 'Bearer wrong-key-wrong-key' } });
       assert.equal(wrongKey.status, 401, `${op.method} ${op.path}`);
     }
   });
@@ -52,27 +49,21 @@ describe('Every operation of the OpenAPI document is guarded', () => {
   });
 
   it('protects the queue dashboard with the admin key', async () => {
-    const anonymous = await t.http.get('/admin/queues');
+    const anonymous = await fx.t.http.get('/admin/queues');
     assert.equal(anonymous.status, 401);
-    const withKey = await t.admin.get('/admin/queues');
+    const withKey = await fx.t.admin.get('/admin/queues');
     assert.equal(withKey.status, 200);
-    const basic = await t.http.get('/admin/queues', {
+    const basic = await fx.t.http.get('/admin/queues', {
       authorization: `Basic ${Buffer.from(`admin:${process.env.ADMIN_API_KEY}`).toString('base64')}`,
     });
     assert.equal(basic.status, 200);
   });
 });
 
-describe('Admin routes without ADMIN_API_KEY', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startTestApp({ ADMIN_API_KEY: '' });
-  });
-  after(() => t.close());
-
+describeWithApp('Admin routes without ADMIN_API_KEY', { env: { ADMIN_API_KEY: '' }, workspaces: 0 }, (fx) => {
   it('do not exist (404)', async () => {
     delete process.env.ADMIN_API_KEY;
-    const res = await t.http.post('/admin/v1/workspaces', { name: 'x' }, { authorization: 'Bearer anything-at-all' });
+    const res = await fx.t.http.post('/admin/v1/workspaces', { name: 'x' }, { authorization: 'Bearer anything-at-all' });
     assert.equal(res.status, 404);
   });
 });

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { after, before, describe, it } from 'node:test';
-import { createWorkspace, waitFor, type WorkspaceFixture } from '../support/fixtures.js';
+import { it } from 'node:test';
+import { describeWithApp } from '../support/describe-with-app.js';
+import { waitFor, type WorkspaceFixture } from '../support/fixtures.js';
 import { ScratchRedis } from '../support/redis-server.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { publishEvent } from '../support/webhooks.js';
 
@@ -37,96 +37,82 @@ function describeDeliveries(deliveries: { status: string; attempts: number; next
   return `${deliveries.length} of ${expected} listed: ${parts.map(([key, n]) => `${key}×${n}`).join(', ')}`;
 }
 
-describe('Webhook delivery survives a worker killed mid-delivery', () => {
-  let t: TestApp;
-  let ws: WorkspaceFixture;
-  let receiver: WebhookReceiver;
-  let worker: ChildProcess | undefined;
+let worker: ChildProcess | undefined;
 
-  const startWorker = () => {
-    const child = spawn(process.execPath, ['dist/src/main.js'], {
-      env: { ...process.env, APP_ROLE: 'worker', MIGRATIONS_RUN: 'false', LOG_LEVEL: 'warn' },
-      stdio: 'ignore',
-    });
-    return child;
-  };
-
-  before(async () => {
-    receiver = await WebhookReceiver.start();
+describeWithApp(
+  'Webhook delivery survives a worker killed mid-delivery',
+  {
+    peers: { receiver: () => WebhookReceiver.start() },
     // This process only publishes and reads the log; the deliveries happen in a worker process.
-    t = await startTestApp({
+    env: {
       APP_ROLE: 'api',
       RATE_LIMIT_REQUESTS_PER_MINUTE: '1000000',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_RETRY_SCHEDULE: '1s',
       QUEUE_LOCK_DURATION_MS: '2000',
+    },
+    workspaces: 1,
+    beforeClose: () => worker?.kill('SIGKILL'),
+  },
+  (fx) => {
+    const startWorker = () => {
+      const child = spawn(process.execPath, ['dist/src/main.js'], {
+        env: { ...process.env, APP_ROLE: 'worker', MIGRATIONS_RUN: 'false', LOG_LEVEL: 'warn' },
+        stdio: 'ignore',
+      });
+      return child;
+    };
+
+    it('delivers the event again, same webhook-id, after SIGKILL and a restart', async () => {
+      fx.receiver.script('/kill', { delayMs: 5000 });
+      worker = startWorker();
+      const id = await publishEvent(fx.t, fx.a.workspaceId, fx.receiver.url('/kill'));
+      await waitFor(async () => fx.receiver.at('/kill').length === 1, 20_000, 'the worker to start the attempt');
+      worker.kill('SIGKILL');
+      await new Promise((resolve) => worker!.once('exit', resolve));
+      worker = startWorker();
+      const [d] = await allSettled(fx.a, [id], 60_000);
+      assert.equal(d.status, 'Succeeded');
+      const got = fx.receiver.at('/kill');
+      assert.ok(got.length >= 2, `received ${got.length} times`);
+      assert.ok(got.every((r) => r.headers['webhook-id'] === id));
     });
-    ws = await createWorkspace(t);
-  });
-  after(async () => {
-    worker?.kill('SIGKILL');
-    await t.close();
-    await receiver.close();
-  });
+  },
+);
 
-  it('delivers the event again, same webhook-id, after SIGKILL and a restart', async () => {
-    receiver.script('/kill', { delayMs: 5000 });
-    worker = startWorker();
-    const id = await publishEvent(t, ws.workspaceId, receiver.url('/kill'));
-    await waitFor(async () => receiver.at('/kill').length === 1, 20_000, 'the worker to start the attempt');
-    worker.kill('SIGKILL');
-    await new Promise((resolve) => worker!.once('exit', resolve));
-    worker = startWorker();
-    const [d] = await allSettled(ws, [id], 60_000);
-    assert.equal(d.status, 'Succeeded');
-    const got = receiver.at('/kill');
-    assert.ok(got.length >= 2, `received ${got.length} times`);
-    assert.ok(got.every((r) => r.headers['webhook-id'] === id));
-  });
-});
-
-describe('Webhook publishing through a Redis outage loses nothing', () => {
-  let redis: ScratchRedis;
-  let t: TestApp;
-  let ws: WorkspaceFixture;
-  let receiver: WebhookReceiver;
-
-  before(async () => {
-    redis = await ScratchRedis.start();
-    receiver = await WebhookReceiver.start();
-    t = await startTestApp({
+describeWithApp(
+  'Webhook publishing through a Redis outage loses nothing',
+  {
+    peers: { redis: () => ScratchRedis.start(), receiver: () => WebhookReceiver.start() },
+    env: ({ redis }) => ({
       REDIS_URL: redis.url,
       RATE_LIMIT_REQUESTS_PER_MINUTE: '1000000',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_RETRY_SCHEDULE: '500ms',
       OUTBOX_RECOVER_AFTER_MS: '1500',
+    }),
+    workspaces: 1,
+    beforeClose: ({ redis }) => redis.start(),
+  },
+  (fx) => {
+    it('delivers every event published before, during and after the outage', async () => {
+      const ids: string[] = [];
+      const publish = async (count: number) => {
+        for (let i = 0; i < count; i++) ids.push(await publishEvent(fx.t, fx.a.workspaceId, fx.receiver.url('/count'), { n: ids.length }));
+      };
+      // A slow receiver keeps the first events queued in Redis when it goes down.
+      fx.receiver.script('/count', ...Array.from({ length: 100 }, () => ({ delayMs: 300 })));
+      await publish(100);
+      await fx.redis.stop(); // jobs pushed but not yet run are gone with it: it keeps nothing on disk
+      await publish(100);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await fx.redis.start();
+      await publish(100);
+      await allSettled(fx.a, ids, 90_000);
+      const receivedIds = new Set(fx.receiver.at('/count').map((r) => String(r.headers['webhook-id'])));
+      const missing = ids.filter((id) => !receivedIds.has(id));
+      assert.deepEqual(missing, [], `${missing.length} of ${ids.length} events never arrived`);
+      assert.equal(receivedIds.size, 300);
     });
-    ws = await createWorkspace(t);
-  });
-  after(async () => {
-    await redis.start();
-    await t.close();
-    await redis.stop();
-    await receiver.close();
-  });
-
-  it('delivers every event published before, during and after the outage', async () => {
-    const ids: string[] = [];
-    const publish = async (count: number) => {
-      for (let i = 0; i < count; i++) ids.push(await publishEvent(t, ws.workspaceId, receiver.url('/count'), { n: ids.length }));
-    };
-    // A slow receiver keeps the first events queued in Redis when it goes down.
-    receiver.script('/count', ...Array.from({ length: 100 }, () => ({ delayMs: 300 })));
-    await publish(100);
-    await redis.stop(); // jobs pushed but not yet run are gone with it: it keeps nothing on disk
-    await publish(100);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    await redis.start();
-    await publish(100);
-    await allSettled(ws, ids, 90_000);
-    const receivedIds = new Set(receiver.at('/count').map((r) => String(r.headers['webhook-id'])));
-    const missing = ids.filter((id) => !receivedIds.has(id));
-    assert.deepEqual(missing, [], `${missing.length} of ${ids.length} events never arrived`);
-    assert.equal(receivedIds.size, 300);
-  });
-});
+  },
+);

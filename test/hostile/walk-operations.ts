@@ -103,6 +103,7 @@ function idParam(op: WalkOperation, w: WalkWorld): string[] | undefined {
     contactPropertiesStatistics: w.spareProperty,
     getOutboundIvrRequest: w.ivrId,
     cancelOutboundIvrRequest: w.ivrId,
+    cancelScheduledSend: w.scheduledIvrId,
     getOutboundIvrFlow: w.flowId,
     updateOutboundIvrFlow: w.flowId,
     deleteOutboundIvrFlow: w.flowId,

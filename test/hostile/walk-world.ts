@@ -24,6 +24,8 @@ export interface WalkWorld {
   userId: string;
   flowId: string;
   ivrId: string;
+  /** A call scheduled for tomorrow (`sendAt`), which Cancel Scheduled Send cancels. */
+  scheduledIvrId: string;
   deliveryId: string;
   /** Has written to the channel, so free-form sends are inside the service window. */
   recipient: string;
@@ -135,6 +137,16 @@ export async function buildWorld(t: TestApp, receiver: WebhookReceiver): Promise
     'outbound IVR',
     api.post('/v1/outbound-ivr', { channelId: channel.id, destinationNumber: uniquePhone(), flowId: flow.id, webhookUrl }),
   );
+  const scheduledIvr = await ok(
+    'scheduled outbound IVR',
+    api.post('/v1/outbound-ivr', {
+      channelId: channel.id,
+      destinationNumber: uniquePhone(),
+      flowId: flow.id,
+      webhookUrl,
+      sendAt: new Date(Date.now() + 24 * 3600_000).toISOString(),
+    }),
+  );
   const endpoint = await ok(
     'webhook endpoint',
     api.post('/v1/webhook-endpoints', { url: receiver.url('/endpoint'), eventTypes: ['contact.created'] }),
@@ -163,6 +175,7 @@ export async function buildWorld(t: TestApp, receiver: WebhookReceiver): Promise
     userId: user.userId,
     flowId: flow.id,
     ivrId: ivr.id,
+    scheduledIvrId: scheduledIvr.id,
     deliveryId,
     recipient,
     inboundEventId: inboundEvent.eventId,

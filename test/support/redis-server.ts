@@ -43,6 +43,11 @@ export class ScratchRedis {
     }
   }
 
+  /** As a peer of `describeWithApp`: stopped once the app has closed. */
+  close(): Promise<void> {
+    return this.stop();
+  }
+
   /** Kills the server (its data is gone: it keeps nothing on disk). */
   async stop(): Promise<void> {
     const child = this.process;

@@ -679,6 +679,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/scheduled/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Cancel Scheduled Send
+         * @description Cancels a send or call that waits for its sendAt or for the end of quiet hours, before it leaves: `id` is the conversationEventId a send answered, or the id of an Outbound IVR request (which then ends with status 8 Cancelled). A message or call that has left already, was not scheduled or was cancelled already is a 409; an unknown id, or one of another workspace, is a 404.
+         */
+        delete: operations["cancelScheduledSend"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/send-policy": {
         parameters: {
             query?: never;
@@ -688,12 +708,12 @@ export interface paths {
         };
         /**
          * Get Send Policy
-         * @description The workspace's stop and start words: an inbound WhatsApp text that is exactly one of them opts the contact out of (in to) marketing messages.
+         * @description The workspace's send policy: quiet hours (marketing templates and calls that would land inside them, in the contact's time zone, are scheduled for their end), where a contact's time zone comes from (a contact property, else its number's country, a country with several zones counting as its capital's, else the default), the stop and start words (an inbound WhatsApp text that is exactly one of them opts the contact out of, or in to, marketing messages) and the frequency cap on marketing templates.
          */
         get: operations["getSendPolicy"];
         /**
          * Update Send Policy
-         * @description Changes only the parts present; null puts a part back to its defaults. Words are compared trimmed, with inner runs of spaces collapsed, case-insensitively, and only a whole message matches. A word in both lists, twice in one, blank or over 50 characters is a 400.
+         * @description Changes only the parts present (quietHours, timezone, stopWords, startWords, frequencyCap); null puts a part back to its default (no quiet hours, fromPhoneNumber with Asia/Riyadh as the default zone, the default words, no cap). A timezone object replaces that part whole (fields left out take their defaults). Words are compared trimmed, with inner runs of spaces collapsed, case-insensitively, and only a whole message matches. A word in both lists, twice in one, blank or over 50 characters, a time that is not HH:MM, equal start and end, an unknown IANA zone, or a property that is not a Text or Select property of the workspace is a 400 and changes nothing.
          */
         put: operations["updateSendPolicy"];
         post?: never;
@@ -1916,6 +1936,14 @@ export interface components {
             /** @description Selectable digits, 1-12, each digit once (not with flowId). */
             options?: components["schemas"]["OutboundIvrOption"][];
             /**
+             * Format: date-time
+             * @description When to call (ISO 8601; without an offset, UTC): later than now and at most 30 days ahead. The
+             *     record is then answered with status 0 (Pending) and `scheduledFor`; `DELETE /v1/scheduled/{id}`
+             *     cancels it before it is placed. Absent: at once (quiet hours covering calls may still hold it).
+             * @example 2026-03-01T09:00:00Z
+             */
+            sendAt?: string;
+            /**
              * Format: uri
              * @description Played after a valid digit whose option has no response file.
              */
@@ -2014,6 +2042,12 @@ export interface components {
          * @enum {integer}
          */
         EventSourceType: 1 | 2 | 3;
+        FrequencyCapDto: {
+            marketingPerDays: components["schemas"]["MarketingPerDaysDto"];
+        };
+        FrequencyCapInput: {
+            marketingPerDays: components["schemas"]["MarketingPerDaysInput"];
+        };
         ImportVCardErrorDto: {
             /** @description Position of the card in the request. */
             index: number;
@@ -2069,6 +2103,22 @@ export interface components {
             messageId: string;
             /** @description Also show the contact a typing indicator (until the next message, at most 25 seconds). */
             typingIndicator?: boolean;
+        };
+        MarketingPerDaysDto: {
+            /**
+             * @description At most this many MARKETING templates to one contact...
+             * @example 2
+             */
+            count: number;
+            /**
+             * @description ...in any window of this many days (counted back from the send).
+             * @example 7
+             */
+            days: number;
+        };
+        MarketingPerDaysInput: {
+            count: number;
+            days: number;
         };
         OAuthErrorDto: {
             /** @description `invalid_request`, `invalid_client`, `unsupported_grant_type` or `invalid_scope`. */
@@ -2212,6 +2262,11 @@ export interface components {
             /** @description 0 None, 1 DigitPressed, 2 NoInput, 3 InvalidInput, 4 NotAnswered, 5 DestinationBusy, 6 TechnicalFailure, 7 Cancelled */
             result: components["schemas"]["OutboundIvrResult"];
             ringingAt: string | null;
+            /**
+             * @description When a call held by `sendAt` or the contact's quiet hours is due to be placed (ISO 8601 with offset); null: placed at once.
+             * @example 2026-03-01T09:00:00.000+00:00
+             */
+            scheduledFor: string | null;
             /** @description 0 Pending, 1 Initiated, 2 Ringing, 3 InProgress, 4 Completed, 5 NoAnswer, 6 Busy, 7 Failed, 8 Cancelled */
             status: components["schemas"]["OutboundIvrStatus"];
             ttsText: string | null;
@@ -2341,6 +2396,46 @@ export interface components {
         PropertyValueCountDto: {
             count: number;
             value: string;
+        };
+        QuietHoursDto: {
+            /**
+             * @description What waits: `Marketing` (MARKETING-category templates), `Calls` (Create Outbound IVR).
+             * @example [
+             *       "Marketing",
+             *       "Calls"
+             *     ]
+             */
+            appliesTo: ("Marketing" | "Calls")[];
+            /**
+             * @description `HH:MM` it ends; before `start`, the period spans midnight.
+             * @example 09:00
+             */
+            end: string;
+            /**
+             * @description `HH:MM` (24-hour clock) the quiet period starts, in the contact's time zone.
+             * @example 21:00
+             */
+            start: string;
+        };
+        QuietHoursInput: {
+            /**
+             * @description Default both.
+             * @default [
+             *       "Marketing",
+             *       "Calls"
+             *     ]
+             */
+            appliesTo?: ("Marketing" | "Calls")[];
+            /**
+             * @description `HH:MM`, 00:00-23:59, not equal to `start`.
+             * @example 09:00
+             */
+            end: string;
+            /**
+             * @description `HH:MM`, 00:00-23:59.
+             * @example 21:00
+             */
+            start: string;
         };
         /** @enum {string} */
         RateLimitPolicy: "requests" | "whatsapp-sends" | "ivr-calls" | "token-requests" | "unauthenticated-requests";
@@ -2538,6 +2633,14 @@ export interface components {
              */
             mediaId?: string;
             /**
+             * Format: date-time
+             * @description When to send (ISO 8601; without an offset, UTC): later than now and at most 30 days ahead. The
+             *     answer is then `status: "scheduled"` with `scheduledFor`; `DELETE /v1/scheduled/{conversationEventId}`
+             *     cancels it before it leaves. Absent: at once (a MARKETING template may still wait for the end of quiet hours).
+             * @example 2026-03-01T09:00:00Z
+             */
+            sendAt?: string;
+            /**
              * @description Recipient phone number (digits only or with a leading +) or WhatsApp business-scoped user id (US.13491208655302741918). Exactly one of toNumber and contactId.
              * @example 966501234567
              */
@@ -2553,6 +2656,14 @@ export interface components {
             contactId?: string;
             /** @description 1 to 10 contact cards. */
             contacts: components["schemas"]["ContactCardDto"][];
+            /**
+             * Format: date-time
+             * @description When to send (ISO 8601; without an offset, UTC): later than now and at most 30 days ahead. The
+             *     answer is then `status: "scheduled"` with `scheduledFor`; `DELETE /v1/scheduled/{conversationEventId}`
+             *     cancels it before it leaves. Absent: at once (a MARKETING template may still wait for the end of quiet hours).
+             * @example 2026-03-01T09:00:00Z
+             */
+            sendAt?: string;
             /**
              * @description Recipient phone number (digits only or with a leading +) or WhatsApp business-scoped user id (US.13491208655302741918). Exactly one of toNumber and contactId.
              * @example 966501234567
@@ -2573,6 +2684,14 @@ export interface components {
             footer?: string;
             /** @description Text header. */
             header?: string;
+            /**
+             * Format: date-time
+             * @description When to send (ISO 8601; without an offset, UTC): later than now and at most 30 days ahead. The
+             *     answer is then `status: "scheduled"` with `scheduledFor`; `DELETE /v1/scheduled/{conversationEventId}`
+             *     cancels it before it leaves. Absent: at once (a MARKETING template may still wait for the end of quiet hours).
+             * @example 2026-03-01T09:00:00Z
+             */
+            sendAt?: string;
             /**
              * @description Recipient phone number (digits only or with a leading +) or WhatsApp business-scoped user id (US.13491208655302741918). Exactly one of toNumber and contactId.
              * @example 966501234567
@@ -2606,6 +2725,14 @@ export interface components {
              */
             mediaId?: string;
             /**
+             * Format: date-time
+             * @description When to send (ISO 8601; without an offset, UTC): later than now and at most 30 days ahead. The
+             *     answer is then `status: "scheduled"` with `scheduledFor`; `DELETE /v1/scheduled/{conversationEventId}`
+             *     cancels it before it leaves. Absent: at once (a MARKETING template may still wait for the end of quiet hours).
+             * @example 2026-03-01T09:00:00Z
+             */
+            sendAt?: string;
+            /**
              * @description Recipient phone number (digits only or with a leading +) or WhatsApp business-scoped user id (US.13491208655302741918). Exactly one of toNumber and contactId.
              * @example 966501234567
              */
@@ -2631,6 +2758,14 @@ export interface components {
              */
             mediaId?: string;
             /**
+             * Format: date-time
+             * @description When to send (ISO 8601; without an offset, UTC): later than now and at most 30 days ahead. The
+             *     answer is then `status: "scheduled"` with `scheduledFor`; `DELETE /v1/scheduled/{conversationEventId}`
+             *     cancels it before it leaves. Absent: at once (a MARKETING template may still wait for the end of quiet hours).
+             * @example 2026-03-01T09:00:00Z
+             */
+            sendAt?: string;
+            /**
              * @description Recipient phone number (digits only or with a leading +) or WhatsApp business-scoped user id (US.13491208655302741918). Exactly one of toNumber and contactId.
              * @example 966501234567
              */
@@ -2648,6 +2783,14 @@ export interface components {
             contactId?: string;
             footer?: string;
             header?: string;
+            /**
+             * Format: date-time
+             * @description When to send (ISO 8601; without an offset, UTC): later than now and at most 30 days ahead. The
+             *     answer is then `status: "scheduled"` with `scheduledFor`; `DELETE /v1/scheduled/{conversationEventId}`
+             *     cancels it before it leaves. Absent: at once (a MARKETING template may still wait for the end of quiet hours).
+             * @example 2026-03-01T09:00:00Z
+             */
+            sendAt?: string;
             /**
              * @description Recipient phone number (digits only or with a leading +) or WhatsApp business-scoped user id (US.13491208655302741918). Exactly one of toNumber and contactId.
              * @example 966501234567
@@ -2671,6 +2814,14 @@ export interface components {
             /** @description 1 to 10 sections, at most 10 rows in all, row ids unique. */
             sections: components["schemas"]["ListSectionDto"][];
             /**
+             * Format: date-time
+             * @description When to send (ISO 8601; without an offset, UTC): later than now and at most 30 days ahead. The
+             *     answer is then `status: "scheduled"` with `scheduledFor`; `DELETE /v1/scheduled/{conversationEventId}`
+             *     cancels it before it leaves. Absent: at once (a MARKETING template may still wait for the end of quiet hours).
+             * @example 2026-03-01T09:00:00Z
+             */
+            sendAt?: string;
+            /**
              * @description Recipient phone number (digits only or with a leading +) or WhatsApp business-scoped user id (US.13491208655302741918). Exactly one of toNumber and contactId.
              * @example 966501234567
              */
@@ -2693,6 +2844,14 @@ export interface components {
             /** @description The place's name. */
             name?: string;
             /**
+             * Format: date-time
+             * @description When to send (ISO 8601; without an offset, UTC): later than now and at most 30 days ahead. The
+             *     answer is then `status: "scheduled"` with `scheduledFor`; `DELETE /v1/scheduled/{conversationEventId}`
+             *     cancels it before it leaves. Absent: at once (a MARKETING template may still wait for the end of quiet hours).
+             * @example 2026-03-01T09:00:00Z
+             */
+            sendAt?: string;
+            /**
              * @description Recipient phone number (digits only or with a leading +) or WhatsApp business-scoped user id (US.13491208655302741918). Exactly one of toNumber and contactId.
              * @example 966501234567
              */
@@ -2701,14 +2860,27 @@ export interface components {
         SendMessageResultDto: {
             /** @description Contact the message belongs to. */
             contactId: string;
-            /** @description Identifier of the conversation event created. */
+            /** @description Identifier of the conversation event created (for a scheduled send, what `DELETE /v1/scheduled/{id}` takes). */
             conversationEventId: string;
             /** @description Human-readable result text. */
             message: string;
-            /** @description `accepted` when queued for delivery. */
-            status: string;
+            /**
+             * Format: date-time
+             * @description When a scheduled send leaves (ISO 8601 UTC); only in a `scheduled` answer (an `accepted` one
+             *     keeps the specification's four fields).
+             */
+            scheduledFor?: string;
+            /**
+             * @description `accepted` when queued for delivery now; `scheduled` when it waits until `scheduledFor` (`sendAt`, or the end of the contact's quiet hours).
+             * @enum {string}
+             */
+            status: "accepted" | "scheduled";
         };
         SendPolicyDto: {
+            /** @description null: no cap. */
+            frequencyCap: components["schemas"]["FrequencyCapDto"] | null;
+            /** @description null: no quiet hours. */
+            quietHours: components["schemas"]["QuietHoursDto"] | null;
             /**
              * @description Likewise, opts the contact in.
              * @example [
@@ -2727,6 +2899,7 @@ export interface components {
              *     ]
              */
             stopWords: string[];
+            timezone: components["schemas"]["TimeZonePolicyDto"];
         };
         SendReactionDto: {
             /** Format: uuid */
@@ -2743,6 +2916,14 @@ export interface components {
              * @description `conversationEventId` of the message reacted to: an inbound or outbound WhatsApp message of this contact on this channel.
              */
             messageId: string;
+            /**
+             * Format: date-time
+             * @description When to send (ISO 8601; without an offset, UTC): later than now and at most 30 days ahead. The
+             *     answer is then `status: "scheduled"` with `scheduledFor`; `DELETE /v1/scheduled/{conversationEventId}`
+             *     cancels it before it leaves. Absent: at once (a MARKETING template may still wait for the end of quiet hours).
+             * @example 2026-03-01T09:00:00Z
+             */
+            sendAt?: string;
             /**
              * @description Recipient phone number (digits only or with a leading +) or WhatsApp business-scoped user id (US.13491208655302741918). Exactly one of toNumber and contactId.
              * @example 966501234567
@@ -2764,6 +2945,14 @@ export interface components {
              * @default []
              */
             parameters?: components["schemas"]["TemplateParameterDto"][];
+            /**
+             * Format: date-time
+             * @description When to send (ISO 8601; without an offset, UTC): later than now and at most 30 days ahead. The
+             *     answer is then `status: "scheduled"` with `scheduledFor`; `DELETE /v1/scheduled/{conversationEventId}`
+             *     cancels it before it leaves. Absent: at once (a MARKETING template may still wait for the end of quiet hours).
+             * @example 2026-03-01T09:00:00Z
+             */
+            sendAt?: string;
             /** @description Name of the approved template. */
             templateName: string;
             /**
@@ -2783,6 +2972,14 @@ export interface components {
             previewUrl?: boolean;
             /** @description Provider message id (`wamid.…`) of the message this one answers. */
             replyToMessageId?: string;
+            /**
+             * Format: date-time
+             * @description When to send (ISO 8601; without an offset, UTC): later than now and at most 30 days ahead. The
+             *     answer is then `status: "scheduled"` with `scheduledFor`; `DELETE /v1/scheduled/{conversationEventId}`
+             *     cancels it before it leaves. Absent: at once (a MARKETING template may still wait for the end of quiet hours).
+             * @example 2026-03-01T09:00:00Z
+             */
+            sendAt?: string;
             text: string;
             /**
              * @description Recipient phone number (digits only or with a leading +) or WhatsApp business-scoped user id (US.13491208655302741918). Exactly one of toNumber and contactId.
@@ -2804,6 +3001,14 @@ export interface components {
              * @description Id of a video uploaded with Upload Image, Video, or PDF; give this or `videoUrl`.
              */
             mediaId?: string;
+            /**
+             * Format: date-time
+             * @description When to send (ISO 8601; without an offset, UTC): later than now and at most 30 days ahead. The
+             *     answer is then `status: "scheduled"` with `scheduledFor`; `DELETE /v1/scheduled/{conversationEventId}`
+             *     cancels it before it leaves. Absent: at once (a MARKETING template may still wait for the end of quiet hours).
+             * @example 2026-03-01T09:00:00Z
+             */
+            sendAt?: string;
             /**
              * @description Recipient phone number (digits only or with a leading +) or WhatsApp business-scoped user id (US.13491208655302741918). Exactly one of toNumber and contactId.
              * @example 966501234567
@@ -2938,6 +3143,38 @@ export interface components {
             /** @description Any type of the catalog, subscribed or not. */
             eventType: string;
         };
+        TimeZonePolicyDto: {
+            /**
+             * @description IANA zone name used when nothing else tells the contact's zone.
+             * @example Asia/Riyadh
+             */
+            default: string;
+            /**
+             * @description Use the country of the contact's phone number. A country with several zones counts as its
+             *     capital's (US: America/New_York, Canada: America/Toronto, Russia: Europe/Moscow, Australia:
+             *     Australia/Sydney, Brazil: America/Sao_Paulo, Mexico: America/Mexico_City, Indonesia: Asia/Jakarta, ...).
+             */
+            fromPhoneNumber: boolean;
+            /**
+             * Format: uuid
+             * @description A Text or Select contact property whose value is an IANA zone name (e.g. `Africa/Cairo`); null: none.
+             */
+            property: string | null;
+        };
+        TimeZonePolicyInput: {
+            /**
+             * @description An IANA zone name; default `Asia/Riyadh`.
+             * @example Asia/Riyadh
+             */
+            default?: string;
+            /** @description Default true. */
+            fromPhoneNumber?: boolean;
+            /**
+             * Format: uuid
+             * @description A Text or Select contact property of the workspace; null or absent: none.
+             */
+            property?: string | null;
+        };
         TokenRequestDto: {
             /**
              * @description The service account's client id. Required unless the client authenticates with HTTP Basic (RFC 6749 §2.3.1).
@@ -3024,10 +3261,16 @@ export interface components {
             type?: (1 | 2 | 3 | 4) | ("Text" | "Number" | "Select" | "Date");
         };
         UpdateSendPolicyDto: {
+            /** @description null: no cap. */
+            frequencyCap?: components["schemas"]["FrequencyCapInput"] | null;
+            /** @description null: no quiet hours. */
+            quietHours?: components["schemas"]["QuietHoursInput"] | null;
             /** @description Up to 50 words of 1-50 characters; null restores the defaults (START, اشتراك); [] turns start words off. */
             startWords?: string[] | null;
             /** @description Up to 50 words of 1-50 characters; null restores the defaults (STOP, UNSUBSCRIBE, إيقاف, الغاء); [] turns stop words off. */
             stopWords?: string[] | null;
+            /** @description null: the default (fromPhoneNumber true, no property, Asia/Riyadh). */
+            timezone?: components["schemas"]["TimeZonePolicyInput"] | null;
         };
         UpdateTagDto: {
             description?: string | null;
@@ -6605,6 +6848,67 @@ export interface operations {
             };
         };
     };
+    cancelScheduledSend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the scheduled. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled: nothing will be sent or called. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, expired or revoked bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The token is valid but lacks the API scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description An id that does not exist, or belongs to another workspace (`error.code` names which). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit reached: wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
     getSendPolicy: {
         parameters: {
             query?: never;
@@ -6821,6 +7125,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description Media storage (an S3 bucket) does not answer: `Storage:Unavailable`, nothing stored; try again after `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     uploadAudioFile: {
@@ -6902,6 +7215,15 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Media storage (an S3 bucket) does not answer: `Storage:Unavailable`, nothing stored; try again after `Retry-After`. */
+            503: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -9,6 +9,8 @@ export enum ErrorKind {
   UnsupportedMediaType = 'unsupported-media-type',
   Unprocessable = 'unprocessable',
   RateLimited = 'rate-limited',
+  /** A dependency the operation needs (object storage) does not answer; worth retrying later. */
+  Unavailable = 'unavailable',
 }
 
 export const STATUS_BY_KIND: Record<ErrorKind, number> = {
@@ -21,6 +23,7 @@ export const STATUS_BY_KIND: Record<ErrorKind, number> = {
   [ErrorKind.UnsupportedMediaType]: 415,
   [ErrorKind.Unprocessable]: 422,
   [ErrorKind.RateLimited]: 429,
+  [ErrorKind.Unavailable]: 503,
 };
 
 export interface ValidationErrorItem {

@@ -19,6 +19,7 @@ import { PhoneNumberOrWhatsAppUserIdField } from '../../common/phone/whatsapp-us
 import { TtsVoice, TtsVoiceField } from '../../speech/tts-voice.js';
 import { HTTP_URL, OutboundIvrOption, UniqueDigits } from './ivr-option.dto.js';
 import { IsOptionalNotNull } from '../../common/validation/optional.js';
+import { IsIsoDateTime } from '../../common/time/iso-date-time.js';
 import { ValidateNestedObject } from '../../common/validation/nested.js';
 
 export const IVR_DEFAULTS = { maxAudioRetries: 2, inputTimeoutMs: 6000, digitTimeoutMs: 3000, ttsVoice: TtsVoice.Female } as const;
@@ -27,6 +28,15 @@ export const IVR_DEFAULTS = { maxAudioRetries: 2, inputTimeoutMs: 6000, digitTim
 export class CreateOutboundIvrRequest {
   /** Channel used for the call; it must have voice. */
   @IsUUID() channelId: string;
+  /**
+   * When to call (ISO 8601; without an offset, UTC): later than now and at most 30 days ahead. The
+   * record is then answered with status 0 (Pending) and `scheduledFor`; `DELETE /v1/scheduled/{id}`
+   * cancels it before it is placed. Absent: at once (quiet hours covering calls may still hold it).
+   */
+  @ApiProperty({ required: false, type: String, format: 'date-time', example: '2026-03-01T09:00:00Z' })
+  @IsOptionalNotNull()
+  @IsIsoDateTime()
+  sendAt?: string;
   /** Caller-supplied identifier; a second request with the same one returns the first record and places no call. */
   @IsOptional() @IsString() @MinLength(1) @MaxLength(256) externalId?: string | null;
   @PhoneNumberOrWhatsAppUserIdField(

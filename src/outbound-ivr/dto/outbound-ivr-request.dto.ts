@@ -61,6 +61,8 @@ export class OutboundIvrRequest {
   @ApiProperty({ type: [OutboundIvrAnswer] }) answers: OutboundIvrAnswer[];
   callDurationSeconds: number | null;
   flowId: string | null;
+  /** When a call held by `sendAt` or the contact's quiet hours is due to be placed (ISO 8601 with offset); null: placed at once. */
+  @ApiProperty({ type: String, nullable: true, example: '2026-03-01T09:00:00.000+00:00' }) scheduledFor: string | null;
 }
 
 const WEBHOOK_FIELDS = [
@@ -128,6 +130,7 @@ export function toOutboundIvrRequest(r: OutboundIvrRequestEntity): OutboundIvrRe
     answers: r.answers.map(toAnswer),
     callDurationSeconds: r.callDurationSeconds,
     flowId: r.flowId,
+    scheduledFor: at(r.scheduledFor),
   };
 }
 

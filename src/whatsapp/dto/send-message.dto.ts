@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -18,14 +19,24 @@ import {
 } from 'class-validator';
 import { ContactIdField, ToNumberField, type SendRecipient } from './send-recipient.js';
 import { IsOptionalNotNull } from '../../common/validation/optional.js';
+import { IsIsoDateTime } from '../../common/time/iso-date-time.js';
 import { ValidateNestedObject } from '../../common/validation/nested.js';
 import { IsReactionEmoji, MediaUrlOr } from './whatsapp-validators.js';
 
-/** What every send names: the channel and the recipient (`toNumber` or `contactId`, exactly one). */
+/** What every send names: the channel and the recipient (`toNumber` or `contactId`, exactly one), and when it leaves. */
 export class SendBaseDto implements SendRecipient {
   @IsUUID() channelId: string;
   @ToNumberField() toNumber?: string;
   @ContactIdField() contactId?: string;
+  /**
+   * When to send (ISO 8601; without an offset, UTC): later than now and at most 30 days ahead. The
+   * answer is then `status: "scheduled"` with `scheduledFor`; `DELETE /v1/scheduled/{conversationEventId}`
+   * cancels it before it leaves. Absent: at once (a MARKETING template may still wait for the end of quiet hours).
+   */
+  @ApiProperty({ required: false, type: String, format: 'date-time', example: '2026-03-01T09:00:00Z' })
+  @IsOptionalNotNull()
+  @IsIsoDateTime()
+  sendAt?: string;
 }
 
 export class SendTextDto extends SendBaseDto {

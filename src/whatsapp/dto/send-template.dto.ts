@@ -4,6 +4,7 @@ import { ArrayMaxSize, IsArray, IsIn, IsString, Matches, MaxLength, MinLength } 
 import { IsOptionalNotNull } from '../../common/validation/optional.js';
 import { ValidateNestedObject } from '../../common/validation/nested.js';
 import { SendBaseDto } from './send-message.dto.js';
+import { TimestampFormat } from '../../common/time/timestamp-format.js';
 
 /** ParameterValueDto: one value of a template parameter entry. */
 export class ParameterValueDto {
@@ -52,15 +53,25 @@ export class SendTemplateDto extends SendBaseDto {
 export class SendMessageResultDto {
   /** Contact the message belongs to. */
   contactId: string;
-  /** `accepted` when queued for delivery. */
-  status: string;
+  /** `accepted` when queued for delivery now; `scheduled` when it waits until `scheduledFor` (`sendAt`, or the end of the contact's quiet hours). */
+  @ApiProperty({ enum: ['accepted', 'scheduled'] }) status: string;
   /** Human-readable result text. */
   message: string;
-  /** Identifier of the conversation event created. */
+  /** Identifier of the conversation event created (for a scheduled send, what `DELETE /v1/scheduled/{id}` takes). */
   conversationEventId: string;
+  /**
+   * When a scheduled send leaves (ISO 8601 UTC); only in a `scheduled` answer (an `accepted` one
+   * keeps the specification's four fields).
+   */
+  @ApiProperty({ type: String, format: 'date-time', required: false }) scheduledFor?: string;
 
-  /** A send queued for delivery: the Pending event recorded for it, and `message` to tell the caller. */
-  static accepted(recorded: { contactId: string; eventId: string }, message: string): SendMessageResultDto {
-    return { contactId: recorded.contactId, status: 'accepted', message, conversationEventId: recorded.eventId };
+  /** A send queued for delivery (now, or at `scheduledFor`): the event recorded for it, and `message` to tell the caller. */
+  static accepted(
+    recorded: { contactId: string; eventId: string },
+    message: string,
+    scheduledFor: Date | null = null,
+  ): SendMessageResultDto {
+    const answer = { contactId: recorded.contactId, status: 'accepted', message, conversationEventId: recorded.eventId };
+    return scheduledFor ? { ...answer, status: 'scheduled', scheduledFor: TimestampFormat.utc(scheduledFor) } : answer;
   }
 }
