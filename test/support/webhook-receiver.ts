@@ -30,11 +30,12 @@ export class WebhookReceiver {
     const receiver = new WebhookReceiver();
     receiver.host = host;
     receiver.server = createServer((req, res) => {
+      const receivedAt = Date.now(); // when the headers arrived, the nearest the receiver sees to the sender's start
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         const path = req.url ?? '/';
-        receiver.received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() });
+        receiver.received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt });
         const next = receiver.scripts.get(path)?.shift() ?? {};
         setTimeout(() => {
           if (res.destroyed) return;
