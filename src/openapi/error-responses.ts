@@ -16,6 +16,7 @@ const WHY: Record<number, string> = {
   415: 'The request body has a content type this operation does not take.',
   422: 'The same `Idempotency-Key` was used with a different request body.',
   429: 'Rate limit reached: wait the `Retry-After` seconds.',
+  503: 'A dependency is out of reach (`Database:Unavailable` while PostgreSQL restarts, `Storage:Unavailable` for media): nothing was written; try again after `Retry-After` seconds.',
 };
 
 /**
@@ -25,7 +26,7 @@ const WHY: Record<number, string> = {
  * - a request body or query parameters: 400; a request body: 413 and 415;
  * - path parameters: 404; a channel id anywhere in the input: 404 also as `ChannelNotFoundError`;
  * - an `Idempotency-Key` header: 409 (same key in flight) and 422 (same key, other body);
- * - every operation: 429 with `Retry-After`.
+ * - every operation: 429 with `Retry-After`; every authenticated one: 503 with `Retry-After`.
  * A route documents a status of its own (`@ApiConflictResponse({ description })` for a unique
  * conflict, `@ApiBadRequestResponse` for a rule on a body-less call) with its description only;
  * the envelope schema is filled in here for every 4xx that has no content of its own.
@@ -41,12 +42,13 @@ export function documentErrorResponses(document: OpenAPIObject): void {
     }
     for (const [key, response] of Object.entries(responses)) {
       const status = Number(key);
-      if (!(status >= 400 && status < 500) || '$ref' in response) continue;
+      if (!((status >= 400 && status < 500) || status === 503) || '$ref' in response) continue;
       if (!response.content) {
         const schema = status === 404 && derived.get(404)?.includes('ChannelNotFoundError') ? channelNotFoundSchema(operation) : ENVELOPE;
         response.content = { 'application/json': { schema } };
       }
       if (status === 429) response.headers = { ...rateLimitHeaders(), ...response.headers };
+      if (status === 503) response.headers = { 'Retry-After': { $ref: '#/components/headers/Retry-After' }, ...response.headers };
     }
   });
 }
@@ -81,6 +83,7 @@ function derivedStatuses(document: OpenAPIObject, operation: OperationObject): M
     statuses.set(422, WHY[422]);
   }
   statuses.set(429, WHY[429]);
+  if (security.length > 0) statuses.set(503, WHY[503]);
   return statuses;
 }
 

@@ -2,6 +2,7 @@ import type { Job } from 'bull';
 import type { CloudWebhookNotification } from '../whatsapp/cloud-webhook.js';
 import type { InboundMessage, MediaKind } from '../whatsapp/inbound-message.js';
 import type { WhatsAppMessageWebhookPayload } from '../whatsapp/message-webhook.js';
+import type { FinalSendOutcome } from '../whatsapp/providers/whatsapp-provider.js';
 import type { ContactDto } from '../contacts/dto/contact.dto.js';
 import type { ConversationDto } from '../conversations/dto/conversation.dto.js';
 import type { ContactMergedEventData } from '../webhooks/dto/webhook-event-data.dto.js';
@@ -18,8 +19,18 @@ export interface JobPayloads {
    * in-flight cap before touching the row (a `slotAt` that jobs of an earlier version carry is ignored).
    */
   [JobName.DeliverWebhook]: { deliveryId: string; attempt: number; endpointId?: string };
-  /** With `media`, the message goes by an uploaded file: the worker puts the provider's id of it in the request. */
-  [JobName.SendWhatsAppMessage]: { eventId: string; channelId: string; request: Record<string, unknown>; media?: { fileId: string } };
+  /**
+   * With `media`, the message goes by an uploaded file: the worker puts the provider's id of it in the request.
+   * `providerOutcome` is the provider's answer to an earlier attempt that could not record it (the database
+   * was out of reach): the retry records it instead of sending the message again.
+   */
+  [JobName.SendWhatsAppMessage]: {
+    eventId: string;
+    channelId: string;
+    request: Record<string, unknown>;
+    media?: { fileId: string };
+    providerOutcome?: FinalSendOutcome;
+  };
   [JobName.MarkWhatsAppMessageRead]: { channelId: string; request: Record<string, unknown> };
   [JobName.ReceiveWhatsAppMessage]: { channelId: string; message: InboundMessage };
   [JobName.ProcessWhatsAppWebhook]: { channelId: string; notification: CloudWebhookNotification };

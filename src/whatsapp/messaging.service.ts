@@ -16,7 +16,7 @@ import { JobName } from '../queue/queue-names.js';
 import { SendMessageResultDto, type SendTemplateDto } from './dto/send-template.dto.js';
 import { CloudApiWhatsAppProvider } from './providers/cloud-api.provider.js';
 import { SandboxWhatsAppProvider } from './providers/sandbox.provider.js';
-import type { MarkReadOutcome, SendOutcome, WhatsAppProvider } from './providers/whatsapp-provider.js';
+import type { FinalSendOutcome, MarkReadOutcome, SendOutcome, WhatsAppProvider } from './providers/whatsapp-provider.js';
 import { buildTemplateMessage, type CloudTemplateRequest } from './template-message.js';
 import { FreeForm, markReadRequest, withProviderMediaId, withStoredFile, type FreeFormMessage } from './free-form-message.js';
 import type { MarkAsReadDto, SendReactionDto } from './dto/send-message.dto.js';
@@ -331,8 +331,7 @@ export class MessagingService {
     eventId: string,
     channelId: string,
     request: Record<string, unknown>,
-    lastAttempt: boolean,
-    media?: { fileId: string },
+    attempt: DeliveryAttempt,
   ): Promise<void> {
     const status = await this.events.statusOf(workspaceId, eventId);
     if (status === 'Scheduled') {
@@ -340,18 +339,25 @@ export class MessagingService {
       const [claimed] = await this.events.moveOutboundStatus(workspaceId, { eventId }, NO_PROVIDER_OUTCOME('Pending'), ['Scheduled']);
       if (!claimed) return;
     } else if (status !== 'Pending') return; // already sent (a retried job), cancelled, or gone
-    const { channel, outcome } = await this.withFreshCredentials(workspaceId, channelId, (current) =>
-      this.sendThrough(current, request, media),
-    );
-    if (outcome.kind === 'retry' && !lastAttempt) {
+    const { channel, outcome } = attempt.earlierOutcome
+      ? { channel: await this.channelOrNull(this.channels.getRecent(workspaceId, channelId)), outcome: attempt.earlierOutcome }
+      : await this.withFreshCredentials(workspaceId, channelId, (current) => this.sendThrough(current, request, attempt.media));
+    if (outcome.kind === 'retry' && !attempt.lastAttempt) {
       throw new RetryLaterError(`WhatsApp provider: ${outcome.errorCode} ${outcome.failureReason}`, outcome.retryAfterMs);
     }
+    const final: FinalSendOutcome = outcome.kind === 'retry' ? { ...outcome, kind: 'failed' } : outcome;
     const change: StatusChange =
-      outcome.kind === 'sent'
-        ? { status: 'Sent', providerMessageId: outcome.providerMessageId, errorCode: null, errorReason: null }
-        : { status: 'Failed', providerMessageId: null, errorCode: outcome.errorCode, errorReason: outcome.failureReason };
-    await this.statuses.move(workspaceId, channel, { eventId }, change);
-    if (outcome.kind !== 'sent') this.logger.warn(`WhatsApp message ${eventId} failed: ${outcome.errorCode} ${outcome.failureReason}`);
+      final.kind === 'sent'
+        ? { status: 'Sent', providerMessageId: final.providerMessageId, errorCode: null, errorReason: null }
+        : { status: 'Failed', providerMessageId: null, errorCode: final.errorCode, errorReason: final.failureReason };
+    try {
+      await this.statuses.move(workspaceId, channel, { eventId }, change);
+    } catch (err) {
+      // The provider has answered but the status is not written (the database is out of reach): the retry records this answer.
+      if (!attempt.earlierOutcome) await attempt.keepOutcome(final).catch(() => undefined);
+      throw err;
+    }
+    if (final.kind !== 'sent') this.logger.warn(`WhatsApp message ${eventId} failed: ${final.errorCode} ${final.failureReason}`);
   }
 
   /** Worker: Mark As Read at the channel's provider; passing failures are retried, others (and the last attempt's) only logged. */
@@ -417,6 +423,16 @@ export class MessagingService {
 }
 
 /** When a send leaves: `sendAt` as the request gave it (absent: now). */
+/** One attempt of the send job, as {@link MessagingService.deliver} runs it. */
+export interface DeliveryAttempt {
+  lastAttempt: boolean;
+  media?: { fileId: string };
+  /** The provider's answer to an earlier attempt that could not record it: recorded now, nothing is sent. */
+  earlierOutcome?: FinalSendOutcome;
+  /** Keeps the provider's answer with the job (in Redis) when recording it fails. */
+  keepOutcome: (outcome: FinalSendOutcome) => Promise<unknown>;
+}
+
 interface SendWhen {
   sendAt?: string;
 }

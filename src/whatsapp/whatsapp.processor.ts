@@ -17,11 +17,19 @@ export class WhatsAppProcessor {
     private readonly intake: WhatsAppIntake,
   ) {}
 
-  /** Passing provider failures are retried with backoff (honouring Retry-After); permanent ones, and the last attempt, end Failed. */
+  /**
+   * Passing provider failures are retried with backoff (honouring Retry-After); permanent ones, and the last attempt, end Failed.
+   * The provider's answer is kept in the job when it cannot be recorded, so the retry records it without sending twice.
+   */
   @JobHandler(JobName.SendWhatsAppMessage, { concurrency: 32 })
   send(job: JobOf<JobName.SendWhatsAppMessage>): Promise<void> {
-    const { workspaceId, eventId, channelId, request, media } = job.data;
-    return this.messaging.deliver(workspaceId, eventId, channelId, request, isLastAttempt(job), media);
+    const { workspaceId, eventId, channelId, request, media, providerOutcome } = job.data;
+    return this.messaging.deliver(workspaceId, eventId, channelId, request, {
+      lastAttempt: isLastAttempt(job),
+      media,
+      earlierOutcome: providerOutcome,
+      keepOutcome: (outcome) => job.update({ ...job.data, providerOutcome: outcome }),
+    });
   }
 
   @JobHandler(JobName.MarkWhatsAppMessageRead, { concurrency: 16 })

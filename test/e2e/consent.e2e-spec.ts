@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
+import { approvedTemplate, createCloudChannel } from '../support/cloud-channel.js';
 import { envelope, inbound } from '../support/cloud-notifications.js';
 import { FakeCloudApi } from '../support/fake-cloud-api.js';
 import { describeWithApp } from '../support/describe-with-app.js';
@@ -21,27 +22,15 @@ const OPTED_OUT_DETAILS = 'This recipient has chosen to stop receiving marketing
 type Payload = Record<string, any>;
 type Status = 'Unknown' | 'OptedIn' | 'OptedOut';
 
-const template = (name: string, category: string, text: string) => ({
-  name,
-  language: 'en_US',
-  category,
-  status: 'APPROVED',
-  components: [{ type: 'BODY', text }],
-});
-const SALE = template('spring_sale', 'MARKETING', 'Our spring sale starts today.');
-const ORDER = template('order_ready', 'UTILITY', 'Your order is ready.');
-const CODE = template('login_code', 'AUTHENTICATION', 'Your code is ready.');
+const SALE = approvedTemplate('spring_sale', 'MARKETING', 'Our spring sale starts today.');
+const ORDER = approvedTemplate('order_ready', 'UTILITY', 'Your order is ready.');
+const CODE = approvedTemplate('login_code', 'AUTHENTICATION', 'Your code is ready.');
 
 describeWithApp(
   'Consent (API.md §13): consent routes, stop/start words, provider opt-outs, enforcement, search',
   {
     peers: {
-      fake: async () => {
-        const fake = await FakeCloudApi.start();
-        fake.acceptedTokens = [TOKEN];
-        fake.templatePages = [{ data: [SALE, ORDER] }];
-        return fake;
-      },
+      fake: () => FakeCloudApi.start({ acceptedTokens: [TOKEN] }),
       receiver: () => WebhookReceiver.start(),
     },
     env: ({ fake }) => ({
@@ -150,23 +139,13 @@ describeWithApp(
       );
 
     before(async () => {
-      const created = await fx.t.admin.post(`/admin/v1/workspaces/${fx.a.workspaceId}/channels`, {
-        name: 'Cloud WA',
-        type: 2,
-        phoneNumber: '+14155550999',
+      cloud = await createCloudChannel(fx.t, fx.a.workspaceId, fx.fake, {
+        phoneNumberId: '106540352242922',
+        accessToken: TOKEN,
+        appSecret: APP_SECRET,
         webhookUrl: fx.receiver.url('/wa'),
-        whatsApp: {
-          provider: 'cloud-api',
-          phoneNumberId: '106540352242922',
-          wabaId: '555',
-          accessToken: TOKEN,
-          appSecret: APP_SECRET,
-          verifyToken: 'v',
-        },
+        templates: [SALE, ORDER],
       });
-      assert.equal(created.status, 200, created.text);
-      cloud = created.body;
-      assert.deepEqual((await fx.t.admin.post(`/admin/v1/channels/${cloud.id}/templates/sync`)).body, { synced: 2 });
       sandbox = await createChannel(fx.t, fx.a.workspaceId, { name: 'Sandbox WA', webhookUrl: fx.receiver.url('/wa-sandbox') });
       for (const definition of [SALE, ORDER, CODE]) {
         const res = await fx.t.admin.post(`/admin/v1/channels/${sandbox.id}/templates`, definition);

@@ -5,6 +5,7 @@ import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
 import { OutboxMessage } from '../../src/queue/outbox-message.entity.js';
 import { JobName, QUEUE_OF_JOB } from '../../src/queue/queue-names.js';
+import { approvedTemplate, createCloudChannel } from '../support/cloud-channel.js';
 import { describeWithApp } from '../support/describe-with-app.js';
 import { FakeCloudApi } from '../support/fake-cloud-api.js';
 import { createChannel, createWorkspace, waitFor, type WorkspaceFixture } from '../support/fixtures.js';
@@ -17,15 +18,8 @@ const MINUTE = 60_000;
 
 type Payload = Record<string, any>;
 
-const template = (name: string, category: string, text: string) => ({
-  name,
-  language: 'en_US',
-  category,
-  status: 'APPROVED',
-  components: [{ type: 'BODY', text }],
-});
-const SALE = template('winter_sale', 'MARKETING', 'Our winter sale starts today.');
-const ORDER = template('order_shipped', 'UTILITY', 'Your order has shipped.');
+const SALE = approvedTemplate('winter_sale', 'MARKETING', 'Our winter sale starts today.');
+const ORDER = approvedTemplate('order_shipped', 'UTILITY', 'Your order has shipped.');
 
 /** `HH:MM` on the wall clock of `zone` at `at` (computed here with Intl, independently of the service). */
 const clockIn = (at: number, zone: string) =>
@@ -45,24 +39,13 @@ const withOffset = (at: Date) => `${at.toISOString().slice(0, -1)}+00:00`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A Cloud API channel (on the fake) with the two templates, in workspace `ws`. */
-async function cloudChannel(t: TestApp, ws: WorkspaceFixture, fake: FakeCloudApi, phoneNumberId: string): Promise<string> {
-  const created = await t.admin.post(`/admin/v1/workspaces/${ws.workspaceId}/channels`, {
-    name: `Cloud WA ${phoneNumberId}`,
-    type: 2,
-    phoneNumber: '+14155550999',
-    whatsApp: { provider: 'cloud-api', phoneNumberId, wabaId: '555', accessToken: TOKEN, appSecret: 'secret', verifyToken: 'v' },
-  });
-  assert.equal(created.status, 200, created.text);
-  fake.templatePages = [{ data: [SALE, ORDER] }];
-  const synced = await t.admin.post(`/admin/v1/channels/${created.body.id}/templates/sync`);
-  assert.equal(synced.status, 200, synced.text);
-  return created.body.id as string;
-}
+const cloudChannel = async (t: TestApp, ws: WorkspaceFixture, fake: FakeCloudApi, phoneNumberId: string) =>
+  (await createCloudChannel(t, ws.workspaceId, fake, { phoneNumberId, accessToken: TOKEN, templates: [SALE, ORDER] })).id;
 
 describeWithApp(
   'Send policy (API.md §13): quiet hours in the contact time zone, sendAt, cancellation, frequency cap',
   {
-    peers: { fake: () => FakeCloudApi.start(), receiver: () => WebhookReceiver.start() },
+    peers: { fake: () => FakeCloudApi.start({ acceptedTokens: [TOKEN] }), receiver: () => WebhookReceiver.start() },
     env: (peers) => ({
       WHATSAPP_GRAPH_URL: peers.fake.url,
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
@@ -115,7 +98,6 @@ describeWithApp(
     };
 
     before(async () => {
-      fx.fake.acceptedTokens = [TOKEN];
       cloud = await cloudChannel(fx.t, fx.a, fx.fake, '106540352242922');
       const channel = await createChannel(fx.t, fx.a.workspaceId, {
         name: 'Voice',
@@ -519,8 +501,7 @@ describe('Send policy: a scheduled send survives a restart and fires once', () =
   let fake: FakeCloudApi;
 
   before(async () => {
-    fake = await FakeCloudApi.start();
-    fake.acceptedTokens = [TOKEN];
+    fake = await FakeCloudApi.start({ acceptedTokens: [TOKEN] });
   });
   after(async () => {
     await first?.app.close().catch(() => undefined);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { after, before, it } from 'node:test';
+import { before, it } from 'node:test';
 import { describeWithApp } from '../support/describe-with-app.js';
 import { createChannel, createWorkspace, waitFor, type WorkspaceFixture } from '../support/fixtures.js';
 import { freePort } from '../support/free-port.js';
@@ -19,12 +19,21 @@ const IVR = {
  * seen by the other at once, although both keep the record in memory for seconds (channels 5 s,
  * service-account status 30 s): the Redis message drops it, the TTL is only the safety net.
  */
+let second: ChildProcess | undefined;
+
+/** Stops the second process before the app drops the database it is connected to. */
+async function stopSecond(): Promise<void> {
+  if (!second || second.exitCode !== null) return;
+  const exited = new Promise((resolve) => second!.once('exit', resolve));
+  second.kill('SIGTERM');
+  await exited;
+}
+
 describeWithApp(
   'Caches shared by processes: a change through one process is seen at once by another',
-  { env: { RATE_LIMIT_REQUESTS_PER_MINUTE: '100000' } },
+  { env: { RATE_LIMIT_REQUESTS_PER_MINUTE: '100000' }, beforeClose: stopSecond },
   (fx) => {
     let ws: WorkspaceFixture;
-    let second: ChildProcess;
     let secondApi: HttpClient;
     let output = '';
 
@@ -41,10 +50,6 @@ describeWithApp(
       const url = `http://127.0.0.1:${port}`;
       await waitFor(async () => (await fetch(`${url}/health/ready`).catch(() => undefined))?.status === 200, 30_000, 'the second process');
       secondApi = new HttpClient(url).withToken(ws.token);
-    });
-    after(async () => {
-      second?.kill('SIGTERM');
-      await new Promise((resolve) => second?.once('exit', resolve));
     });
 
     it('a channel changed through one process is read anew by the other at once (Create Outbound IVR)', async () => {

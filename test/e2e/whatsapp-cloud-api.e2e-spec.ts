@@ -286,7 +286,10 @@ describeWithApp(
       fx.fake.script.push(FakeCloudApi.error(503, 2, '(#2) Service temporarily unavailable'));
       const { MessagingService } = await import('../../src/whatsapp/messaging.service.js');
       const request = fx.fake.sendsTo(to)[0].body as Record<string, unknown>;
-      await fx.t.app.get(MessagingService).deliver(fx.a.workspaceId, res.body.conversationEventId, channel.id, request, true);
+      await fx.t.app.get(MessagingService).deliver(fx.a.workspaceId, res.body.conversationEventId, channel.id, request, {
+        lastAttempt: true,
+        keepOutcome: () => Promise.resolve(),
+      });
       const event = await eventWithStatus(`+${to}`, res.body.conversationEventId, 'Failed');
       assert.equal(event.errorCode, 'WhatsApp:ProviderUnavailable');
       assert.match(event.failureReason, /Cloud API error 2: \(#2\) Service temporarily unavailable/);

@@ -23,15 +23,7 @@ describeWithApp(
     const notify = async (notification: unknown) =>
       assert.equal(await FakeCloudApi.notify(`${fx.t.baseUrl}/v1/whatsapp/webhooks/${channel.id}`, APP_SECRET, notification), 200);
     const webhookOf = (messageId: string) =>
-      waitFor(
-        async () =>
-          fx.receiver
-            .at('/wa')
-            .map((r) => verifySignature(r, fx.a.webhookSecret) as Payload)
-            .find((p) => p.messageId === messageId),
-        15_000,
-        `the webhook of ${messageId}`,
-      );
+      fx.receiver.signedPayload<Payload>('/wa', fx.a.webhookSecret, (p) => p.messageId === messageId, `the webhook of ${messageId}`);
     const contact = async (id: string) => (await fx.a.api.get(`/v1/contacts/${id}`)).body as Payload;
     const history = async (id: string) => (await fx.a.api.get(`/v1/contacts/${id}/history?MaxResultCount=100`)).body.items as Payload[];
     const conversationsOf = async (contactId: string) =>

@@ -18,11 +18,7 @@ describeWithApp(
   'Inbound WhatsApp messages as Meta delivers them (signed notifications, a fake Graph API on 127.0.0.1)',
   {
     peers: {
-      fake: async () => {
-        const fake = await FakeCloudApi.start();
-        fake.acceptedTokens = [TOKEN];
-        return fake;
-      },
+      fake: () => FakeCloudApi.start({ acceptedTokens: [TOKEN] }),
       receiver: () => WebhookReceiver.start(),
     },
     env: ({ fake }) => ({
@@ -301,11 +297,7 @@ describeWithApp(
   'An inbound file survives a worker killed during its download',
   {
     peers: {
-      fake: async () => {
-        const fake = await FakeCloudApi.start();
-        fake.acceptedTokens = [TOKEN];
-        return fake;
-      },
+      fake: () => FakeCloudApi.start({ acceptedTokens: [TOKEN] }),
       receiver: () => WebhookReceiver.start(),
     },
     // This process takes Meta's notifications and reads; the worker processes run the jobs.

@@ -22,11 +22,7 @@ describeWithApp(
   'Sending to anyone: contactId in place of toNumber, BSUIDs in toNumber, `recipient` when there is no number',
   {
     peers: {
-      fake: async () => {
-        const fake = await FakeCloudApi.start();
-        fake.acceptedTokens = [TOKEN];
-        return fake;
-      },
+      fake: () => FakeCloudApi.start({ acceptedTokens: [TOKEN] }),
       receiver: () => WebhookReceiver.start(),
     },
     env: ({ fake }) => ({ WHATSAPP_GRAPH_URL: fake.url, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_REQUESTS_PER_MINUTE: '100000' }),
@@ -39,15 +35,7 @@ describeWithApp(
     const notify = async (notification: unknown) =>
       assert.equal(await FakeCloudApi.notify(`${fx.t.baseUrl}/v1/whatsapp/webhooks/${channel.id}`, APP_SECRET, notification), 200);
     const webhookOf = (messageId: string) =>
-      waitFor(
-        async () =>
-          fx.receiver
-            .at('/wa')
-            .map((r) => verifySignature(r, fx.a.webhookSecret) as Payload)
-            .find((p) => p.messageId === messageId),
-        15_000,
-        `the webhook of ${messageId}`,
-      );
+      fx.receiver.signedPayload<Payload>('/wa', fx.a.webhookSecret, (p) => p.messageId === messageId, `the webhook of ${messageId}`);
     const sent = (count: number) =>
       waitFor(async () => (fx.fake.sends.length >= count ? fx.fake.sends[count - 1] : undefined), 10_000, `send ${count}`);
 

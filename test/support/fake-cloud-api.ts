@@ -78,8 +78,10 @@ export class FakeCloudApi {
   private uploaded = 0;
   url = '';
 
-  static async start(): Promise<FakeCloudApi> {
+  static async start(options: { acceptedTokens?: string[]; templatePages?: TemplatePageData[] } = {}): Promise<FakeCloudApi> {
     const fake = new FakeCloudApi();
+    fake.acceptedTokens = options.acceptedTokens;
+    fake.templatePages = options.templatePages ?? [];
     fake.server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));

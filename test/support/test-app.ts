@@ -31,9 +31,12 @@ export interface TestApp {
  * Boots the real AppModule on Fastify, listening on 127.0.0.1, against a fresh PostgreSQL
  * database (created and migrated here, dropped on close) and its own Redis key prefix (deleted on close).
  */
-export async function startTestApp(env: Record<string, string> = {}, options: CreateAppOptions = {}): Promise<TestApp> {
+export async function startTestApp(testEnv: Record<string, string> = {}, options: CreateAppOptions = {}): Promise<TestApp> {
+  const { DATABASE_SERVER_URL, ...env } = testEnv;
   const runId = `${process.pid}_${randomBytes(4).toString('hex')}`;
-  const databaseUrl = `postgres://postgres@127.0.0.1:5432/msg_test_${runId}`;
+  // A test with a private PostgreSQL cluster names its own server; the database is still this run's.
+  const server = DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432';
+  const databaseUrl = `${server}/msg_test_${runId}`;
   const redisPrefix = `msgtest:${runId}`;
   resetEnv({
     NODE_ENV: 'test',

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
+import { waitFor } from './fixtures.js';
 
 export interface ReceivedWebhook {
   path: string;
@@ -62,6 +63,24 @@ export class WebhookReceiver {
 
   at(path: string): ReceivedWebhook[] {
     return this.received.filter((r) => r.path === path);
+  }
+
+  /** Waits for the first request to `path` whose verified payload matches `predicate`, and answers that payload. */
+  signedPayload<T = Record<string, any>>(
+    path: string,
+    secret: string,
+    predicate: (payload: T) => boolean,
+    description: string,
+    timeoutMs = 15_000,
+  ): Promise<T> {
+    return waitFor(
+      async () =>
+        this.at(path)
+          .map((r) => verifySignature(r, secret) as T)
+          .find(predicate),
+      timeoutMs,
+      description,
+    );
   }
 
   close(): Promise<void> {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { DomainError } from './domain-error.js';
+import { isDatabaseUnreachable } from '../../database/pg-errors.js';
+import { DomainError, ErrorKind } from './domain-error.js';
 import { errorEnvelope, ErrorEnvelopeDto } from './error-envelope.js';
 
 const CODE_BY_STATUS: Record<number, string> = {
@@ -18,9 +19,18 @@ const CODE_BY_STATUS: Record<number, string> = {
 };
 
 /**
+ * PostgreSQL restarting or out of reach: nothing was written (a transaction that lost its
+ * connection is rolled back), so the same request may succeed once it is back.
+ */
+const DatabaseUnavailable = () =>
+  new DomainError('Database:Unavailable', 'The database is unavailable; try again later.', ErrorKind.Unavailable, {
+    headers: { 'retry-after': '5' },
+  });
+
+/**
  * The one place where failures become HTTP responses: domain errors keep their code, framework
- * errors (bad JSON, unknown route, body too large) get a code from their status, and anything
- * else is a 500 whose `errorId` is in the log and in `error.details`.
+ * errors (bad JSON, unknown route, body too large) get a code from their status, a database out of
+ * reach is a 503, and anything else is a 500 whose `errorId` is in the log and in `error.details`.
  */
 @Catch()
 export class ErrorEnvelopeFilter implements ExceptionFilter {
@@ -34,6 +44,10 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
   }
 
   toResponse(exception: unknown): { body: ErrorEnvelopeDto; headers: Record<string, string> } {
+    if (isDatabaseUnreachable(exception)) {
+      this.logger.warn({ err: exception }, 'Database unreachable');
+      exception = DatabaseUnavailable();
+    }
     if (exception instanceof DomainError) {
       const { details = null, validationErrors = null, headers = {} } = exception.options;
       return {

@@ -9,6 +9,9 @@ export type ProviderFailure =
 
 export type SendOutcome = { kind: 'sent'; providerMessageId: string } | ProviderFailure;
 
+/** A send's final answer (sent, or failed for good): what the message's status records. */
+export type FinalSendOutcome = Exclude<SendOutcome, { kind: 'retry' }>;
+
 /** Mark As Read: the provider took it. */
 export type MarkReadOutcome = { kind: 'done' } | ProviderFailure;
 
