@@ -34,12 +34,27 @@ import type { ContactRef } from '../contacts/contact-property-values.repository.
 import type { FrequencyCap } from '../send-policy/send-policy.entity.js';
 import { FrequencyCapReached, ScheduledItemNotCancellable } from '../send-policy/send-policy.errors.js';
 import { TimestampFormat } from '../common/time/timestamp-format.js';
+import {
+  CLOUD_PAIR_RATE_REACHED,
+  CLOUD_THROUGHPUT_REACHED,
+  SendGovernor,
+  type RecipientReservation,
+} from '../governor/send-governor.service.js';
 
 /** The customer service window a contact's message opens for free-form sends. */
 const SERVICE_WINDOW_MS = 24 * 3600 * 1000;
 
 /** The earliest inbound message that still keeps the service window open now. */
 const serviceWindowStart = () => new Date(Date.now() - SERVICE_WINDOW_MS);
+
+/**
+ * The longest a send job sleeps for the governor in process. Waiting holds one of the worker's job
+ * slots, so only short waits (about one throughput window) are slept; a longer one (a pair-rate
+ * wait of up to 6 s, a long line at a low tier) puts the job back in the queue, due when the
+ * governor said, and frees the slot for other channels and recipients. The simplest sound way: the
+ * governor's answer is always "now" or "in n ms", and the job never holds a place it has not got.
+ */
+const MAX_IN_PROCESS_WAIT_MS = 1000;
 
 /**
  * WhatsApp sends: the request path validates and records a Pending outbound event with its outbox
@@ -64,6 +79,7 @@ export class MessagingService {
     private readonly media: WhatsAppMediaService,
     private readonly policy: SendPolicyService,
     private readonly scheduler: SendScheduler,
+    private readonly governor: SendGovernor,
   ) {}
 
   async sendTemplate(principal: Principal, input: SendTemplateDto): Promise<SendMessageResultDto> {
@@ -80,6 +96,7 @@ export class MessagingService {
       },
       message: (to) => `Template '${template.name}' (${template.language}) accepted for delivery to ${to}.`,
       needsServiceWindow: false,
+      businessInitiated: true,
       // API.md §13: a MARKETING template never goes to a contact opted out of marketing or over the frequency cap, and waits
       // out the contact's quiet hours; UTILITY and AUTHENTICATION do neither.
       marketing: template.category.toUpperCase() === 'MARKETING',
@@ -183,12 +200,15 @@ export class MessagingService {
       message: (to: string) => string;
       needsServiceWindow: boolean;
       marketing?: boolean;
+      /** A template: it opens a business-initiated conversation unless the contact wrote in the last 24 h (the messaging limit counts those). */
+      businessInitiated?: boolean;
     },
   ): Promise<SendMessageResultDto> {
     const workspaceId = principal.workspaceId;
     const destination = await this.destination(workspaceId, recipient);
     const { dueAt, cap } = await this.checkPolicy(workspaceId, destination, recipient.sendAt, options.marketing === true);
-    const request = addressed(content, addressOf(destination));
+    const address = addressOf(destination);
+    const request = addressed(content, address);
     // A scheduled send's job waits in the queue until it is due (the outbox row keeps it across restarts).
     const job = (eventId: string): OutboxEntry<JobName.SendWhatsAppMessage> => ({
       jobName: JobName.SendWhatsAppMessage,
@@ -212,26 +232,55 @@ export class MessagingService {
         : destination.kind === 'contact'
           ? { channelId: channel.id, contactId: destination.contact.id, inboundSince }
           : undefined;
-    // Under a frequency cap the send is counted again inside its transaction, so it takes that path.
-    const inOpenConversation = target && !cap && (await this.timeline.recordInOpenConversation(workspaceId, target, event, job));
-    if (inOpenConversation) this.outbox.pushCommitted([inOpenConversation.job]);
-    const result =
-      inOpenConversation ||
-      (await this.outbox.transaction(async (tx) => {
-        const contact = await this.contactOf(tx.manager, principal, destination);
-        if (
-          options.needsServiceWindow &&
-          !(await this.events.withManager(tx.manager).hasInboundWhatsAppSince(workspaceId, channel.id, contact.id, serviceWindowStart()))
-        )
-          throw ServiceWindowExpired();
-        if (cap) await this.refuseOverCapLocked(tx.manager, workspaceId, contact.id, labelOf(destination), cap);
-        const conversation = await this.conversations.findOrOpen(tx.manager, workspaceId, channel.id, contact.id);
-        const recorded = await this.timeline.record(tx.manager, conversation, event);
-        await tx.enqueue([job(recorded.id)]);
-        return { contactId: contact.id, eventId: recorded.id };
-      }));
-    const message = options.message(labelOf(destination));
-    return SendMessageResultDto.accepted(result, dueAt ? `${message} It is scheduled for ${TimestampFormat.utc(dueAt)}.` : message, dueAt);
+    // A scheduled send is counted against the messaging limit when it leaves, not now (the window is a rolling 24 h).
+    const reservation = options.businessInitiated && !dueAt ? await this.reserveForMessagingLimit(channel, destination, address) : null;
+    try {
+      // Under a frequency cap the send is counted again inside its transaction, so it takes that path.
+      const inOpenConversation = target && !cap && (await this.timeline.recordInOpenConversation(workspaceId, target, event, job));
+      if (inOpenConversation) this.outbox.pushCommitted([inOpenConversation.job]);
+      const result =
+        inOpenConversation ||
+        (await this.outbox.transaction(async (tx) => {
+          const contact = await this.contactOf(tx.manager, principal, destination);
+          if (
+            options.needsServiceWindow &&
+            !(await this.events.withManager(tx.manager).hasInboundWhatsAppSince(workspaceId, channel.id, contact.id, serviceWindowStart()))
+          )
+            throw ServiceWindowExpired();
+          if (cap) await this.refuseOverCapLocked(tx.manager, workspaceId, contact.id, labelOf(destination), cap);
+          const conversation = await this.conversations.findOrOpen(tx.manager, workspaceId, channel.id, contact.id);
+          const recorded = await this.timeline.record(tx.manager, conversation, event);
+          await tx.enqueue([job(recorded.id)]);
+          return { contactId: contact.id, eventId: recorded.id };
+        }));
+      const message = options.message(labelOf(destination));
+      return SendMessageResultDto.accepted(
+        result,
+        dueAt ? `${message} It is scheduled for ${TimestampFormat.utc(dueAt)}.` : message,
+        dueAt,
+      );
+    } catch (err) {
+      // Nothing was written: the recipient this send counted is not counted.
+      await reservation?.release();
+      throw err;
+    }
+  }
+
+  /**
+   * The messaging limit (API.md §13): a template to a recipient who has not written to the channel
+   * in the last 24 h opens a business-initiated conversation, and counts that recipient in the
+   * channel's rolling 24 h, or is a 429 `WhatsApp:MessagingLimitReached` when the limit is reached.
+   */
+  private async reserveForMessagingLimit(
+    channel: Readonly<Channel>,
+    destination: Destination,
+    address: { to: string } | { recipient: string },
+  ): Promise<RecipientReservation | null> {
+    if (destination.kind !== 'new-user-id') {
+      const sender = destination.kind === 'contact' ? { contactId: destination.contact.id } : { phoneNumber: destination.phoneNumber };
+      if (await this.events.hasInboundWhatsAppFrom(channel.workspaceId, channel.id, sender, serviceWindowStart())) return null;
+    }
+    return this.governor.reserveRecipient(channel, 'to' in address ? address.to : address.recipient);
   }
 
   /**
@@ -340,11 +389,29 @@ export class MessagingService {
       const [claimed] = await this.events.moveOutboundStatus(workspaceId, { eventId }, NO_PROVIDER_OUTCOME('Pending'), ['Scheduled']);
       if (!claimed) return;
     } else if (status !== 'Pending') return; // already sent (a retried job), cancelled, or gone
+    const recipient = recipientOf(request);
+    const governed = await this.channelOrNull(this.channels.getRecent(workspaceId, channelId));
+    if (governed && recipient) {
+      const waitMs = await this.governorTurn(governed, recipient);
+      if (waitMs > 0) {
+        const payload = { eventId, channelId, request, ...(media ? { media } : {}) };
+        const runAt = new Date(Date.now() + waitMs);
+        await this.outbox.transaction((tx) => tx.enqueue([{ jobName: JobName.SendWhatsAppMessage, workspaceId, runAt, payload }]));
+        return;
+      }
+    }
     const { channel, outcome } = await this.withFreshCredentials(workspaceId, channelId, (current) =>
       this.sendThrough(current, request, media),
     );
     if (outcome.kind === 'retry' && !lastAttempt) {
-      throw new RetryLaterError(`WhatsApp provider: ${outcome.errorCode} ${outcome.failureReason}`, outcome.retryAfterMs);
+      // Meta's own rate limits: the governor slows the channel (130429) or holds the pair (131056), and the message waits at least that long.
+      const rateLimited = outcome.cloudErrorCode === CLOUD_THROUGHPUT_REACHED || outcome.cloudErrorCode === CLOUD_PAIR_RATE_REACHED;
+      const holdMs =
+        rateLimited && governed && recipient ? await this.governor.rateLimited(governed, recipient, outcome.cloudErrorCode) : 0;
+      throw new RetryLaterError(
+        `WhatsApp provider: ${outcome.errorCode} ${outcome.failureReason}`,
+        Math.max(outcome.retryAfterMs ?? 0, holdMs) || undefined,
+      );
     }
     const change: StatusChange =
       outcome.kind === 'sent'
@@ -352,6 +419,19 @@ export class MessagingService {
         : { status: 'Failed', providerMessageId: null, errorCode: outcome.errorCode, errorReason: outcome.failureReason };
     await this.statuses.move(workspaceId, channel, { eventId }, change);
     if (outcome.kind !== 'sent') this.logger.warn(`WhatsApp message ${eventId} failed: ${outcome.errorCode} ${outcome.failureReason}`);
+  }
+
+  /**
+   * Waits for the governor (API.md §13: the channel's throughput, the recipient's pair rate) while
+   * the wait is short; answers 0 once the send may start (and is counted), or the longer wait after
+   * which the job should come back (see {@link MAX_IN_PROCESS_WAIT_MS}).
+   */
+  private async governorTurn(channel: Readonly<Channel>, recipient: string): Promise<number> {
+    for (;;) {
+      const waitMs = await this.governor.messageStart(channel, recipient);
+      if (waitMs === 0 || waitMs > MAX_IN_PROCESS_WAIT_MS) return waitMs;
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
   }
 
   /** Worker: Mark As Read at the channel's provider; passing failures are retried, others (and the last attempt's) only logged. */
@@ -448,6 +528,12 @@ function addressOf(destination: Destination): { to: string } | { recipient: stri
 function addressed(request: Record<string, unknown>, address: { to: string } | { recipient: string }): Record<string, unknown> {
   const { messaging_product, recipient_type, to: _to, recipient: _recipient, ...content } = request;
   return { messaging_product, recipient_type, ...address, ...content };
+}
+
+/** Whom a Cloud API message body goes to (`to` or `recipient`), for the pair rate. */
+function recipientOf(request: Record<string, unknown>): string | null {
+  const to = request.to ?? request.recipient;
+  return typeof to === 'string' && to ? to : null;
 }
 
 /** How the answer names the recipient. */
