@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { RetryLaterError } from '../queue/retry-later.js';
 import type { Channel } from '../channels/channel.entity.js';
-import { NotFoundError } from '../common/errors/domain-error.js';
+import { DomainError, NotFoundError } from '../common/errors/domain-error.js';
 import type { Principal } from '../auth/principal.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { ContactsService } from '../contacts/contacts.service.js';
@@ -24,7 +24,7 @@ import type { SendRecipient } from './dto/send-recipient.js';
 import { isWhatsAppUserId } from '../common/phone/whatsapp-user-id.js';
 import type { Contact } from '../contacts/contact.entity.js';
 import type { EntityManager } from 'typeorm';
-import { InvalidMessageId, MessageNotFound, RecipientOptedOut, ServiceWindowExpired } from './whatsapp.errors.js';
+import { InvalidMessageId, MESSAGING_LIMIT_REACHED, MessageNotFound, RecipientOptedOut, ServiceWindowExpired } from './whatsapp.errors.js';
 import { WhatsAppMediaService } from './whatsapp-media.service.js';
 import { TemplatesService } from './templates.service.js';
 import { StatusService, type StatusChange } from './status.service.js';
@@ -232,7 +232,7 @@ export class MessagingService {
         : destination.kind === 'contact'
           ? { channelId: channel.id, contactId: destination.contact.id, inboundSince }
           : undefined;
-    // A scheduled send is counted against the messaging limit when it leaves, not now (the window is a rolling 24 h).
+    // A scheduled send is counted against the messaging limit when it leaves (admitScheduledTemplate), not now: the window is a rolling 24 h.
     const reservation = options.businessInitiated && !dueAt ? await this.reserveForMessagingLimit(channel, destination, address) : null;
     try {
       // Under a frequency cap the send is counted again inside its transaction, so it takes that path.
@@ -388,6 +388,7 @@ export class MessagingService {
       // A scheduled send now due: moving it to Pending is the claim, so a cancellation that came first wins and nothing leaves.
       const [claimed] = await this.events.moveOutboundStatus(workspaceId, { eventId }, NO_PROVIDER_OUTCOME('Pending'), ['Scheduled']);
       if (!claimed) return;
+      if (request.type === 'template' && !(await this.admitScheduledTemplate(workspaceId, eventId, channelId, request))) return;
     } else if (status !== 'Pending') return; // already sent (a retried job), cancelled, or gone
     const recipient = recipientOf(request);
     const governed = await this.channelOrNull(this.channels.getRecent(workspaceId, channelId));
@@ -419,6 +420,40 @@ export class MessagingService {
         : { status: 'Failed', providerMessageId: null, errorCode: outcome.errorCode, errorReason: outcome.failureReason };
     await this.statuses.move(workspaceId, channel, { eventId }, change);
     if (outcome.kind !== 'sent') this.logger.warn(`WhatsApp message ${eventId} failed: ${outcome.errorCode} ${outcome.failureReason}`);
+  }
+
+  /**
+   * The messaging limit for a scheduled template, counted when it leaves rather than when it was
+   * accepted (the limit is a rolling 24 h). Over the limit it ends Failed with
+   * `WhatsApp:MessagingLimitReached` (nobody is left to answer a 429) and answers false.
+   */
+  private async admitScheduledTemplate(
+    workspaceId: string,
+    eventId: string,
+    channelId: string,
+    request: Record<string, unknown>,
+  ): Promise<boolean> {
+    const [event, channel] = await Promise.all([
+      this.events.findMessageRef(workspaceId, eventId),
+      this.channelOrNull(this.channels.getRecent(workspaceId, channelId)),
+    ]);
+    const recipient = recipientOf(request);
+    if (!event || !channel || !recipient) return true; // the send fails its own way
+    if (await this.events.hasInboundWhatsAppFrom(workspaceId, channelId, { contactId: event.contactId }, serviceWindowStart())) return true;
+    try {
+      await this.governor.reserveRecipient(channel, recipient);
+      return true;
+    } catch (err) {
+      if (!(err instanceof DomainError && err.code === MESSAGING_LIMIT_REACHED)) throw err;
+      const change: StatusChange = {
+        status: 'Failed',
+        providerMessageId: null,
+        errorCode: MESSAGING_LIMIT_REACHED,
+        errorReason: err.message,
+      };
+      await this.statuses.move(workspaceId, channel, { eventId }, change);
+      return false;
+    }
   }
 
   /**

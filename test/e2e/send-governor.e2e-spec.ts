@@ -221,11 +221,20 @@ describeWithApp(
     it('refuses a template to a new recipient over the messaging limit with a 429 and writes nothing; counted recipients and those who wrote pass', async () => {
       const channel = await cloudChannel(fx.t, fx.a, fx.fake);
       assert.equal((await putLimits(channel.id, { messagingLimit: 250, throughputPerSecond: 1000 })).status, 200);
-      const numbers = Array.from({ length: 250 }, (_, i) => `+9665003${String(i).padStart(5, '0')}`);
-      for (let i = 0; i < numbers.length; i += 25) {
-        const batch = await Promise.all(numbers.slice(i, i + 25).map((n) => sendTemplate(channel.id, n)));
-        for (const res of batch) assert.equal(res.status, 200, res.text);
+      // 260 new recipients, 26 at a time: exactly 250 are taken however the requests interleave, the others are 429s.
+      const numbers = Array.from({ length: 260 }, (_, i) => `+9665003${String(i).padStart(5, '0')}`);
+      const accepted: string[] = [];
+      let overLimit = 0;
+      for (let i = 0; i < numbers.length; i += 26) {
+        const batch = numbers.slice(i, i + 26);
+        const answers = await Promise.all(batch.map((n) => sendTemplate(channel.id, n)));
+        answers.forEach((res, k) => {
+          assert.ok(res.status === 200 || res.status === 429, res.text);
+          if (res.status === 200) accepted.push(batch[k]);
+          else overLimit++;
+        });
       }
+      assert.deepEqual([accepted.length, overLimit], [250, 10]);
       const full = await limitsOf(channel.id);
       assert.equal(full.uniqueRecipients24h, 250);
       assert.equal(full.remaining24h, 0);
@@ -240,7 +249,7 @@ describeWithApp(
       assert.equal(contacts.body.totalCount, 0, 'no contact was created for the refused send');
 
       // A recipient already counted in the 24 h is no new conversation's recipient.
-      const again = await sendTemplate(channel.id, numbers[7]);
+      const again = await sendTemplate(channel.id, accepted[7]);
       assert.equal(again.status, 200, again.text);
       // A customer who wrote to the channel in the last 24 h is sent to in a conversation they opened.
       const writer = '966500008888';
@@ -254,6 +263,30 @@ describeWithApp(
       const reply = await sendTemplate(channel.id, `+${writer}`);
       assert.equal(reply.status, 200, reply.text);
       assert.equal((await limitsOf(channel.id)).uniqueRecipients24h, 250);
+
+      // A scheduled template is counted when it leaves: accepted now, it ends Failed then, as nobody is left to answer a 429.
+      const scheduled = await fx.a.api.post('/v1/whatsapp/service-account/sendTemplate', {
+        channelId: channel.id,
+        templateName: ORDER.name,
+        language: ORDER.language,
+        toNumber: '+966500007777',
+        sendAt: new Date(Date.now() + 1500).toISOString(),
+      });
+      assert.equal(scheduled.status, 200, scheduled.text);
+      assert.equal(scheduled.body.status, 'scheduled');
+      const failed = await waitFor(
+        async () => {
+          const conversation = (
+            await fx.a.api.post('/v2/conversations/service-account/create', { channelId: channel.id, phoneNumber: '+966500007777' })
+          ).body.conversation;
+          const page = await fx.a.api.get(`/v2/conversations/service-account/${conversation.id}/timeline`);
+          const event = (page.body.items as Payload[]).find((e) => e.eventId === scheduled.body.conversationEventId);
+          return event?.status === 'Failed' ? event : undefined;
+        },
+        20_000,
+        'the scheduled template Failed',
+      );
+      assert.equal(failed.errorCode, 'WhatsApp:MessagingLimitReached');
 
       // Raised by the operator, the limit lets the next new recipient through at once.
       assert.equal((await putLimits(channel.id, { messagingLimit: 1000 })).status, 200);
