@@ -32,6 +32,7 @@ import { SupportModule } from './support/support.module.js';
 import { SpeechModule } from './speech/speech.module.js';
 import { OutboundIvrModule } from './outbound-ivr/outbound-ivr.module.js';
 import { SendPolicyModule } from './send-policy/send-policy.module.js';
+import { GovernorModule } from './governor/governor.module.js';
 import { ScheduledModule } from './scheduled/scheduled.module.js';
 
 @Module({
@@ -57,6 +58,7 @@ import { ScheduledModule } from './scheduled/scheduled.module.js';
     ContactsModule,
     TagsModule,
     SendPolicyModule,
+    GovernorModule,
     ScheduledModule,
     ConversationsModule,
     WhatsAppModule,

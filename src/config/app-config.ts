@@ -59,7 +59,7 @@ export class AppConfig {
   readonly queues: { lockDurationMs: number };
   /** How long finished rows of the growing tables are kept, and how the pruning job runs. */
   readonly retention: { outboxMs: number; webhookDeliveriesMs: number; sandboxMessagesMs: number; intervalMs: number; batchSize: number };
-  readonly whatsapp: { graphUrl: string; mediaDownloadAttempts: number };
+  readonly whatsapp: { graphUrl: string; mediaDownloadAttempts: number; pairRateIntervalMs: number };
   readonly voice: { twilioApiUrl: string; inboundGreeting: string; staleCallMinutes: number };
 
   constructor(env: EnvSchema) {
@@ -134,7 +134,11 @@ export class AppConfig {
       intervalMs: parseDuration(env.RETENTION_INTERVAL),
       batchSize: env.RETENTION_BATCH_SIZE,
     };
-    this.whatsapp = { graphUrl: env.WHATSAPP_GRAPH_URL.replace(/\/+$/, ''), mediaDownloadAttempts: env.WHATSAPP_MEDIA_DOWNLOAD_ATTEMPTS };
+    this.whatsapp = {
+      graphUrl: env.WHATSAPP_GRAPH_URL.replace(/\/+$/, ''),
+      mediaDownloadAttempts: env.WHATSAPP_MEDIA_DOWNLOAD_ATTEMPTS,
+      pairRateIntervalMs: env.WHATSAPP_PAIR_RATE_INTERVAL_MS,
+    };
     this.voice = {
       twilioApiUrl: env.TWILIO_API_URL.replace(/\/+$/, ''),
       inboundGreeting: env.INBOUND_CALL_GREETING,

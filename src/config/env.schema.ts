@@ -143,6 +143,8 @@ export class EnvSchema {
   WHATSAPP_GRAPH_URL = 'https://graph.facebook.com/v21.0';
   /** Tries at fetching an inbound message's file from the Graph API before its webhook goes out without it. */
   @Transform(toInt) @IsInt() @Min(1) @Max(20) WHATSAPP_MEDIA_DOWNLOAD_ATTEMPTS = 8;
+  /** Meta's pair rate (API.md §13): the least time between two messages to one recipient on one number; 0 turns it off (tests of other features). */
+  @Transform(toInt) @IsInt() @Min(0) @Max(60_000) WHATSAPP_PAIR_RATE_INTERVAL_MS = 6000;
   /** Base URL of the Twilio-compatible voice API (Twilio, SignalWire, Telnyx TeXML). */
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   TWILIO_API_URL = 'https://api.twilio.com';

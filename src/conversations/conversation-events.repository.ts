@@ -192,8 +192,20 @@ export class ConversationEventsRepository extends WorkspaceScopedRepository<Conv
 
   /** Did the contact send a WhatsApp message on the channel after `since`? */
   async hasInboundWhatsAppSince(workspaceId: string, channelId: string, contactId: string, since: Date): Promise<boolean> {
-    const sql = `SELECT ${inboundWhatsAppSinceSql({ workspaceId: '$1', channelId: '$2', contactId: '$3', since: '$4' })} AS open`;
-    const [row] = await this.sql<{ open: boolean }>(workspaceId, sql, [channelId, contactId, since]);
+    return this.hasInboundWhatsAppFrom(workspaceId, channelId, { contactId }, since);
+  }
+
+  /** {@link hasInboundWhatsAppSince} for a contact named by id or by number (a number no contact has: false). */
+  async hasInboundWhatsAppFrom(
+    workspaceId: string,
+    channelId: string,
+    sender: { contactId: string } | { phoneNumber: string },
+    since: Date,
+  ): Promise<boolean> {
+    const byId = 'contactId' in sender;
+    const contactId = byId ? '$3' : '(SELECT c.id FROM contacts c WHERE c.workspace_id = $1 AND c.phone_number = $3)';
+    const sql = `SELECT ${inboundWhatsAppSinceSql({ workspaceId: '$1', channelId: '$2', contactId, since: '$4' })} AS open`;
+    const [row] = await this.sql<{ open: boolean }>(workspaceId, sql, [channelId, byId ? sender.contactId : sender.phoneNumber, since]);
     return row.open;
   }
 

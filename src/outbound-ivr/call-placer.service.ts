@@ -21,6 +21,9 @@ import {
   type VoiceProvider,
 } from './providers/voice-provider.js';
 import { SpeechSynthesizer } from '../speech/speech-synthesizer.js';
+import { SendGovernor } from '../governor/send-governor.service.js';
+import { Outbox } from '../queue/outbox.service.js';
+import { JobName } from '../queue/queue-names.js';
 
 /**
  * The worker's side of a call: synthesize what must be spoken, fix the script, and place the call
@@ -38,6 +41,8 @@ export class CallPlacer {
     private readonly flows: OutboundIvrFlowsService,
     private readonly sandbox: SandboxVoiceProvider,
     private readonly twilio: TwilioVoiceProvider,
+    private readonly governor: SendGovernor,
+    private readonly outbox: Outbox,
   ) {}
 
   /**
@@ -72,9 +77,20 @@ export class CallPlacer {
       return this.fail(ref, 'Placing the call was interrupted; it was not retried so the number is never called twice.');
     if (!channel) return this.fail(ref, 'The channel was deleted or no longer has voice.');
 
+    // The channel's calls per second and concurrent calls (API.md §13): a call over them stays
+    // Pending and its job comes back when the governor says (a wait for a concurrent place can be
+    // a whole call long, far too long to hold a job slot). Admitted, it holds a place until it ends.
+    const waitMs = await this.governor.callStart(channel, ref.id);
+    if (waitMs > 0) {
+      const runAt = new Date(Date.now() + waitMs);
+      await this.outbox.transaction((tx) =>
+        tx.enqueue([{ jobName: JobName.PlaceIvrCall, workspaceId: ref.workspaceId, runAt, payload: { requestId: ref.id } }]),
+      );
+      return;
+    }
     const script = await this.prepareScript(request);
     const claimed = await this.tracker.inTurn(() => this.requests.claimPlacement(ref.workspaceId, ref.id, script, request.audioFileUrl));
-    if (!claimed) return; // cancelled meanwhile
+    if (!claimed) return this.governor.callEnded(channel.id, ref.id); // cancelled meanwhile
     request.script = script;
 
     try {
@@ -87,6 +103,7 @@ export class CallPlacer {
       }
       if (err instanceof VoiceProviderUnavailable && !lastAttempt) {
         await this.requests.releasePlacement(ref.workspaceId, ref.id);
+        await this.governor.callEnded(channel.id, ref.id);
         throw err;
       }
       if (err instanceof VoiceProviderUnavailable || err instanceof VoiceProviderRefused) {

@@ -11,6 +11,7 @@ import type { DialogInput } from './dialog/dialog-engine.js';
 import type { Instructions } from './dialog/dialog-state.js';
 import { CallType, CallWebhookStatus, isFinished, OutboundIvrResult, OutboundIvrStatus } from './ivr-enums.js';
 import { LiveCall } from './live-call.js';
+import { SendGovernor } from '../governor/send-governor.service.js';
 import type { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
 import { OutboundIvrRequestsRepository } from './outbound-ivr-requests.repository.js';
 import type { CallSession } from './providers/voice-provider.js';
@@ -47,6 +48,7 @@ export class CallTracker {
     private readonly requests: OutboundIvrRequestsRepository,
     private readonly reports: CallReportsService,
     private readonly outbox: Outbox,
+    private readonly governor: SendGovernor,
     config: AppConfig,
   ) {
     this.databaseTurns = pLimit(Math.max(2, Math.floor(config.database.poolSize / 2)));
@@ -105,9 +107,11 @@ export class CallTracker {
           };
           await tx.enqueue([hangUp]);
         }
-        return { value };
+        return { value, ended: call.finishedNow ? record.channelId : null };
       }),
     );
+    // Every end of a call passes here (reports, cancellation, the sweeper): its concurrent place on the channel is free.
+    if (result?.ended) await this.governor.callEnded(result.ended, ref.id);
     return result?.value;
   }
 

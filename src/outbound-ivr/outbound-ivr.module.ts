@@ -22,6 +22,7 @@ import { SandboxVoiceProvider } from './providers/sandbox-voice.provider.js';
 import { TwilioVoiceProvider } from './providers/twilio-voice.provider.js';
 import { SpeechModule } from '../speech/speech.module.js';
 import { SendPolicyModule } from '../send-policy/send-policy.module.js';
+import { GovernorModule } from '../governor/governor.module.js';
 
 @Module({
   imports: [
@@ -33,6 +34,7 @@ import { SendPolicyModule } from '../send-policy/send-policy.module.js';
     OutboundIvrFlowsModule,
     SpeechModule,
     SendPolicyModule,
+    GovernorModule,
   ],
   controllers: [OutboundIvrController, TwilioCallbacksController],
   providers: [

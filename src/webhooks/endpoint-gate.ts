@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EndpointThrottle } from './endpoint-throttle.js';
+import { ONE_SECOND_WINDOW_MS, RateLimiter } from '../common/rate/rate-limiter.js';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository.js';
 
 /**
@@ -32,7 +32,7 @@ interface EndpointLoad {
  * Admits an attempt to an endpoint, or says when to try again: a cap on this process's attempts to
  * it at once (so that a receiver that never answers, every attempt waiting out the 10 s deadline,
  * cannot take every worker from the live ones), then its throttle (API.md §11.1, shared across
- * workers through {@link EndpointThrottle}), which an admitted attempt waits for. Turned-away
+ * workers through {@link RateLimiter}), which an admitted attempt waits for. Turned-away
  * attempts are spread over the time the endpoint is measured to need, or its throttle allows, so
  * each comes back about once rather than polling.
  */
@@ -42,7 +42,7 @@ export class EndpointGate {
   private readonly settings = new Map<string, { rateLimitPerSecond: number | null; until: number }>();
 
   constructor(
-    private readonly throttle: EndpointThrottle,
+    private readonly limiter: RateLimiter,
     private readonly endpoints: WebhookEndpointsRepository,
   ) {}
 
@@ -71,7 +71,8 @@ export class EndpointGate {
   /** Waits until the endpoint's throttle lets an attempt start, and records the start. */
   private async waitForThrottle(endpointId: string, rate: number): Promise<boolean> {
     let waited = false;
-    for (let wait = await this.throttle.tryStart(endpointId, rate); wait > 0; wait = await this.throttle.tryStart(endpointId, rate)) {
+    const rule = { key: `webhook-throttle:${endpointId}`, limit: rate, windowMs: ONE_SECOND_WINDOW_MS };
+    for (let wait = await this.limiter.tryStart([rule]); wait > 0; wait = await this.limiter.tryStart([rule])) {
       waited = true;
       await new Promise((resolve) => setTimeout(resolve, wait));
     }

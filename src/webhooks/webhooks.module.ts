@@ -7,7 +7,6 @@ import { EndpointGate } from './endpoint-gate.js';
 import { EndpointHealth } from './endpoint-health.js';
 import { EndpointPresence } from './endpoint-presence.js';
 import { EndpointSecrets } from './endpoint-secrets.js';
-import { EndpointThrottle } from './endpoint-throttle.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
 import { WebhookDeliveryService } from './webhook-delivery.service.js';
@@ -33,7 +32,6 @@ import { WebhooksProcessor } from './webhooks.processor.js';
     WebhookDeliveryService,
     WebhooksProcessor,
     WebhookEndpointsService,
-    EndpointThrottle,
     EndpointGate,
     EndpointSecrets,
     EndpointHealth,

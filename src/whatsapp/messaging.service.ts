@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { RetryLaterError } from '../queue/retry-later.js';
 import type { Channel } from '../channels/channel.entity.js';
-import { NotFoundError } from '../common/errors/domain-error.js';
+import { DomainError, NotFoundError } from '../common/errors/domain-error.js';
 import type { Principal } from '../auth/principal.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { ContactsService } from '../contacts/contacts.service.js';
@@ -24,7 +24,7 @@ import type { SendRecipient } from './dto/send-recipient.js';
 import { isWhatsAppUserId } from '../common/phone/whatsapp-user-id.js';
 import type { Contact } from '../contacts/contact.entity.js';
 import type { EntityManager } from 'typeorm';
-import { InvalidMessageId, MessageNotFound, RecipientOptedOut, ServiceWindowExpired } from './whatsapp.errors.js';
+import { InvalidMessageId, MESSAGING_LIMIT_REACHED, MessageNotFound, RecipientOptedOut, ServiceWindowExpired } from './whatsapp.errors.js';
 import { WhatsAppMediaService } from './whatsapp-media.service.js';
 import { TemplatesService } from './templates.service.js';
 import { StatusService, type StatusChange } from './status.service.js';
@@ -34,12 +34,27 @@ import type { ContactRef } from '../contacts/contact-property-values.repository.
 import type { FrequencyCap } from '../send-policy/send-policy.entity.js';
 import { FrequencyCapReached, ScheduledItemNotCancellable } from '../send-policy/send-policy.errors.js';
 import { TimestampFormat } from '../common/time/timestamp-format.js';
+import {
+  CLOUD_PAIR_RATE_REACHED,
+  CLOUD_THROUGHPUT_REACHED,
+  SendGovernor,
+  type RecipientReservation,
+} from '../governor/send-governor.service.js';
 
 /** The customer service window a contact's message opens for free-form sends. */
 const SERVICE_WINDOW_MS = 24 * 3600 * 1000;
 
 /** The earliest inbound message that still keeps the service window open now. */
 const serviceWindowStart = () => new Date(Date.now() - SERVICE_WINDOW_MS);
+
+/**
+ * The longest a send job sleeps for the governor in process. Waiting holds one of the worker's job
+ * slots, so only short waits (about one throughput window) are slept; a longer one (a pair-rate
+ * wait of up to 6 s, a long line at a low tier) puts the job back in the queue, due when the
+ * governor said, and frees the slot for other channels and recipients. The simplest sound way: the
+ * governor's answer is always "now" or "in n ms", and the job never holds a place it has not got.
+ */
+const MAX_IN_PROCESS_WAIT_MS = 1000;
 
 /**
  * WhatsApp sends: the request path validates and records a Pending outbound event with its outbox
@@ -64,6 +79,7 @@ export class MessagingService {
     private readonly media: WhatsAppMediaService,
     private readonly policy: SendPolicyService,
     private readonly scheduler: SendScheduler,
+    private readonly governor: SendGovernor,
   ) {}
 
   async sendTemplate(principal: Principal, input: SendTemplateDto): Promise<SendMessageResultDto> {
@@ -80,6 +96,7 @@ export class MessagingService {
       },
       message: (to) => `Template '${template.name}' (${template.language}) accepted for delivery to ${to}.`,
       needsServiceWindow: false,
+      businessInitiated: true,
       // API.md §13: a MARKETING template never goes to a contact opted out of marketing or over the frequency cap, and waits
       // out the contact's quiet hours; UTILITY and AUTHENTICATION do neither.
       marketing: template.category.toUpperCase() === 'MARKETING',
@@ -183,12 +200,15 @@ export class MessagingService {
       message: (to: string) => string;
       needsServiceWindow: boolean;
       marketing?: boolean;
+      /** A template: it opens a business-initiated conversation unless the contact wrote in the last 24 h (the messaging limit counts those). */
+      businessInitiated?: boolean;
     },
   ): Promise<SendMessageResultDto> {
     const workspaceId = principal.workspaceId;
     const destination = await this.destination(workspaceId, recipient);
     const { dueAt, cap } = await this.checkPolicy(workspaceId, destination, recipient.sendAt, options.marketing === true);
-    const request = addressed(content, addressOf(destination));
+    const address = addressOf(destination);
+    const request = addressed(content, address);
     // A scheduled send's job waits in the queue until it is due (the outbox row keeps it across restarts).
     const job = (eventId: string): OutboxEntry<JobName.SendWhatsAppMessage> => ({
       jobName: JobName.SendWhatsAppMessage,
@@ -212,26 +232,55 @@ export class MessagingService {
         : destination.kind === 'contact'
           ? { channelId: channel.id, contactId: destination.contact.id, inboundSince }
           : undefined;
-    // Under a frequency cap the send is counted again inside its transaction, so it takes that path.
-    const inOpenConversation = target && !cap && (await this.timeline.recordInOpenConversation(workspaceId, target, event, job));
-    if (inOpenConversation) this.outbox.pushCommitted([inOpenConversation.job]);
-    const result =
-      inOpenConversation ||
-      (await this.outbox.transaction(async (tx) => {
-        const contact = await this.contactOf(tx.manager, principal, destination);
-        if (
-          options.needsServiceWindow &&
-          !(await this.events.withManager(tx.manager).hasInboundWhatsAppSince(workspaceId, channel.id, contact.id, serviceWindowStart()))
-        )
-          throw ServiceWindowExpired();
-        if (cap) await this.refuseOverCapLocked(tx.manager, workspaceId, contact.id, labelOf(destination), cap);
-        const conversation = await this.conversations.findOrOpen(tx.manager, workspaceId, channel.id, contact.id);
-        const recorded = await this.timeline.record(tx.manager, conversation, event);
-        await tx.enqueue([job(recorded.id)]);
-        return { contactId: contact.id, eventId: recorded.id };
-      }));
-    const message = options.message(labelOf(destination));
-    return SendMessageResultDto.accepted(result, dueAt ? `${message} It is scheduled for ${TimestampFormat.utc(dueAt)}.` : message, dueAt);
+    // A scheduled send is counted against the messaging limit when it leaves (admitScheduledTemplate), not now: the window is a rolling 24 h.
+    const reservation = options.businessInitiated && !dueAt ? await this.reserveForMessagingLimit(channel, destination, address) : null;
+    try {
+      // Under a frequency cap the send is counted again inside its transaction, so it takes that path.
+      const inOpenConversation = target && !cap && (await this.timeline.recordInOpenConversation(workspaceId, target, event, job));
+      if (inOpenConversation) this.outbox.pushCommitted([inOpenConversation.job]);
+      const result =
+        inOpenConversation ||
+        (await this.outbox.transaction(async (tx) => {
+          const contact = await this.contactOf(tx.manager, principal, destination);
+          if (
+            options.needsServiceWindow &&
+            !(await this.events.withManager(tx.manager).hasInboundWhatsAppSince(workspaceId, channel.id, contact.id, serviceWindowStart()))
+          )
+            throw ServiceWindowExpired();
+          if (cap) await this.refuseOverCapLocked(tx.manager, workspaceId, contact.id, labelOf(destination), cap);
+          const conversation = await this.conversations.findOrOpen(tx.manager, workspaceId, channel.id, contact.id);
+          const recorded = await this.timeline.record(tx.manager, conversation, event);
+          await tx.enqueue([job(recorded.id)]);
+          return { contactId: contact.id, eventId: recorded.id };
+        }));
+      const message = options.message(labelOf(destination));
+      return SendMessageResultDto.accepted(
+        result,
+        dueAt ? `${message} It is scheduled for ${TimestampFormat.utc(dueAt)}.` : message,
+        dueAt,
+      );
+    } catch (err) {
+      // Nothing was written: the recipient this send counted is not counted.
+      await reservation?.release();
+      throw err;
+    }
+  }
+
+  /**
+   * The messaging limit (API.md §13): a template to a recipient who has not written to the channel
+   * in the last 24 h opens a business-initiated conversation, and counts that recipient in the
+   * channel's rolling 24 h, or is a 429 `WhatsApp:MessagingLimitReached` when the limit is reached.
+   */
+  private async reserveForMessagingLimit(
+    channel: Readonly<Channel>,
+    destination: Destination,
+    address: { to: string } | { recipient: string },
+  ): Promise<RecipientReservation | null> {
+    if (destination.kind !== 'new-user-id') {
+      const sender = destination.kind === 'contact' ? { contactId: destination.contact.id } : { phoneNumber: destination.phoneNumber };
+      if (await this.events.hasInboundWhatsAppFrom(channel.workspaceId, channel.id, sender, serviceWindowStart())) return null;
+    }
+    return this.governor.reserveRecipient(channel, 'to' in address ? address.to : address.recipient);
   }
 
   /**
@@ -338,12 +387,31 @@ export class MessagingService {
       // A scheduled send now due: moving it to Pending is the claim, so a cancellation that came first wins and nothing leaves.
       const [claimed] = await this.events.moveOutboundStatus(workspaceId, { eventId }, NO_PROVIDER_OUTCOME('Pending'), ['Scheduled']);
       if (!claimed) return;
+      if (request.type === 'template' && !(await this.admitScheduledTemplate(workspaceId, eventId, channelId, request))) return;
     } else if (status !== 'Pending') return; // already sent (a retried job), cancelled, or gone
+    const recipient = recipientOf(request);
+    const governed = await this.channelOrNull(this.channels.getRecent(workspaceId, channelId));
+    if (!attempt.earlierOutcome && governed && recipient) {
+      const waitMs = await this.governorTurn(governed, recipient);
+      if (waitMs > 0) {
+        const payload = { eventId, channelId, request, ...(attempt.media ? { media: attempt.media } : {}) };
+        const runAt = new Date(Date.now() + waitMs);
+        await this.outbox.transaction((tx) => tx.enqueue([{ jobName: JobName.SendWhatsAppMessage, workspaceId, runAt, payload }]));
+        return;
+      }
+    }
     const { channel, outcome } = attempt.earlierOutcome
-      ? { channel: await this.channelOrNull(this.channels.getRecent(workspaceId, channelId)), outcome: attempt.earlierOutcome }
+      ? { channel: governed, outcome: attempt.earlierOutcome }
       : await this.withFreshCredentials(workspaceId, channelId, (current) => this.sendThrough(current, request, attempt.media));
     if (outcome.kind === 'retry' && !attempt.lastAttempt) {
-      throw new RetryLaterError(`WhatsApp provider: ${outcome.errorCode} ${outcome.failureReason}`, outcome.retryAfterMs);
+      // Meta's own rate limits: the governor slows the channel (130429) or holds the pair (131056), and the message waits at least that long.
+      const rateLimited = outcome.cloudErrorCode === CLOUD_THROUGHPUT_REACHED || outcome.cloudErrorCode === CLOUD_PAIR_RATE_REACHED;
+      const holdMs =
+        rateLimited && governed && recipient ? await this.governor.rateLimited(governed, recipient, outcome.cloudErrorCode) : 0;
+      throw new RetryLaterError(
+        `WhatsApp provider: ${outcome.errorCode} ${outcome.failureReason}`,
+        Math.max(outcome.retryAfterMs ?? 0, holdMs) || undefined,
+      );
     }
     const final: FinalSendOutcome = outcome.kind === 'retry' ? { ...outcome, kind: 'failed' } : outcome;
     const change: StatusChange =
@@ -358,6 +426,53 @@ export class MessagingService {
       throw err;
     }
     if (final.kind !== 'sent') this.logger.warn(`WhatsApp message ${eventId} failed: ${final.errorCode} ${final.failureReason}`);
+  }
+
+  /**
+   * The messaging limit for a scheduled template, counted when it leaves rather than when it was
+   * accepted (the limit is a rolling 24 h). Over the limit it ends Failed with
+   * `WhatsApp:MessagingLimitReached` (nobody is left to answer a 429) and answers false.
+   */
+  private async admitScheduledTemplate(
+    workspaceId: string,
+    eventId: string,
+    channelId: string,
+    request: Record<string, unknown>,
+  ): Promise<boolean> {
+    const [event, channel] = await Promise.all([
+      this.events.findMessageRef(workspaceId, eventId),
+      this.channelOrNull(this.channels.getRecent(workspaceId, channelId)),
+    ]);
+    const recipient = recipientOf(request);
+    if (!event || !channel || !recipient) return true; // the send fails its own way
+    if (await this.events.hasInboundWhatsAppFrom(workspaceId, channelId, { contactId: event.contactId }, serviceWindowStart())) return true;
+    try {
+      await this.governor.reserveRecipient(channel, recipient);
+      return true;
+    } catch (err) {
+      if (!(err instanceof DomainError && err.code === MESSAGING_LIMIT_REACHED)) throw err;
+      const change: StatusChange = {
+        status: 'Failed',
+        providerMessageId: null,
+        errorCode: MESSAGING_LIMIT_REACHED,
+        errorReason: err.message,
+      };
+      await this.statuses.move(workspaceId, channel, { eventId }, change);
+      return false;
+    }
+  }
+
+  /**
+   * Waits for the governor (API.md §13: the channel's throughput, the recipient's pair rate) while
+   * the wait is short; answers 0 once the send may start (and is counted), or the longer wait after
+   * which the job should come back (see {@link MAX_IN_PROCESS_WAIT_MS}).
+   */
+  private async governorTurn(channel: Readonly<Channel>, recipient: string): Promise<number> {
+    for (;;) {
+      const waitMs = await this.governor.messageStart(channel, recipient);
+      if (waitMs === 0 || waitMs > MAX_IN_PROCESS_WAIT_MS) return waitMs;
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
   }
 
   /** Worker: Mark As Read at the channel's provider; passing failures are retried, others (and the last attempt's) only logged. */
@@ -464,6 +579,12 @@ function addressOf(destination: Destination): { to: string } | { recipient: stri
 function addressed(request: Record<string, unknown>, address: { to: string } | { recipient: string }): Record<string, unknown> {
   const { messaging_product, recipient_type, to: _to, recipient: _recipient, ...content } = request;
   return { messaging_product, recipient_type, ...address, ...content };
+}
+
+/** Whom a Cloud API message body goes to (`to` or `recipient`), for the pair rate. */
+function recipientOf(request: Record<string, unknown>): string | null {
+  const to = request.to ?? request.recipient;
+  return typeof to === 'string' && to ? to : null;
 }
 
 /** How the answer names the recipient. */

@@ -14,6 +14,7 @@ import { AdminKeyGuard } from '../admin/admin-key.guard.js';
 import { ChannelsModule } from '../channels/channels.module.js';
 import { ContactsModule } from '../contacts/contacts.module.js';
 import { SendPolicyModule } from '../send-policy/send-policy.module.js';
+import { GovernorModule } from '../governor/governor.module.js';
 import { ConversationsModule } from '../conversations/conversations.module.js';
 import { MessagingService } from './messaging.service.js';
 import { InboundService } from './inbound.service.js';
@@ -40,6 +41,7 @@ import { MediaModule } from '../media/media.module.js';
     ChannelsModule,
     ContactsModule,
     SendPolicyModule,
+    GovernorModule,
     ConversationsModule,
     WebhooksModule,
     StorageModule,

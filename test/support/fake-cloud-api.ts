@@ -174,15 +174,34 @@ export class FakeCloudApi {
   static marketingOptedOut(): CloudAnswer {
     const details =
       'Unable to deliver the message. This recipient has chosen to stop receiving marketing messages on WhatsApp from your business.';
+    return FakeCloudApi.whatsAppError(131050, details, details);
+  }
+
+  /** Meta's throughput refusal (error 130429, "Rate limit hit"): the number sent more messages a second than its tier. */
+  static throughputReached(): CloudAnswer {
+    return FakeCloudApi.whatsAppError(130429, 'Rate limit hit', 'Cloud API message throughput has been reached.');
+  }
+
+  /** Meta's pair-rate refusal (error 131056): too many messages to one recipient in a short time. */
+  static pairRateReached(): CloudAnswer {
+    return FakeCloudApi.whatsAppError(
+      131056,
+      '(Business Account, Consumer Account) pair rate limit hit',
+      'Message failed to send because there were too many messages sent from this phone number to the same phone number in a short period of time.',
+    );
+  }
+
+  /** A WhatsApp error as the Graph API answers a send (HTTP 400): `(#code) title` as the message, the explanation in `error_data.details`. */
+  private static whatsAppError(code: number, title: string, details: string): CloudAnswer {
     return {
       status: 400,
       body: {
         error: {
-          message: `(#131050) ${details}`,
+          message: `(#${code}) ${title}`,
           type: 'OAuthException',
-          code: 131050,
+          code,
           error_data: { messaging_product: 'whatsapp', details },
-          fbtrace_id: 'AbCdEf131050',
+          fbtrace_id: `AbCdEf${code}`,
         },
       },
     };

@@ -3,6 +3,26 @@
  */
 
 export interface paths {
+    "/admin/v1/channels/{channelId}/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set Channel Limits
+         * @description Sets the channel's send tiers; only the fields present change. `throughputPerSecond` 1-1000 (default 80), `messagingLimit` one of 250, 1000, 2000, 10000, 100000 or null for unlimited (default 1000 on a cloud-api channel, unlimited on a sandbox one), `callsPerSecond` (default 1), `concurrentCalls` (default 10). Every API process and worker applies them at once.
+         */
+        put: operations["setChannelLimits"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/channels/{channelId}/sandbox/inbound": {
         parameters: {
             query?: never;
@@ -289,6 +309,26 @@ export interface paths {
          * @description Changes only the fields given: the channel's `name`, `icon`, `webhookUrl` (WhatsApp Message Webhook) or `postCallWebhookUrl` (Call Webhook); `null` clears a URL or the icon. Providers and credentials are the operators' (admin Update Channel).
          */
         patch: operations["updateChannelPartial"];
+        trace?: never;
+    };
+    "/v1/channels/{channelId}/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Channel Limits
+         * @description The channel's send governor: its tiers (throughput, messaging limit, calls per second, concurrent calls, set by the operator) and what it sees now (messages started in the last second, unique recipients of business-initiated conversations in the last 24 h and how many more are allowed, calls in progress).
+         */
+        get: operations["getChannelLimits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/channels/service-account": {
@@ -1537,6 +1577,48 @@ export interface components {
             webhookUrl: string | null;
             whatsAppInfo: components["schemas"]["WhatsAppInfoDto"] | null;
             workspaceId: string;
+        };
+        ChannelLimitsDto: {
+            /**
+             * @description Outbound IVR calls in progress now.
+             * @example 3
+             */
+            activeCalls: number;
+            /**
+             * @description Outbound IVR calls that may be placed per second.
+             * @example 1
+             */
+            callsPerSecond: number;
+            /**
+             * @description Outbound IVR calls that may be in progress at once.
+             * @example 10
+             */
+            concurrentCalls: number;
+            /**
+             * @description Unique recipients of business-initiated conversations allowed per rolling 24 h; null: unlimited.
+             * @example 1000
+             */
+            messagingLimit: number | null;
+            /**
+             * @description New recipients still allowed in the rolling 24 h; null when unlimited.
+             * @example 860
+             */
+            remaining24h: number | null;
+            /**
+             * @description Messages that started in the last second.
+             * @example 12
+             */
+            sentLastSecond: number;
+            /**
+             * @description Cloud API messages that may start in any one second.
+             * @example 80
+             */
+            throughputPerSecond: number;
+            /**
+             * @description Recipients counted against the messaging limit in the last 24 h.
+             * @example 140
+             */
+            uniqueRecipients24h: number;
         };
         /**
          * @description The error envelope of a channel id that does not exist in the caller's workspace, or has no capability for the operation (WhatsApp sends on a voice-only channel, calls on a WhatsApp-only channel): 404, code `Channels:ChannelNotFound`.
@@ -3224,6 +3306,29 @@ export interface components {
              */
             webhookUrl?: string | null;
         };
+        UpdateChannelLimitsDto: {
+            /**
+             * @description Outbound IVR calls placed per second on this channel.
+             * @example 1
+             */
+            callsPerSecond?: number;
+            /**
+             * @description Outbound IVR calls in progress at once on this channel.
+             * @example 10
+             */
+            concurrentCalls?: number;
+            /**
+             * @description Unique recipients of business-initiated conversations per rolling 24 h (Meta's messaging limit tier); null: unlimited.
+             * @example 1000
+             * @enum {number|null}
+             */
+            messagingLimit?: 250 | 1000 | 2000 | 10000 | 100000 | null;
+            /**
+             * @description Cloud API messages started per second on this number (Meta's throughput: 80 by default, up to 1,000 once upgraded).
+             * @example 80
+             */
+            throughputPerSecond?: number;
+        };
         UpdateContactConsentDto: {
             calls?: components["schemas"]["SetConsentStateDto"];
             whatsAppMarketing?: components["schemas"]["SetConsentStateDto"];
@@ -3476,6 +3581,90 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    setChannelLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the channel. */
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateChannelLimitsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelLimitsDto"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a field that fails validation, or a business rule (see `error.code` and `error.validationErrors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Missing or wrong admin key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The admin API is off (`ADMIN_API_KEY` unset), or an id that does not exist. A channel id that does not exist in the workspace, or has no capability for this operation, is a `ChannelNotFoundError`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelNotFoundError"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The request body has a content type this operation does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit reached: wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
     injectSandboxInboundMessage: {
         parameters: {
             query?: never;
@@ -4792,6 +4981,68 @@ export interface operations {
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    getChannelLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the channel. */
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelLimitsDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The token is valid but lacks the API scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description An id that does not exist, or belongs to another workspace (`error.code` names which). A channel id that does not exist in the workspace, or has no capability for this operation, is a `ChannelNotFoundError`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelNotFoundError"];
+                };
+            };
+            /** @description Rate limit reached: wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {

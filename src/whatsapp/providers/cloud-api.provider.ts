@@ -163,5 +163,11 @@ function failure(response: GraphResponse): ProviderFailure {
   const error = (response.body as { error?: CloudError }).error;
   const { retry, errorCode, failureReason } = describeCloudError(response.status, error?.code, errorText(error));
   if (!retry) return { kind: 'failed', errorCode, failureReason };
-  return { kind: 'retry', errorCode, failureReason, retryAfterMs: parseRetryAfter(response.retryAfter) ?? undefined };
+  return {
+    kind: 'retry',
+    errorCode,
+    failureReason,
+    retryAfterMs: parseRetryAfter(response.retryAfter) ?? undefined,
+    cloudErrorCode: error?.code,
+  };
 }

@@ -4,8 +4,8 @@ import type { Channel } from '../../channels/channel.entity.js';
 /** A provider call that did not work: for good, or for now (429, 5xx, a rate-limit or transient code, no answer). */
 export type ProviderFailure =
   | { kind: 'failed'; errorCode: string; failureReason: string }
-  /** Tried again after a backoff, at least `retryAfterMs`. */
-  | { kind: 'retry'; errorCode: string; failureReason: string; retryAfterMs?: number };
+  /** Tried again after a backoff, at least `retryAfterMs`; `cloudErrorCode` is the Cloud API's `error.code` (the governor backs off on 130429 and 131056). */
+  | { kind: 'retry'; errorCode: string; failureReason: string; retryAfterMs?: number; cloudErrorCode?: number };
 
 export type SendOutcome = { kind: 'sent'; providerMessageId: string } | ProviderFailure;
 

@@ -1,0 +1,24 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { QueryDeepPartialEntity, Repository } from 'typeorm';
+import { WorkspaceScopedRepository } from '../database/workspace-scoped.repository.js';
+import { ChannelLimits, type Limits } from './channel-limits.entity.js';
+
+@Injectable()
+export class ChannelLimitsRepository extends WorkspaceScopedRepository<ChannelLimits> {
+  constructor(@InjectRepository(ChannelLimits) repository: Repository<ChannelLimits>) {
+    super(repository);
+  }
+
+  /** The channel's row, or null (the defaults). */
+  ofChannel(workspaceId: string, channelId: string): Promise<ChannelLimits | null> {
+    return this.findOne(workspaceId, { channelId });
+  }
+
+  /** Writes every tier of the channel. */
+  async put(workspaceId: string, channelId: string, limits: Limits): Promise<void> {
+    this.scope(workspaceId);
+    const row = { workspaceId, channelId, ...limits, lastModificationTime: new Date() } as QueryDeepPartialEntity<ChannelLimits>;
+    await this.repository.upsert(row, { conflictPaths: ['channelId'], skipUpdateIfNoValuesChanged: false });
+  }
+}

@@ -1,0 +1,199 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../config/app-config.js';
+import { ONE_SECOND_WINDOW_MS, RateLimiter, SLIDING_LOG_LUA } from '../common/rate/rate-limiter.js';
+import { MessagingLimitReached } from '../whatsapp/whatsapp.errors.js';
+import { ChannelLimitsService, type GovernedChannel } from './channel-limits.service.js';
+import type { Limits } from './channel-limits.entity.js';
+
+const DAY_MS = 24 * 3600 * 1000;
+/** Meta's pair rate: one message to a recipient per 6 s per number. */
+const META_PAIR_INTERVAL_MS = 6000;
+/** How long a 130429 (throughput reached) halves the channel's throughput. */
+const THROUGHPUT_BACK_OFF_MS = 60_000;
+/** How often a call waiting for one of the channel's concurrent places asks again (no event says when one frees). */
+const CALL_PLACE_POLL_MS = 1000;
+
+/** Meta's rate-limit answers the governor backs off on. */
+export const CLOUD_THROUGHPUT_REACHED = 130429;
+export const CLOUD_PAIR_RATE_REACHED = 131056;
+
+/**
+ * The recipient counted in the rolling 24 h for the first time (answers 1 and the time it was
+ * counted), already counted (0), or refused (-1 and the ms until the oldest leaves the window).
+ */
+const RESERVE_RECIPIENT = `${SLIDING_LOG_LUA}
+local now = now_ms()
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - ${DAY_MS})
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return {0, 0} end
+local limit = tonumber(ARGV[2])
+if limit >= 0 and redis.call('ZCARD', KEYS[1]) >= limit then
+  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  return {-1, tonumber(oldest[2]) + ${DAY_MS} - now}
+end
+redis.call('ZADD', KEYS[1], now, ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ${DAY_MS})
+return {1, now}
+`;
+
+/** Takes back a reservation made at ARGV[2] (not a later one of the same recipient). */
+const RELEASE_RECIPIENT = `
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('ZREM', KEYS[1], ARGV[1]) end
+return 0
+`;
+
+/** Recipients counted in the rolling 24 h. */
+const COUNT_RECIPIENTS = `${SLIDING_LOG_LUA}
+return redis.call('ZCOUNT', KEYS[1], now_ms() - ${DAY_MS}, '+inf')
+`;
+
+/** Calls in progress (those older than ARGV[1] ms taken back, as in {@link START_CALL}). */
+const COUNT_ACTIVE_CALLS = `${SLIDING_LOG_LUA}
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now_ms() - tonumber(ARGV[1]))
+return redis.call('ZCARD', KEYS[1])
+`;
+
+/**
+ * A call may be placed (answers 0, and it holds one of the channel's concurrent places until
+ * {@link SendGovernor.callEnded}) or must wait (ms). KEYS: the calls-per-second log, the calls in
+ * progress (request id → when placed; a place older than ARGV[4] ms is taken back, in case its end
+ * was never reported). ARGV: calls/s, concurrent calls, request id, the stale age, the poll interval.
+ */
+const START_CALL = `${SLIDING_LOG_LUA}
+local now = now_ms()
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[4]))
+if redis.call('ZSCORE', KEYS[2], ARGV[3]) then return 0 end
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return tonumber(ARGV[5]) end
+local wait = sliding_wait(KEYS[1], tonumber(ARGV[1]), ${ONE_SECOND_WINDOW_MS}, now)
+if wait > 0 then return wait end
+sliding_record(KEYS[1], ${ONE_SECOND_WINDOW_MS}, now)
+redis.call('ZADD', KEYS[2], now, ARGV[3])
+redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[4]))
+return 0
+`;
+
+/** A recipient counted against the messaging limit by this send; `release` takes it back when the send is not written after all. */
+export interface RecipientReservation {
+  release(): Promise<void>;
+}
+
+/** GET /v1/channels/{id}/limits: the tiers and what the governor sees now. */
+export interface ChannelUsage extends Limits {
+  sentLastSecond: number;
+  uniqueRecipients24h: number;
+  remaining24h: number | null;
+  activeCalls: number;
+}
+
+/**
+ * The send governor of API.md §13: one per channel number, kept in Redis so that every API process
+ * and worker shares it. Messages: throughput (a sliding log of Cloud API sends per second, halved
+ * for a while after Meta's 130429), pair rate (a log of one send per recipient per 6 s, filled for
+ * 6 s after Meta's 131056) and the messaging limit (a sorted set recipient → when counted, checked
+ * and added in one script so two processes cannot both take the last place). Calls: calls per
+ * second and calls in progress. Over throughput, pair rate or a call tier the caller is told how
+ * long to wait (nothing is refused for that); over the messaging limit a send is refused.
+ */
+@Injectable()
+export class SendGovernor {
+  private readonly staleCallMs: number;
+  /** Meta's pair rate: one message to a recipient per 6 s per number (configurable so that other features' tests can turn it off). */
+  private readonly pairIntervalMs: number;
+
+  constructor(
+    private readonly limiter: RateLimiter,
+    private readonly limits: ChannelLimitsService,
+    config: AppConfig,
+  ) {
+    this.staleCallMs = config.voice.staleCallMinutes * 60_000;
+    this.pairIntervalMs = config.whatsapp.pairRateIntervalMs;
+  }
+
+  /**
+   * Just before a message goes to the provider: records its start and answers 0 when the channel's
+   * throughput and the recipient's pair rate allow it now; otherwise records nothing and answers
+   * how many ms to wait before asking again. `recipient` is the Cloud API address (`to` or `recipient`).
+   */
+  async messageStart(channel: GovernedChannel, recipient: string): Promise<number> {
+    const { throughputPerSecond } = await this.limits.of(channel);
+    const throughput = {
+      key: sendsKey(channel.id),
+      limit: throughputPerSecond,
+      windowMs: ONE_SECOND_WINDOW_MS,
+      halvedWhile: slowKey(channel.id),
+    };
+    const pair = { key: pairKey(channel.id, recipient), limit: 1, windowMs: this.pairIntervalMs };
+    return this.limiter.tryStart(this.pairIntervalMs > 0 ? [throughput, pair] : [throughput]);
+  }
+
+  /**
+   * Meta refused a message for a rate limit: a 130429 halves the channel's throughput for a minute,
+   * a 131056 holds the pair for 6 s. Answers how long the message should wait before it is tried again.
+   */
+  async rateLimited(channel: GovernedChannel, recipient: string, cloudErrorCode: number | undefined): Promise<number> {
+    if (cloudErrorCode === CLOUD_PAIR_RATE_REACHED) {
+      // Meta's 6 s, whatever this deployment's own interval is.
+      await this.limiter.record(pairKey(channel.id, recipient), META_PAIR_INTERVAL_MS);
+      return META_PAIR_INTERVAL_MS;
+    }
+    await this.limiter.halve(slowKey(channel.id), THROUGHPUT_BACK_OFF_MS);
+    return ONE_SECOND_WINDOW_MS;
+  }
+
+  /**
+   * The messaging limit (API.md §13) for a business-initiated send to `recipient` (the caller
+   * decides that: a template to someone who has not written to the channel in the last 24 h):
+   * counts the recipient in the channel's rolling 24 h, or throws `WhatsApp:MessagingLimitReached`
+   * (429, Retry-After) when the limit is reached and the recipient is not counted already. Another
+   * feature (campaigns) catches that error by its code. When the send is then not written, call
+   * `release`, so that a refused send does not use a place.
+   */
+  async reserveRecipient(channel: GovernedChannel, recipient: string): Promise<RecipientReservation> {
+    const { messagingLimit } = await this.limits.of(channel);
+    const key = recipientsKey(channel.id);
+    const [outcome, value] = (await this.limiter.run(RESERVE_RECIPIENT, [key], [recipient, messagingLimit ?? -1])) as [number, number];
+    if (outcome === -1) throw MessagingLimitReached(messagingLimit ?? 0, value);
+    if (outcome === 0) return { release: () => Promise.resolve() };
+    return {
+      release: async () => {
+        await this.limiter.run(RELEASE_RECIPIENT, [key], [recipient, value]);
+      },
+    };
+  }
+
+  /**
+   * Just before a call is placed: answers 0 when the channel's calls per second and concurrent
+   * calls allow it (the call then holds a place until {@link callEnded}); otherwise ms to wait.
+   * Asking again for a call already holding a place answers 0.
+   */
+  async callStart(channel: GovernedChannel, requestId: string): Promise<number> {
+    const { callsPerSecond, concurrentCalls } = await this.limits.of(channel);
+    const keys = [callsKey(channel.id), activeCallsKey(channel.id)];
+    return Number(
+      await this.limiter.run(START_CALL, keys, [callsPerSecond, concurrentCalls, requestId, this.staleCallMs, CALL_PLACE_POLL_MS]),
+    );
+  }
+
+  /** A call ended (or was never placed): its concurrent place is free. */
+  async callEnded(channelId: string, requestId: string): Promise<void> {
+    await this.limiter.run('redis.call("ZREM", KEYS[1], ARGV[1]) return 0', [activeCallsKey(channelId)], [requestId]);
+  }
+
+  /** The channel's tiers and live figures. */
+  async usage(channel: GovernedChannel): Promise<ChannelUsage> {
+    const limits = await this.limits.of(channel);
+    const [sentLastSecond, uniqueRecipients24h, activeCalls] = await Promise.all([
+      this.limiter.count(sendsKey(channel.id), 1000),
+      this.limiter.run(COUNT_RECIPIENTS, [recipientsKey(channel.id)], []).then(Number),
+      this.limiter.run(COUNT_ACTIVE_CALLS, [activeCallsKey(channel.id)], [this.staleCallMs]).then(Number),
+    ]);
+    const remaining24h = limits.messagingLimit === null ? null : Math.max(0, limits.messagingLimit - uniqueRecipients24h);
+    return { ...limits, sentLastSecond, uniqueRecipients24h, remaining24h, activeCalls };
+  }
+}
+
+const sendsKey = (channelId: string) => `governor:${channelId}:sends`;
+const slowKey = (channelId: string) => `governor:${channelId}:slow`;
+const pairKey = (channelId: string, recipient: string) => `governor:${channelId}:pair:${recipient}`;
+const recipientsKey = (channelId: string) => `governor:${channelId}:recipients`;
+const callsKey = (channelId: string) => `governor:${channelId}:calls`;
+const activeCallsKey = (channelId: string) => `governor:${channelId}:active-calls`;
