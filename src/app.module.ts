@@ -33,6 +33,7 @@ import { SpeechModule } from './speech/speech.module.js';
 import { OutboundIvrModule } from './outbound-ivr/outbound-ivr.module.js';
 import { SendPolicyModule } from './send-policy/send-policy.module.js';
 import { ScheduledModule } from './scheduled/scheduled.module.js';
+import { CampaignsModule } from './campaigns/campaigns.module.js';
 
 @Module({
   imports: [
@@ -60,6 +61,7 @@ import { ScheduledModule } from './scheduled/scheduled.module.js';
     ScheduledModule,
     ConversationsModule,
     WhatsAppModule,
+    CampaignsModule,
     StorageModule,
     SupportModule,
     SpeechModule,

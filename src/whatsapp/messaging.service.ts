@@ -66,7 +66,11 @@ export class MessagingService {
     private readonly scheduler: SendScheduler,
   ) {}
 
-  async sendTemplate(principal: Principal, input: SendTemplateDto): Promise<SendMessageResultDto> {
+  /**
+   * `onAccepted` runs inside the transaction that records the send (a campaign links its recipient
+   * there, so a send and its record commit or roll back together); throwing from it sends nothing.
+   */
+  async sendTemplate(principal: Principal, input: SendTemplateDto, onAccepted?: AcceptedHook): Promise<SendMessageResultDto> {
     const channel = await this.channels.getRecent(principal.workspaceId, input.channelId, 'whatsapp');
     const template = await this.templates.approved(channel, input.templateName, input.language);
     const { request, preview } = buildTemplateMessage(template, input.toNumber, input.parameters ?? []);
@@ -83,6 +87,7 @@ export class MessagingService {
       // API.md §13: a MARKETING template never goes to a contact opted out of marketing or over the frequency cap, and waits
       // out the contact's quiet hours; UTILITY and AUTHENTICATION do neither.
       marketing: template.category.toUpperCase() === 'MARKETING',
+      onAccepted,
     });
   }
 
@@ -183,6 +188,7 @@ export class MessagingService {
       message: (to: string) => string;
       needsServiceWindow: boolean;
       marketing?: boolean;
+      onAccepted?: AcceptedHook;
     },
   ): Promise<SendMessageResultDto> {
     const workspaceId = principal.workspaceId;
@@ -213,7 +219,8 @@ export class MessagingService {
           ? { channelId: channel.id, contactId: destination.contact.id, inboundSince }
           : undefined;
     // Under a frequency cap the send is counted again inside its transaction, so it takes that path.
-    const inOpenConversation = target && !cap && (await this.timeline.recordInOpenConversation(workspaceId, target, event, job));
+    const inOpenConversation =
+      target && !cap && !options.onAccepted && (await this.timeline.recordInOpenConversation(workspaceId, target, event, job));
     if (inOpenConversation) this.outbox.pushCommitted([inOpenConversation.job]);
     const result =
       inOpenConversation ||
@@ -228,6 +235,7 @@ export class MessagingService {
         const conversation = await this.conversations.findOrOpen(tx.manager, workspaceId, channel.id, contact.id);
         const recorded = await this.timeline.record(tx.manager, conversation, event);
         await tx.enqueue([job(recorded.id)]);
+        await options.onAccepted?.(tx.manager, { contactId: contact.id, eventId: recorded.id, scheduled: dueAt !== null });
         return { contactId: contact.id, eventId: recorded.id };
       }));
     const message = options.message(labelOf(destination));
@@ -415,6 +423,9 @@ export class MessagingService {
     return name === 'cloud-api' ? this.cloudApi : this.sandbox;
   }
 }
+
+/** Runs in the transaction that records an accepted send (see {@link MessagingService.sendTemplate}). */
+export type AcceptedHook = (manager: EntityManager, accepted: { contactId: string; eventId: string; scheduled: boolean }) => Promise<void>;
 
 /** When a send leaves: `sendAt` as the request gave it (absent: now). */
 interface SendWhen {
