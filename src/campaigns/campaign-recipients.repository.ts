@@ -14,6 +14,8 @@ export interface ClaimedRecipient {
   phoneNumber: string;
 }
 
+// UPDATE … RETURNING goes inside a CTE: the driver answers a bare UPDATE with [rows, count], a SELECT with its rows.
+
 /** How long a dispatcher's claim holds: far longer than a batch's sends, so only a dead dispatcher's claim lapses. */
 const LEASE = "interval '2 minutes'";
 /** A reply within this long after the send counts (API.md §13). */
@@ -23,7 +25,7 @@ const REPLY_WINDOW = "interval '7 days'";
  * The recipients of campaigns `$2` (an array) with the status shown (API.md §13), derived at read
  * time: a recipient linked to its send follows the send's event (Scheduled, Pending, Sent, Delivered,
  * Read, Failed, Cancelled), and is Replied when the contact wrote on the channel within 7 days after a
- * send that left. Computed here so that the status and inbound paths need not know about campaigns.
+ * send that left (from the send's second on: an inbound message carries Meta's timestamp, in whole seconds). Computed here so that the status and inbound paths need not know about campaigns.
  */
 const DERIVED = `
   SELECT r.campaign_id, r.contact_id, r.phone_number, r.conversation_event_id, r.outbound_ivr_id, r.updated_at,
@@ -37,7 +39,7 @@ const DERIVED = `
        WHERE e.status IN ('Sent', 'Delivered', 'Read')
          AND i.workspace_id = e.workspace_id AND i.contact_id = e.contact_id AND i.channel_id = e.channel_id
          AND i.direction = ${EventDirection.Inbound}
-         AND i.creation_time > e.creation_time AND i.creation_time <= e.creation_time + ${REPLY_WINDOW}
+         AND i.creation_time >= date_trunc('second', e.creation_time) AND i.creation_time <= e.creation_time + ${REPLY_WINDOW}
        LIMIT 1) rep ON true
    WHERE r.workspace_id = $1 AND r.campaign_id = ANY($2::uuid[])`;
 
@@ -89,13 +91,15 @@ export class CampaignRecipientsRepository extends WorkspaceScopedRepository<Camp
   claim(workspaceId: string, campaignId: string, limit: number): Promise<ClaimedRecipient[]> {
     return this.sql<ClaimedRecipient>(
       workspaceId,
-      `UPDATE campaign_recipients r SET lease_until = now() + ${LEASE}
-         FROM (SELECT contact_id FROM campaign_recipients
-                WHERE workspace_id = $1 AND campaign_id = $2 AND status = 'Pending' AND conversation_event_id IS NULL
-                  AND (lease_until IS NULL OR lease_until < now())
-                ORDER BY contact_id LIMIT $3 FOR UPDATE SKIP LOCKED) c
-        WHERE r.workspace_id = $1 AND r.campaign_id = $2 AND r.contact_id = c.contact_id
-        RETURNING r.contact_id AS "contactId", r.phone_number AS "phoneNumber"`,
+      `WITH claimed AS (
+         UPDATE campaign_recipients r SET lease_until = now() + ${LEASE}
+           FROM (SELECT contact_id FROM campaign_recipients
+                  WHERE workspace_id = $1 AND campaign_id = $2 AND status = 'Pending' AND conversation_event_id IS NULL
+                    AND (lease_until IS NULL OR lease_until < now())
+                  ORDER BY contact_id LIMIT $3 FOR UPDATE SKIP LOCKED) c
+          WHERE r.workspace_id = $1 AND r.campaign_id = $2 AND r.contact_id = c.contact_id
+          RETURNING r.contact_id, r.phone_number)
+       SELECT contact_id AS "contactId", phone_number AS "phoneNumber" FROM claimed ORDER BY contact_id`,
       [campaignId, limit],
     );
   }
@@ -108,10 +112,12 @@ export class CampaignRecipientsRepository extends WorkspaceScopedRepository<Camp
   async link(workspaceId: string, campaignId: string, contactId: string, eventId: string, scheduled: boolean): Promise<boolean> {
     const rows = await this.sql<{ contact_id: string }>(
       workspaceId,
-      `UPDATE campaign_recipients SET status = $4, conversation_event_id = $5, lease_until = NULL, updated_at = now()
-        WHERE workspace_id = $1 AND campaign_id = $2 AND contact_id = $3 AND status = 'Pending' AND conversation_event_id IS NULL
-          AND EXISTS (SELECT 1 FROM campaigns k WHERE k.workspace_id = $1 AND k.id = $2 AND k.status = 'Running')
-        RETURNING contact_id`,
+      `WITH linked AS (
+         UPDATE campaign_recipients SET status = $4, conversation_event_id = $5, lease_until = NULL, updated_at = now()
+          WHERE workspace_id = $1 AND campaign_id = $2 AND contact_id = $3 AND status = 'Pending' AND conversation_event_id IS NULL
+            AND EXISTS (SELECT 1 FROM campaigns k WHERE k.workspace_id = $1 AND k.id = $2 AND k.status = 'Running')
+          RETURNING contact_id)
+       SELECT contact_id FROM linked`,
       [campaignId, contactId, scheduled ? 'Scheduled' : 'Sent', eventId],
     );
     return rows.length > 0;
@@ -148,8 +154,10 @@ export class CampaignRecipientsRepository extends WorkspaceScopedRepository<Camp
   async cancelPending(workspaceId: string, campaignId: string): Promise<number> {
     const rows = await this.sql(
       workspaceId,
-      `UPDATE campaign_recipients SET status = 'Cancelled', lease_until = NULL, updated_at = now()
-        WHERE workspace_id = $1 AND campaign_id = $2 AND status = 'Pending' RETURNING 1`,
+      `WITH cancelled AS (
+         UPDATE campaign_recipients SET status = 'Cancelled', lease_until = NULL, updated_at = now()
+          WHERE workspace_id = $1 AND campaign_id = $2 AND status = 'Pending' RETURNING 1)
+       SELECT 1 FROM cancelled`,
       [campaignId],
     );
     return rows.length;

@@ -226,7 +226,7 @@ function audienceOf(input: CreateCampaignDto): CampaignAudience {
 /** Search Contacts' criteria of an audience (none for a list of ids). */
 function criteriaOf(audience: CampaignAudience): ContactCriteria {
   if (audience.tagIds) return { tagIds: audience.tagIds };
-  return (audience.search ?? {});
+  return audience.search ?? {};
 }
 
 /** `scheduledAt`: later than now and at most 30 days ahead, as `sendAt` is (a 400 otherwise). */
