@@ -10,7 +10,7 @@ export class Campaigns1795640000000 implements MigrationInterface {
     );
     await queryRunner.query(`CREATE INDEX "IDX_campaigns_workspace_creation" ON "campaigns" ("workspace_id", "creation_time") `);
     await queryRunner.query(
-      `CREATE TABLE "campaign_recipients" ("campaign_id" uuid NOT NULL, "contact_id" uuid NOT NULL, "workspace_id" uuid NOT NULL, "phone_number" character varying(32), "status" character varying(20) NOT NULL, "conversation_event_id" uuid, "outbound_ivr_id" uuid, "error_code" character varying(100), "lease_until" TIMESTAMP WITH TIME ZONE, "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL, CONSTRAINT "PK_campaign_recipients" PRIMARY KEY ("campaign_id", "contact_id"))`,
+      `CREATE TABLE "campaign_recipients" ("campaign_id" uuid NOT NULL, "contact_id" uuid NOT NULL, "workspace_id" uuid NOT NULL, "phone_number" character varying(32), "status" character varying(20) NOT NULL, "conversation_event_id" uuid, "outbound_ivr_id" uuid, "error_code" character varying(100), "attempts" smallint NOT NULL DEFAULT '0', "lease_until" TIMESTAMP WITH TIME ZONE, "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL, CONSTRAINT "PK_campaign_recipients" PRIMARY KEY ("campaign_id", "contact_id"))`,
     );
     await queryRunner.query(
       `CREATE INDEX "IDX_campaign_recipients_status" ON "campaign_recipients" ("workspace_id", "campaign_id", "status") `,

@@ -6,7 +6,8 @@ import { ContactsService } from '../contacts/contacts.service.js';
 import { Outbox } from '../queue/outbox.service.js';
 import { JobName } from '../queue/queue-names.js';
 import { MessagingService } from '../whatsapp/messaging.service.js';
-import type { Campaign, CampaignTemplate } from './campaign.entity.js';
+import { OutboundIvrService } from '../outbound-ivr/outbound-ivr.service.js';
+import type { Campaign, CampaignIvr, CampaignTemplate } from './campaign.entity.js';
 import { EmptyPlaceholderError, fillParameters, propertyNames } from './campaign-parameters.js';
 import { CampaignRecipientsRepository, type ClaimedRecipient } from './campaign-recipients.repository.js';
 import { CampaignsRepository } from './campaigns.repository.js';
@@ -17,6 +18,8 @@ const BATCH_SIZE = 10;
 const JOB_BUDGET_MS = 3000;
 /** When recipients are held by another dispatcher (or a dead one's claim has yet to lapse): look again after this. */
 const RECHECK_HELD_MS = 30_000;
+/** While calls are under way (or await their redial): look again after this. */
+const RECHECK_CALLS_MS = 3000;
 /** While sends wait out quiet hours the campaign stays Running: look again after this. */
 const RECHECK_WAITING_MS = 5 * 60_000;
 
@@ -45,14 +48,14 @@ export class CampaignDispatcher {
     private readonly properties: ContactPropertiesService,
     private readonly messaging: MessagingService,
     private readonly outbox: Outbox,
+    private readonly calls: OutboundIvrService,
   ) {}
 
   /** One dispatch job: sends for up to {@link JOB_BUDGET_MS}, then queues its successor (or completes the campaign). */
   async dispatch(workspaceId: string, campaignId: string): Promise<void> {
     const campaign = await this.campaigns.findById(workspaceId, campaignId);
     if (!campaign || !(await this.running(campaign))) return;
-    if (campaign.kind !== 'WhatsAppTemplate' || !campaign.template) return;
-    const send = await this.templateSender(campaign, campaign.template);
+    const send = campaign.ivr ? this.callPlacer(campaign, campaign.ivr) : await this.templateSender(campaign, campaign.template!);
     const started = Date.now();
     while (Date.now() - started < JOB_BUDGET_MS) {
       if ((await this.campaigns.statusOf(workspaceId, campaignId)) !== 'Running') return;
@@ -137,6 +140,43 @@ export class CampaignDispatcher {
     };
   }
 
+  /**
+   * Calls one recipient through Create Outbound IVR's path (consent, quiet hours, the channel's
+   * limits apply there). The externalId names the recipient and the attempt: a retry after a crash
+   * gets the same call back, never a second one.
+   */
+  private callPlacer(campaign: Campaign, ivr: CampaignIvr): (recipient: ClaimedRecipient) => Promise<Outcome> {
+    const { workspaceId, id: campaignId } = campaign;
+    const principal = this.principalOf(campaign);
+    return async ({ contactId, phoneNumber, attempts }) => {
+      try {
+        const call = await this.calls.create(principal, {
+          ...ivr,
+          channelId: campaign.channelId,
+          destinationNumber: phoneNumber,
+          externalId: `campaign:${campaignId}:${contactId}:${attempts + 1}`,
+        });
+        await this.recipients.linkCall(workspaceId, campaignId, contactId, call.id);
+        return 'next';
+      } catch (err) {
+        if (!(err instanceof DomainError)) throw err;
+        const status = err.code === 'OutboundIvr:RecipientOptedOut' ? 'SkippedOptedOut' : 'Failed';
+        await this.recipients.settle(workspaceId, campaignId, contactId, status, status === 'Failed' ? err.code : null);
+        return 'next';
+      }
+    };
+  }
+
+  /** Who the campaign's sends are made as: the service account that created it. */
+  private principalOf(campaign: Campaign): Principal {
+    return {
+      serviceAccountId: campaign.creatorId ?? '',
+      workspaceId: campaign.workspaceId,
+      scopes: [],
+      name: campaign.creatorName ?? undefined,
+    };
+  }
+
   /** The definitions of the properties the template names, by lower-cased name. */
   private async propertyDefinitions(workspaceId: string, template: CampaignTemplate): Promise<Map<string, string>> {
     const named = new Set(propertyNames(template).map((name) => name.toLowerCase()));
@@ -159,8 +199,12 @@ export class CampaignDispatcher {
    */
   private async finish(campaign: Campaign): Promise<void> {
     const { workspaceId, id } = campaign;
+    if (campaign.redial && (await this.recipients.requeueRedials(workspaceId, id, campaign.redial)) > 0)
+      return this.next(workspaceId, id, null);
     if ((await this.recipients.pendingCount(workspaceId, id)) > 0) return this.next(workspaceId, id, RECHECK_HELD_MS);
     if ((await this.recipients.waitingEventIds(workspaceId, id)).length > 0) return this.next(workspaceId, id, RECHECK_WAITING_MS);
+    if (campaign.ivr && (await this.recipients.callsOutstanding(workspaceId, id, campaign.redial)) > 0)
+      return this.next(workspaceId, id, RECHECK_CALLS_MS);
     await this.campaigns.move(workspaceId, id, ['Running'], { status: 'Completed', completedAt: new Date() });
   }
 

@@ -21,6 +21,8 @@ export class CampaignRecipient {
   @Column({ type: 'uuid', nullable: true }) conversationEventId: string | null;
   @Column({ type: 'uuid', nullable: true }) outboundIvrId: string | null;
   @Column({ type: 'varchar', length: 100, nullable: true }) errorCode: string | null;
+  /** Calls placed to the recipient so far (IVR campaigns redial up to `redial.maxAttempts`). */
+  @Column({ type: 'smallint', default: 0 }) attempts: number;
   /** A dispatcher's claim: until then no other dispatcher takes the row (a crashed one's claim lapses). */
   @Column({ type: 'timestamptz', nullable: true }) leaseUntil: Date | null;
   @Column({ type: 'timestamptz' }) updatedAt: Date;

@@ -4,17 +4,39 @@ import type { Repository } from 'typeorm';
 import type { PagedResult } from '../common/paging/paged-result.js';
 import type { PagedRequestDto } from '../common/paging/paged-request.dto.js';
 import { EventDirection } from '../conversations/conversation-enums.js';
+import { OutboundIvrResult, OutboundIvrStatus } from '../outbound-ivr/ivr-enums.js';
 import { WorkspaceScopedRepository } from '../database/workspace-scoped.repository.js';
 import { CampaignRecipient, type StoredRecipientStatus } from './campaign-recipient.entity.js';
+import type { CampaignRedial } from './campaign.entity.js';
 import { CampaignCountsDto, type CampaignRecipientDto, type RecipientStatus } from './dto/campaign.dto.js';
 
 /** A recipient a dispatcher claimed. */
 export interface ClaimedRecipient {
   contactId: string;
   phoneNumber: string;
+  /** Calls placed to it so far. */
+  attempts: number;
 }
 
 // UPDATE … RETURNING goes inside a CTE: the driver answers a bare UPDATE with [rows, count], a SELECT with its rows.
+
+/** A finished call's recipient status (API.md §13); a call under way shows Sent (Scheduled while it waits out quiet hours). */
+const CALL_STATUS_CASES = [
+  [OutboundIvrStatus.Completed, 'Completed'],
+  [OutboundIvrStatus.NoAnswer, 'NoAnswer'],
+  [OutboundIvrStatus.Busy, 'Busy'],
+  [OutboundIvrStatus.Failed, 'Failed'],
+  [OutboundIvrStatus.Cancelled, 'Cancelled'],
+]
+  .map(([status, name]) => `WHEN ${status} THEN '${name}'`)
+  .join(' ');
+/** Calls not yet ended. */
+const CALL_UNDER_WAY = [
+  OutboundIvrStatus.Pending,
+  OutboundIvrStatus.Initiated,
+  OutboundIvrStatus.Ringing,
+  OutboundIvrStatus.InProgress,
+].join(', ');
 
 /** How long a dispatcher's claim holds: far longer than a batch's sends, so only a dead dispatcher's claim lapses. */
 const LEASE = "interval '2 minutes'";
@@ -30,10 +52,15 @@ const REPLY_WINDOW = "interval '7 days'";
 const DERIVED = `
   SELECT r.campaign_id, r.contact_id, r.phone_number, r.conversation_event_id, r.outbound_ivr_id, r.updated_at,
          e.status AS event_status, coalesce(rep.replied, false) AS replied,
-         CASE WHEN e.id IS NULL THEN r.status WHEN rep.replied THEN 'Replied' ELSE e.status END AS status,
+         o.status AS call_status, o.answered_at IS NOT NULL AS answered, o.result = ${OutboundIvrResult.DigitPressed} AS digit_pressed,
+         CASE WHEN e.id IS NOT NULL THEN CASE WHEN rep.replied THEN 'Replied' ELSE e.status END
+              WHEN o.id IS NOT NULL THEN CASE o.status ${CALL_STATUS_CASES}
+                ELSE CASE WHEN o.status = ${OutboundIvrStatus.Pending} AND o.scheduled_for > now() THEN 'Scheduled' ELSE 'Sent' END END
+              ELSE r.status END AS status,
          coalesce(r.error_code, e.error_code) AS error_code
     FROM campaign_recipients r
     LEFT JOIN conversation_events e ON e.workspace_id = r.workspace_id AND e.id = r.conversation_event_id
+    LEFT JOIN outbound_ivr_requests o ON o.workspace_id = r.workspace_id AND o.id = r.outbound_ivr_id
     LEFT JOIN LATERAL (
       SELECT true AS replied FROM conversation_events i
        WHERE e.status IN ('Sent', 'Delivered', 'Read')
@@ -98,8 +125,8 @@ export class CampaignRecipientsRepository extends WorkspaceScopedRepository<Camp
                     AND (lease_until IS NULL OR lease_until < now())
                   ORDER BY contact_id LIMIT $3 FOR UPDATE SKIP LOCKED) c
           WHERE r.workspace_id = $1 AND r.campaign_id = $2 AND r.contact_id = c.contact_id
-          RETURNING r.contact_id, r.phone_number)
-       SELECT contact_id AS "contactId", phone_number AS "phoneNumber" FROM claimed ORDER BY contact_id`,
+          RETURNING r.contact_id, r.phone_number, r.attempts)
+       SELECT contact_id AS "contactId", phone_number AS "phoneNumber", attempts FROM claimed ORDER BY contact_id`,
       [campaignId, limit],
     );
   }
@@ -185,6 +212,65 @@ export class CampaignRecipientsRepository extends WorkspaceScopedRepository<Camp
     return row.n;
   }
 
+  /**
+   * Links a Pending recipient to the call placed for it (Sent, one more attempt). The call's
+   * externalId names the recipient and the attempt, so a dispatcher that died before this link
+   * gets the same call back from Create Outbound IVR rather than a second one.
+   */
+  async linkCall(workspaceId: string, campaignId: string, contactId: string, callId: string): Promise<void> {
+    await this.sql(
+      workspaceId,
+      `UPDATE campaign_recipients SET status = 'Sent', outbound_ivr_id = $4, attempts = attempts + 1, lease_until = NULL, updated_at = now()
+        WHERE workspace_id = $1 AND campaign_id = $2 AND contact_id = $3 AND status = 'Pending' AND outbound_ivr_id IS NULL`,
+      [campaignId, contactId, callId],
+    );
+  }
+
+  /** The campaign's calls still waiting out quiet hours (not yet placed). */
+  async waitingCallIds(workspaceId: string, campaignId: string): Promise<string[]> {
+    const rows = await this.sql<{ id: string }>(
+      workspaceId,
+      `SELECT o.id FROM campaign_recipients r
+         JOIN outbound_ivr_requests o ON o.workspace_id = r.workspace_id AND o.id = r.outbound_ivr_id
+        WHERE r.workspace_id = $1 AND r.campaign_id = $2 AND o.status = ${OutboundIvrStatus.Pending} AND o.scheduled_for IS NOT NULL`,
+      [campaignId],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * Redial: recipients whose last call ended as `redial.on` says, with attempts left, become
+   * Pending again once `delayMinutes` have passed since that call ended. Returns how many.
+   */
+  async requeueRedials(workspaceId: string, campaignId: string, redial: CampaignRedial): Promise<number> {
+    const rows = await this.sql<{ n: number }>(
+      workspaceId,
+      `WITH due AS (
+         UPDATE campaign_recipients r SET status = 'Pending', outbound_ivr_id = NULL, updated_at = now()
+           FROM outbound_ivr_requests o
+          WHERE r.workspace_id = $1 AND r.campaign_id = $2 AND r.status = 'Sent' AND r.attempts < $4
+            AND o.workspace_id = r.workspace_id AND o.id = r.outbound_ivr_id AND o.status = ANY($3::int[])
+            AND o.completed_at <= now() - make_interval(mins => $5::int)
+          RETURNING 1)
+       SELECT count(*)::int AS n FROM due`,
+      [campaignId, redialStatuses(redial), redial.maxAttempts, redial.delayMinutes],
+    );
+    return rows[0].n;
+  }
+
+  /** Recipients whose call is under way, or ended in a way that will be redialled: the campaign is not done with them. */
+  async callsOutstanding(workspaceId: string, campaignId: string, redial: CampaignRedial | null): Promise<number> {
+    const [row] = await this.sql<{ n: number }>(
+      workspaceId,
+      `SELECT count(*)::int AS n FROM campaign_recipients r
+         JOIN outbound_ivr_requests o ON o.workspace_id = r.workspace_id AND o.id = r.outbound_ivr_id
+        WHERE r.workspace_id = $1 AND r.campaign_id = $2 AND r.status = 'Sent'
+          AND (o.status IN (${CALL_UNDER_WAY}) OR (o.status = ANY($3::int[]) AND r.attempts < $4))`,
+      [campaignId, redial ? redialStatuses(redial) : [], redial?.maxAttempts ?? 0],
+    );
+    return row.n;
+  }
+
   /** The counts of CampaignDto for each campaign, in one aggregate over the derived statuses. */
   async counts(workspaceId: string, campaignIds: string[]): Promise<Map<string, CampaignCountsDto>> {
     if (campaignIds.length === 0) return new Map();
@@ -193,14 +279,17 @@ export class CampaignRecipientsRepository extends WorkspaceScopedRepository<Camp
       `SELECT campaign_id,
               count(*)::int AS total,
               count(*) FILTER (WHERE status = 'Pending')::int AS pending,
-              count(*) FILTER (WHERE event_status IN ('Sent', 'Delivered', 'Read'))::int AS sent,
+              count(*) FILTER (WHERE event_status IN ('Sent', 'Delivered', 'Read')
+                                  OR call_status BETWEEN ${OutboundIvrStatus.Initiated} AND ${OutboundIvrStatus.Failed})::int AS sent,
               count(*) FILTER (WHERE event_status IN ('Delivered', 'Read'))::int AS delivered,
               count(*) FILTER (WHERE event_status = 'Read')::int AS read,
               count(*) FILTER (WHERE replied)::int AS replied,
               count(*) FILTER (WHERE status = 'Failed')::int AS failed,
               count(*) FILTER (WHERE status = 'SkippedOptedOut')::int AS "skippedOptedOut",
               count(*) FILTER (WHERE status = 'SkippedNoPhone')::int AS "skippedNoPhone",
-              count(*) FILTER (WHERE status = 'Scheduled')::int AS "scheduledQuietHours"
+              count(*) FILTER (WHERE status = 'Scheduled')::int AS "scheduledQuietHours",
+              count(*) FILTER (WHERE answered)::int AS answered,
+              count(*) FILTER (WHERE digit_pressed)::int AS "digitPressed"
          FROM (${DERIVED}) d GROUP BY campaign_id`,
       [campaignIds],
     );
@@ -245,4 +334,9 @@ export class CampaignRecipientsRepository extends WorkspaceScopedRepository<Camp
     );
     return row.n;
   }
+}
+
+/** The call statuses a redial policy redials. */
+function redialStatuses(redial: CampaignRedial): number[] {
+  return redial.on.map((ending) => (ending === 'Busy' ? OutboundIvrStatus.Busy : OutboundIvrStatus.NoAnswer));
 }

@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { TemplateParameterDto } from '../whatsapp/dto/send-template.dto.js';
+import type { CreateOutboundIvrRequest } from '../outbound-ivr/dto/create-outbound-ivr.dto.js';
 
 export type CampaignKind = 'WhatsAppTemplate' | 'OutboundIvr';
 export const CAMPAIGN_KINDS: CampaignKind[] = ['WhatsAppTemplate', 'OutboundIvr'];
@@ -13,6 +14,9 @@ export interface CampaignTemplate {
   language: string;
   parameters: TemplateParameterDto[];
 }
+
+/** Create Outbound IVR's body without what the campaign gives per call. */
+export type CampaignIvr = Omit<CreateOutboundIvrRequest, 'channelId' | 'destinationNumber' | 'externalId' | 'sendAt'>;
 
 /** Who the campaign reaches, as created: exactly one of the three (API.md §13). */
 export interface CampaignAudience {
@@ -42,7 +46,7 @@ export class Campaign {
   @Column({ type: 'varchar', length: 100, nullable: true }) pausedReason: string | null;
   @Column({ type: 'jsonb', nullable: true }) template: CampaignTemplate | null;
   /** Create Outbound IVR's body without channelId, destinationNumber and externalId. */
-  @Column({ type: 'jsonb', nullable: true }) ivr: Record<string, unknown> | null;
+  @Column({ type: 'jsonb', nullable: true }) ivr: CampaignIvr | null;
   @Column({ type: 'jsonb' }) audience: CampaignAudience;
   @Column({ type: 'jsonb', nullable: true }) redial: CampaignRedial | null;
   @Column({ type: 'timestamptz', nullable: true }) scheduledAt: Date | null;

@@ -64,7 +64,11 @@ export class CampaignsController {
 
   @Post(':id/pause')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Pause Campaign', description: 'Running → Paused: no new send leaves once this answers.' })
+  @ApiOperation({
+    summary: 'Pause Campaign',
+    description:
+      'Running (or Scheduled) → Paused: no new message leaves once this answers (a call list stops after the calls of its current batch).',
+  })
   @ApiConflictResponse(ILLEGAL)
   async pause(@CurrentWorkspace() workspaceId: string, @CampaignId() id: string): Promise<CampaignDto> {
     return this.dto(workspaceId, await this.campaigns.pause(workspaceId, id));
@@ -72,7 +76,10 @@ export class CampaignsController {
 
   @Post(':id/resume')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Resume Campaign', description: 'Paused → Running, from where it stopped.' })
+  @ApiOperation({
+    summary: 'Resume Campaign',
+    description: 'Paused → Running, from where it stopped (Scheduled again when it was paused before its `scheduledAt`, still ahead).',
+  })
   @ApiConflictResponse(ILLEGAL)
   async resume(@CurrentWorkspace() workspaceId: string, @CampaignId() id: string): Promise<CampaignDto> {
     return this.dto(workspaceId, await this.campaigns.resume(workspaceId, id));

@@ -4,6 +4,7 @@ import { ChannelsModule } from '../channels/channels.module.js';
 import { ContactPropertiesModule } from '../contact-properties/contact-properties.module.js';
 import { ContactsModule } from '../contacts/contacts.module.js';
 import { WhatsAppModule } from '../whatsapp/whatsapp.module.js';
+import { OutboundIvrModule } from '../outbound-ivr/outbound-ivr.module.js';
 import { CampaignRecipient } from './campaign-recipient.entity.js';
 import { Campaign } from './campaign.entity.js';
 import { CampaignDispatcher } from './campaign-dispatcher.service.js';
@@ -21,6 +22,7 @@ import { CampaignsService } from './campaigns.service.js';
     ContactsModule,
     ContactPropertiesModule,
     WhatsAppModule,
+    OutboundIvrModule,
   ],
   controllers: [CampaignsController],
   providers: [CampaignsService, CampaignDispatcher, CampaignsProcessor, CampaignsRepository, CampaignRecipientsRepository],

@@ -12,6 +12,7 @@ import { ContactsService } from '../contacts/contacts.service.js';
 import { Outbox, type OutboxTransaction } from '../queue/outbox.service.js';
 import { JobName } from '../queue/queue-names.js';
 import { MessagingService } from '../whatsapp/messaging.service.js';
+import { OutboundIvrService } from '../outbound-ivr/outbound-ivr.service.js';
 import { buildTemplateMessage } from '../whatsapp/template-message.js';
 import { TemplatesService } from '../whatsapp/templates.service.js';
 import type { Campaign, CampaignAudience, CampaignStatus, CampaignTemplate } from './campaign.entity.js';
@@ -40,6 +41,7 @@ export class CampaignsService {
     private readonly properties: ContactPropertiesService,
     private readonly messaging: MessagingService,
     private readonly outbox: Outbox,
+    private readonly ivr: OutboundIvrService,
   ) {}
 
   /** Create Campaign: checked as its sends will be (channel, approved template and its parameters, audience), saved as Draft. */
@@ -58,7 +60,7 @@ export class CampaignsService {
     } else {
       if (!input.ivr) throw InvalidCampaign('ivr is required for an OutboundIvr campaign.', 'ivr');
       if (input.template) throw InvalidCampaign('template applies to WhatsAppTemplate campaigns only.', 'template');
-      await this.channels.getRecent(workspaceId, input.channelId, 'voice');
+      await this.ivr.check(workspaceId, { ...input.ivr, channelId: input.channelId });
     }
     // Unknown tags or properties, and filters that do not fit their property, are refused now rather than at start.
     if (!audience.contactIds) await this.contacts.checkCriteria(workspaceId, criteriaOf(audience));
@@ -129,18 +131,24 @@ export class CampaignsService {
     });
   }
 
-  /** Pause: a Running campaign stops sending; a send not yet accepted is not made (its link checks the status). */
+  /**
+   * Pause: a Running campaign stops sending (a send not yet accepted is not made: its link checks
+   * the status); a Scheduled one is held, and does not start at its time.
+   */
   async pause(workspaceId: string, id: string): Promise<Campaign> {
-    return this.move(workspaceId, id, 'pause', ['Running'], { status: 'Paused', pausedReason: 'Manual' });
+    return this.move(workspaceId, id, 'pause', ['Running', 'Scheduled'], { status: 'Paused', pausedReason: 'Manual' });
   }
 
-  /** Resume: a Paused campaign goes on where it stopped. */
+  /** Resume: a Paused campaign goes on where it stopped; one paused before it started waits for its `scheduledAt` again if still ahead. */
   async resume(workspaceId: string, id: string): Promise<Campaign> {
     const campaign = await this.get(workspaceId, id);
+    const waits = campaign.startedAt === null && campaign.scheduledAt !== null && campaign.scheduledAt > new Date();
     return this.outbox.transaction(async (tx) => {
-      const patch = { status: 'Running' as const, pausedReason: null, startedAt: campaign.startedAt ?? new Date() };
+      const patch = waits
+        ? { status: 'Scheduled' as const, pausedReason: null }
+        : { status: 'Running' as const, pausedReason: null, startedAt: campaign.startedAt ?? new Date() };
       await this.moveIn(tx, campaign, 'resume', ['Paused'], patch);
-      await this.enqueueDispatch(tx, workspaceId, id, null);
+      await this.enqueueDispatch(tx, workspaceId, id, waits ? campaign.scheduledAt : null);
       return { ...campaign, ...patch };
     });
   }
@@ -156,12 +164,14 @@ export class CampaignsService {
       await this.moveIn(tx, campaign, 'be cancelled', ['Draft', 'Scheduled', 'Running', 'Paused'], patch);
       await this.recipients.withManager(tx.manager).cancelPending(workspaceId, id);
     });
-    for (const eventId of await this.recipients.waitingEventIds(workspaceId, id)) {
-      // One that left meanwhile is a 409 here: it was sent, and stays so.
-      await this.messaging.cancelScheduled(workspaceId, eventId).catch((err: unknown) => {
-        if (!(err instanceof DomainError)) throw err;
-      });
-    }
+    // One that left meanwhile is a 409 here: it was sent (or placed), and stays so.
+    const leftAlready = (err: unknown) => {
+      if (!(err instanceof DomainError)) throw err;
+    };
+    for (const eventId of await this.recipients.waitingEventIds(workspaceId, id))
+      await this.messaging.cancelScheduled(workspaceId, eventId).catch(leftAlready);
+    for (const callId of await this.recipients.waitingCallIds(workspaceId, id))
+      await this.ivr.cancelScheduled(workspaceId, callId).catch(leftAlready);
     return { ...campaign, ...patch };
   }
 

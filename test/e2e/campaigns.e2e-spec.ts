@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { describeWithApp } from '../support/describe-with-app.js';
 import { FakeCloudApi } from '../support/fake-cloud-api.js';
-import { waitFor, type WorkspaceFixture } from '../support/fixtures.js';
+import { createChannel, waitFor, type WorkspaceFixture } from '../support/fixtures.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 const TOKEN = 'EAAG-campaigns-token';
 const APP_SECRET = 'campaigns-app-secret';
@@ -51,8 +52,13 @@ describeWithApp(
         fake.acceptedTokens = [TOKEN];
         return fake;
       },
+      receiver: () => WebhookReceiver.start(),
     },
-    env: ({ fake }) => ({ WHATSAPP_GRAPH_URL: fake.url, RATE_LIMIT_REQUESTS_PER_MINUTE: '1000000' }),
+    env: ({ fake }) => ({
+      WHATSAPP_GRAPH_URL: fake.url,
+      RATE_LIMIT_REQUESTS_PER_MINUTE: '1000000',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    }),
   },
   (fx) => {
     let channelA: string;
@@ -418,7 +424,7 @@ describeWithApp(
         assertError(await action(fx.a, other.id, name), 409, 'Campaigns:IllegalTransition');
     });
 
-    it('a campaign with scheduledAt ahead is Scheduled at start, sends nothing before then, and can be cancelled', async () => {
+    it('a campaign with scheduledAt ahead is Scheduled at start, sends nothing before then, can be paused and resumed (Scheduled again), and cancelled', async () => {
       const d = nextDigits();
       const contact = await newContact(fx.a, { name: 'Later', phoneNumber: `+${d}` });
       const scheduledAt = new Date(Date.now() + 60 * MINUTE).toISOString();
@@ -429,7 +435,11 @@ describeWithApp(
       assert.equal(started.body.status, 'Scheduled');
       assert.equal(started.body.startedAt, null);
       assert.equal(started.body.counts.pending, 1);
-      assertError(await action(fx.a, campaign.id, 'pause'), 409, 'Campaigns:IllegalTransition');
+      const held = await action(fx.a, campaign.id, 'pause');
+      assert.equal(held.body.status, 'Paused', held.text);
+      const again = await action(fx.a, campaign.id, 'resume');
+      assert.equal(again.body.status, 'Scheduled', 'resumed before its time, it waits for it again');
+      assert.equal(again.body.startedAt, null);
       await sleep(1500);
       assert.equal(fx.fake.sendsTo(d).length, 0);
       const cancelled = await action(fx.a, campaign.id, 'cancel');
@@ -498,6 +508,119 @@ describeWithApp(
       const cross = await created(fx.a, templateCampaign('Cross', { contactIds: [foreign.id] }));
       const started = await action(fx.a, cross.id, 'start');
       assert.equal(started.body.counts.total, 0);
+    });
+
+    /** A voice-only sandbox channel of A whose calls end as `sandbox` says, at once. */
+    const voiceChannel = async (sandbox: Payload) =>
+      (
+        await createChannel(fx.t, fx.a.workspaceId, {
+          name: `Voice ${++phoneSeq}`,
+          type: 1,
+          whatsApp: undefined,
+          voice: { provider: 'sandbox', fromNumber: '+14155550100', sandbox: { ringMs: 0, talkMs: 0, ...sandbox } },
+        })
+      ).id as string;
+    const ivrBody = () => ({
+      audioFileUrl: 'https://media.example.com/question.wav',
+      options: [{ digit: '1', description: 'Confirm' }],
+      webhookUrl: fx.receiver.url('/ivr'),
+      maxAudioRetries: 0,
+    });
+    /** The calls a campaign placed, by the externalId it gives them (`campaign:<id>:<contactId>:<attempt>`). */
+    const callsOf = async (campaignId: string) => {
+      const res = await fx.a.api.get('/v1/outbound-ivr?MaxResultCount=1000');
+      assert.equal(res.status, 200, res.text);
+      return (res.body.items as Payload[]).filter((c) => String(c.externalId).startsWith(`campaign:${campaignId}:`));
+    };
+
+    it('IVR campaign: a call per recipient through Create Outbound IVR, Completed with the digit counted; a contact opted out of calls is skipped; create checks', async () => {
+      const channel = await voiceChannel({ answer: true, pressDigits: ['1'] });
+      const numbers = [nextDigits(), nextDigits()];
+      const ids = [];
+      for (const d of numbers) ids.push((await newContact(fx.a, { name: `Caller ${d}`, phoneNumber: `+${d}` })).id as string);
+      const dnc = await newContact(fx.a, { name: 'Do not call', phoneNumber: `+${nextDigits()}` });
+      assert.equal((await fx.a.api.put(`/v1/contacts/${dnc.id}/consent`, { calls: { status: 'OptedOut' } })).status, 200);
+      const body = {
+        name: 'Confirmations',
+        channelId: channel,
+        kind: 'OutboundIvr',
+        ivr: ivrBody(),
+        audience: { contactIds: [...ids, dnc.id] },
+      };
+
+      assertError(await create(fx.a, { ...body, ivr: undefined }), 400, 'Campaigns:InvalidCampaign');
+      assertError(await create(fx.a, { ...body, ivr: { ...ivrBody(), ttsText: 'Also this' } }), 400, 'OutboundIvr:InvalidRequest');
+      assertError(
+        await create(fx.a, { ...body, ivr: { ...ivrBody(), options: [{ digit: 'x', description: 'Bad' }] } }),
+        400,
+        'Request:ValidationFailed',
+      );
+      assertError(
+        await create(fx.a, { ...body, redial: { maxAttempts: 6, on: ['Busy'], delayMinutes: 0 } }),
+        400,
+        'Request:ValidationFailed',
+      );
+      assertError(await create(fx.a, { ...body, channelId: channelA }), 404, 'Channels:ChannelNotFound');
+
+      const campaign = await created(fx.a, body);
+      assert.equal((await action(fx.a, campaign.id, 'start')).status, 200);
+      const done = await becomes(fx.a, campaign.id, (c) => c.status === 'Completed', 'the call list to complete');
+      assert.equal(done.counts.total, 3);
+      assert.equal(done.counts.sent, 2, 'two calls placed');
+      assert.equal(done.counts.answered, 2);
+      assert.equal(done.counts.digitPressed, 2);
+      assert.equal(done.counts.skippedOptedOut, 1);
+      const calls = await callsOf(campaign.id);
+      assert.deepEqual(
+        calls.map((c) => c.destinationNumber).sort(),
+        numbers.map((d) => `+${d}`).sort(),
+        'one call to each, none to the opted-out',
+      );
+      const shown = new Map((await recipients(fx.a, campaign.id)).items.map((r) => [r.contactId, r]));
+      for (const id of ids) {
+        assert.equal(shown.get(id)?.status, 'Completed');
+        assert.ok(calls.some((c) => c.id === shown.get(id)?.outboundIvrId));
+      }
+      assert.equal(shown.get(dnc.id)?.status, 'SkippedOptedOut');
+    });
+
+    it('IVR campaign with a redial policy: busy lines are called again up to maxAttempts, then end Busy', async () => {
+      const channel = await voiceChannel({ answer: 'busy' });
+      const numbers = [nextDigits(), nextDigits()];
+      const ids = [];
+      for (const d of numbers) ids.push((await newContact(fx.a, { name: `Busy ${d}`, phoneNumber: `+${d}` })).id as string);
+      const campaign = await created(fx.a, {
+        name: 'Redials',
+        channelId: channel,
+        kind: 'OutboundIvr',
+        ivr: ivrBody(),
+        audience: { contactIds: ids },
+        redial: { maxAttempts: 3, on: ['Busy', 'NoAnswer'], delayMinutes: 0 },
+      });
+      assert.equal((await action(fx.a, campaign.id, 'start')).status, 200);
+      const done = await becomes(fx.a, campaign.id, (c) => c.status === 'Completed', 'the redials to run out', 90_000);
+      assert.equal(done.counts.answered, 0);
+      const calls = await callsOf(campaign.id);
+      assert.equal(calls.length, 6, 'three calls to each of the two');
+      for (const id of ids)
+        assert.deepEqual(
+          calls
+            .filter((c) => c.externalId.includes(id))
+            .map((c) => [c.externalId.split(':')[3], c.status])
+            .sort(),
+          [
+            ['1', 6],
+            ['2', 6],
+            ['3', 6],
+          ],
+          'attempts 1 to 3, each Busy',
+        );
+      const shown = (await recipients(fx.a, campaign.id)).items;
+      assert.deepEqual(
+        shown.map((r) => r.status),
+        ['Busy', 'Busy'],
+      );
+      assert.equal((await recipients(fx.a, campaign.id, 'Status=Busy')).totalCount, 2);
     });
   },
 );

@@ -346,7 +346,7 @@ export interface paths {
         put?: never;
         /**
          * Pause Campaign
-         * @description Running → Paused: no new send leaves once this answers.
+         * @description Running (or Scheduled) → Paused: no new message leaves once this answers (a call list stops after the calls of its current batch).
          */
         post: operations["pauseCampaign"];
         delete?: never;
@@ -386,7 +386,7 @@ export interface paths {
         put?: never;
         /**
          * Resume Campaign
-         * @description Paused → Running, from where it stopped.
+         * @description Paused → Running, from where it stopped (Scheduled again when it was paused before its `scheduledAt`, still ahead).
          */
         post: operations["resumeCampaign"];
         delete?: never;
@@ -1680,6 +1680,59 @@ export interface components {
             /** @enum {string} */
             status: "Draft" | "Scheduled" | "Running" | "Paused" | "Completed" | "Cancelled";
         };
+        CampaignIvrDto: {
+            /**
+             * Format: uri
+             * @description Audio played as the question. Exactly one of audioFileUrl and ttsText, unless flowId is given.
+             */
+            audioFileUrl?: string | null;
+            /**
+             * @description Milliseconds allowed between digits, 1000-10000.
+             * @default 3000
+             */
+            digitTimeoutMs?: number;
+            /**
+             * Format: uri
+             * @description Played after an invalid digit.
+             */
+            failedMessageFileUrl?: string | null;
+            /**
+             * Format: uuid
+             * @description A saved Outbound IVR Flow to run instead of a single question.
+             */
+            flowId?: string | null;
+            /**
+             * @description Milliseconds to wait for a digit after the prompt, 1000-30000.
+             * @default 6000
+             */
+            inputTimeoutMs?: number;
+            /**
+             * @description Extra tries after no input or an invalid digit, 0-5.
+             * @default 2
+             */
+            maxAudioRetries?: number;
+            /** @description Selectable digits, 1-12, each digit once (not with flowId). */
+            options?: components["schemas"]["OutboundIvrOption"][];
+            /**
+             * Format: uri
+             * @description Played after a valid digit whose option has no response file.
+             */
+            successMessageFileUrl?: string | null;
+            /** @description Text spoken as the question (synthesized before the call). */
+            ttsText?: string | null;
+            /** @description 1 Female (default), 2 Male, or the name. */
+            ttsVoice?: (1 | 2) | ("Female" | "Male");
+            /**
+             * Format: uri
+             * @description Address that receives the outcome (OutboundIvrWebhookPayload) when the call ends.
+             */
+            webhookUrl: string;
+            /**
+             * Format: uri
+             * @description Played once when the call is answered.
+             */
+            welcomeMessageFileUrl?: string | null;
+        };
         CampaignRecipientDto: {
             contactId: string;
             /** @description The WhatsApp send (template campaigns). */
@@ -1696,7 +1749,10 @@ export interface components {
             updatedAt: string;
         };
         CampaignRedialDto: {
-            /** @example 30 */
+            /**
+             * @description Minutes after a call ended before the next one (0: at once).
+             * @example 30
+             */
             delayMinutes: number;
             /** @example 3 */
             maxAttempts: number;
@@ -2058,9 +2114,7 @@ export interface components {
              */
             channelId: string;
             /** @description Required for `OutboundIvr`: Create Outbound IVR's body without `channelId`, `destinationNumber` and `externalId`. */
-            ivr?: {
-                [key: string]: unknown;
-            };
+            ivr?: components["schemas"]["CampaignIvrDto"];
             /**
              * @example WhatsAppTemplate
              * @enum {string}

@@ -1,19 +1,6 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, OmitType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsArray,
-  IsIn,
-  IsInt,
-  IsObject,
-  IsString,
-  IsUUID,
-  Max,
-  MaxLength,
-  Min,
-  MinLength,
-} from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsString, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { PagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { IsIsoDateTime } from '../../common/time/iso-date-time.js';
 import { formatTimestamp, TimestampFormat } from '../../common/time/timestamp-format.js';
@@ -21,6 +8,7 @@ import { IsOptionalNotNull } from '../../common/validation/optional.js';
 import { ValidateNestedObject } from '../../common/validation/nested.js';
 import { SearchContactsDto } from '../../contacts/dto/search-contacts.dto.js';
 import { TemplateParameterDto } from '../../whatsapp/dto/send-template.dto.js';
+import { CreateOutboundIvrRequest } from '../../outbound-ivr/dto/create-outbound-ivr.dto.js';
 import { CAMPAIGN_KINDS, CAMPAIGN_STATUSES, type Campaign, type CampaignKind, type CampaignStatus } from '../campaign.entity.js';
 
 export const RECIPIENT_STATUSES = [
@@ -89,6 +77,14 @@ export class CampaignAudienceDto {
   @IsOptionalNotNull() @ValidateNestedObject() @Type(() => SearchContactsDto) search?: SearchContactsDto;
 }
 
+/** The call every recipient gets: Create Outbound IVR's body without what the campaign gives (the channel, the number, the externalId, when). */
+export class CampaignIvrDto extends OmitType(CreateOutboundIvrRequest, [
+  'channelId',
+  'destinationNumber',
+  'externalId',
+  'sendAt',
+] as const) {}
+
 /** IVR campaigns: calls that end NoAnswer or Busy are placed again, up to `maxAttempts` in all. */
 export class CampaignRedialDto {
   @ApiProperty({ minimum: 1, maximum: 5, example: 3 }) @IsInt() @Min(1) @Max(5) maxAttempts: number;
@@ -98,7 +94,8 @@ export class CampaignRedialDto {
   @ArrayMaxSize(2)
   @IsIn(['NoAnswer', 'Busy'], { each: true })
   on: Array<'NoAnswer' | 'Busy'>;
-  @ApiProperty({ minimum: 1, maximum: 1440, example: 30 }) @IsInt() @Min(1) @Max(1440) delayMinutes: number;
+  /** Minutes after a call ended before the next one (0: at once). */
+  @ApiProperty({ minimum: 0, maximum: 1440, example: 30 }) @IsInt() @Min(0) @Max(1440) delayMinutes: number;
 }
 
 export class CreateCampaignDto {
@@ -109,10 +106,7 @@ export class CreateCampaignDto {
   /** Required for `WhatsAppTemplate`. */
   @IsOptionalNotNull() @ValidateNestedObject() @Type(() => CampaignTemplateDto) template?: CampaignTemplateDto;
   /** Required for `OutboundIvr`: Create Outbound IVR's body without `channelId`, `destinationNumber` and `externalId`. */
-  @ApiProperty({ required: false, type: Object, additionalProperties: true })
-  @IsOptionalNotNull()
-  @IsObject()
-  ivr?: Record<string, unknown>;
+  @IsOptionalNotNull() @ValidateNestedObject() @Type(() => CampaignIvrDto) ivr?: CampaignIvrDto;
   @ValidateNestedObject() @Type(() => CampaignAudienceDto) audience: CampaignAudienceDto;
   /** When a started campaign begins sending (ISO 8601, future, at most 30 days ahead); absent: at start. */
   @ApiProperty({ required: false, type: String, format: 'date-time', example: '2026-03-01T09:00:00Z' })
