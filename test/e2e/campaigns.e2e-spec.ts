@@ -333,6 +333,35 @@ describeWithApp(
       assert.equal((await fx.a.api.get(`/v1/campaigns/${campaign.id}/recipients?MaxResultCount=1001`)).status, 400);
     });
 
+    it('a tag audience reaches the contacts with a conversation carrying the tag, and no one else', async () => {
+      const tag = await fx.a.api.post('/v1/tags/service-account', { name: 'Campaign VIP' });
+      assert.equal(tag.status, 200, tag.text);
+      const [vip, other] = [nextDigits(), nextDigits()];
+      for (const [digits, tagged] of [
+        [vip, true],
+        [other, false],
+      ] as const) {
+        const conversation = await fx.a.api.post('/v2/conversations/service-account/create', {
+          channelId: channelA,
+          phoneNumber: `+${digits}`,
+          contactName: `Tagged ${digits}`,
+        });
+        assert.equal(conversation.status, 200, conversation.text);
+        if (tagged) {
+          const tagging = await fx.a.api.post(`/v2/conversations/service-account/${conversation.body.conversation.id}/tags`, {
+            tagIds: [tag.body.id],
+          });
+          assert.equal(tagging.status, 200, tagging.text);
+        }
+      }
+      const campaign = await created(fx.a, templateCampaign('VIPs', { tagIds: [tag.body.id] }));
+      assert.equal((await action(fx.a, campaign.id, 'start')).status, 200);
+      const done = await becomes(fx.a, campaign.id, (c) => c.status === 'Completed', 'completed');
+      assert.equal(done.counts.total, 1);
+      await waitFor(async () => fx.fake.sendsTo(vip).length === 1, 15_000, 'the tagged contact to get the message');
+      assert.equal(fx.fake.sendsTo(other).length, 0);
+    });
+
     it('a search audience (Search Contacts criteria) is snapshotted at start: contacts made later are not in it', async () => {
       const digits = await bulkContacts(fx.a, 'Snapshot', 5);
       await newContact(fx.a, { name: 'Other person', phoneNumber: `+${nextDigits()}` });
