@@ -17,7 +17,7 @@ const BATCH_SIZE = 10;
 /** How long one dispatch job sends before handing over to the next (its successor job), so that a job never runs long. */
 const JOB_BUDGET_MS = 3000;
 /** When recipients are held by another dispatcher (or a dead one's claim has yet to lapse): look again after this. */
-const RECHECK_HELD_MS = 30_000;
+const RECHECK_HELD_MS = 10_000;
 /** While calls are under way (or await their redial): look again after this. */
 const RECHECK_CALLS_MS = 3000;
 /** While sends wait out quiet hours the campaign stays Running: look again after this. */

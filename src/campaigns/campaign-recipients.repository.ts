@@ -38,8 +38,11 @@ const CALL_UNDER_WAY = [
   OutboundIvrStatus.InProgress,
 ].join(', ');
 
-/** How long a dispatcher's claim holds: far longer than a batch's sends, so only a dead dispatcher's claim lapses. */
-const LEASE = "interval '2 minutes'";
+/**
+ * How long a dispatcher's claim holds: far longer than a batch's sends (each is a few statements;
+ * the governor's waits happen later, in the provider job), so only a dead dispatcher's claim lapses.
+ */
+const LEASE = "interval '30 seconds'";
 /** A reply within this long after the send counts (API.md §13). */
 const REPLY_WINDOW = "interval '7 days'";
 
