@@ -218,7 +218,7 @@ export class MessagingService {
         : destination.kind === 'contact'
           ? { channelId: channel.id, contactId: destination.contact.id, inboundSince }
           : undefined;
-    // Under a frequency cap the send is counted again inside its transaction, so it takes that path.
+    // Under a frequency cap the send is counted again inside its transaction, and `onAccepted` runs in it: both take that path.
     const inOpenConversation =
       target && !cap && !options.onAccepted && (await this.timeline.recordInOpenConversation(workspaceId, target, event, job));
     if (inOpenConversation) this.outbox.pushCommitted([inOpenConversation.job]);
