@@ -34,6 +34,7 @@ import { OutboundIvrModule } from './outbound-ivr/outbound-ivr.module.js';
 import { SendPolicyModule } from './send-policy/send-policy.module.js';
 import { GovernorModule } from './governor/governor.module.js';
 import { ScheduledModule } from './scheduled/scheduled.module.js';
+import { CampaignsModule } from './campaigns/campaigns.module.js';
 
 @Module({
   imports: [
@@ -62,6 +63,7 @@ import { ScheduledModule } from './scheduled/scheduled.module.js';
     ScheduledModule,
     ConversationsModule,
     WhatsAppModule,
+    CampaignsModule,
     StorageModule,
     SupportModule,
     SpeechModule,

@@ -11,7 +11,7 @@ interface Seeded extends SeededContacts {
 }
 
 /** The seeded contacts; seeds them first when the seeding scenario was filtered out of this run. */
-async function seeded(ctx: BenchContext): Promise<Seeded> {
+export async function seeded(ctx: BenchContext): Promise<Seeded> {
   if (!ctx.shared.has('contacts')) await seedScenario.run(ctx);
   return ctx.shared.get('contacts') as Seeded;
 }

@@ -11,6 +11,7 @@ import { inboundEdgeScenario, inboundMediaScenario } from './whatsapp-inbound.js
 import { listConversationsScenario, seedScenario as conversationSeedScenario, timelineScenario } from './conversations.js';
 import { listScenario, searchScenario, seedScenario, setPropertyScenario, vcardScenario } from './contacts.js';
 import { speechScenario, uploadAudioScenario } from './media.js';
+import { audienceSnapshotScenario } from './campaigns.js';
 
 /** One row of the table: the API's figures next to its baseline's, measured in the same run. */
 export interface ScenarioResult {
@@ -127,6 +128,7 @@ export const SCENARIOS: Scenario[] = [
   searchScenario,
   listScenario,
   vcardScenario,
+  audienceSnapshotScenario,
   conversationSeedScenario,
   listConversationsScenario,
   timelineScenario,

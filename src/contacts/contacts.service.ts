@@ -373,6 +373,23 @@ export class ContactsService {
   }
 
   /**
+   * A campaign's audience (API.md §13) as SQL to embed in a set-based statement: the contacts
+   * matching Search Contacts criteria (checked as Search Contacts checks them), or those of
+   * `contactIds` that are the workspace's, selecting `workspace_id, id, phone_number`; its
+   * parameters are `$1`… in `params`.
+   */
+  async audienceSql(
+    workspaceId: string,
+    criteria: ContactCriteria,
+    contactIds?: readonly string[],
+  ): Promise<{ sql: string; params: unknown[] }> {
+    const [sql, params] = this.contacts
+      .matchingAudience(workspaceId, await this.checkCriteria(workspaceId, criteria), contactIds)
+      .getQueryAndParameters();
+    return { sql, params };
+  }
+
+  /**
    * The criteria with their property filters checked against the definitions they name. A tag id
    * or a property id that is not one of the workspace's is a 404; an operator or value that does
    * not fit the property's type a 400.

@@ -71,6 +71,18 @@ export class OutboundIvrService {
     return inserted ? record : this.requests.findByExternalIdOrFail(workspaceId, record.externalId!);
   }
 
+  /**
+   * What {@link create} checks before anything is written, for a request still without its
+   * destination (a campaign's `ivr`, checked when the campaign is created): what to play, the
+   * webhook target, the voice channel and the flow.
+   */
+  async check(workspaceId: string, input: Omit<CreateOutboundIvrRequest, 'destinationNumber'>): Promise<void> {
+    checkWhatToPlay(input);
+    assertWebhookTarget(input.webhookUrl, 'webhookUrl', this.config.webhooks.allowPrivateNetworks);
+    await this.channels.getRecent(workspaceId, input.channelId, 'voice');
+    if (input.flowId) await this.flows.getCurrentVersion(workspaceId, input.flowId);
+  }
+
   get(workspaceId: string, id: string): Promise<OutboundIvrRequestEntity> {
     return this.find(workspaceId, id);
   }
@@ -181,7 +193,7 @@ export class OutboundIvrService {
 }
 
 /** Exactly one of audioFileUrl and ttsText with 1-12 options, or a flowId with none of them. */
-function checkWhatToPlay(input: CreateOutboundIvrRequest): void {
+function checkWhatToPlay(input: Omit<CreateOutboundIvrRequest, 'destinationNumber'>): void {
   if (input.flowId) {
     const extra = (['audioFileUrl', 'ttsText', 'options'] as const).filter((field) => input[field] != null);
     if (extra.length > 0) throw IvrInvalidRequest(`A request with flowId plays the flow; leave out ${extra.join(', ')}.`, [...extra]);

@@ -39,6 +39,7 @@ export interface JobPayloads {
   [JobName.HangUpIvrCall]: { requestId: string };
   [JobName.SweepStaleIvrCalls]: MaintenancePayload;
   [JobName.PruneOldRows]: MaintenancePayload;
+  [JobName.DispatchCampaign]: { campaignId: string };
 }
 
 /**

@@ -7,6 +7,7 @@ export enum QueueName {
   Webhooks = 'webhooks',
   WhatsApp = 'whatsapp',
   OutboundIvr = 'outbound-ivr',
+  Campaigns = 'campaigns',
 }
 
 export enum JobName {
@@ -31,6 +32,8 @@ export enum JobName {
   SweepStaleIvrCalls = 'maintenance.sweep-stale-ivr-calls',
   /** Deletes rows of the growing tables older than their retention, in bounded batches (repeatable). */
   PruneOldRows = 'maintenance.prune-old-rows',
+  /** Sends the next batches of a Running campaign's recipients, then queues its successor: `{ campaignId }`. */
+  DispatchCampaign = 'campaigns.dispatch',
 }
 
 export const QUEUE_OF_JOB: Record<JobName, QueueName> = {
@@ -45,6 +48,7 @@ export const QUEUE_OF_JOB: Record<JobName, QueueName> = {
   [JobName.HangUpIvrCall]: QueueName.OutboundIvr,
   [JobName.SweepStaleIvrCalls]: QueueName.Maintenance,
   [JobName.PruneOldRows]: QueueName.Maintenance,
+  [JobName.DispatchCampaign]: QueueName.Campaigns,
 };
 
 export const ALL_QUEUES: QueueName[] = Object.values(QueueName);

@@ -82,7 +82,11 @@ export class MessagingService {
     private readonly governor: SendGovernor,
   ) {}
 
-  async sendTemplate(principal: Principal, input: SendTemplateDto): Promise<SendMessageResultDto> {
+  /**
+   * `onAccepted` runs inside the transaction that records the send (a campaign links its recipient
+   * there, so a send and its record commit or roll back together); throwing from it sends nothing.
+   */
+  async sendTemplate(principal: Principal, input: SendTemplateDto, onAccepted?: AcceptedHook): Promise<SendMessageResultDto> {
     const channel = await this.channels.getRecent(principal.workspaceId, input.channelId, 'whatsapp');
     const template = await this.templates.approved(channel, input.templateName, input.language);
     const { request, preview } = buildTemplateMessage(template, input.toNumber, input.parameters ?? []);
@@ -100,6 +104,7 @@ export class MessagingService {
       // API.md §13: a MARKETING template never goes to a contact opted out of marketing or over the frequency cap, and waits
       // out the contact's quiet hours; UTILITY and AUTHENTICATION do neither.
       marketing: template.category.toUpperCase() === 'MARKETING',
+      onAccepted,
     });
   }
 
@@ -202,6 +207,7 @@ export class MessagingService {
       marketing?: boolean;
       /** A template: it opens a business-initiated conversation unless the contact wrote in the last 24 h (the messaging limit counts those). */
       businessInitiated?: boolean;
+      onAccepted?: AcceptedHook;
     },
   ): Promise<SendMessageResultDto> {
     const workspaceId = principal.workspaceId;
@@ -235,8 +241,9 @@ export class MessagingService {
     // A scheduled send is counted against the messaging limit when it leaves (admitScheduledTemplate), not now: the window is a rolling 24 h.
     const reservation = options.businessInitiated && !dueAt ? await this.reserveForMessagingLimit(channel, destination, address) : null;
     try {
-      // Under a frequency cap the send is counted again inside its transaction, so it takes that path.
-      const inOpenConversation = target && !cap && (await this.timeline.recordInOpenConversation(workspaceId, target, event, job));
+      // Under a frequency cap the send is counted again inside its transaction, and `onAccepted` runs in it: both take that path.
+      const inOpenConversation =
+        target && !cap && !options.onAccepted && (await this.timeline.recordInOpenConversation(workspaceId, target, event, job));
       if (inOpenConversation) this.outbox.pushCommitted([inOpenConversation.job]);
       const result =
         inOpenConversation ||
@@ -251,6 +258,7 @@ export class MessagingService {
           const conversation = await this.conversations.findOrOpen(tx.manager, workspaceId, channel.id, contact.id);
           const recorded = await this.timeline.record(tx.manager, conversation, event);
           await tx.enqueue([job(recorded.id)]);
+          await options.onAccepted?.(tx.manager, { contactId: contact.id, eventId: recorded.id, scheduled: dueAt !== null });
           return { contactId: contact.id, eventId: recorded.id };
         }));
       const message = options.message(labelOf(destination));
@@ -536,6 +544,9 @@ export class MessagingService {
     return name === 'cloud-api' ? this.cloudApi : this.sandbox;
   }
 }
+
+/** Runs in the transaction that records an accepted send (see {@link MessagingService.sendTemplate}). */
+export type AcceptedHook = (manager: EntityManager, accepted: { contactId: string; eventId: string; scheduled: boolean }) => Promise<void>;
 
 /** When a send leaves: `sendAt` as the request gave it (absent: now). */
 /** One attempt of the send job, as {@link MessagingService.deliver} runs it. */

@@ -1,4 +1,4 @@
-import { FLOW, TEMPLATE, uniquePhone, uniqueSuffix, type WalkWorld } from './walk-world.js';
+import { campaignBody, FLOW, TEMPLATE, uniquePhone, uniqueSuffix, type WalkWorld } from './walk-world.js';
 
 /** One operation of the OpenAPI document, as the walk needs it. */
 export interface WalkOperation {
@@ -118,6 +118,12 @@ function idParam(op: WalkOperation, w: WalkWorld): string[] | undefined {
     sendTestWebhookEvent: w.webhookEndpointId,
     recoverWebhookEndpoint: w.webhookEndpointId,
     revokeServiceAccount: w.spareAccount.id,
+    getCampaign: w.campaigns.draft,
+    listCampaignRecipients: w.campaigns.draft,
+    startCampaign: w.campaigns.draft,
+    pauseCampaign: w.campaigns.scheduled,
+    resumeCampaign: w.campaigns.paused,
+    cancelCampaign: w.campaigns.toCancel,
   };
   return byId[op.operationId] ? [byId[op.operationId]] : undefined;
 }
@@ -238,6 +244,7 @@ function bodies(w: WalkWorld): Record<string, ValidInputs['body']> {
     }),
     createOutboundIvrFlow: () => ({ ...FLOW, name: `Walk flow ${uniqueSuffix()}` }),
     updateOutboundIvrFlow: () => ({ ...FLOW, name: `Walk flow ${uniqueSuffix()}` }),
+    createCampaign: () => campaignBody(w.channelId, w.templateName, w.contactId),
     createTag: () => ({ name: `Walk tag ${uniqueSuffix()}`, icon: 'star', description: 'A tag', isPinned: true }),
     updateTag: () => ({ name: `Walk tag ${uniqueSuffix()}`, icon: 'star', description: 'A tag', isPinned: false }),
     sendText: send(w, { text: 'Hello', previewUrl: false, replyToMessageId: 'wamid.abc' }),

@@ -35,12 +35,32 @@ export interface WalkWorld {
   webhookUrl: string;
   /** A webhook endpoint (API.md §11.1) pointing at the receiver; Delete Webhook Endpoint removes it last. */
   webhookEndpointId: string;
+  /** Campaigns (API.md §13), scheduled for tomorrow so that nothing is sent: one per state an action starts from. */
+  campaigns: { draft: string; toCancel: string; scheduled: string; paused: string };
 }
 
 let serial = 0;
 /** A valid Saudi mobile number no other call of this run uses. */
 export const uniquePhone = () => `96650${String(1_000_000 + ++serial)}`;
 export const uniqueSuffix = () => String(++serial);
+
+/** A template campaign for tomorrow to the walk's contact, with a per-recipient placeholder. */
+export const campaignBody = (channelId: string, templateName: string, contactId: string) => ({
+  name: `Walk campaign ${uniqueSuffix()}`,
+  channelId,
+  kind: 'WhatsAppTemplate',
+  template: {
+    templateName,
+    language: 'en_US',
+    parameters: [
+      { type: 'Header', values: [{ type: 'text', text: 'A-17' }] },
+      { type: 'Body', values: [{ type: 'text', text: '{{contact.name}}' }] },
+      { type: 'Buttons', subType: 'url', index: '0', values: [{ type: 'text', text: 'A-17' }] },
+    ],
+  },
+  audience: { contactIds: [contactId] },
+  scheduledAt: new Date(Date.now() + 24 * 3600_000).toISOString(),
+});
 
 export const FLOW = {
   name: 'Walk flow',
@@ -147,6 +167,17 @@ export async function buildWorld(t: TestApp, receiver: WebhookReceiver): Promise
       sendAt: new Date(Date.now() + 24 * 3600_000).toISOString(),
     }),
   );
+  const campaign = async (name: string, ...actions: string[]) => {
+    const created = await ok(`campaign ${name}`, api.post('/v1/campaigns', campaignBody(channel.id, TEMPLATE.name, contact.id)));
+    for (const action of actions) await ok(`campaign ${name} ${action}`, api.post(`/v1/campaigns/${created.id}/${action}`, {}));
+    return created.id as string;
+  };
+  const campaigns = {
+    draft: await campaign('draft'),
+    toCancel: await campaign('to cancel'),
+    scheduled: await campaign('scheduled', 'start'),
+    paused: await campaign('paused', 'start', 'pause'),
+  };
   const endpoint = await ok(
     'webhook endpoint',
     api.post('/v1/webhook-endpoints', { url: receiver.url('/endpoint'), eventTypes: ['contact.created'] }),
@@ -182,5 +213,6 @@ export async function buildWorld(t: TestApp, receiver: WebhookReceiver): Promise
     templateName: TEMPLATE.name,
     webhookUrl,
     webhookEndpointId: endpoint.id,
+    campaigns,
   };
 }

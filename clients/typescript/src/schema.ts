@@ -291,6 +291,150 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Campaigns
+         * @description A page of the workspace's campaigns, newest first, with their counts.
+         */
+        get: operations["listCampaigns"];
+        put?: never;
+        /**
+         * Create Campaign
+         * @description A template broadcast or a call list, as Draft. The channel, the approved template and its parameters are checked as Send Template checks them; the audience is exactly one of `contactIds`, `tagIds`, `search`, and is fixed at start.
+         */
+        post: operations["createCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Campaign
+         * @description The campaign, with its recipients counted by status.
+         */
+        get: operations["getCampaign"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel Campaign
+         * @description Draft, Scheduled, Running or Paused → Cancelled. What was sent stays sent; recipients still Pending become Cancelled.
+         */
+        post: operations["cancelCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause Campaign
+         * @description Running (or Scheduled) → Paused: no new message leaves once this answers (a call list stops after the calls of its current batch).
+         */
+        post: operations["pauseCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/recipients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Campaign Recipients
+         * @description A page of the recipients (by contact id) with their status, optionally only those of `Status`.
+         */
+        get: operations["listCampaignRecipients"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume Campaign
+         * @description Paused → Running, from where it stopped (Scheduled again when it was paused before its `scheduledAt`, still ahead).
+         */
+        post: operations["resumeCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start Campaign
+         * @description Draft → Running (or Scheduled when `scheduledAt` is ahead). The audience is snapshotted now.
+         */
+        post: operations["startCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/channels/{channelId}": {
         parameters: {
             query?: never;
@@ -1529,6 +1673,166 @@ export interface components {
             /** Format: uuid */
             assignedUserId?: string | null;
         };
+        CampaignAudienceDto: {
+            /** @description These contacts of the workspace (ids of no contact of the workspace are left out). */
+            contactIds?: string[];
+            /** @description Search Contacts' criteria (its paging and sorting are ignored): every matching contact. */
+            search?: components["schemas"]["SearchContactsDto"];
+            /** @description Contacts with a conversation carrying any of these tags. */
+            tagIds?: string[];
+        };
+        CampaignCountsDto: {
+            /** @description IVR: calls answered. */
+            answered: number;
+            delivered: number;
+            /** @description IVR: calls where a digit was pressed. */
+            digitPressed: number;
+            failed: number;
+            /** @description Not yet handed to the provider. */
+            pending: number;
+            read: number;
+            replied: number;
+            /** @description Waiting out the contact's quiet hours. */
+            scheduledQuietHours: number;
+            sent: number;
+            skippedNoPhone: number;
+            skippedOptedOut: number;
+            total: number;
+        };
+        CampaignDto: {
+            channelId: string;
+            completedAt: string | null;
+            counts: components["schemas"]["CampaignCountsDto"];
+            /** @description ISO 8601 UTC. */
+            creationTime: string;
+            id: string;
+            /** @enum {string} */
+            kind: "WhatsAppTemplate" | "OutboundIvr";
+            name: string;
+            /**
+             * @description `Manual`, or `MessagingLimitReached` when the channel's messaging limit paused it; null unless Paused.
+             * @example null
+             */
+            pausedReason: string | null;
+            /** @description ISO 8601 UTC. */
+            scheduledAt: string | null;
+            startedAt: string | null;
+            /** @enum {string} */
+            status: "Draft" | "Scheduled" | "Running" | "Paused" | "Completed" | "Cancelled";
+        };
+        CampaignIvrDto: {
+            /**
+             * Format: uri
+             * @description Audio played as the question. Exactly one of audioFileUrl and ttsText, unless flowId is given.
+             */
+            audioFileUrl?: string | null;
+            /**
+             * @description Milliseconds allowed between digits, 1000-10000.
+             * @default 3000
+             */
+            digitTimeoutMs?: number;
+            /**
+             * Format: uri
+             * @description Played after an invalid digit.
+             */
+            failedMessageFileUrl?: string | null;
+            /**
+             * Format: uuid
+             * @description A saved Outbound IVR Flow to run instead of a single question.
+             */
+            flowId?: string | null;
+            /**
+             * @description Milliseconds to wait for a digit after the prompt, 1000-30000.
+             * @default 6000
+             */
+            inputTimeoutMs?: number;
+            /**
+             * @description Extra tries after no input or an invalid digit, 0-5.
+             * @default 2
+             */
+            maxAudioRetries?: number;
+            /** @description Selectable digits, 1-12, each digit once (not with flowId). */
+            options?: components["schemas"]["OutboundIvrOption"][];
+            /**
+             * Format: uri
+             * @description Played after a valid digit whose option has no response file.
+             */
+            successMessageFileUrl?: string | null;
+            /** @description Text spoken as the question (synthesized before the call). */
+            ttsText?: string | null;
+            /** @description 1 Female (default), 2 Male, or the name. */
+            ttsVoice?: (1 | 2) | ("Female" | "Male");
+            /**
+             * Format: uri
+             * @description Address that receives the outcome (OutboundIvrWebhookPayload) when the call ends.
+             */
+            webhookUrl: string;
+            /**
+             * Format: uri
+             * @description Played once when the call is answered.
+             */
+            welcomeMessageFileUrl?: string | null;
+        };
+        CampaignRecipientDto: {
+            contactId: string;
+            /** @description The WhatsApp send (template campaigns). */
+            conversationEventId: string | null;
+            /** @description Why it failed: the provider's code, or ours (`Policy:FrequencyCapReached`). */
+            errorCode: string | null;
+            /** @description The call (IVR campaigns). */
+            outboundIvrId: string | null;
+            /** @example +966501234567 */
+            phoneNumber: string | null;
+            /** @enum {string} */
+            status: "Pending" | "Scheduled" | "Sent" | "Delivered" | "Read" | "Replied" | "Failed" | "SkippedOptedOut" | "SkippedNoPhone" | "Cancelled" | "Completed" | "NoAnswer" | "Busy";
+            /** @description ISO 8601 UTC. */
+            updatedAt: string;
+        };
+        CampaignRedialDto: {
+            /**
+             * @description Minutes after a call ended before the next one (0: at once).
+             * @example 30
+             */
+            delayMinutes: number;
+            /** @example 3 */
+            maxAttempts: number;
+            /**
+             * @example [
+             *       "NoAnswer",
+             *       "Busy"
+             *     ]
+             */
+            on: ("NoAnswer" | "Busy")[];
+        };
+        CampaignTemplateDto: {
+            /**
+             * @description Language code of the template.
+             * @example en_US
+             */
+            language: string;
+            /**
+             * @description Send Template's parameters. A `text` value may hold `{{contact.name}}`, `{{contact.company}}` or
+             *     `{{property.<Name>}}` (a Text or Select contact property, by name), filled per recipient.
+             * @default []
+             * @example [
+             *       {
+             *         "type": "Body",
+             *         "values": [
+             *           {
+             *             "text": "{{contact.name}}",
+             *             "type": "text"
+             *           }
+             *         ]
+             *       }
+             *     ]
+             */
+            parameters?: components["schemas"]["TemplateParameterDto"][];
+            /**
+             * @description Name of the approved template.
+             * @example spring_sale
+             */
+            templateName: string;
+        };
         ChannelConfigDto: {
             icon?: string;
             name: string;
@@ -1883,6 +2187,33 @@ export interface components {
             /** @description 1 Call, 2 WhatsApp, 3 Assignation */
             sourceType: components["schemas"]["EventSourceType"];
             status: string | null;
+        };
+        CreateCampaignDto: {
+            audience: components["schemas"]["CampaignAudienceDto"];
+            /**
+             * Format: uuid
+             * @description The channel every message or call leaves from.
+             */
+            channelId: string;
+            /** @description Required for `OutboundIvr`: Create Outbound IVR's body without `channelId`, `destinationNumber` and `externalId`. */
+            ivr?: components["schemas"]["CampaignIvrDto"];
+            /**
+             * @example WhatsAppTemplate
+             * @enum {string}
+             */
+            kind: "WhatsAppTemplate" | "OutboundIvr";
+            /** @example Spring sale 2026 */
+            name: string;
+            /** @description IVR campaigns only. */
+            redial?: components["schemas"]["CampaignRedialDto"];
+            /**
+             * Format: date-time
+             * @description When a started campaign begins sending (ISO 8601, future, at most 30 days ahead); absent: at start.
+             * @example 2026-03-01T09:00:00Z
+             */
+            scheduledAt?: string;
+            /** @description Required for `WhatsAppTemplate`. */
+            template?: components["schemas"]["CampaignTemplateDto"];
         };
         CreateContactDto: {
             company?: string | null;
@@ -2405,6 +2736,14 @@ export interface components {
             /** @description 0 Pending, 1 Initiated, 2 Ringing, 3 InProgress, 4 Completed, 5 NoAnswer, 6 Busy, 7 Failed, 8 Cancelled */
             status: components["schemas"]["OutboundIvrStatus"];
             workspaceId: string;
+        };
+        PagedResultOfCampaignDto: {
+            items: components["schemas"]["CampaignDto"][];
+            totalCount: number;
+        };
+        PagedResultOfCampaignRecipientDto: {
+            items: components["schemas"]["CampaignRecipientDto"][];
+            totalCount: number;
         };
         PagedResultOfChannelDto: {
             items: components["schemas"]["ChannelDto"][];
@@ -3663,6 +4002,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description A dependency is out of reach (`Database:Unavailable` while PostgreSQL restarts, `Storage:Unavailable` for media): nothing was written; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     injectSandboxInboundMessage: {
@@ -4886,6 +5235,664 @@ export interface operations {
             };
         };
     };
+    listCampaigns: {
+        parameters: {
+            query?: {
+                /** @description Page size, at most 1000. */
+                maxResultCount?: number;
+                /** @description Number of items to skip. */
+                skipCount?: number;
+                status?: "Draft" | "Scheduled" | "Running" | "Paused" | "Completed" | "Cancelled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PagedResultOfCampaignDto"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a field that fails validation, or a business rule (see `error.code` and `error.validationErrors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The token is valid but lacks the API scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit reached: wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description A dependency is out of reach (`Database:Unavailable` while PostgreSQL restarts, `Storage:Unavailable` for media): nothing was written; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    createCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCampaignDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignDto"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a field that fails validation, or a business rule (see `error.code` and `error.validationErrors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The token is valid but lacks the API scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description An id that does not exist, or belongs to another workspace (`error.code` names which). A channel id that does not exist in the workspace, or has no capability for this operation, is a `ChannelNotFoundError`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelNotFoundError"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The request body has a content type this operation does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit reached: wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description A dependency is out of reach (`Database:Unavailable` while PostgreSQL restarts, `Storage:Unavailable` for media): nothing was written; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    getCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the campaign. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The token is valid but lacks the API scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description An id that does not exist, or belongs to another workspace (`error.code` names which). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit reached: wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description A dependency is out of reach (`Database:Unavailable` while PostgreSQL restarts, `Storage:Unavailable` for media): nothing was written; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    cancelCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the campaign. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The token is valid but lacks the API scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description An id that does not exist, or belongs to another workspace (`error.code` names which). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The campaign's status does not allow this (code `Campaigns:IllegalTransition`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit reached: wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description A dependency is out of reach (`Database:Unavailable` while PostgreSQL restarts, `Storage:Unavailable` for media): nothing was written; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    pauseCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the campaign. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The token is valid but lacks the API scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description An id that does not exist, or belongs to another workspace (`error.code` names which). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The campaign's status does not allow this (code `Campaigns:IllegalTransition`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit reached: wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description A dependency is out of reach (`Database:Unavailable` while PostgreSQL restarts, `Storage:Unavailable` for media): nothing was written; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    listCampaignRecipients: {
+        parameters: {
+            query?: {
+                /** @description Page size, at most 1000. */
+                maxResultCount?: number;
+                /** @description Number of items to skip. */
+                skipCount?: number;
+                status?: "Pending" | "Scheduled" | "Sent" | "Delivered" | "Read" | "Replied" | "Failed" | "SkippedOptedOut" | "SkippedNoPhone" | "Cancelled" | "Completed" | "NoAnswer" | "Busy";
+            };
+            header?: never;
+            path: {
+                /** @description Id of the campaign. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PagedResultOfCampaignRecipientDto"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a field that fails validation, or a business rule (see `error.code` and `error.validationErrors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The token is valid but lacks the API scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description An id that does not exist, or belongs to another workspace (`error.code` names which). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit reached: wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description A dependency is out of reach (`Database:Unavailable` while PostgreSQL restarts, `Storage:Unavailable` for media): nothing was written; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    resumeCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the campaign. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The token is valid but lacks the API scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description An id that does not exist, or belongs to another workspace (`error.code` names which). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The campaign's status does not allow this (code `Campaigns:IllegalTransition`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit reached: wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description A dependency is out of reach (`Database:Unavailable` while PostgreSQL restarts, `Storage:Unavailable` for media): nothing was written; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    startCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the campaign. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The token is valid but lacks the API scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description An id that does not exist, or belongs to another workspace (`error.code` names which). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The campaign's status does not allow this (code `Campaigns:IllegalTransition`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit reached: wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description A dependency is out of reach (`Database:Unavailable` while PostgreSQL restarts, `Storage:Unavailable` for media): nothing was written; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
     updateChannelPartial: {
         parameters: {
             query?: never;
@@ -5043,6 +6050,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description A dependency is out of reach (`Database:Unavailable` while PostgreSQL restarts, `Storage:Unavailable` for media): nothing was written; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
