@@ -6,6 +6,7 @@ import { ContactsService } from '../contacts/contacts.service.js';
 import { Outbox } from '../queue/outbox.service.js';
 import { JobName } from '../queue/queue-names.js';
 import { MessagingService } from '../whatsapp/messaging.service.js';
+import { MESSAGING_LIMIT_REACHED } from '../whatsapp/whatsapp.errors.js';
 import { OutboundIvrService } from '../outbound-ivr/outbound-ivr.service.js';
 import type { Campaign, CampaignIvr, CampaignTemplate } from './campaign.entity.js';
 import { EmptyPlaceholderError, fillParameters, propertyNames } from './campaign-parameters.js';
@@ -22,9 +23,6 @@ const RECHECK_HELD_MS = 10_000;
 const RECHECK_CALLS_MS = 3000;
 /** While sends wait out quiet hours the campaign stays Running: look again after this. */
 const RECHECK_WAITING_MS = 5 * 60_000;
-
-/** The code of the governor's refusal when the channel's messaging limit is used up (API.md §13). */
-export const MESSAGING_LIMIT_REACHED = 'WhatsApp:MessagingLimitReached';
 
 /** Thrown inside the send's transaction when the recipient cannot be linked to it: the send rolls back. */
 class RecipientNotLinked extends Error {}

@@ -407,6 +407,26 @@ describeWithApp(
       assert.deepEqual([...new Set(digits.map((d) => fx.fake.sendsTo(d).length))], [1], 'each recipient got exactly one message');
     });
 
+    it("the channel's messaging limit pauses a campaign (MessagingLimitReached) with the rest Pending; none of them reaches the provider", async () => {
+      const limited = await cloudChannel(fx.a, '201000000000003');
+      const limits = await fx.t.admin.put(`/admin/v1/channels/${limited}/limits`, { messagingLimit: 250 });
+      assert.equal(limits.status, 200, limits.text);
+      const digits = await bulkContacts(fx.a, 'Limited', 260);
+      const campaign = await created(fx.a, { ...templateCampaign('Limited', { search: { filter: 'Limited' } }), channelId: limited });
+      assert.equal((await action(fx.a, campaign.id, 'start')).status, 200);
+      const paused = await becomes(fx.a, campaign.id, (c) => c.status === 'Paused', 'the campaign paused by the limit', 120_000);
+      assert.equal(paused.pausedReason, 'MessagingLimitReached');
+      assert.equal(paused.counts.total, 260);
+      assert.equal(paused.counts.pending, 10, JSON.stringify(paused.counts));
+      assert.equal(paused.counts.sent + paused.counts.failed, 250, JSON.stringify(paused.counts));
+      const usage = await fx.a.api.get(`/v1/channels/${limited}/limits`);
+      assert.equal(usage.body.uniqueRecipients24h, 250, usage.text);
+      assert.equal(usage.body.remaining24h, 0, usage.text);
+      await waitFor(async () => sendsTo(digits).length >= 250, 30_000, 'the provider to get 250');
+      await sleep(500);
+      assert.equal(sendsTo(digits).length, 250, 'the ten over the limit never left');
+    });
+
     it('cancel: a Running campaign ends Cancelled; what was sent stays sent, the rest is Cancelled and never sent', async () => {
       const digits = await bulkContacts(fx.a, 'Cancellable', 300);
       const campaign = await created(fx.a, templateCampaign('Cancellable', { search: { filter: 'Cancellable' } }));
