@@ -11,7 +11,7 @@ import { inboundEdgeScenario, inboundMediaScenario } from './whatsapp-inbound.js
 import { listConversationsScenario, seedScenario as conversationSeedScenario, timelineScenario } from './conversations.js';
 import { listScenario, searchScenario, seedScenario, setPropertyScenario, vcardScenario } from './contacts.js';
 import { speechScenario, uploadAudioScenario } from './media.js';
-import { audienceSnapshotScenario } from './campaigns.js';
+import { audienceSnapshotScenario, campaignThroughputScenario } from './campaigns.js';
 
 /** One row of the table: the API's figures next to its baseline's, measured in the same run. */
 export interface ScenarioResult {
@@ -129,6 +129,7 @@ export const SCENARIOS: Scenario[] = [
   listScenario,
   vcardScenario,
   audienceSnapshotScenario,
+  campaignThroughputScenario,
   conversationSeedScenario,
   listConversationsScenario,
   timelineScenario,

@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { NodeProcess } from '../harness.js';
 import { percentiles, steadyLoad } from '../steady-load.js';
+import type { BenchContext } from '../context.js';
 import { compareWithBaseline, type Scenario, type ScenarioResult } from './index.js';
 
 const TEMPLATE = {
@@ -24,6 +25,36 @@ const sendBody = (channelId: string, token: string, toNumber = pick(numberPool))
     toNumber,
     parameters: [{ type: 'Body', values: [{ type: 'text', text: token }] }],
   });
+
+export interface BenchTemplate {
+  name: string;
+  language: string;
+  category: string;
+  status: string;
+  components: unknown[];
+}
+
+/** Stores a template on a cloud-api channel as a sync from the WhatsApp Business Account would have (the bench's fake lists none). */
+export async function storeSyncedTemplate(ctx: BenchContext, channelId: string, template: BenchTemplate): Promise<void> {
+  const client = new Client({ connectionString: ctx.databaseUrl });
+  await client.connect();
+  try {
+    await client.query(
+      `INSERT INTO whatsapp_templates (id, workspace_id, channel_id, name, language, category, status, components) VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7)`,
+      [
+        ctx.workspaceId,
+        channelId,
+        template.name,
+        template.language,
+        template.category,
+        template.status,
+        JSON.stringify(template.components),
+      ],
+    );
+  } finally {
+    await client.end();
+  }
+}
 
 export const sendTemplateScenario: Scenario = {
   name: 'WhatsApp: POST Send Template (sandbox channel, request path only)',
@@ -84,22 +115,7 @@ export const sustainedSendScenario: Scenario = {
         verifyToken: 'v',
       },
     });
-    const client = new Client({ connectionString: ctx.databaseUrl });
-    await client.connect();
-    // The template as a sync from the WhatsApp Business Account would have stored it.
-    await client.query(
-      `INSERT INTO whatsapp_templates (id, workspace_id, channel_id, name, language, category, status, components) VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7)`,
-      [
-        ctx.workspaceId,
-        channel.id,
-        TEMPLATE.name,
-        TEMPLATE.language,
-        TEMPLATE.category,
-        TEMPLATE.status,
-        JSON.stringify(TEMPLATE.components),
-      ],
-    );
-    await client.end();
+    await storeSyncedTemplate(ctx, channel.id, TEMPLATE);
     const worker = NodeProcess.start(
       'dist/src/main.js',
       { ...ctx.env, APP_ROLE: 'worker', MIGRATIONS_RUN: 'false', LOG_LEVEL: 'info' },
