@@ -103,8 +103,9 @@ export const campaignThroughputScenario: Scenario = {
     for (let from = 0; from < names.length; from += 5000) {
       const vCards = names
         .slice(from, from + 5000)
-        .map((name, i) => `BEGIN:VCARD\r\nVERSION:3.0\r\nFN:${name}\r\nTEL:+1646${String(from + i).padStart(7, '0')}\r\nEND:VCARD`);
-      await ctx.call('POST', '/v1/contacts/import/vcards', { vCards });
+        .map((name, i) => `BEGIN:VCARD\r\nVERSION:3.0\r\nFN:${name}\r\nTEL:+1646${2_000_000 + from + i}\r\nEND:VCARD`);
+      const imported = await ctx.call('POST', '/v1/contacts/import/vcards', { vCards });
+      if (imported.createdCount !== vCards.length) throw new Error(`vCard import created ${imported.createdCount} of ${vCards.length}`);
     }
     const worker = NodeProcess.start(
       'dist/src/main.js',
