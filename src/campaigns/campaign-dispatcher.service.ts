@@ -19,6 +19,8 @@ const BATCH_SIZE = 10;
 const JOB_BUDGET_MS = 3000;
 /** When recipients are held by another dispatcher (or a dead one's claim has yet to lapse): look again after this. */
 const RECHECK_HELD_MS = 10_000;
+/** While accepted sends wait for the provider job (the governor's pace, a retry): look again after this. */
+const RECHECK_QUEUED_MS = 1000;
 /** While calls are under way (or await their redial): look again after this. */
 const RECHECK_CALLS_MS = 3000;
 /** While sends wait out quiet hours the campaign stays Running: look again after this. */
@@ -192,7 +194,8 @@ export class CampaignDispatcher {
   }
 
   /**
-   * No recipient to claim: Completed when none is Pending and no send waits out quiet hours;
+   * No recipient to claim: Completed when none is Pending, every send has left for the provider and
+   * none waits out quiet hours;
    * otherwise looks again later (a claim held by a dispatcher that died lapses).
    */
   private async finish(campaign: Campaign): Promise<void> {
@@ -200,6 +203,8 @@ export class CampaignDispatcher {
     if (campaign.redial && (await this.recipients.requeueRedials(workspaceId, id, campaign.redial)) > 0)
       return this.next(workspaceId, id, null);
     if ((await this.recipients.pendingCount(workspaceId, id)) > 0) return this.next(workspaceId, id, RECHECK_HELD_MS);
+    // Completed means every message left: sends still queued (or retried after a worker died) keep it Running.
+    if ((await this.recipients.queuedSendCount(workspaceId, id)) > 0) return this.next(workspaceId, id, RECHECK_QUEUED_MS);
     if ((await this.recipients.waitingEventIds(workspaceId, id)).length > 0) return this.next(workspaceId, id, RECHECK_WAITING_MS);
     if (campaign.ivr && (await this.recipients.callsOutstanding(workspaceId, id, campaign.redial)) > 0)
       return this.next(workspaceId, id, RECHECK_CALLS_MS);

@@ -205,6 +205,18 @@ export class CampaignRecipientsRepository extends WorkspaceScopedRepository<Camp
     return rows.map((row) => row.id);
   }
 
+  /** How many of the campaign's sends are accepted but not yet handed to the provider (their events are Pending). */
+  async queuedSendCount(workspaceId: string, campaignId: string): Promise<number> {
+    const [row] = await this.sql<{ n: number }>(
+      workspaceId,
+      `SELECT count(*)::int AS n FROM campaign_recipients r
+         JOIN conversation_events e ON e.workspace_id = r.workspace_id AND e.id = r.conversation_event_id
+        WHERE r.workspace_id = $1 AND r.campaign_id = $2 AND e.status = 'Pending'`,
+      [campaignId],
+    );
+    return row.n;
+  }
+
   /** How many recipients are still Pending (claimed or not). */
   async pendingCount(workspaceId: string, campaignId: string): Promise<number> {
     const [row] = await this.sql<{ n: number }>(
