@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config.js';
-import { ONE_SECOND_WINDOW_MS, RateLimiter, SLIDING_LOG_LUA } from '../common/rate/rate-limiter.js';
+import { ONE_SECOND_WINDOW_MS, RateLimiter, SLIDING_LOG_LUA, type CheckMode } from '../common/rate/rate-limiter.js';
 import { MessagingLimitReached } from '../whatsapp/whatsapp.errors.js';
 import { ChannelLimitsService, type GovernedChannel } from './channel-limits.service.js';
 import type { Limits } from './channel-limits.entity.js';
@@ -147,15 +147,18 @@ export class SendGovernor {
    * feature (campaigns) catches that error by its code. When the send is then not written, call
    * `release`, so that a refused send does not use a place.
    */
-  async reserveRecipient(channel: GovernedChannel, recipient: string): Promise<RecipientReservation> {
+  async reserveRecipient(channel: GovernedChannel, recipient: string, mode: CheckMode = 'wait'): Promise<RecipientReservation> {
     const { messagingLimit } = await this.limits.of(channel);
     const key = recipientsKey(channel.id);
-    const [outcome, value] = (await this.limiter.run(RESERVE_RECIPIENT, [key], [recipient, messagingLimit ?? -1])) as [number, number];
+    const [outcome, value] = (await this.limiter.run(RESERVE_RECIPIENT, [key], [recipient, messagingLimit ?? -1], mode)) as [
+      number,
+      number,
+    ];
     if (outcome === -1) throw MessagingLimitReached(messagingLimit ?? 0, value);
     if (outcome === 0) return { release: () => Promise.resolve() };
     return {
       release: async () => {
-        await this.limiter.run(RELEASE_RECIPIENT, [key], [recipient, value]);
+        await this.limiter.run(RELEASE_RECIPIENT, [key], [recipient, value], mode);
       },
     };
   }

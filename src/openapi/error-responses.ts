@@ -16,7 +16,7 @@ const WHY: Record<number, string> = {
   415: 'The request body has a content type this operation does not take.',
   422: 'The same `Idempotency-Key` was used with a different request body.',
   429: 'Rate limit reached: wait the `Retry-After` seconds.',
-  503: 'A dependency is out of reach (`Database:Unavailable` while PostgreSQL restarts, `Storage:Unavailable` for media): nothing was written; try again after `Retry-After` seconds.',
+  503: 'A dependency is out of reach (`Database:Unavailable` while PostgreSQL restarts, `Redis:Unavailable` for the send governor’s check, `Storage:Unavailable` for media): nothing was written; try again after `Retry-After` seconds.',
 };
 
 /**

@@ -8,6 +8,7 @@ import { OutboxMessage } from './outbox-message.entity.js';
 import { ALL_QUEUES, JobName, QueueName } from './queue-names.js';
 import { BatchedStamp } from './batched-stamp.js';
 import type { OutboxRow } from './outbox.service.js';
+import { QueueRedisConnections } from './redis-connection.js';
 
 const BATCH_SIZE = 500;
 const REDIS_TIMEOUT_MS = 5000;
@@ -34,6 +35,8 @@ export class OutboxRelay implements OnApplicationBootstrap {
   private delayed: NodeJS.Timeout | undefined;
   private stopped = false;
   private lastRecoveryCheck = 0;
+  /** Redis came back after an outage: look for lost jobs at once, whatever their age. */
+  private recoverPromptly = false;
   private committed: OutboxRow[] = [];
   private readonly inFlight = new Set<Promise<void>>();
   private readonly completedStamps: BatchedStamp;
@@ -43,6 +46,7 @@ export class OutboxRelay implements OnApplicationBootstrap {
     private readonly dataSource: DataSource,
     private readonly moduleRef: ModuleRef,
     private readonly config: AppConfig,
+    private readonly connections: QueueRedisConnections,
   ) {
     this.completedStamps = new BatchedStamp(dataSource, 'completed_at', STAMP_BATCH_MS);
     this.dispatchedStamps = new BatchedStamp(dataSource, 'dispatched_at', STAMP_BATCH_MS);
@@ -51,6 +55,10 @@ export class OutboxRelay implements OnApplicationBootstrap {
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => this.kick(), this.config.outbox.pollIntervalMs);
     this.timer.unref();
+    this.connections.onReconnected(() => {
+      this.recoverPromptly = true;
+      this.kick();
+    });
     this.kick();
   }
 
@@ -102,9 +110,11 @@ export class OutboxRelay implements OnApplicationBootstrap {
         total += moved;
         if (moved < BATCH_SIZE || this.stopped) break;
       }
-      if (Date.now() - this.lastRecoveryCheck >= Math.min(RECOVERY_CHECK_EVERY_MS, this.config.outbox.recoverAfterMs)) {
+      const promptly = this.recoverPromptly;
+      if (promptly || Date.now() - this.lastRecoveryCheck >= Math.min(RECOVERY_CHECK_EVERY_MS, this.config.outbox.recoverAfterMs)) {
+        this.recoverPromptly = false;
         this.lastRecoveryCheck = Date.now();
-        await this.recoverLostJobs();
+        await this.recoverLostJobs(promptly ? 0 : this.config.outbox.recoverAfterMs);
       }
     } catch (err) {
       this.logger.warn({ err }, 'Outbox dispatch failed; pending rows stay for the next round');
@@ -114,17 +124,17 @@ export class OutboxRelay implements OnApplicationBootstrap {
 
   /**
    * Redis keeps jobs in memory: a restart without persistence, a failover or an eviction can lose
-   * jobs that were already dispatched. Rows dispatched a while ago and still unfinished (a delayed
-   * job: a while after it was due) are looked up in their queue, and pushed again (same job id)
-   * when the queue no longer has them.
+   * jobs that were already dispatched. Rows dispatched more than `afterMs` ago and still unfinished
+   * (a delayed job: that long after it was due) are looked up in their queue, and pushed again (same
+   * job id) when the queue no longer has them. Right after Redis came back, `afterMs` is 0.
    */
-  async recoverLostJobs(): Promise<number> {
+  async recoverLostJobs(afterMs = this.config.outbox.recoverAfterMs): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
       const rows = await manager
         .createQueryBuilder(OutboxMessage, 'o')
         .where('o.dispatched_at IS NOT NULL AND o.completed_at IS NULL')
         .andWhere('o.queue = ANY(:queues)', { queues: ALL_QUEUES })
-        .andWhere(`o.dispatched_at < now() - make_interval(secs => :after)`, { after: this.config.outbox.recoverAfterMs / 1000 })
+        .andWhere(`o.dispatched_at < now() - make_interval(secs => :after)`, { after: afterMs / 1000 })
         // A job delayed until `run_at` (a scheduled send) is checked once it is due: until then it is
         // expected to wait in Redis, and the oldest due rows are not crowded out by scheduled ones.
         .andWhere(`(o.run_at IS NULL OR o.run_at < now() - make_interval(secs => :after))`)

@@ -38,6 +38,21 @@ export class QueueRedisConnections {
     return redis;
   }
 
+  /**
+   * Calls `listener` each time the queues' command connection is ready again after it lost Redis:
+   * a Redis restarted without persistence, or a failover, may have lost every job it held.
+   */
+  onReconnected(listener: () => void): void {
+    const client = this.connectionFor('client');
+    let lost = false;
+    client.on('close', () => (lost = true));
+    client.on('ready', () => {
+      if (!lost) return;
+      lost = false;
+      listener();
+    });
+  }
+
   async closeAll(): Promise<void> {
     // A blocking connection is waiting in BRPOPLPUSH: cut it rather than queue a QUIT behind it.
     await Promise.all(

@@ -288,7 +288,7 @@ export class MessagingService {
       const sender = destination.kind === 'contact' ? { contactId: destination.contact.id } : { phoneNumber: destination.phoneNumber };
       if (await this.events.hasInboundWhatsAppFrom(channel.workspaceId, channel.id, sender, serviceWindowStart())) return null;
     }
-    return this.governor.reserveRecipient(channel, 'to' in address ? address.to : address.recipient);
+    return this.governor.reserveRecipient(channel, 'to' in address ? address.to : address.recipient, 'fail-fast');
   }
 
   /**

@@ -92,6 +92,18 @@ describeWithApp(
       assert.equal(pushedAgain.data.outboxId, id);
     });
 
+    it('pushes again, as soon as Redis is back, a job dispatched before Redis restarted empty (not after OUTBOX_RECOVER_AFTER_MS)', async () => {
+      const id = await enqueueInTransaction('before-restart');
+      await waitFor(() => queue.getJob(id), 5000, 'job in Bull');
+      await fx.redis.stop(); // no persistence: the restarted server has no job
+      await fx.redis.start();
+      assert.equal(await dataSource.getRepository(OutboxMessage).countBy({ id, completedAt: IsNull() }), 1);
+      // The default recovery age is 5 minutes: only the check made on reconnecting finds it this soon.
+      const job = await waitFor(() => queue.getJob(id), 10_000, 'the lost job pushed again after the reconnect');
+      assert.equal(job.data.reason, 'before-restart');
+      await waitFor(async () => (await fx.t.http.get('/health/ready')).status === 200, 10_000, 'readiness after the restart');
+    });
+
     it('reports Redis down on /health/ready (503) and keeps rows enqueued during the outage until Redis is back', async () => {
       await fx.redis.stop();
       const ready = await waitFor(

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { isDatabaseUnreachable } from '../../database/pg-errors.js';
+import { RedisUnreachable } from '../rate/rate-limiter.js';
 import { DomainError, ErrorKind } from './domain-error.js';
 import { errorEnvelope, ErrorEnvelopeDto } from './error-envelope.js';
 
@@ -27,10 +28,16 @@ const DatabaseUnavailable = () =>
     headers: { 'retry-after': '5' },
   });
 
+/** Redis out of reach for a check a request needed (the send governor's): nothing was written. */
+const RedisUnavailable = () =>
+  new DomainError('Redis:Unavailable', 'Redis is unavailable; try again later.', ErrorKind.Unavailable, {
+    headers: { 'retry-after': '5' },
+  });
+
 /**
  * The one place where failures become HTTP responses: domain errors keep their code, framework
  * errors (bad JSON, unknown route, body too large) get a code from their status, a database out of
- * reach is a 503, and anything else is a 500 whose `errorId` is in the log and in `error.details`.
+ * reach (PostgreSQL, or Redis for a request's check) is a 503, and anything else is a 500 whose `errorId` is in the log and in `error.details`.
  */
 @Catch()
 export class ErrorEnvelopeFilter implements ExceptionFilter {
@@ -47,6 +54,9 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     if (isDatabaseUnreachable(exception)) {
       this.logger.warn({ err: exception }, 'Database unreachable');
       exception = DatabaseUnavailable();
+    } else if (exception instanceof RedisUnreachable) {
+      this.logger.warn({ err: exception.cause }, 'Redis unreachable');
+      exception = RedisUnavailable();
     }
     if (exception instanceof DomainError) {
       const { details = null, validationErrors = null, headers = {} } = exception.options;

@@ -89,7 +89,14 @@ export interface RateRule {
  */
 @Injectable()
 export class RateLimiter implements OnApplicationShutdown {
+  /** Workers' checks: commands wait out a Redis outage (a job can wait; it must not fail for it). */
   private readonly redis: Redis;
+  /**
+   * Checks made while an HTTP client waits for the answer: no queueing and no retry through an
+   * outage, so the request fails at once ({@link RedisUnreachable}, a 503) instead of hanging until
+   * Redis is back, and a refused request leaves no command behind to run later.
+   */
+  private readonly failFastRedis: Redis;
   private readonly prefix: string;
 
   constructor(config: AppConfig) {
@@ -98,12 +105,19 @@ export class RateLimiter implements OnApplicationShutdown {
       enableAutoPipelining: true,
       connectionName: 'rate-limiter',
     });
-    this.redis.on('error', () => undefined);
+    this.failFastRedis = new Redis(config.redis.url, {
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      enableAutoPipelining: true,
+      connectionName: 'rate-limiter-requests',
+    });
+    for (const redis of [this.redis, this.failFastRedis]) redis.on('error', () => undefined);
     this.prefix = `${config.redis.keyPrefix}:`;
   }
 
   onApplicationShutdown(): void {
     this.redis.disconnect();
+    this.failFastRedis.disconnect();
   }
 
   /** Records a start now in every rule when all allow it (answers 0); otherwise answers how many ms to wait before asking again. */
@@ -129,7 +143,25 @@ export class RateLimiter implements OnApplicationShutdown {
   }
 
   /** Runs a feature's own script (built on {@link SLIDING_LOG_LUA}); `keys` are relative to the prefix. */
-  async run(script: string, keys: string[], args: Array<string | number>): Promise<unknown> {
-    return this.redis.eval(script, keys.length, ...keys.map((key) => this.prefix + key), ...args);
+  async run(script: string, keys: string[], args: Array<string | number>, mode: CheckMode = 'wait'): Promise<unknown> {
+    const evalArgs = [script, keys.length, ...keys.map((key) => this.prefix + key), ...args] as const;
+    if (mode === 'wait') return this.redis.eval(...evalArgs);
+    try {
+      return await this.failFastRedis.eval(...evalArgs);
+    } catch (err) {
+      // A script's own error (ReplyError) is a bug to surface; anything else is the connection.
+      if (err instanceof Error && err.name === 'ReplyError') throw err;
+      throw new RedisUnreachable(err);
+    }
+  }
+}
+
+/** `wait`: in a worker, through a Redis outage; `fail-fast`: in a request, failing at once when Redis is out of reach. */
+export type CheckMode = 'wait' | 'fail-fast';
+
+/** Redis was out of reach for a check made in a request: answered 503 `Redis:Unavailable` (nothing was written). */
+export class RedisUnreachable extends Error {
+  constructor(cause: unknown) {
+    super('Redis is out of reach', { cause });
   }
 }
