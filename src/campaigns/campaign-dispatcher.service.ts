@@ -13,8 +13,10 @@ import { EmptyPlaceholderError, fillParameters, propertyNames } from './campaign
 import { CampaignRecipientsRepository, type ClaimedRecipient } from './campaign-recipients.repository.js';
 import { CampaignsRepository } from './campaigns.repository.js';
 
-/** Recipients claimed at a time: the campaign's status is read again before each batch, so a pause is seen within one batch's sends. */
-const BATCH_SIZE = 10;
+/** Recipients claimed at a time (a pause needs no batch to end: each send is linked only while the campaign is Running). */
+const BATCH_SIZE = 40;
+/** A batch's sends made at once: each is its own short transaction, so a few overlap their round trips to the database. */
+const SENDS_AT_ONCE = 8;
 /** How long one dispatch job sends before handing over to the next (its successor job), so that a job never runs long. */
 const JOB_BUDGET_MS = 3000;
 /** When recipients are held by another dispatcher (or a dead one's claim has yet to lapse): look again after this. */
@@ -29,7 +31,8 @@ const RECHECK_WAITING_MS = 5 * 60_000;
 /** Thrown inside the send's transaction when the recipient cannot be linked to it: the send rolls back. */
 class RecipientNotLinked extends Error {}
 
-type Outcome = 'next' | 'stop';
+/** After one recipient: go on, stop the batch (paused or cancelled meanwhile), or stop and pause (the messaging limit is reached). */
+type Outcome = 'next' | 'stop' | 'limit';
 
 /**
  * Sends a Running campaign's recipients, a batch at a time, each through Send Template's own path
@@ -61,27 +64,50 @@ export class CampaignDispatcher {
       if ((await this.campaigns.statusOf(workspaceId, campaignId)) !== 'Running') return;
       const batch = await this.recipients.claim(workspaceId, campaignId, BATCH_SIZE);
       if (batch.length === 0) return this.finish(campaign);
-      for (let i = 0; i < batch.length; i++) {
-        let outcome: Outcome;
-        try {
-          outcome = await send(batch[i]);
-        } catch (err) {
-          await this.recipients.release(
-            workspaceId,
-            campaignId,
-            batch.slice(i).map((r) => r.contactId),
-          );
-          throw err;
-        }
-        if (outcome === 'stop')
-          return this.recipients.release(
-            workspaceId,
-            campaignId,
-            batch.slice(i).map((r) => r.contactId),
-          );
+      // Giving the batch back touches only those still Pending: the ones sent or settled stay as they are.
+      const giveBack = () =>
+        this.recipients.release(
+          workspaceId,
+          campaignId,
+          batch.map((r) => r.contactId),
+        );
+      let outcome: Outcome;
+      try {
+        outcome = await this.sendBatch(batch, send);
+      } catch (err) {
+        await giveBack();
+        throw err;
       }
+      if (outcome === 'limit') {
+        // Paused once the batch's sends under way have ended, so that those holding a place are linked, not rolled back.
+        this.logger.warn(`Campaign ${campaignId} paused: the channel's messaging limit is reached`);
+        await this.campaigns.move(workspaceId, campaignId, ['Running'], { status: 'Paused', pausedReason: 'MessagingLimitReached' });
+      }
+      if (outcome !== 'next') return giveBack();
     }
     await this.next(workspaceId, campaignId, null);
+  }
+
+  /**
+   * Sends a claimed batch, {@link SENDS_AT_ONCE} at a time. After the first 'stop' or error no
+   * further send starts; an error is thrown once the sends under way have ended.
+   */
+  private async sendBatch(batch: ClaimedRecipient[], send: (recipient: ClaimedRecipient) => Promise<Outcome>): Promise<Outcome> {
+    const queue = [...batch];
+    const ends = new Set<Outcome>();
+    let failure: { error: unknown } | undefined;
+    const lane = async () => {
+      for (let next = queue.shift(); next && !ends.has('stop') && !ends.has('limit') && !failure; next = queue.shift()) {
+        try {
+          ends.add(await send(next));
+        } catch (error) {
+          failure ??= { error };
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(SENDS_AT_ONCE, batch.length) }, lane));
+    if (failure) throw failure.error;
+    return ends.has('limit') ? 'limit' : ends.has('stop') ? 'stop' : 'next';
   }
 
   /** True when the campaign is Running; a Scheduled one whose time has come starts running here. */
@@ -95,7 +121,7 @@ export class CampaignDispatcher {
    * Sends one recipient: the template with its placeholders filled from the contact, through
    * MessagingService.sendTemplate, which runs the link in its own transaction. Refusals end the
    * recipient (opted out: SkippedOptedOut; another rule: Failed with its code); the messaging limit
-   * pauses the campaign and leaves the recipient Pending.
+   * leaves the recipient Pending and has the dispatcher pause the campaign.
    */
   private async templateSender(campaign: Campaign, template: CampaignTemplate): Promise<(recipient: ClaimedRecipient) => Promise<Outcome>> {
     const { workspaceId, id: campaignId } = campaign;
@@ -128,11 +154,7 @@ export class CampaignDispatcher {
           return 'next';
         }
         if (!(err instanceof DomainError)) throw err;
-        if (err.code === MESSAGING_LIMIT_REACHED) {
-          this.logger.warn(`Campaign ${campaignId} paused: the channel's messaging limit is reached`);
-          await this.campaigns.move(workspaceId, campaignId, ['Running'], { status: 'Paused', pausedReason: 'MessagingLimitReached' });
-          return 'stop';
-        }
+        if (err.code === MESSAGING_LIMIT_REACHED) return 'limit';
         const status = err.code === 'WhatsApp:RecipientOptedOut' ? 'SkippedOptedOut' : 'Failed';
         await this.recipients.settle(workspaceId, campaignId, contactId, status, status === 'Failed' ? err.code : null);
         return 'next';
