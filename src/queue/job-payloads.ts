@@ -30,6 +30,8 @@ export interface JobPayloads {
     request: Record<string, unknown>;
     media?: { fileId: string };
     providerOutcome?: FinalSendOutcome;
+    /** Set while a run asks the provider: a run that finds it set follows one that died mid-call (see MessagingService.deliver). */
+    sending?: boolean;
   };
   [JobName.MarkWhatsAppMessageRead]: { channelId: string; request: Record<string, unknown> };
   [JobName.ReceiveWhatsAppMessage]: { channelId: string; message: InboundMessage };
