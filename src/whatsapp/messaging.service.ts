@@ -415,7 +415,6 @@ export class MessagingService {
         ? { channel: governed, outcome: SEND_INTERRUPTED }
         : await this.askProvider(workspaceId, channelId, request, attempt);
     if (outcome.kind === 'retry' && !attempt.lastAttempt) {
-      await attempt.markSending(false);
       // Meta's own rate limits: the governor slows the channel (130429) or holds the pair (131056), and the message waits at least that long.
       const rateLimited = outcome.cloudErrorCode === CLOUD_THROUGHPUT_REACHED || outcome.cloudErrorCode === CLOUD_PAIR_RATE_REACHED;
       const holdMs =
@@ -441,11 +440,12 @@ export class MessagingService {
   }
 
   /**
-   * Sends with the job marked as asking the provider. A worker that dies during the call (`kill -9`,
-   * a lost machine) leaves the mark, and the run that takes the job over ends the message
-   * {@link SEND_INTERRUPTED} instead of sending it again: the Cloud API has no idempotency key, so
-   * whether the first request got through cannot be known, and a message is never sent twice. A call
-   * that threw while this process lived clears the mark, so the retry sends.
+   * Sends with the job marked as asking the provider in this attempt. A worker that dies during the
+   * call (`kill -9`, a lost machine) leaves the mark, and the run that takes the stalled job over
+   * ends the message {@link SEND_INTERRUPTED} instead of sending it again: the Cloud API has no
+   * idempotency key, so whether the first request got through cannot be known, and a message is
+   * never sent twice. An attempt that ends (a passing failure, an error) is followed by a later
+   * attempt, which the mark does not concern: that one sends.
    */
   private async askProvider(
     workspaceId: string,
@@ -453,13 +453,8 @@ export class MessagingService {
     request: Record<string, unknown>,
     attempt: DeliveryAttempt,
   ): Promise<{ channel: Readonly<Channel> | null; outcome: SendOutcome }> {
-    await attempt.markSending(true);
-    try {
-      return await this.withFreshCredentials(workspaceId, channelId, (current) => this.sendThrough(current, request, attempt.media));
-    } catch (err) {
-      await attempt.markSending(false).catch(() => undefined);
-      throw err;
-    }
+    await attempt.markSending();
+    return this.withFreshCredentials(workspaceId, channelId, (current) => this.sendThrough(current, request, attempt.media));
   }
 
   /**
@@ -581,12 +576,12 @@ export interface DeliveryAttempt {
   media?: { fileId: string };
   /** The provider's answer to an earlier attempt that could not record it: recorded now, nothing is sent. */
   earlierOutcome?: FinalSendOutcome;
-  /** An earlier run was asking the provider when its worker died: the message ends {@link SEND_INTERRUPTED}, nothing is sent. */
+  /** An earlier run of this attempt was asking the provider when its worker died: the message ends {@link SEND_INTERRUPTED}, nothing is sent. */
   interrupted?: boolean;
   /** Keeps the provider's answer with the job (in Redis) when recording it fails. */
   keepOutcome: (outcome: FinalSendOutcome) => Promise<unknown>;
-  /** Marks the job (in Redis) as asking the provider, or no longer. */
-  markSending: (sending: boolean) => Promise<unknown>;
+  /** Marks the job (in Redis) as asking the provider in this attempt. */
+  markSending: () => Promise<unknown>;
 }
 
 interface SendWhen {

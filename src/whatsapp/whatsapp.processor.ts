@@ -29,9 +29,9 @@ export class WhatsAppProcessor {
       lastAttempt: isLastAttempt(job),
       media,
       earlierOutcome: providerOutcome,
-      interrupted: sending === true,
+      interrupted: sending === job.attemptsMade,
       keepOutcome: (outcome) => job.update({ ...job.data, providerOutcome: outcome }),
-      markSending: (on) => job.update({ ...job.data, sending: on || undefined }),
+      markSending: () => job.update({ ...job.data, sending: job.attemptsMade }),
     });
   }
 

@@ -127,16 +127,23 @@ class RoundRobinProxy {
           const chunks: Buffer[] = [];
           answer.on('data', (chunk: Buffer) => chunks.push(chunk));
           answer.on('end', () => {
+            if (settled) return;
+            settled = true;
             const body = Buffer.concat(chunks);
             record(status, undefined, status >= 500 ? body.toString('utf8') : undefined);
-            res.writeHead(status, { ...answer.headers, 'x-backend': String(backend) });
+            // Hop-by-hop headers are the proxy's own: the backend's `Keep-Alive: timeout=72` would
+            // have the client reuse a connection this server has closed.
+            const { connection: _c, 'keep-alive': _k, 'transfer-encoding': _t, ...headers } = answer.headers;
+            res.writeHead(status, { ...headers, 'x-backend': String(backend) });
             res.end(body);
           });
           answer.on('error', (err) => fail(err));
         },
       );
+      let settled = false;
       const fail = (err: Error) => {
-        if (res.headersSent) return res.destroy();
+        if (settled) return;
+        settled = true;
         record(502, (err as NodeJS.ErrnoException).code ?? err.message);
         res.writeHead(502, { 'content-type': 'application/json', 'x-backend': String(backend) });
         res.end(JSON.stringify({ statusCode: 502, message: 'Bad gateway', error: { code: 'Proxy:BadGateway' } }));
@@ -144,6 +151,8 @@ class RoundRobinProxy {
       upstream.on('error', fail);
       req.pipe(upstream);
     });
+    // Longer than the client's own keep-alive, so that the client, not the server, closes idle connections.
+    this.server.keepAliveTimeout = 60_000;
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as { port: number }).port}`;
   }
