@@ -314,12 +314,12 @@ describe('Replicas under fire: two APIs and two workers, one of each killed -9 u
       });
       calls.set(n, { status: res.status, id: res.body?.id, backend: res.headers.get('x-backend') });
     };
-    // Meta retries a notification until it is answered 2xx; so does this sender.
+    // Meta retries a notification until it is answered 2xx; so does this sender (for up to 30 s).
     const notifyOne = async (n: number) => {
       const notification = FakeCloudApi.inboundText(`1415558${String(n).padStart(4, '0')}`, `wamid.rf-in-${n}`, `hello ${n}`);
       const entry = { statuses: [] as number[] };
       inbound.set(n, entry);
-      for (;;) {
+      while (entry.statuses.length < 120) {
         const status = await FakeCloudApi.notify(`${proxy.url}/v1/whatsapp/webhooks/${cloud.id}`, APP_SECRET, notification);
         entry.statuses.push(status);
         if (status === 200) return;
