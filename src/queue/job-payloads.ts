@@ -30,6 +30,12 @@ export interface JobPayloads {
     request: Record<string, unknown>;
     media?: { fileId: string };
     providerOutcome?: FinalSendOutcome;
+    /**
+     * The attempt (Bull's `attemptsMade`) that asked the provider. A run of that same attempt finding
+     * it follows a run whose worker died mid-call: a stalled job runs again with the same count, a
+     * failed attempt's retry with a higher one (see MessagingService.askProvider).
+     */
+    sending?: number;
   };
   [JobName.MarkWhatsAppMessageRead]: { channelId: string; request: Record<string, unknown> };
   [JobName.ReceiveWhatsAppMessage]: { channelId: string; message: InboundMessage };

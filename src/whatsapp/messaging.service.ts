@@ -399,7 +399,8 @@ export class MessagingService {
     } else if (status !== 'Pending') return; // already sent (a retried job), cancelled, or gone
     const recipient = recipientOf(request);
     const governed = await this.channelOrNull(this.channels.getRecent(workspaceId, channelId));
-    if (!attempt.earlierOutcome && governed && recipient) {
+    const asksProvider = !attempt.earlierOutcome && !attempt.interrupted;
+    if (asksProvider && governed && recipient) {
       const waitMs = await this.governorTurn(governed, recipient);
       if (waitMs > 0) {
         const payload = { eventId, channelId, request, ...(attempt.media ? { media: attempt.media } : {}) };
@@ -410,7 +411,9 @@ export class MessagingService {
     }
     const { channel, outcome } = attempt.earlierOutcome
       ? { channel: governed, outcome: attempt.earlierOutcome }
-      : await this.withFreshCredentials(workspaceId, channelId, (current) => this.sendThrough(current, request, attempt.media));
+      : attempt.interrupted
+        ? { channel: governed, outcome: SEND_INTERRUPTED }
+        : await this.askProvider(workspaceId, channelId, request, attempt);
     if (outcome.kind === 'retry' && !attempt.lastAttempt) {
       // Meta's own rate limits: the governor slows the channel (130429) or holds the pair (131056), and the message waits at least that long.
       const rateLimited = outcome.cloudErrorCode === CLOUD_THROUGHPUT_REACHED || outcome.cloudErrorCode === CLOUD_PAIR_RATE_REACHED;
@@ -434,6 +437,24 @@ export class MessagingService {
       throw err;
     }
     if (final.kind !== 'sent') this.logger.warn(`WhatsApp message ${eventId} failed: ${final.errorCode} ${final.failureReason}`);
+  }
+
+  /**
+   * Sends with the job marked as asking the provider in this attempt. A worker that dies during the
+   * call (`kill -9`, a lost machine) leaves the mark, and the run that takes the stalled job over
+   * ends the message {@link SEND_INTERRUPTED} instead of sending it again: the Cloud API has no
+   * idempotency key, so whether the first request got through cannot be known, and a message is
+   * never sent twice. An attempt that ends (a passing failure, an error) is followed by a later
+   * attempt, which the mark does not concern: that one sends.
+   */
+  private async askProvider(
+    workspaceId: string,
+    channelId: string,
+    request: Record<string, unknown>,
+    attempt: DeliveryAttempt,
+  ): Promise<{ channel: Readonly<Channel> | null; outcome: SendOutcome }> {
+    await attempt.markSending();
+    return this.withFreshCredentials(workspaceId, channelId, (current) => this.sendThrough(current, request, attempt.media));
   }
 
   /**
@@ -555,8 +576,12 @@ export interface DeliveryAttempt {
   media?: { fileId: string };
   /** The provider's answer to an earlier attempt that could not record it: recorded now, nothing is sent. */
   earlierOutcome?: FinalSendOutcome;
+  /** An earlier run of this attempt was asking the provider when its worker died: the message ends {@link SEND_INTERRUPTED}, nothing is sent. */
+  interrupted?: boolean;
   /** Keeps the provider's answer with the job (in Redis) when recording it fails. */
   keepOutcome: (outcome: FinalSendOutcome) => Promise<unknown>;
+  /** Marks the job (in Redis) as asking the provider in this attempt. */
+  markSending: () => Promise<unknown>;
 }
 
 interface SendWhen {
@@ -604,6 +629,14 @@ function labelOf(destination: Destination): string {
   if (destination.kind === 'new-user-id') return destination.userId;
   return destination.contact.phoneNumber ?? destination.contact.whatsAppUserId ?? destination.contact.id;
 }
+
+/** The outcome of a send whose worker died while the provider was being asked (see MessagingService.askProvider). */
+export const SEND_INTERRUPTED = {
+  kind: 'failed',
+  errorCode: 'WhatsApp:SendInterrupted',
+  failureReason:
+    'The worker sending this message stopped while the provider was being asked; the message may have been delivered, and is not sent again so that it is never sent twice.',
+} as const;
 
 const CHANNEL_GONE = {
   kind: 'failed',

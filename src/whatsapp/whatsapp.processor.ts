@@ -19,16 +19,19 @@ export class WhatsAppProcessor {
 
   /**
    * Passing provider failures are retried with backoff (honouring Retry-After); permanent ones, and the last attempt, end Failed.
-   * The provider's answer is kept in the job when it cannot be recorded, so the retry records it without sending twice.
+   * The provider's answer is kept in the job when it cannot be recorded, so the retry records it without sending twice;
+   * the job is marked while the provider is being asked, so a run after a worker died mid-call does not ask again.
    */
   @JobHandler(JobName.SendWhatsAppMessage, { concurrency: 32 })
   send(job: JobOf<JobName.SendWhatsAppMessage>): Promise<void> {
-    const { workspaceId, eventId, channelId, request, media, providerOutcome } = job.data;
+    const { workspaceId, eventId, channelId, request, media, providerOutcome, sending } = job.data;
     return this.messaging.deliver(workspaceId, eventId, channelId, request, {
       lastAttempt: isLastAttempt(job),
       media,
       earlierOutcome: providerOutcome,
+      interrupted: sending === job.attemptsMade,
       keepOutcome: (outcome) => job.update({ ...job.data, providerOutcome: outcome }),
+      markSending: () => job.update({ ...job.data, sending: job.attemptsMade }),
     });
   }
 

@@ -289,10 +289,39 @@ describeWithApp(
       await fx.t.app.get(MessagingService).deliver(fx.a.workspaceId, res.body.conversationEventId, channel.id, request, {
         lastAttempt: true,
         keepOutcome: () => Promise.resolve(),
+        markSending: () => Promise.resolve(),
       });
       const event = await eventWithStatus(`+${to}`, res.body.conversationEventId, 'Failed');
       assert.equal(event.errorCode, 'WhatsApp:ProviderUnavailable');
       assert.match(event.failureReason, /Cloud API error 2: \(#2\) Service temporarily unavailable/);
+    });
+
+    it('a run that takes over from a worker killed while Meta was asked ends Failed WhatsApp:SendInterrupted, without asking again', async () => {
+      const to = '14155550606';
+      // Park the job as above, then run it as Bull would after the worker asking Meta was killed.
+      fx.fake.script.push(FakeCloudApi.error(503, 2, '(#2) Service temporarily unavailable', { 'retry-after': '3600' }));
+      const res = await send('sendTemplate', templateSend(channel.id, to));
+      await waitFor(async () => fx.fake.sendsTo(to).length === 1, 10_000, 'the first attempt');
+      const { MessagingService } = await import('../../src/whatsapp/messaging.service.js');
+      const request = fx.fake.sendsTo(to)[0].body as Record<string, unknown>;
+      let marks = 0;
+      await fx.t.app.get(MessagingService).deliver(fx.a.workspaceId, res.body.conversationEventId, channel.id, request, {
+        lastAttempt: false,
+        interrupted: true,
+        keepOutcome: () => Promise.resolve(),
+        markSending: () => Promise.resolve(marks++),
+      });
+      const event = await eventWithStatus(`+${to}`, res.body.conversationEventId, 'Failed');
+      assert.equal(event.errorCode, 'WhatsApp:SendInterrupted');
+      assert.match(event.failureReason, /may have been delivered, and is not sent again/);
+      assert.equal(fx.fake.sendsTo(to).length, 1, 'Meta was not asked again');
+      assert.equal(marks, 0, 'nothing was asked, so nothing was marked');
+      const failed = await waitFor(
+        async () => webhooksOf(res.body.conversationEventId).find((p) => p.status === 'Failed'),
+        10_000,
+        'the Failed webhook',
+      );
+      assert.equal(failed.errorCode, 'WhatsApp:SendInterrupted');
     });
 
     it('ends Failed with a stable code and reason on a permanent error, after one call, and tells the signed webhook', async () => {

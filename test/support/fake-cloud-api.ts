@@ -73,6 +73,8 @@ export class FakeCloudApi {
   readonly uploads: CloudUpload[] = [];
   /** Answers for the next uploads, in order. */
   readonly uploadScript: CloudAnswer[] = [];
+  /** How long a send (`POST …/messages`) is held after it was received and before it is answered, as Meta takes its time. */
+  sendLatencyMs = 0;
   private server!: Server;
   private sent = 0;
   private uploaded = 0;
@@ -112,6 +114,8 @@ export class FakeCloudApi {
                 : req.method === 'POST' && path.endsWith('/media')
                   ? await fake.uploadAnswer(request, raw, req.headers['content-type'] ?? '', req.headers['content-length'])
                   : fake.sendAnswer(request);
+          if (fake.sendLatencyMs > 0 && req.method === 'POST' && path.endsWith('/messages'))
+            await new Promise((resolve) => setTimeout(resolve, fake.sendLatencyMs));
           request.answer = answer;
           if (answer.drop) {
             req.socket.destroy();
