@@ -17,6 +17,8 @@ const RECOVERY_CHECK_EVERY_MS = 10_000;
 /** Dispatched and completed stamps are written for the rows of this many ms at once. */
 const STAMP_BATCH_MS = 25;
 const MIN_ROUND_GAP_MS = 10;
+/** Bull's reason for a job failed because its workers died under it more than `maxStalledCount` times. */
+const STALLED_OUT_REASON = 'job stalled more than allowable limit';
 
 /**
  * Moves committed outbox rows to Bull. Each row becomes the job whose id is the row id, so a
@@ -146,7 +148,10 @@ export class OutboxRelay implements OnApplicationBootstrap {
       const lost: OutboxMessage[] = [];
       for (const row of rows) {
         const job = await withTimeout(this.queue(row.queue as QueueName).getJob(row.id), REDIS_TIMEOUT_MS, 'Redis did not answer');
-        if (job && isJobOf(job, row)) continue;
+        if (job && isJobOf(job, row)) {
+          if (job.failedReason === STALLED_OUT_REASON) await this.retryStalledOut(job);
+          continue;
+        }
         if (job && !(await this.removeRemnant(job))) continue;
         lost.push(row);
       }
@@ -156,6 +161,20 @@ export class OutboxRelay implements OnApplicationBootstrap {
       }
       return lost.length;
     });
+  }
+
+  /**
+   * A job whose workers died under it more often than Bull allows (`maxStalledCount`) is failed by
+   * Bull without its handler ever ending, so nothing finished its work: it runs again (its handler
+   * knows what a run cut short left, e.g. a send whose provider call was under way).
+   */
+  private async retryStalledOut(job: Job): Promise<void> {
+    try {
+      await withTimeout(job.retry(), REDIS_TIMEOUT_MS, 'Redis did not answer');
+      this.logger.warn(`Job ${String(job.id)} (${job.name}) stalled out of Bull's limit: queued to run again`);
+    } catch (err) {
+      this.logger.warn({ err }, `Job ${String(job.id)} stalled out and could not be queued again yet`);
+    }
   }
 
   /**

@@ -92,6 +92,26 @@ describeWithApp(
       assert.equal(pushedAgain.data.outboxId, id);
     });
 
+    it('runs again a job Bull failed because its workers died under it too often (its handler never ended)', async () => {
+      const id = await enqueueInTransaction('stalled-out');
+      const job = await waitFor(() => queue.getJob(id), 5000, 'job in Bull');
+      // What Bull's stalled-job check (moveStalledJobsToWait) does to a job whose worker died more than maxStalledCount times.
+      await queue.client
+        .multi()
+        .zrem(queue.toKey('delayed'), id)
+        .lrem(queue.toKey('wait'), 0, id)
+        .zadd(queue.toKey('failed'), Date.now(), id)
+        .hset(queue.toKey(id), 'failedReason', 'job stalled more than allowable limit', 'finishedOn', String(Date.now()))
+        .exec();
+      assert.equal(await job.getState(), 'failed');
+      await dataSource.getRepository(OutboxMessage).update({ id }, { dispatchedAt: new Date(Date.now() - 3_600_000) });
+
+      await fx.t.app.get(OutboxRelay).recoverLostJobs();
+      const again = await queue.getJob(id);
+      assert.equal(await again?.getState(), 'waiting');
+      assert.equal(again?.data.reason, 'stalled-out');
+    });
+
     it('pushes again, as soon as Redis is back, a job dispatched before Redis restarted empty (not after OUTBOX_RECOVER_AFTER_MS)', async () => {
       const id = await enqueueInTransaction('before-restart');
       await waitFor(() => queue.getJob(id), 5000, 'job in Bull');
