@@ -28,6 +28,7 @@ export interface ClaimedEndpoint {
   url: string;
   headers: Record<string, string>;
   ordered: boolean;
+  rate_limit_per_second: number | null;
   disabled: boolean;
   secret_sealed: string;
   previous_secret_sealed: string | null;
@@ -35,11 +36,15 @@ export interface ClaimedEndpoint {
   failing_since: string | null;
 }
 
-/** An attempt a worker is about to make. */
-export interface AttemptToClaim {
+/** An attempt of a delivery. */
+export interface DeliveryAttempt {
   workspaceId: string;
   id: string;
   attempt: number;
+}
+
+/** An attempt a worker is about to make. */
+export interface AttemptToClaim extends DeliveryAttempt {
   leaseSeconds: number;
 }
 
@@ -182,6 +187,21 @@ export class WebhookDeliveriesRepository extends WorkspaceScopedRepository<Webho
       claimed.delete(item.id);
       return row;
     });
+  }
+
+  /** Whether each attempt is still to be made (its delivery Pending at that attempt), one answer per item in order. */
+  async dueMany(items: readonly DeliveryAttempt[]): Promise<boolean[]> {
+    for (const item of items) this.scope(item.workspaceId);
+    const input = items.map((item) => ({ workspace_id: item.workspaceId, id: item.id, attempt: item.attempt }));
+    const rows = await this.manager.query<Array<{ id: string; attempt: number }>>(
+      `SELECT d.id, x.attempt FROM webhook_deliveries d
+         JOIN jsonb_to_recordset($1::jsonb) AS x(workspace_id uuid, id uuid, attempt int)
+           ON d.workspace_id = x.workspace_id AND d.id = x.id
+        WHERE d.status = 'Pending' AND d.cycle_attempts = x.attempt - 1`,
+      [JSON.stringify(input)],
+    );
+    const due = new Set(rows.map((row) => `${row.id}:${row.attempt}`));
+    return items.map((item) => due.has(`${item.id}:${item.attempt}`));
   }
 
   /**
