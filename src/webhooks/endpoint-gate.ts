@@ -204,7 +204,15 @@ export class EndpointGate {
   private lane(endpointId: string): Lane {
     let lane = this.lanes.get(endpointId);
     if (!lane) {
-      lane = { waiting: [], held: new Set(), inFlight: 0, sendingSince: [], holders: 0, attemptMs: DEFAULT_ATTEMPT_MS, turns: Promise.resolve() };
+      lane = {
+        waiting: [],
+        held: new Set(),
+        inFlight: 0,
+        sendingSince: [],
+        holders: 0,
+        attemptMs: DEFAULT_ATTEMPT_MS,
+        turns: Promise.resolve(),
+      };
       this.lanes.set(endpointId, lane);
     }
     return lane;
