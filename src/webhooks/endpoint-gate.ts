@@ -39,8 +39,8 @@ export type RunAttempt = (attempt: EndpointAttempt, turn: Turn) => Promise<void>
 
 interface Waiting {
   attempt: EndpointAttempt;
-  /** Set while the job that brought it keeps its slot: called when the attempt ended. */
-  onEnd?: () => void;
+  /** Set while the job that brought it keeps its slot: called when the attempt ended (with its error, if it failed). */
+  onEnd?: (err?: unknown) => void;
 }
 
 interface Lane {
@@ -110,17 +110,20 @@ export class EndpointGate {
     }
     lane.holders++;
     try {
-      const outcome = await new Promise<'ended' | 'let go'>((resolve) => {
+      const outcome = await new Promise<'ended' | 'let go'>((resolve, reject) => {
         const timer = setTimeout(() => resolve('let go'), HOLD_SLOT_MS);
-        entry.onEnd = () => {
+        entry.onEnd = (err) => {
           clearTimeout(timer);
-          resolve('ended');
+          // The job fails with it, and is tried again.
+          if (err) reject(err instanceof Error ? err : new Error(String(err)));
+          else resolve('ended');
         };
         this.pump(lane, run);
       });
       if (outcome === 'ended' || !lane.held.has(key)) return undefined;
       return this.checkBackDelay(lane, rate, lane.waiting.indexOf(entry) + 1);
     } finally {
+      entry.onEnd = undefined;
       lane.holders--;
     }
   }
@@ -143,11 +146,13 @@ export class EndpointGate {
       lane.sendingSince.push(sentAt);
       return true;
     };
+    let failure: unknown;
     try {
       await run(entry.attempt, turn);
     } catch (err) {
-      // Its check-back job (or the job itself, when it kept its slot and fails too) makes it later.
-      this.logger.warn({ err }, `Attempt ${entry.attempt.attempt} of webhook ${entry.attempt.deliveryId} did not run`);
+      failure = err;
+      // Its check-back job makes it later (or the job that brought it, still keeping its slot, fails and is tried again).
+      if (!entry.onEnd) this.logger.warn({ err }, `Attempt ${entry.attempt.attempt} of webhook ${entry.attempt.deliveryId} did not run`);
     } finally {
       lane.inFlight--;
       lane.held.delete(keyOf(entry.attempt));
@@ -155,7 +160,7 @@ export class EndpointGate {
         lane.sendingSince.splice(lane.sendingSince.indexOf(sentAt), 1);
         lane.attemptMs = lane.attemptMs * 0.8 + (Date.now() - sentAt) * 0.2;
       }
-      entry.onEnd?.();
+      entry.onEnd?.(failure);
       this.pump(lane, run);
       this.forgetIdle(endpointId, lane);
     }
