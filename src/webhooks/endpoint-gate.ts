@@ -2,7 +2,10 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ONE_SECOND_WINDOW_MS, RateLimiter } from '../common/rate/rate-limiter.js';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository.js';
 
-/** Attempts to one endpoint this process has claimed at once (waiting for the throttle, or sending). */
+/**
+ * Attempts to one endpoint this process has claimed at once (waiting for the throttle, or sending);
+ * for a throttled endpoint, at most about a second's worth of its throttle.
+ */
 export const ENDPOINT_IN_FLIGHT_CAP = 12;
 /** The longest a claimed attempt can wait for its throttle: the cap's places ahead of it at the lowest limit (1/s). */
 export const MAX_THROTTLE_WAIT_MS = ENDPOINT_IN_FLIGHT_CAP * 1000;
@@ -57,6 +60,8 @@ interface Lane {
   attemptMs: number;
   /** Turns for the throttle, one after another: only the first asks the limiter. */
   turns: Promise<unknown>;
+  /** The attempts it may have in flight (see {@link ENDPOINT_IN_FLIGHT_CAP}), from its throttle as last read. */
+  inFlightLimit: number;
 }
 
 /**
@@ -95,11 +100,12 @@ export class EndpointGate {
   async submit(attempt: EndpointAttempt, run: RunAttempt): Promise<number | undefined> {
     const rate = await this.rateLimit(attempt.workspaceId, attempt.endpointId);
     const lane = this.lane(attempt.endpointId);
+    lane.inFlightLimit = rate === null ? ENDPOINT_IN_FLIGHT_CAP : Math.min(ENDPOINT_IN_FLIGHT_CAP, Math.ceil(rate));
     const key = keyOf(attempt);
     if (lane.held.has(key)) return this.checkBackDelay(lane, rate, lane.waiting.length);
     if (lane.waiting.length >= MAX_WAITING) return this.checkBackDelay(lane, rate, lane.waiting.length);
     // A throttled endpoint's jobs keep at most about a second's worth of slots; a fast unthrottled one's a few more than it has in flight.
-    const holdable = rate === null ? 2 * ENDPOINT_IN_FLIGHT_CAP : Math.min(ENDPOINT_IN_FLIGHT_CAP, Math.ceil(rate));
+    const holdable = rate === null ? 2 * ENDPOINT_IN_FLIGHT_CAP : lane.inFlightLimit;
     const hold = !this.isSlow(lane) && lane.holders < holdable;
     const entry: Waiting = { attempt };
     lane.held.add(key);
@@ -130,7 +136,7 @@ export class EndpointGate {
 
   /** Starts waiting attempts while the lane has room. */
   private pump(lane: Lane, run: RunAttempt): void {
-    while (lane.inFlight < ENDPOINT_IN_FLIGHT_CAP && lane.waiting.length > 0) {
+    while (lane.inFlight < lane.inFlightLimit && lane.waiting.length > 0) {
       const entry = lane.waiting.shift()!;
       void this.runInLane(lane, entry, run);
     }
@@ -217,6 +223,7 @@ export class EndpointGate {
         holders: 0,
         attemptMs: DEFAULT_ATTEMPT_MS,
         turns: Promise.resolve(),
+        inFlightLimit: ENDPOINT_IN_FLIGHT_CAP,
       };
       this.lanes.set(endpointId, lane);
     }
