@@ -202,13 +202,18 @@ export class EndpointGate {
 
   /** A receiver is slow when its attempts take long, or one being sent has taken long already (a receiver that stopped answering). */
   private isSlow(lane: Lane): boolean {
+    return this.attemptTime(lane) > SLOW_ATTEMPT_MS;
+  }
+
+  /** The time an attempt is expected to take: as measured, or as long as the oldest one being sent has taken when longer. */
+  private attemptTime(lane: Lane): number {
     const oldest = lane.sendingSince.length > 0 ? Math.min(...lane.sendingSince) : Date.now();
-    return lane.attemptMs > SLOW_ATTEMPT_MS || Date.now() - oldest > SLOW_ATTEMPT_MS;
+    return Math.max(lane.attemptMs, Date.now() - oldest, 1);
   }
 
   /** When the attempt at `position` in the lane should have been made, plus the margin. */
   private checkBackDelay(lane: Lane, rate: number | null, position: number): number {
-    const perSecond = Math.min(rate ?? Infinity, (ENDPOINT_IN_FLIGHT_CAP * 1000) / Math.max(lane.attemptMs, 1));
+    const perSecond = Math.min(rate ?? Infinity, (lane.inFlightLimit * 1000) / this.attemptTime(lane));
     return Math.round((position / perSecond) * 1000) + CHECK_BACK_MARGIN_MS;
   }
 
