@@ -20,6 +20,8 @@ const SLOW_ATTEMPT_MS = 1_000;
 const SETTINGS_CACHE_MS = 2_000;
 /** An attempt that waited longer than this for its turn checks that its delivery is still wanted before it starts. */
 const WAITED_MS = 50;
+/** How long before its throttle slot opens a waiting attempt asks whether it is still wanted. */
+const CHECK_LEAD_MS = 100;
 /** The attempt time assumed for an endpoint until one was measured. */
 const DEFAULT_ATTEMPT_MS = 100;
 
@@ -181,22 +183,26 @@ export class EndpointGate {
   }
 
   /**
-   * Once the attempt has waited (behind earlier turns or for the throttle), `stillWanted` is asked
-   * when the throttle would let it start, but before the start is taken: a start is recorded just
-   * before the request leaves, so that a receiver's second is not crowded by starts recorded early.
+   * Once the attempt has waited (behind earlier turns or for the throttle), `stillWanted` must have
+   * answered before the start is taken. It is asked {@link CHECK_LEAD_MS} before the throttle's slot
+   * opens rather than after, so that the start is taken as the slot opens: a start late by a query
+   * would delay every later one (each waits for the start a second before it) and slow the rate.
    */
   private async waitForThrottle(endpointId: string, rate: number, stillWanted: () => Promise<boolean>, since: number): Promise<boolean> {
     const rule = { key: `webhook-throttle:${endpointId}`, limit: rate, windowMs: ONE_SECOND_WINDOW_MS };
-    let asked = false;
+    let check: Promise<boolean> | undefined;
     for (;;) {
-      if (!asked && Date.now() - since > WAITED_MS) {
-        for (let wait = await this.limiter.wait([rule]); wait > 0; wait = await this.limiter.wait([rule])) await sleep(wait);
-        if (!(await stillWanted())) return false;
-        asked = true;
-      }
+      if (!check && Date.now() - since > WAITED_MS) check = stillWanted();
+      if (check && !(await check)) return false;
       const wait = await this.limiter.tryStart([rule]);
       if (wait === 0) return true;
-      await sleep(wait);
+      if (wait <= CHECK_LEAD_MS) {
+        await sleep(wait);
+        continue;
+      }
+      await sleep(wait - CHECK_LEAD_MS);
+      check = stillWanted();
+      await sleep(CHECK_LEAD_MS);
     }
   }
 

@@ -37,13 +37,13 @@ end
 `;
 
 /**
- * Every rule at once: when each allows a start, records it in all of them (unless the last ARGV is
- * 'peek') and answers 0; otherwise records nothing and answers the longest wait. ARGV per rule:
- * limit, window, and 1 when the rule's second key (its back-off flag) halves the limit while it exists.
+ * Every rule at once: when each allows a start, records it in all of them and answers 0; otherwise
+ * records nothing and answers the longest wait. ARGV per rule: limit, window, and 1 when the rule's
+ * second key (its back-off flag) halves the limit while it exists.
  */
 const TRY_START = `${SLIDING_LOG_LUA}
 local now = now_ms()
-local rules = math.floor(#ARGV / 3)
+local rules = #ARGV / 3
 local wait = 0
 for i = 1, rules do
   local limit = tonumber(ARGV[3 * i - 2])
@@ -51,7 +51,7 @@ for i = 1, rules do
   local w = sliding_wait(KEYS[2 * i - 1], limit, tonumber(ARGV[3 * i - 1]), now)
   if w > wait then wait = w end
 end
-if wait > 0 or ARGV[#ARGV] == 'peek' then return wait end
+if wait > 0 then return wait end
 for i = 1, rules do sliding_record(KEYS[2 * i - 1], tonumber(ARGV[3 * i - 1]), now) end
 return 0
 `;
@@ -111,13 +111,6 @@ export class RateLimiter implements OnApplicationShutdown {
     const keys = rules.flatMap((rule) => [this.prefix + rule.key, this.prefix + (rule.halvedWhile ?? rule.key)]);
     const args = rules.flatMap((rule) => [rule.limit, rule.windowMs, rule.halvedWhile ? 1 : 0]);
     return Number(await this.redis.eval(TRY_START, keys.length, ...keys, ...args));
-  }
-
-  /** How many ms until every rule would allow a start (0: now), recording nothing. */
-  async wait(rules: RateRule[]): Promise<number> {
-    const keys = rules.flatMap((rule) => [this.prefix + rule.key, this.prefix + (rule.halvedWhile ?? rule.key)]);
-    const args = rules.flatMap((rule) => [rule.limit, rule.windowMs, rule.halvedWhile ? 1 : 0]);
-    return Number(await this.redis.eval(TRY_START, keys.length, ...keys, ...args, 'peek'));
   }
 
   /** Records a start now under `key`, allowed or not. */
