@@ -24,7 +24,11 @@ export class BatchedStamp {
         .then(async () => {
           this.pending = undefined;
           await this.dataSource.query(
-            `UPDATE outbox_messages SET ${this.column} = now() WHERE id = ANY($1::uuid[]) AND ${this.column} IS NULL`,
+            this.column === 'dispatched_at'
+              ? // A row a relay round has locked is being dispatched and stamped by that round: waiting for it could deadlock with it.
+                `UPDATE outbox_messages SET dispatched_at = now()
+                  WHERE id IN (SELECT id FROM outbox_messages WHERE id = ANY($1::uuid[]) AND dispatched_at IS NULL FOR UPDATE SKIP LOCKED)`
+              : `UPDATE outbox_messages SET ${this.column} = now() WHERE id = ANY($1::uuid[]) AND ${this.column} IS NULL`,
             [batch],
           );
         });
