@@ -7,6 +7,12 @@ import { WebhookEndpointsRepository } from './webhook-endpoints.repository.js';
  * for a throttled endpoint, at most about a second's worth of its throttle.
  */
 export const ENDPOINT_IN_FLIGHT_CAP = 12;
+/**
+ * The same for an unthrottled endpoint that answers fast: an attempt's time in flight is then mostly
+ * its claim and its record (statement batches), which a busy database lengthens; a slow one gets
+ * {@link ENDPOINT_IN_FLIGHT_CAP}.
+ */
+const FAST_IN_FLIGHT_CAP = 2 * ENDPOINT_IN_FLIGHT_CAP;
 /** The longest a claimed attempt can wait for its throttle: the cap's places ahead of it at the lowest limit (1/s). */
 export const MAX_THROTTLE_WAIT_MS = ENDPOINT_IN_FLIGHT_CAP * 1000;
 /** The longest a job keeps its queue slot while its attempt waits in the endpoint's lane; then it leaves a check-back. */
@@ -62,7 +68,7 @@ interface Lane {
   attemptMs: number;
   /** Turns for the throttle, one after another: only the first asks the limiter. */
   turns: Promise<unknown>;
-  /** The attempts it may have in flight (see {@link ENDPOINT_IN_FLIGHT_CAP}), from its throttle as last read. */
+  /** The attempts it may have in flight while it answers fast (see {@link ENDPOINT_IN_FLIGHT_CAP}), from its throttle as last read. */
   inFlightLimit: number;
 }
 
@@ -102,12 +108,12 @@ export class EndpointGate {
   async submit(attempt: EndpointAttempt, run: RunAttempt): Promise<number | undefined> {
     const rate = await this.rateLimit(attempt.workspaceId, attempt.endpointId);
     const lane = this.lane(attempt.endpointId);
-    lane.inFlightLimit = rate === null ? ENDPOINT_IN_FLIGHT_CAP : Math.min(ENDPOINT_IN_FLIGHT_CAP, Math.ceil(rate));
+    lane.inFlightLimit = rate === null ? FAST_IN_FLIGHT_CAP : Math.min(ENDPOINT_IN_FLIGHT_CAP, Math.ceil(rate));
     const key = keyOf(attempt);
     if (lane.held.has(key)) return this.checkBackDelay(lane, rate, lane.waiting.length);
     if (lane.waiting.length >= MAX_WAITING) return this.checkBackDelay(lane, rate, lane.waiting.length);
-    // A throttled endpoint's jobs keep at most about a second's worth of slots; a fast unthrottled one's a few more than it has in flight.
-    const holdable = rate === null ? 2 * ENDPOINT_IN_FLIGHT_CAP : lane.inFlightLimit;
+    // As many jobs keep their slot as the lane may have attempts in flight: a throttled endpoint's, about a second's worth.
+    const holdable = lane.inFlightLimit;
     const hold = !this.isSlow(lane) && lane.holders < holdable;
     const entry: Waiting = { attempt };
     lane.held.add(key);
@@ -138,7 +144,7 @@ export class EndpointGate {
 
   /** Starts waiting attempts while the lane has room. */
   private pump(lane: Lane, run: RunAttempt): void {
-    while (lane.inFlight < lane.inFlightLimit && lane.waiting.length > 0) {
+    while (lane.inFlight < this.inFlightCap(lane) && lane.waiting.length > 0) {
       const entry = lane.waiting.shift()!;
       void this.runInLane(lane, entry, run);
     }
@@ -211,6 +217,10 @@ export class EndpointGate {
     return this.attemptTime(lane) > SLOW_ATTEMPT_MS;
   }
 
+  private inFlightCap(lane: Lane): number {
+    return this.isSlow(lane) ? Math.min(lane.inFlightLimit, ENDPOINT_IN_FLIGHT_CAP) : lane.inFlightLimit;
+  }
+
   /** The time an attempt is expected to take: as measured, or as long as the oldest one being sent has taken when longer. */
   private attemptTime(lane: Lane): number {
     const oldest = lane.sendingSince.length > 0 ? Math.min(...lane.sendingSince) : Date.now();
@@ -219,7 +229,7 @@ export class EndpointGate {
 
   /** When the attempt at `position` in the lane should have been made, plus the margin. */
   private checkBackDelay(lane: Lane, rate: number | null, position: number): number {
-    const perSecond = Math.min(rate ?? Infinity, (lane.inFlightLimit * 1000) / this.attemptTime(lane));
+    const perSecond = Math.min(rate ?? Infinity, (this.inFlightCap(lane) * 1000) / this.attemptTime(lane));
     return Math.round((position / perSecond) * 1000) + CHECK_BACK_MARGIN_MS;
   }
 
@@ -234,7 +244,7 @@ export class EndpointGate {
         holders: 0,
         attemptMs: DEFAULT_ATTEMPT_MS,
         turns: Promise.resolve(),
-        inFlightLimit: ENDPOINT_IN_FLIGHT_CAP,
+        inFlightLimit: FAST_IN_FLIGHT_CAP,
       };
       this.lanes.set(endpointId, lane);
     }
