@@ -173,8 +173,10 @@ export class WebhookDeliveriesRepository extends WorkspaceScopedRepository<Webho
          FROM (SELECT DISTINCT ON (id) * FROM jsonb_to_recordset($1::jsonb) AS x(workspace_id uuid, id uuid, attempt int, lease_seconds float8)) x
         WHERE d.workspace_id = x.workspace_id AND d.id = x.id AND d.status = 'Pending' AND d.cycle_attempts = x.attempt - 1
           AND (d.lease_until IS NULL OR d.lease_until < now())
-          AND NOT EXISTS (SELECT 1 FROM webhook_endpoints e JOIN webhook_deliveries p ON p.endpoint_id = e.id AND p.ordering_key = d.ordering_key
-                           WHERE e.id = d.endpoint_id AND e.ordered AND p.status = 'Pending' AND p.seq < d.seq)
+          -- The endpoint's ordered flag first: the earlier-of-its-key lookup runs only for ordered endpoints.
+          AND (d.ordering_key IS NULL OR NOT coalesce((SELECT e.ordered FROM webhook_endpoints e WHERE e.id = d.endpoint_id), false)
+               OR NOT EXISTS (SELECT 1 FROM webhook_deliveries p
+                               WHERE p.endpoint_id = d.endpoint_id AND p.ordering_key = d.ordering_key AND p.status = 'Pending' AND p.seq < d.seq))
         RETURNING d.id, d.workspace_id, d.endpoint_id, d.ordering_key, d.kind, d.target_url, d.payload, x.attempt,
           (SELECT to_jsonb(e) FROM webhook_endpoints e WHERE e.id = d.endpoint_id) AS endpoint`,
       [JSON.stringify(input)],
