@@ -171,7 +171,9 @@ export class WebhookDeliveriesRepository extends WorkspaceScopedRepository<Webho
       // An ordered endpoint's delivery waits while an earlier one of its key is pending (it is queued again when that one ends).
       `UPDATE webhook_deliveries d SET lease_until = now() + make_interval(secs => x.lease_seconds)
          FROM (SELECT DISTINCT ON (id) * FROM jsonb_to_recordset($1::jsonb) AS x(workspace_id uuid, id uuid, attempt int, lease_seconds float8)) x
-        WHERE d.workspace_id = x.workspace_id AND d.id = x.id AND d.status = 'Pending' AND d.cycle_attempts = x.attempt - 1
+        -- Each row by its id: (status = 'Pending') IS TRUE keeps the planner off the (workspace_id, status) index, whose
+        -- scan of every pending delivery of the workspace per row made claims slower as a dead endpoint's backlog grew.
+        WHERE d.workspace_id = x.workspace_id AND d.id = x.id AND (d.status = 'Pending') IS TRUE AND d.cycle_attempts = x.attempt - 1
           AND (d.lease_until IS NULL OR d.lease_until < now())
           -- The endpoint's ordered flag first: the earlier-of-its-key lookup runs only for ordered endpoints.
           AND (d.ordering_key IS NULL OR NOT coalesce((SELECT e.ordered FROM webhook_endpoints e WHERE e.id = d.endpoint_id), false)
