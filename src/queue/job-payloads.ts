@@ -17,8 +17,10 @@ export interface JobPayloads {
   /**
    * `endpointId` (deliveries to an endpoint) lets the worker apply the endpoint's throttle and
    * in-flight cap before touching the row (a `slotAt` that jobs of an earlier version carry is ignored).
+   * `checkBack` marks the job left behind by an attempt that waits in a worker's endpoint lane: it
+   * does nothing when the attempt was made meanwhile.
    */
-  [JobName.DeliverWebhook]: { deliveryId: string; attempt: number; endpointId?: string };
+  [JobName.DeliverWebhook]: { deliveryId: string; attempt: number; endpointId?: string; checkBack?: boolean };
   /**
    * With `media`, the message goes by an uploaded file: the worker puts the provider's id of it in the request.
    * `providerOutcome` is the provider's answer to an earlier attempt that could not record it (the database

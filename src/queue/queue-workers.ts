@@ -52,9 +52,10 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
     const outboxId = (job.data as { outboxId?: string }).outboxId;
     try {
       const result = await handler(job);
-      // The stamp is batched with other jobs'; if it fails, recovery finds the job done in Redis.
+      // The stamp is batched with other jobs' and not waited for: the job's slot is not held for it,
+      // and if it is lost (a crash) or fails, recovery finds the job done in Redis.
       if (outboxId)
-        await this.relay.markCompleted(outboxId).catch((err: unknown) => this.logger.warn({ err }, 'Outbox completion stamp failed'));
+        void this.relay.markCompleted(outboxId).catch((err: unknown) => this.logger.warn({ err }, 'Outbox completion stamp failed'));
       return result;
     } catch (err) {
       if (outboxId && isLastAttempt(job)) await this.relay.markCompleted(outboxId).catch(() => undefined);

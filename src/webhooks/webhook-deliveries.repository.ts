@@ -28,6 +28,7 @@ export interface ClaimedEndpoint {
   url: string;
   headers: Record<string, string>;
   ordered: boolean;
+  rate_limit_per_second: number | null;
   disabled: boolean;
   secret_sealed: string;
   previous_secret_sealed: string | null;
@@ -35,11 +36,15 @@ export interface ClaimedEndpoint {
   failing_since: string | null;
 }
 
-/** An attempt a worker is about to make. */
-export interface AttemptToClaim {
+/** An attempt of a delivery. */
+export interface DeliveryAttempt {
   workspaceId: string;
   id: string;
   attempt: number;
+}
+
+/** An attempt a worker is about to make. */
+export interface AttemptToClaim extends DeliveryAttempt {
   leaseSeconds: number;
 }
 
@@ -166,10 +171,14 @@ export class WebhookDeliveriesRepository extends WorkspaceScopedRepository<Webho
       // An ordered endpoint's delivery waits while an earlier one of its key is pending (it is queued again when that one ends).
       `UPDATE webhook_deliveries d SET lease_until = now() + make_interval(secs => x.lease_seconds)
          FROM (SELECT DISTINCT ON (id) * FROM jsonb_to_recordset($1::jsonb) AS x(workspace_id uuid, id uuid, attempt int, lease_seconds float8)) x
-        WHERE d.workspace_id = x.workspace_id AND d.id = x.id AND d.status = 'Pending' AND d.cycle_attempts = x.attempt - 1
+        -- Each row by its id: (status = 'Pending') IS TRUE keeps the planner off the (workspace_id, status) index, whose
+        -- scan of every pending delivery of the workspace per row made claims slower as a dead endpoint's backlog grew.
+        WHERE d.workspace_id = x.workspace_id AND d.id = x.id AND (d.status = 'Pending') IS TRUE AND d.cycle_attempts = x.attempt - 1
           AND (d.lease_until IS NULL OR d.lease_until < now())
-          AND NOT EXISTS (SELECT 1 FROM webhook_endpoints e JOIN webhook_deliveries p ON p.endpoint_id = e.id AND p.ordering_key = d.ordering_key
-                           WHERE e.id = d.endpoint_id AND e.ordered AND p.status = 'Pending' AND p.seq < d.seq)
+          -- The endpoint's ordered flag first: the earlier-of-its-key lookup runs only for ordered endpoints.
+          AND (d.ordering_key IS NULL OR NOT coalesce((SELECT e.ordered FROM webhook_endpoints e WHERE e.id = d.endpoint_id), false)
+               OR NOT EXISTS (SELECT 1 FROM webhook_deliveries p
+                               WHERE p.endpoint_id = d.endpoint_id AND p.ordering_key = d.ordering_key AND p.status = 'Pending' AND p.seq < d.seq))
         RETURNING d.id, d.workspace_id, d.endpoint_id, d.ordering_key, d.kind, d.target_url, d.payload, x.attempt,
           (SELECT to_jsonb(e) FROM webhook_endpoints e WHERE e.id = d.endpoint_id) AS endpoint`,
       [JSON.stringify(input)],
@@ -182,6 +191,21 @@ export class WebhookDeliveriesRepository extends WorkspaceScopedRepository<Webho
       claimed.delete(item.id);
       return row;
     });
+  }
+
+  /** Whether each attempt is still to be made (its delivery Pending at that attempt), one answer per item in order. */
+  async dueMany(items: readonly DeliveryAttempt[]): Promise<boolean[]> {
+    for (const item of items) this.scope(item.workspaceId);
+    const input = items.map((item) => ({ workspace_id: item.workspaceId, id: item.id, attempt: item.attempt }));
+    const rows = await this.manager.query<Array<{ id: string; attempt: number }>>(
+      `SELECT d.id, x.attempt FROM webhook_deliveries d
+         JOIN jsonb_to_recordset($1::jsonb) AS x(workspace_id uuid, id uuid, attempt int)
+           ON d.workspace_id = x.workspace_id AND d.id = x.id
+        WHERE d.status = 'Pending' AND d.cycle_attempts = x.attempt - 1`,
+      [JSON.stringify(input)],
+    );
+    const due = new Set(rows.map((row) => `${row.id}:${row.attempt}`));
+    return items.map((item) => due.has(`${item.id}:${item.attempt}`));
   }
 
   /**

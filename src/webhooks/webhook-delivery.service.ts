@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { AppConfig } from '../config/app-config.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
-import { Outbox } from '../queue/outbox.service.js';
+import { Outbox, type OutboxEntry } from '../queue/outbox.service.js';
 import { JobName } from '../queue/queue-names.js';
 import { WorkspacesService } from '../workspaces/workspaces.service.js';
 import type { ListWebhookDeliveriesDto } from './dto/webhook-delivery.dto.js';
@@ -11,6 +11,7 @@ import {
   WebhookDeliveriesRepository,
   type AttemptToClaim,
   type ClaimedDelivery,
+  type DeliveryAttempt,
   type EndedAttempt,
 } from './webhook-deliveries.repository.js';
 import type { WebhookDelivery } from './webhook-delivery.entity.js';
@@ -18,7 +19,7 @@ import { WebhookDeliveryStatus } from './webhook-kind.js';
 import { ATTEMPT_TIMEOUT_MS, WebhookSender, type AttemptOutcome } from './webhook-sender.js';
 import { DeliveryInProgress, DeliveryNotFound } from './webhooks.errors.js';
 import type { JobPayloads } from '../queue/job-payloads.js';
-import { EndpointGate, MAX_THROTTLE_WAIT_MS } from './endpoint-gate.js';
+import { EndpointGate, MAX_THROTTLE_WAIT_MS, type EndpointAttempt, type RunAttempt, type Turn } from './endpoint-gate.js';
 import { EndpointHealth } from './endpoint-health.js';
 import { EndpointSecrets } from './endpoint-secrets.js';
 import { assertEventType } from './webhook-event-catalog.js';
@@ -50,6 +51,8 @@ export class WebhookDeliveryService {
   private readonly attemptDuration: Histogram<'kind'>;
   private readonly claims: StatementBatcher<AttemptToClaim, ClaimedDelivery | undefined>;
   private readonly endings: StatementBatcher<EndedAttempt, void>;
+  private readonly checkBacks: StatementBatcher<OutboxEntry, void>;
+  private readonly dueChecks: StatementBatcher<DeliveryAttempt, boolean>;
 
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
@@ -81,43 +84,47 @@ export class WebhookDeliveryService {
       await this.deliveries.recordEndedMany(items);
       return items.map(() => undefined);
     }, batching);
+    this.checkBacks = new StatementBatcher(async (entries) => {
+      await this.outbox.transaction((tx) => tx.enqueue([...entries]));
+      return entries.map(() => undefined);
+    }, batching);
+    this.dueChecks = new StatementBatcher((items) => this.deliveries.dueMany(items), batching);
   }
 
   /**
    * Makes attempt number `attempt` of the current cycle. A job for an attempt that was already
    * made, or that another worker is making, does nothing; one whose worker died mid-attempt takes
    * over once the lease ran out (the receiver may then see the event twice, same `webhook-id`).
-   * A delivery to an endpoint first passes the endpoint's gate (throttle, in-flight cap): when it
-   * may not start yet, the same attempt is queued again for later.
+   * A delivery to an endpoint goes through the endpoint's lane (throttle, in-flight cap); when the
+   * job lets its slot go before the attempt ended, a check-back job is queued for when the attempt
+   * should be long done (see {@link EndpointGate}).
    */
   async attempt(job: DeliverWebhookJob): Promise<void> {
-    const { workspaceId, deliveryId, attempt, endpointId } = job;
+    const { workspaceId, deliveryId, attempt, endpointId, checkBack } = job;
     if (!endpointId) return this.attemptAdmitted(workspaceId, deliveryId, attempt);
-    const admission = await this.gate.admit(workspaceId, endpointId);
-    if (!admission.admitted) {
-      const runAt = new Date(Date.now() + admission.retryInMs);
-      const payload = { deliveryId, attempt, endpointId };
-      await this.outbox.transaction((tx) => tx.enqueue([{ jobName: JobName.DeliverWebhook, workspaceId, runAt, payload }]));
+    const endpointAttempt: EndpointAttempt = { workspaceId, deliveryId, attempt, endpointId };
+    // A check-back finds its attempt made (nothing to do), waiting here (armed again), or never made (its worker died).
+    if (checkBack && !this.gate.holds(endpointAttempt) && !(await this.dueChecks.add({ workspaceId, id: deliveryId, attempt }))) {
       return;
     }
-    try {
-      await this.attemptAdmitted(workspaceId, deliveryId, attempt, admission.start);
-    } finally {
-      admission.release();
-    }
+    const checkBackInMs = await this.gate.submit(endpointAttempt, this.runEndpointAttempt);
+    if (checkBackInMs === undefined) return;
+    await this.checkBacks.add({
+      jobName: JobName.DeliverWebhook,
+      workspaceId,
+      runAt: new Date(Date.now() + checkBackInMs),
+      payload: { deliveryId, attempt, endpointId, checkBack: true },
+    });
   }
 
-  private async attemptAdmitted(
-    workspaceId: string,
-    deliveryId: string,
-    attempt: number,
-    beforeSending?: () => Promise<boolean>,
-  ): Promise<void> {
-    const claimed = await this.claim(workspaceId, deliveryId, attempt, beforeSending ? ENDPOINT_LEASE_MS : LEASE_MS);
+  private readonly runEndpointAttempt: RunAttempt = (a, turn) => this.attemptAdmitted(a.workspaceId, a.deliveryId, a.attempt, turn);
+
+  private async attemptAdmitted(workspaceId: string, deliveryId: string, attempt: number, turn?: Turn): Promise<void> {
+    const claimed = await this.claim(workspaceId, deliveryId, attempt, turn ? ENDPOINT_LEASE_MS : LEASE_MS);
     if (!claimed) return;
     // After a wait for the throttle, the delivery may have been stopped meanwhile (its endpoint deleted or disabled).
-    const waited = (await beforeSending?.()) ?? false;
-    if (waited && !(await this.deliveries.exists(workspaceId, { id: claimed.id, status: WebhookDeliveryStatus.Pending }))) return;
+    const stillPending = () => this.deliveries.exists(workspaceId, { id: claimed.id, status: WebhookDeliveryStatus.Pending });
+    if (turn && !(await turn(claimed.endpoint?.rate_limit_per_second ?? null, stillPending))) return;
     const stopTimer = this.attemptDuration.startTimer({ kind: claimed.kind });
     const outcome = await this.send(claimed);
     stopTimer();

@@ -8,7 +8,8 @@ import { WebhookDeliveryService } from './webhook-delivery.service.js';
 export class WebhooksProcessor {
   constructor(private readonly deliveries: WebhookDeliveryService) {}
 
-  @JobHandler(JobName.DeliverWebhook, { concurrency: 64 })
+  /** An attempt is mostly waiting (its claim, the receiver, its record): more at once make larger statement batches. */
+  @JobHandler(JobName.DeliverWebhook, { concurrency: 128 })
   deliver(job: JobOf<JobName.DeliverWebhook>): Promise<void> {
     return this.deliveries.attempt(job.data);
   }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
+import { createServer as createTcpServer, type Socket } from 'node:net';
 import { hostname } from 'node:os';
 import { after, before, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
@@ -426,6 +427,40 @@ describeWithApp(
       assert.deepEqual(ids.filter((id) => id === second).length, 2);
       assert.equal((await fx.a.api.post(`/v1/webhook-endpoints/${endpoint.id}/recover`, { since: 'yesterday' })).status, 400);
       await fx.a.api.delete(`/v1/webhook-endpoints/${endpoint.id}`);
+    });
+
+    it('keeps delivering to a live endpoint while six receivers never answer', async () => {
+      // Six black holes: every attempt to them waits out its 10 s deadline. Jobs holding their slots for that long
+      // (twelve per endpoint) would take every one of the worker's; the live endpoint must not wait for them.
+      const sockets = new Set<Socket>();
+      const hole = createTcpServer((socket) => {
+        sockets.add(socket);
+        socket.on('error', () => undefined);
+        socket.resume();
+      });
+      await new Promise<void>((resolve) => hole.listen(0, '127.0.0.1', resolve));
+      const holeUrl = `http://127.0.0.1:${(hole.address() as { port: number }).port}/never`;
+      const only = { eventTypes: ['conversation.tags_changed'] };
+      const holes = [];
+      for (let i = 0; i < 6; i++) holes.push(await createEndpoint(fx.a, { url: holeUrl, ...only }));
+      const live = await createEndpoint(fx.a, { url: receiver.url('/beside-holes'), ...only });
+      try {
+        for (const endpoint of holes) {
+          await Promise.all(
+            Array.from({ length: 20 }, () => fx.a.api.post(`/v1/webhook-endpoints/${endpoint.id}/test`, { eventType: 'contact.created' })),
+          );
+        }
+        const sentAt = Date.now();
+        for (let i = 0; i < 10; i++) await fx.a.api.post(`/v1/webhook-endpoints/${live.id}/test`, { eventType: 'contact.created' });
+        await waitFor(async () => receiver.at('/beside-holes').length === 10, 20_000, "the live endpoint's ten events");
+        const tookMs = Date.now() - sentAt;
+        assert.ok(tookMs < 5_000, `the live endpoint's events took ${tookMs} ms beside the black holes`);
+      } finally {
+        for (const endpoint of holes) await fx.a.api.delete(`/v1/webhook-endpoints/${endpoint.id}`);
+        await fx.a.api.delete(`/v1/webhook-endpoints/${live.id}`);
+        for (const socket of sockets) socket.destroy();
+        hole.close();
+      }
     });
 
     it('cancels the pending deliveries of a deleted endpoint and keeps its log', async () => {

@@ -77,6 +77,41 @@ describeWithApp(
       assert.ok(got.length >= 2, `received ${got.length} times`);
       assert.ok(got.every((r) => r.headers['webhook-id'] === id));
     });
+
+    it("delivers a throttled endpoint's backlog after the worker holding it in memory was killed", async () => {
+      // Only the worker started here runs: nobody else takes over its jobs.
+      if (worker && worker.exitCode === null && worker.signalCode === null) {
+        const exited = new Promise((resolve) => worker!.once('exit', resolve));
+        worker.kill('SIGKILL');
+        await exited;
+      }
+      const created = await fx.a.api.post('/v1/webhook-endpoints', {
+        url: fx.receiver.url('/lane'),
+        rateLimitPerSecond: 2,
+        eventTypes: ['conversation.tags_changed'],
+      });
+      assert.equal(created.status, 200, created.text);
+      const ids: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        const sent = await fx.a.api.post(`/v1/webhook-endpoints/${created.body.id}/test`, { eventType: 'contact.created' });
+        assert.equal(sent.status, 200, sent.text);
+        ids.push(sent.body.id as string);
+      }
+      worker = startWorker();
+      // Two a second: most of the twelve wait in the worker's lane for their turn when it dies.
+      await waitFor(async () => fx.receiver.at('/lane').length >= 2, 20_000, 'the first attempts');
+      worker.kill('SIGKILL');
+      await new Promise((resolve) => worker!.once('exit', resolve));
+      assert.ok(fx.receiver.at('/lane').length < ids.length, 'some were still waiting');
+      worker = startWorker();
+      await allSettled(fx.a, ids, 90_000);
+      const received = new Set(fx.receiver.at('/lane').map((r) => String(r.headers['webhook-id'])));
+      assert.deepEqual(
+        ids.filter((id) => !received.has(id)),
+        [],
+        'every event reached the receiver',
+      );
+    });
   },
 );
 
