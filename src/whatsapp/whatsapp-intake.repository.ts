@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { Repository } from 'typeorm';
+import type { EntityManager, Repository } from 'typeorm';
 import { newId } from '../common/id.js';
 import { deleteBatch } from '../database/sql-helpers.js';
 import { WhatsAppIntakeRow } from './whatsapp-intake.entity.js';
@@ -57,8 +57,9 @@ export class WhatsAppIntakeRepository {
     return rows;
   }
 
-  async markProcessed(ids: string[]): Promise<void> {
-    await this.manager.query(`UPDATE whatsapp_intake SET processed_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[])`, [ids]);
+  /** In `manager`'s transaction when given (rows recorded in it). */
+  async markProcessed(ids: string[], manager: EntityManager = this.manager): Promise<void> {
+    await manager.query(`UPDATE whatsapp_intake SET processed_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[])`, [ids]);
   }
 
   /** Done with the row, keeping why it could not be processed. */
