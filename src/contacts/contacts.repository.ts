@@ -135,8 +135,9 @@ export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
 
   /** Every contact of the workspace that one of these senders' ids points at, in one query (see {@link whatsAppMatchesAmong}). */
   async findWhatsAppCandidates(workspaceId: string, senders: readonly WhatsAppIds[]): Promise<Contact[]> {
-    const values = (pick: (ids: WhatsAppIds) => string | null | undefined) =>
-      [...new Set(senders.map(pick).filter((v): v is string => !!v))];
+    const values = (pick: (ids: WhatsAppIds) => string | null | undefined) => [
+      ...new Set(senders.map(pick).filter((v): v is string => !!v)),
+    ];
     const [phones, userIds, parentUserIds] = [values((s) => s.phoneNumber), values((s) => s.userId), values((s) => s.parentUserId)];
     if (phones.length + userIds.length + parentUserIds.length === 0) return [];
     return this.queryBuilder(workspaceId, 'c')

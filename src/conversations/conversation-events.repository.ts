@@ -217,7 +217,8 @@ export class ConversationEventsRepository extends WorkspaceScopedRepository<Conv
   async insertMany(workspaceId: string, events: ConversationEvent[]): Promise<void> {
     if (events.length === 0) return;
     this.scope(workspaceId);
-    if (events.some((event) => event.workspaceId !== workspaceId)) throw new MissingWorkspaceError('ConversationEvent of another workspace');
+    if (events.some((event) => event.workspaceId !== workspaceId))
+      throw new MissingWorkspaceError('ConversationEvent of another workspace');
     await this.repository.insert(events as never);
   }
 

@@ -131,19 +131,15 @@ export class ConversationsRepository extends WorkspaceScopedRepository<Conversat
         count: 's.count',
       },
     );
-    await this.sql(
-      workspaceId,
-      sql,
-      [
-        stamps.map((s) => s.conversationId),
-        stamps.map((s) => s.last.creationTime),
-        stamps.map((s) => s.last.sourceType),
-        stamps.map((s) => s.last.direction),
-        stamps.map((s) => s.last.status),
-        stamps.map((s) => lastEventPreview(s.last.body)),
-        stamps.map((s) => s.count),
-      ],
-    );
+    await this.sql(workspaceId, sql, [
+      stamps.map((s) => s.conversationId),
+      stamps.map((s) => s.last.creationTime),
+      stamps.map((s) => s.last.sourceType),
+      stamps.map((s) => s.last.direction),
+      stamps.map((s) => s.last.status),
+      stamps.map((s) => lastEventPreview(s.last.body)),
+      stamps.map((s) => s.count),
+    ]);
   }
 
   /** The open conversations of these contacts on a channel: conversation id by contact id. */

@@ -86,7 +86,10 @@ export class ConversationsService {
     const refs = new Map<string, ConversationRef>();
     for (const contactId of new Set(contactIds)) {
       const id = found.get(contactId);
-      refs.set(contactId, id ? { id, workspaceId, channelId, contactId } : await this.findOrOpenRef(manager, workspaceId, channelId, contactId));
+      refs.set(
+        contactId,
+        id ? { id, workspaceId, channelId, contactId } : await this.findOrOpenRef(manager, workspaceId, channelId, contactId),
+      );
     }
     return refs;
   }

@@ -121,7 +121,7 @@ export class InboundService {
     const webhooks: WebhookEvent[] = [];
     const downloads: OutboxEntry[] = [];
     for (const { id, message, content, conversation, input } of recorded) {
-      const creationTime = input.creationTime!;
+      const creationTime = input.creationTime;
       // A stop or start word: once per message, as the message is recorded once.
       const consent = message.type === 'text' ? await keywordIn(message.text) : null;
       if (consent) {

@@ -168,7 +168,7 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
   /** The rows in order: each run of rows carrying only messages in one transaction, other rows one by one. */
   private async processRows(rows: ClaimedRow[]): Promise<void> {
     const read = rows.map((row) => ({ row, messages: messagesOnly(row) }));
-    for (let start = 0; start < read.length; ) {
+    for (let start = 0; start < read.length;) {
       const batch = !!read[start].messages;
       let end = start + 1;
       while (end < read.length && !!read[end].messages === batch) end++;
@@ -194,7 +194,8 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
     }
     try {
       await this.outbox.transaction(async (tx) => {
-        for (const { workspaceId, channelId, messages } of channels.values()) await this.inbound.receiveMany(tx, workspaceId, channelId, messages);
+        for (const { workspaceId, channelId, messages } of channels.values())
+          await this.inbound.receiveMany(tx, workspaceId, channelId, messages);
         await this.intake.markProcessed(
           rows.map(({ row }) => row.id),
           tx.manager,

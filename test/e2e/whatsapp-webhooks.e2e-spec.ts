@@ -140,11 +140,22 @@ describeWithApp(
         headers: { 'content-type': 'application/json', 'x-hub-signature-256': 'sha256=00ff' },
       });
       assert.equal(bad.status, 401);
+      assert.equal(bad.body.error.code, 'WhatsApp:InvalidSignature');
+      // Answered by Fastify directly: the pipeline's answers are kept (404 for an id that names no channel, the error envelope).
+      for (const channelId of ['not-a-uuid', '0190b4a4-0000-7000-8000-000000000000']) {
+        const unknown = await fx.t.http.request('POST', `/v1/whatsapp/webhooks/${channelId}`, {
+          body,
+          headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
+        });
+        assert.equal(unknown.status, 404, unknown.text);
+        assert.match(unknown.body.error.code, /^Channels:/);
+      }
       const good = await fx.t.http.request('POST', `/v1/whatsapp/webhooks/${cloud.id}`, {
         body,
         headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
       });
       assert.equal(good.status, 200, good.text);
+      assert.deepEqual(good.body, { received: true });
       const again = await fx.t.http.request('POST', `/v1/whatsapp/webhooks/${cloud.id}`, {
         body,
         headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
