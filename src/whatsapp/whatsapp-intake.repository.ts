@@ -43,18 +43,20 @@ export class WhatsAppIntakeRepository {
     );
   }
 
-  /** Claims up to `limit` rows nobody holds, oldest first, for `leaseSeconds`. */
+  /** Claims up to `limit` rows nobody holds, oldest first, for `leaseSeconds`; in the order they came. */
   async claimUnscoped(limit: number, leaseSeconds: number): Promise<ClaimedRow[]> {
-    // An UPDATE answers [rows, count].
-    const [rows] = await this.manager.query<[ClaimedRow[], number]>(
-      `UPDATE whatsapp_intake SET claimed_until = now() + make_interval(secs => $2), attempts = attempts + 1
-        WHERE id IN (SELECT id FROM whatsapp_intake
-                      WHERE processed_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
-                      ORDER BY received_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-        RETURNING id, workspace_id, channel_id, body, attempts`,
+    // RETURNING keeps no order of its own: the claimed rows are sorted after.
+    return this.manager.query<ClaimedRow[]>(
+      `WITH claimed AS (
+         UPDATE whatsapp_intake SET claimed_until = now() + make_interval(secs => $2), attempts = attempts + 1
+          WHERE id IN (SELECT id FROM whatsapp_intake
+                        WHERE processed_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
+                        ORDER BY received_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+          RETURNING id, workspace_id, channel_id, body, attempts, received_at
+       )
+       SELECT id, workspace_id, channel_id, body, attempts FROM claimed ORDER BY received_at, id`,
       [limit, leaseSeconds],
     );
-    return rows;
   }
 
   /** In `manager`'s transaction when given (rows recorded in it). */
