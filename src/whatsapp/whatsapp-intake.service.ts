@@ -25,8 +25,14 @@ const CLAIM_BATCH = 200;
 const ONE_BY_ONE_CONCURRENCY = 16;
 /** How long a claim holds a row: a worker that died has its rows claimed again after this. */
 const LEASE_SECONDS = 120;
-/** How often an idle lane looks for rows (written by another process; this process's writes wake it at once). */
-const IDLE_POLL_MS = 200;
+/**
+ * How often an idle lane looks for rows (written by another process; this process's writes wake it
+ * at once). Often, so that under a steady load each round is small and the work (and the webhooks
+ * it sends) comes evenly: at 200 ms, rounds of a hundred notifications came in bursts that held
+ * the edge's answers back (p99 120-290 ms at 500/s on the bench machine, 45 ms at 20 ms). An
+ * empty claim is one indexed statement.
+ */
+const IDLE_POLL_MS = 20;
 /** A row whose processing failed this many times is given up (as a Bull job was after its attempts). */
 const MAX_ATTEMPTS = 5;
 
