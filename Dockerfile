@@ -18,5 +18,5 @@ RUN mkdir -p /data/storage && chown node:node /data/storage
 ENV STORAGE_DIR=/data/storage
 USER node
 EXPOSE 3000
-ENV HEAP_LIMIT_MB=256
-CMD ["sh", "-c", "exec node --max-old-space-size=$HEAP_LIMIT_MB dist/src/main.js"]
+ENV HEAP_LIMIT_MB=256 SEMI_SPACE_MB=8
+CMD ["sh", "-c", "exec node --max-old-space-size=$HEAP_LIMIT_MB --max-semi-space-size=$SEMI_SPACE_MB dist/src/main.js"]

@@ -51,7 +51,7 @@ export async function startContext(): Promise<BenchContext> {
     WHATSAPP_GRAPH_URL: cloudApi.url,
   };
   // As `npm run start:prod` runs it.
-  const nodeArgs = [`--max-old-space-size=${process.env.HEAP_LIMIT_MB ?? 256}`];
+  const nodeArgs = [`--max-old-space-size=${process.env.HEAP_LIMIT_MB ?? 256}`, `--max-semi-space-size=${process.env.SEMI_SPACE_MB ?? 8}`];
   // BENCH_API_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) to look inside the API.
   const apiArgs = [...nodeArgs, ...(process.env.BENCH_API_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
   // BENCH_WORKER_NODE_ARGS, the same for every scenario's worker process.

@@ -15,6 +15,7 @@ import { ensureDatabase } from './database/ensure-database.js';
 import { runMigrations } from './database/run-migrations.js';
 import { registerHttpMetrics } from './metrics/http-metrics.hook.js';
 import { registerLiveness } from './health/liveness.js';
+import { registerWhatsAppWebhookRoute } from './whatsapp/whatsapp-webhook-route.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { echoRequestId, requestIdOf } from './logging/request-id.js';
 import { MULTIPART_OPTIONS } from './support/multipart-file.js';
@@ -64,6 +65,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
   refuseUnsafeInput(app);
   enableCors(app, config.corsOrigins);
   registerLiveness(app);
+  // Preview builds the module graph only: no service to answer with.
+  if (!options.preview) registerWhatsAppWebhookRoute(app);
   closeConnectionsWhenClosing(app);
   if (!options.preview) {
     registerHttpMetrics(app);

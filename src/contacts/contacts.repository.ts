@@ -38,6 +38,18 @@ export interface WhatsAppIds {
   parentUserId?: string | null;
 }
 
+/** Among `found`, the contact with the sender's number, and the one with its BSUID (else its parent BSUID). They may be the same contact. */
+export function whatsAppMatchesAmong(found: readonly Contact[], ids: WhatsAppIds): { byPhone: Contact | null; byUser: Contact | null } {
+  const { phoneNumber, userId, parentUserId } = ids;
+  return {
+    byPhone: (phoneNumber && found.find((c) => c.phoneNumber === phoneNumber)) || null,
+    byUser:
+      (userId && found.find((c) => c.whatsAppUserId === userId)) ||
+      (parentUserId && found.find((c) => c.whatsAppParentUserId === parentUserId)) ||
+      null,
+  };
+}
+
 /** A contact a vCard describes, for {@link ContactsRepository.insertManyWhereNumberFree}. */
 export type ImportedContact = Pick<Contact, 'name' | 'phoneNumber' | 'email' | 'company' | 'position'>;
 
@@ -118,24 +130,25 @@ export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
    * number, and the one with the BSUID (else the parent BSUID). They may be the same contact.
    */
   async findWhatsAppMatches(workspaceId: string, ids: WhatsAppIds): Promise<{ byPhone: Contact | null; byUser: Contact | null }> {
-    const { phoneNumber, userId, parentUserId } = ids;
-    if (!phoneNumber && !userId && !parentUserId) return { byPhone: null, byUser: null };
-    const found = await this.queryBuilder(workspaceId, 'c')
+    return whatsAppMatchesAmong(await this.findWhatsAppCandidates(workspaceId, [ids]), ids);
+  }
+
+  /** Every contact of the workspace that one of these senders' ids points at, in one query (see {@link whatsAppMatchesAmong}). */
+  async findWhatsAppCandidates(workspaceId: string, senders: readonly WhatsAppIds[]): Promise<Contact[]> {
+    const values = (pick: (ids: WhatsAppIds) => string | null | undefined) => [
+      ...new Set(senders.map(pick).filter((v): v is string => !!v)),
+    ];
+    const [phones, userIds, parentUserIds] = [values((s) => s.phoneNumber), values((s) => s.userId), values((s) => s.parentUserId)];
+    if (phones.length + userIds.length + parentUserIds.length === 0) return [];
+    return this.queryBuilder(workspaceId, 'c')
       .andWhere(
         new Brackets((w) => {
-          if (phoneNumber) w.orWhere('c.phone_number = :phoneNumber', { phoneNumber });
-          if (userId) w.orWhere('c.whats_app_user_id = :userId', { userId });
-          if (parentUserId) w.orWhere('c.whats_app_parent_user_id = :parentUserId', { parentUserId });
+          if (phones.length) w.orWhere('c.phone_number = ANY(:phones)', { phones });
+          if (userIds.length) w.orWhere('c.whats_app_user_id = ANY(:userIds)', { userIds });
+          if (parentUserIds.length) w.orWhere('c.whats_app_parent_user_id = ANY(:parentUserIds)', { parentUserIds });
         }),
       )
       .getMany();
-    return {
-      byPhone: (phoneNumber && found.find((c) => c.phoneNumber === phoneNumber)) || null,
-      byUser:
-        (userId && found.find((c) => c.whatsAppUserId === userId)) ||
-        (parentUserId && found.find((c) => c.whatsAppParentUserId === parentUserId)) ||
-        null,
-    };
   }
 
   /**

@@ -121,6 +121,11 @@ export class ContactsService {
     return this.contacts.withManager(manager).findWhatsAppMatches(workspaceId, ids);
   }
 
+  /** The contacts these senders' ids point at, in one read, for {@link whatsAppMatchesAmong}. */
+  findWhatsAppCandidates(manager: EntityManager, workspaceId: string, senders: readonly WhatsAppIds[]): Promise<Contact[]> {
+    return this.contacts.withManager(manager).findWhatsAppCandidates(workspaceId, senders);
+  }
+
   /** Serialises the caller's transaction with every other one creating, completing or merging contacts of these ids. */
   lockWhatsApp(manager: EntityManager, workspaceId: string, ids: WhatsAppIds): Promise<void> {
     return this.contacts.withManager(manager).lockWhatsAppIds(workspaceId, ids);

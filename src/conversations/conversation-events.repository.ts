@@ -190,6 +190,38 @@ export class ConversationEventsRepository extends WorkspaceScopedRepository<Conv
     await this.manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${channelId}:${sourceId}`]);
   }
 
+  /** {@link lockSource} for many messages of a channel in one statement, taken in one order (two batches never wait on each other in a circle). */
+  async lockSources(channelId: string, sourceIds: readonly string[]): Promise<void> {
+    if (sourceIds.length === 0) return;
+    await this.manager.query('SELECT pg_advisory_xact_lock(hashtext(k)) FROM (SELECT k FROM unnest($1::text[]) AS k ORDER BY k) AS s', [
+      [...new Set(sourceIds.map((id) => `${channelId}:${id}`))],
+    ]);
+  }
+
+  /** The events standing for these provider messages (id, body and provider id), by provider id. */
+  async findBySources(
+    workspaceId: string,
+    sourceType: EventSourceType,
+    sourceIds: readonly string[],
+  ): Promise<Map<string, Pick<ConversationEvent, 'id' | 'body'>>> {
+    if (sourceIds.length === 0) return new Map();
+    const rows = await this.sql<{ id: string; body: string | null; source_id: string }>(
+      workspaceId,
+      'SELECT id, body, source_id FROM conversation_events WHERE workspace_id = $1 AND source_type = $2 AND source_id = ANY($3::varchar[])',
+      [sourceType, [...new Set(sourceIds)]],
+    );
+    return new Map(rows.map((row) => [row.source_id, { id: row.id, body: row.body }]));
+  }
+
+  /** Inserts new events of the workspace in one statement. */
+  async insertMany(workspaceId: string, events: ConversationEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    this.scope(workspaceId);
+    if (events.some((event) => event.workspaceId !== workspaceId))
+      throw new MissingWorkspaceError('ConversationEvent of another workspace');
+    await this.repository.insert(events as never);
+  }
+
   /** Did the contact send a WhatsApp message on the channel after `since`? */
   async hasInboundWhatsAppSince(workspaceId: string, channelId: string, contactId: string, since: Date): Promise<boolean> {
     return this.hasInboundWhatsAppFrom(workspaceId, channelId, { contactId }, since);

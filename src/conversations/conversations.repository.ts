@@ -30,7 +30,7 @@ export function lastEventPreview(body: string | null | undefined): string | null
  *   is still its last (`occurredAt` is the event's creation time).
  */
 export type LastEventChange =
-  | { change: 'recorded'; occurredAt: string; sourceType: string; direction: string; status: string; previewBody: string }
+  | { change: 'recorded'; occurredAt: string; sourceType: string; direction: string; status: string; previewBody: string; count?: string }
   | { change: 'status-changed'; occurredAt: string; status: string };
 
 /**
@@ -45,7 +45,7 @@ export function lastEventUpdateSql(conversation: { workspaceId: string; id: stri
     set.change === 'recorded'
       ? `last_activity_at = ${set.occurredAt}, last_event_source_type = ${set.sourceType}, last_event_direction = ${set.direction}, ` +
         `last_event_status = ${set.status}, last_event_preview_body = ${set.previewBody}, last_event_occurred_at = ${set.occurredAt}, ` +
-        'last_events_count = v.last_events_count + 1'
+        `last_events_count = v.last_events_count + ${set.count ?? 1}`
       : `last_event_status = ${set.status}`;
   const stillLast = set.change === 'status-changed' ? ` AND v.last_event_occurred_at = ${set.occurredAt}` : '';
   return (
@@ -108,6 +108,49 @@ export class ConversationsRepository extends WorkspaceScopedRepository<Conversat
       event.status,
       lastEventPreview(event.body),
     ]);
+  }
+
+  /**
+   * {@link stampLastEvent} for many conversations in one statement: each takes its `last` event
+   * and counts `count` more events.
+   */
+  async stampLastEvents(workspaceId: string, stamps: Array<{ conversationId: string; last: LastEvent; count: number }>): Promise<void> {
+    if (stamps.length === 0) return;
+    const stamp =
+      'unnest($2::uuid[], $3::timestamptz[], $4::smallint[], $5::smallint[], $6::varchar[], $7::text[], $8::int[])' +
+      ' AS s(id, at, source_type, direction, status, preview, count)';
+    const sql = lastEventUpdateSql(
+      { workspaceId: '$1', id: 's.id', from: stamp },
+      {
+        change: 'recorded',
+        occurredAt: 's.at',
+        sourceType: 's.source_type',
+        direction: 's.direction',
+        status: 's.status',
+        previewBody: 's.preview',
+        count: 's.count',
+      },
+    );
+    await this.sql(workspaceId, sql, [
+      stamps.map((s) => s.conversationId),
+      stamps.map((s) => s.last.creationTime),
+      stamps.map((s) => s.last.sourceType),
+      stamps.map((s) => s.last.direction),
+      stamps.map((s) => s.last.status),
+      stamps.map((s) => lastEventPreview(s.last.body)),
+      stamps.map((s) => s.count),
+    ]);
+  }
+
+  /** The open conversations of these contacts on a channel: conversation id by contact id. */
+  async findOpenIds(workspaceId: string, channelId: string, contactIds: readonly string[]): Promise<Map<string, string>> {
+    if (contactIds.length === 0) return new Map();
+    const rows = await this.sql<{ id: string; contact_id: string }>(
+      workspaceId,
+      'SELECT id, contact_id FROM conversations WHERE workspace_id = $1 AND channel_id = $2 AND status = $3 AND contact_id = ANY($4::uuid[])',
+      [channelId, ConversationStatus.Open, [...new Set(contactIds)]],
+    );
+    return new Map(rows.map((row) => [row.contact_id, row.id]));
   }
 
   /** A page of a channel's conversations matching the list filters, newest activity first unless `query.sorting` says otherwise. */

@@ -75,6 +75,25 @@ export class ConversationsService {
     return { id, workspaceId, channelId, contactId };
   }
 
+  /** {@link findOrOpenRef} for many contacts on a channel: one read, and a conversation opened for each contact without one. */
+  async findOrOpenRefs(
+    manager: EntityManager,
+    workspaceId: string,
+    channelId: string,
+    contactIds: readonly string[],
+  ): Promise<Map<string, ConversationRef>> {
+    const found = await this.conversations.withManager(manager).findOpenIds(workspaceId, channelId, contactIds);
+    const refs = new Map<string, ConversationRef>();
+    for (const contactId of new Set(contactIds)) {
+      const id = found.get(contactId);
+      refs.set(
+        contactId,
+        id ? { id, workspaceId, channelId, contactId } : await this.findOrOpenRef(manager, workspaceId, channelId, contactId),
+      );
+    }
+    return refs;
+  }
+
   /**
    * Hands a contact's conversations and their timeline to another contact, in the caller's
    * transaction (a merge of two contacts). Returns what moved.

@@ -45,6 +45,37 @@ export class TimelineService {
   }
 
   /**
+   * {@link record} for many events in the caller's transaction, in two statements: the events, in
+   * the order given, then each conversation's last-event fields (its last event of the list) and count.
+   */
+  async recordMany(
+    manager: EntityManager,
+    entries: Array<{ id: string; conversation: ConversationRef; input: NewConversationEvent }>,
+  ): Promise<ConversationEvent[]> {
+    if (entries.length === 0) return [];
+    const workspaceId = entries[0].conversation.workspaceId;
+    const events = this.events.withManager(manager);
+    const recorded = entries.map(({ id, conversation, input }) =>
+      events.create(conversation.workspaceId, {
+        ...input,
+        id,
+        conversationId: conversation.id,
+        contactId: conversation.contactId,
+        channelId: conversation.channelId,
+        creationTime: input.creationTime ?? new Date(),
+      }),
+    );
+    await events.insertMany(workspaceId, recorded);
+    const stamps = new Map<string, { conversationId: string; last: ConversationEvent; count: number }>();
+    for (const event of recorded) {
+      const stamp = stamps.get(event.conversationId);
+      stamps.set(event.conversationId, { conversationId: event.conversationId, last: event, count: (stamp?.count ?? 0) + 1 });
+    }
+    await this.conversations.withManager(manager).stampLastEvents(workspaceId, [...stamps.values()]);
+    return recorded;
+  }
+
+  /**
    * {@link record} in one statement for the usual case: the contact (by number) has an open
    * conversation on the channel and, when `target.inboundSince` is set, wrote on it since then.
    * The event's job is written in the same statement. Writes nothing and returns undefined

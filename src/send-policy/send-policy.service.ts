@@ -76,6 +76,16 @@ export class SendPolicyService {
     return keywordConsent(text, view(await this.policies.withManager(manager).ofWorkspace(workspaceId)));
   }
 
+  /** {@link keywordIn} for many texts of one workspace: its words are read once, when a first text may be one. */
+  keywordsOf(manager: EntityManager, workspaceId: string): (text: string | undefined) => Promise<'OptedOut' | 'OptedIn' | null> {
+    let policy: Promise<SendPolicyDto> | undefined;
+    return async (text) => {
+      if (!mayBeKeyword(text)) return null;
+      policy ??= this.policies.withManager(manager).ofWorkspace(workspaceId).then(view);
+      return keywordConsent(text, await policy);
+    };
+  }
+
   /** The zone setting checked: a known zone, and a property of the workspace that can hold a zone name. */
   private async checkedTimeZone(workspaceId: string, input: TimeZonePolicyInput): Promise<TimeZonePolicy> {
     const zone = input.default ?? DEFAULT_TIME_ZONE_POLICY.default;

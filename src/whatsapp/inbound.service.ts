@@ -1,6 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import type { Channel } from '../channels/channel.entity.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { newId } from '../common/id.js';
 import { TimestampFormat } from '../common/time/timestamp-format.js';
@@ -8,19 +6,19 @@ import { ConversationEventsRepository } from '../conversations/conversation-even
 import { EventDirection, EventSourceType } from '../conversations/conversation-enums.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
 import { TimelineService } from '../conversations/timeline.service.js';
-import { Outbox, type OutboxTransaction } from '../queue/outbox.service.js';
+import { Outbox, type OutboxEntry, type OutboxTransaction } from '../queue/outbox.service.js';
 import { JobName } from '../queue/queue-names.js';
 import { MediaStorage } from '../storage/media-storage.js';
 import { MediaNotFound } from '../storage/storage.errors.js';
 import { WebhookKind } from '../webhooks/webhook-kind.js';
-import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
+import { WebhookPublisher, type WebhookEvent } from '../webhooks/webhook-publisher.js';
 import { inboundContent, type InboundContent } from './inbound-content.js';
 import { isMediaKind, type InboundMessage } from './inbound-message.js';
-import { messageWebhookPayload } from './message-webhook.js';
+import { messageWebhookPayload, type WhatsAppMessageWebhookPayload } from './message-webhook.js';
 import { userPreferencesNotification } from './cloud-webhook.js';
 import { InvalidSandboxMessage, NotASandboxChannel } from './whatsapp.errors.js';
 import { WhatsAppContactsService } from './whatsapp-contacts.service.js';
-import { ContactsService } from '../contacts/contacts.service.js';
+import { ContactsService, type WhatsAppIdentity } from '../contacts/contacts.service.js';
 import { SendPolicyService } from '../send-policy/send-policy.service.js';
 
 export type { InboundMessage } from './inbound-message.js';
@@ -49,123 +47,113 @@ export class InboundService {
   ) {}
 
   async receive(workspaceId: string, channelId: string, message: InboundMessage): Promise<void> {
-    if (!message.fromNumber && !message.fromUserId && !message.fromParentUserId) {
+    await this.outbox.transaction((tx) => this.receiveMany(tx, workspaceId, channelId, [message]));
+  }
+
+  /**
+   * Records messages of one channel, in order, in the caller's transaction, with a few statements
+   * for all of them rather than a few per message: their provider ids locked and those recorded
+   * before left out, the senders, their open conversations, the events (and the conversations'
+   * last-event fields), the consent words, then the webhooks and the downloads of files still at
+   * the provider.
+   */
+  async receiveMany(tx: OutboxTransaction, workspaceId: string, channelId: string, messages: readonly InboundMessage[]): Promise<void> {
+    const named = messages.filter((message) => {
+      if (message.fromNumber || message.fromUserId || message.fromParentUserId) return true;
       // Nobody to record it for; trying again cannot help.
       this.logger.warn(`WhatsApp message ${message.providerMessageId} names no sender: ignored`);
-      return;
-    }
+      return false;
+    });
+    if (named.length === 0) return;
+    const { manager } = tx;
     const channel = await this.channels.getRecent(workspaceId, channelId, 'whatsapp');
-    const mediaFileId = message.media?.mediaFileId;
-    const stored = mediaFileId ? await this.storage.findById(workspaceId, mediaFileId) : null;
-    await this.outbox.transaction(async (tx) => {
-      const { manager } = tx;
-      const events = this.events.withManager(manager);
-      // Serialise on the message id so a redelivered webhook cannot record the message twice.
-      await events.lockSource(channelId, message.providerMessageId);
-      if (await events.exists(workspaceId, { sourceType: EventSourceType.WhatsApp, sourceId: message.providerMessageId })) return;
-      const contact = await this.sender(manager, workspaceId, message);
-      const conversation = await this.conversations.findOrOpenRef(manager, workspaceId, channel.id, contact.id);
-      const reacted = message.reaction?.messageId
-        ? await events.findBySource(workspaceId, EventSourceType.WhatsApp, message.reaction.messageId)
-        : null;
+    const events = this.events.withManager(manager);
+    // Serialise on the message ids so a redelivered webhook cannot record a message twice.
+    const ids = named.map((message) => message.providerMessageId);
+    await events.lockSources(channelId, ids);
+    const before = await events.findBySources(workspaceId, EventSourceType.WhatsApp, ids);
+    const fresh = [...new Map(named.filter((m) => !before.has(m.providerMessageId)).map((m) => [m.providerMessageId, m])).values()];
+    if (fresh.length === 0) return;
+    const senders = await this.whatsAppContacts.senders(
+      manager,
+      workspaceId,
+      fresh.map((message) => ({ identity: identityOf(message), providerMessageId: message.providerMessageId })),
+    );
+    const conversations = await this.conversations.findOrOpenRefs(
+      manager,
+      workspaceId,
+      channel.id,
+      senders.map((contact) => contact.id),
+    );
+    // Reactions and replies name a message by its provider id: one recorded before, or earlier in this batch.
+    const referenced = fresh.flatMap((m) => [m.reaction?.messageId, m.replyToMessageId].filter((id): id is string => !!id));
+    const known = await events.findBySources(workspaceId, EventSourceType.WhatsApp, referenced);
+    const recorded = [];
+    for (const [i, message] of fresh.entries()) {
+      const mediaFileId = message.media?.mediaFileId;
+      const stored = mediaFileId ? await this.storage.findById(workspaceId, mediaFileId) : null;
+      const reacted = message.reaction?.messageId ? known.get(message.reaction.messageId) : undefined;
       const content = inboundContent(message, stored, reacted?.id ?? null);
-      const event = await this.timeline.record(manager, conversation, {
-        sourceType: EventSourceType.WhatsApp,
-        direction: EventDirection.Inbound,
-        sourceId: message.providerMessageId,
-        status: 'Received',
-        body: content.body,
-        creationTime: new Date(message.receivedAt),
-        attachment: content.attachment,
-        location: content.location,
-        durationOrSize: content.durationOrSize,
-        replyTo: await this.repliedTo(events, workspaceId, message.replyToMessageId),
+      const quoted = message.replyToMessageId ? known.get(message.replyToMessageId) : undefined;
+      const id = newId();
+      known.set(message.providerMessageId, { id, body: content.body });
+      recorded.push({
+        id,
+        message,
+        content,
+        conversation: conversations.get(senders[i].id)!,
+        input: {
+          sourceType: EventSourceType.WhatsApp,
+          direction: EventDirection.Inbound,
+          sourceId: message.providerMessageId,
+          status: 'Received',
+          body: content.body,
+          creationTime: new Date(message.receivedAt),
+          attachment: content.attachment,
+          location: content.location,
+          durationOrSize: content.durationOrSize,
+          replyTo: message.replyToMessageId ? { repliedToEventId: quoted?.id ?? null, repliedToBody: quoted?.body ?? null } : null,
+        },
       });
+    }
+    await this.timeline.recordMany(manager, recorded);
+    const keywordIn = this.policy.keywordsOf(manager, workspaceId);
+    const webhooks: WebhookEvent[] = [];
+    const downloads: OutboxEntry[] = [];
+    for (const { id, message, content, conversation, input } of recorded) {
+      const creationTime = input.creationTime;
       // A stop or start word: once per message, as the message is recorded once.
-      const consent = message.type === 'text' ? await this.policy.keywordIn(manager, workspaceId, message.text) : null;
+      const consent = message.type === 'text' ? await keywordIn(message.text) : null;
       if (consent) {
-        await this.contacts.setConsent(manager, { workspaceId, serviceAccountId: null, name: 'WhatsApp' }, contact.id, {
-          whatsAppMarketing: { status: consent, source: 'Keyword', at: event.creationTime, onlyIfNewer: true },
+        await this.contacts.setConsent(manager, { workspaceId, serviceAccountId: null, name: 'WhatsApp' }, conversation.contactId, {
+          whatsAppMarketing: { status: consent, source: 'Keyword', at: creationTime, onlyIfNewer: true },
         });
       }
       const webhook = messageWebhookPayload({
         workspaceId,
         channelId: channel.id,
         conversationId: conversation.id,
-        contactId: contact.id,
+        contactId: conversation.contactId,
         messageId: message.providerMessageId,
         direction: 'Inbound',
         messageType: content.messageType,
-        creationTime: TimestampFormat.utc(event.creationTime),
+        creationTime: TimestampFormat.utc(creationTime),
         whatsAppUserId: message.fromUserId ?? null,
         whatsAppUsername: message.username ?? null,
         profileName: message.profileName ?? null,
         ...content.webhook,
       });
-      if (content.pendingMedia) await this.enqueueDownload(tx, workspaceId, channel, event.id, message, content, webhook);
-      else {
+      if (content.pendingMedia) {
+        // Its webhook goes out once the file is stored, or given up.
+        const download = downloadJob(workspaceId, channel.id, id, message, content, webhook);
+        if (download) downloads.push(download);
+      } else {
         // To the channel's URL and the endpoints that take it (nothing is written when neither exists).
-        tx.pushAfterCommit(
-          await this.webhooks.publish(manager, [
-            { workspaceId, kind: WebhookKind.WhatsAppMessage, targetUrl: channel.webhookUrl ?? null, payload: { ...webhook } },
-          ]),
-        );
+        webhooks.push({ workspaceId, kind: WebhookKind.WhatsAppMessage, targetUrl: channel.webhookUrl ?? null, payload: { ...webhook } });
       }
-    });
-  }
-
-  /** The contact who sent the message: by number and BSUID, completed, merged or created (named by the profile name) as needed. */
-  private sender(manager: EntityManager, workspaceId: string, message: InboundMessage) {
-    return this.whatsAppContacts.sender(
-      manager,
-      workspaceId,
-      {
-        phoneNumber: message.fromNumber ?? null,
-        userId: message.fromUserId ?? null,
-        parentUserId: message.fromParentUserId ?? null,
-        username: message.username ?? null,
-        profileName: message.profileName ?? null,
-      },
-      message.providerMessageId,
-    );
-  }
-
-  private async enqueueDownload(
-    tx: OutboxTransaction,
-    workspaceId: string,
-    channel: Readonly<Channel>,
-    eventId: string,
-    message: InboundMessage,
-    content: InboundContent,
-    webhook: ReturnType<typeof messageWebhookPayload>,
-  ): Promise<void> {
-    const media = message.media!;
-    if (!isMediaKind(content.kind)) return;
-    await tx.enqueue([
-      {
-        jobName: JobName.DownloadWhatsAppMedia,
-        workspaceId,
-        payload: {
-          eventId,
-          channelId: channel.id,
-          media: {
-            providerMediaId: media.providerMediaId!,
-            kind: content.kind,
-            mimeType: media.mimeType ?? null,
-            sha256: media.sha256 ?? null,
-            fileName: media.fileName ?? null,
-          },
-          webhook,
-        },
-      },
-    ]);
-  }
-
-  /** The event a reply quotes, found by the provider message id the reply's context names. */
-  private async repliedTo(events: ConversationEventsRepository, workspaceId: string, providerMessageId: string | undefined) {
-    if (!providerMessageId) return null;
-    const quoted = await events.findBySource(workspaceId, EventSourceType.WhatsApp, providerMessageId);
-    return { repliedToEventId: quoted?.id ?? null, repliedToBody: quoted?.body ?? null };
+    }
+    tx.pushAfterCommit(await this.webhooks.publish(manager, webhooks));
+    await tx.enqueue(downloads);
   }
 
   /**
@@ -244,3 +232,43 @@ function checkSandboxMessage(message: Omit<InboundMessage, 'providerMessageId' |
 }
 
 const isUuid = (value: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+
+/** Who sent a message, as contacts are matched: by number and BSUID, a new one named by the profile name. */
+function identityOf(message: InboundMessage): WhatsAppIdentity {
+  return {
+    phoneNumber: message.fromNumber ?? null,
+    userId: message.fromUserId ?? null,
+    parentUserId: message.fromParentUserId ?? null,
+    username: message.username ?? null,
+    profileName: message.profileName ?? null,
+  };
+}
+
+/** The job fetching a message's file from the provider (null for a kind that has none). */
+function downloadJob(
+  workspaceId: string,
+  channelId: string,
+  eventId: string,
+  message: InboundMessage,
+  content: InboundContent,
+  webhook: WhatsAppMessageWebhookPayload,
+): OutboxEntry | null {
+  const media = message.media!;
+  if (!isMediaKind(content.kind)) return null;
+  return {
+    jobName: JobName.DownloadWhatsAppMedia,
+    workspaceId,
+    payload: {
+      eventId,
+      channelId,
+      media: {
+        providerMediaId: media.providerMediaId!,
+        kind: content.kind,
+        mimeType: media.mimeType ?? null,
+        sha256: media.sha256 ?? null,
+        fileName: media.fileName ?? null,
+      },
+      webhook,
+    },
+  };
+}

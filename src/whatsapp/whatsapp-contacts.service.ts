@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Actor } from '../auth/principal.js';
 import type { Contact } from '../contacts/contact.entity.js';
+import { whatsAppMatchesAmong } from '../contacts/contacts.repository.js';
 import { ContactsService, type WhatsAppIdentity } from '../contacts/contacts.service.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
 import { WebhookEventType } from '../queue/queue-names.js';
@@ -61,6 +62,40 @@ export class WhatsAppContactsService {
     // Created meanwhile by a path that does not take these locks (Create Contact): it is there now.
     const after = await this.contacts.matchWhatsApp(manager, workspaceId, identity);
     return (after.byUser ?? after.byPhone)!;
+  }
+
+  /**
+   * {@link sender} for the messages of a batch, in order, in the caller's transaction: one read for
+   * all of them; a sender that is new, lacks an id or names two contacts takes the one-by-one path.
+   */
+  async senders(
+    manager: EntityManager,
+    workspaceId: string,
+    messages: ReadonlyArray<{ identity: WhatsAppIdentity; providerMessageId: string }>,
+  ): Promise<Contact[]> {
+    const known = await this.contacts.findWhatsAppCandidates(
+      manager,
+      workspaceId,
+      messages.map((m) => m.identity),
+    );
+    const found: Contact[] = [];
+    for (const { identity, providerMessageId } of messages) {
+      const { byPhone, byUser } = whatsAppMatchesAmong(known, identity);
+      const match = byUser ?? byPhone;
+      if (match && (!byUser || !byPhone || byUser.id === byPhone.id) && this.contacts.knowsWhatsApp(match, identity)) {
+        found.push(match);
+        continue;
+      }
+      const contact = await this.sender(manager, workspaceId, identity, providerMessageId);
+      // The contacts that path may have completed, merged away or created are read from its answer
+      // from now on; earlier messages of a contact merged into this one are this one's now.
+      const changed = new Set([byPhone?.id, byUser?.id, contact.id]);
+      known.splice(0, known.length, ...known.filter((c) => !changed.has(c.id)), contact);
+      const mergedAway = byPhone && byPhone.id !== contact.id && !byPhone.whatsAppUserId ? byPhone.id : null;
+      for (let i = 0; i < found.length; i++) if (found[i].id === mergedAway) found[i] = contact;
+      found.push(contact);
+    }
+    return found;
   }
 
   /**

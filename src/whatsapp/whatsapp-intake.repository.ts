@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { Repository } from 'typeorm';
+import type { EntityManager, Repository } from 'typeorm';
 import { newId } from '../common/id.js';
 import { deleteBatch } from '../database/sql-helpers.js';
 import { WhatsAppIntakeRow } from './whatsapp-intake.entity.js';
@@ -43,22 +43,25 @@ export class WhatsAppIntakeRepository {
     );
   }
 
-  /** Claims up to `limit` rows nobody holds, oldest first, for `leaseSeconds`. */
+  /** Claims up to `limit` rows nobody holds, oldest first, for `leaseSeconds`; in the order they came. */
   async claimUnscoped(limit: number, leaseSeconds: number): Promise<ClaimedRow[]> {
-    // An UPDATE answers [rows, count].
-    const [rows] = await this.manager.query<[ClaimedRow[], number]>(
-      `UPDATE whatsapp_intake SET claimed_until = now() + make_interval(secs => $2), attempts = attempts + 1
-        WHERE id IN (SELECT id FROM whatsapp_intake
-                      WHERE processed_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
-                      ORDER BY received_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-        RETURNING id, workspace_id, channel_id, body, attempts`,
+    // RETURNING keeps no order of its own: the claimed rows are sorted after.
+    return this.manager.query<ClaimedRow[]>(
+      `WITH claimed AS (
+         UPDATE whatsapp_intake SET claimed_until = now() + make_interval(secs => $2), attempts = attempts + 1
+          WHERE id IN (SELECT id FROM whatsapp_intake
+                        WHERE processed_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
+                        ORDER BY received_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+          RETURNING id, workspace_id, channel_id, body, attempts, received_at
+       )
+       SELECT id, workspace_id, channel_id, body, attempts FROM claimed ORDER BY received_at, id`,
       [limit, leaseSeconds],
     );
-    return rows;
   }
 
-  async markProcessed(ids: string[]): Promise<void> {
-    await this.manager.query(`UPDATE whatsapp_intake SET processed_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[])`, [ids]);
+  /** In `manager`'s transaction when given (rows recorded in it). */
+  async markProcessed(ids: string[], manager: EntityManager = this.manager): Promise<void> {
+    await manager.query(`UPDATE whatsapp_intake SET processed_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[])`, [ids]);
   }
 
   /** Done with the row, keeping why it could not be processed. */

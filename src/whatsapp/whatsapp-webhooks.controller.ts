@@ -1,16 +1,13 @@
-import { Controller, Get, Header, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import type { RawBodyRequest } from '@nestjs/common';
+import { Controller, Get, Header, Param, Query } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
 import { Public } from '../auth/public.decorator.js';
 import { ParseIdPipe } from '../common/http/uuid-param.pipe.js';
 import { WhatsAppWebhooksService } from './whatsapp-webhooks.service.js';
 
-const ChannelId = () => Param('channelId', new ParseIdPipe('Channels:Channel'));
-
 /**
- * Meta's side of a cloud-api channel: the subscription handshake and the webhook notifications,
- * checked against the channel's verify token and app secret, queued for the worker and answered at once.
+ * Meta's side of a cloud-api channel: the subscription handshake, checked against the channel's
+ * verify token. The notifications (`POST` on the same path) are answered by Fastify directly
+ * (whatsapp-webhook-route.ts).
  */
 @ApiExcludeController()
 @Public()
@@ -20,19 +17,10 @@ export class WhatsAppWebhooksController {
 
   @Get(':channelId')
   @Header('Content-Type', 'text/plain')
-  handshake(@ChannelId() channelId: string, @Query() query: Record<string, string>): Promise<string> {
+  handshake(
+    @Param('channelId', new ParseIdPipe('Channels:Channel')) channelId: string,
+    @Query() query: Record<string, string>,
+  ): Promise<string> {
     return this.webhooks.verifySubscription(channelId, query);
-  }
-
-  @Post(':channelId')
-  @HttpCode(200)
-  async notify(@ChannelId() channelId: string, @Req() request: RawBodyRequest<FastifyRequest>): Promise<{ received: true }> {
-    const signature = request.headers['x-hub-signature-256'];
-    await this.webhooks.accept(channelId, {
-      rawBody: request.rawBody,
-      signature: typeof signature === 'string' ? signature : undefined,
-      body: request.body,
-    });
-    return { received: true };
   }
 }

@@ -140,11 +140,22 @@ describeWithApp(
         headers: { 'content-type': 'application/json', 'x-hub-signature-256': 'sha256=00ff' },
       });
       assert.equal(bad.status, 401);
+      assert.equal(bad.body.error.code, 'WhatsApp:InvalidSignature');
+      // Answered by Fastify directly: the pipeline's answers are kept (404 for an id that names no channel, the error envelope).
+      for (const channelId of ['not-a-uuid', '0190b4a4-0000-7000-8000-000000000000']) {
+        const unknown = await fx.t.http.request('POST', `/v1/whatsapp/webhooks/${channelId}`, {
+          body,
+          headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
+        });
+        assert.equal(unknown.status, 404, unknown.text);
+        assert.match(unknown.body.error.code, /^Channels:/);
+      }
       const good = await fx.t.http.request('POST', `/v1/whatsapp/webhooks/${cloud.id}`, {
         body,
         headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
       });
       assert.equal(good.status, 200, good.text);
+      assert.deepEqual(good.body, { received: true });
       const again = await fx.t.http.request('POST', `/v1/whatsapp/webhooks/${cloud.id}`, {
         body,
         headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
@@ -162,6 +173,101 @@ describeWithApp(
       ).body.conversation;
       assert.equal((await fx.a.api.get(`/v2/conversations/service-account/${conversation.id}/timeline`)).body.totalCount, 1);
       assert.equal(fx.receiver.at('/cloud').length, 1);
+    });
+    it('records notifications claimed together once each and in order: a new number once, a redelivery once, replies and reactions within the round', async () => {
+      const db = fx.t.app.get(DataSource);
+      const start = Math.floor(Date.now() / 1000);
+      const message = (from: string, id: string, second: number, content: Record<string, unknown>) => ({
+        object: 'whatsapp_business_account',
+        entry: [
+          {
+            changes: [
+              {
+                field: 'messages',
+                value: {
+                  contacts: [{ profile: { name: `Burst ${from.slice(-1)}` }, wa_id: from }],
+                  messages: [{ from, id, timestamp: String(start + second), ...content }],
+                },
+              },
+            ],
+          },
+        ],
+      });
+      const text = (body: string) => ({ type: 'text', text: { body } });
+      const [a, b] = ['14155550601', '14155550602'];
+      const notifications = [
+        message(a, 'wamid.burst-a1', 0, text('a1')),
+        message(a, 'wamid.burst-a2', 1, text('a2')),
+        message(b, 'wamid.burst-b1', 2, text('b1')),
+        message(a, 'wamid.burst-a2', 1, text('a2')), // Meta redelivers
+        message(b, 'wamid.burst-b2', 3, { ...text('b2'), context: { from: a, id: 'wamid.burst-a1' } }),
+        message(a, 'wamid.burst-a3', 4, { type: 'reaction', reaction: { message_id: 'wamid.burst-b1', emoji: '👍' } }),
+        message(a, 'wamid.burst-a4', 5, text('a4')),
+      ];
+      // Written in one statement, so that the worker claims them in one round.
+      await db.query(
+        `INSERT INTO whatsapp_intake (id, workspace_id, channel_id, body, received_at)
+         SELECT gen_random_uuid(), $1, $2, body, now() + make_interval(secs => i / 1000.0)
+           FROM unnest($3::text[]) WITH ORDINALITY AS n(body, i)`,
+        [fx.a.workspaceId, cloud.id, notifications.map((n) => JSON.stringify(n))],
+      );
+      const ids = ['wamid.burst-a1', 'wamid.burst-a2', 'wamid.burst-b1', 'wamid.burst-b2', 'wamid.burst-a3', 'wamid.burst-a4'];
+      const hooks = () =>
+        fx.receiver
+          .at('/cloud')
+          .map((r) => verifySignature(r, fx.a.webhookSecret) as { messageId: string; contactId: string; reactedMessageId: string | null })
+          .filter((p) => ids.includes(p.messageId));
+      await waitFor(
+        async () => (new Set(hooks().map((p) => p.messageId)).size === ids.length ? true : undefined),
+        10_000,
+        'the burst webhooks',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.deepEqual(
+        hooks()
+          .map((p) => p.messageId)
+          .sort(),
+        [...ids].sort(),
+        'one webhook per message',
+      );
+
+      const events = await db.query<
+        Array<{ id: string; source_id: string; contact_id: string; body: string; reply_to: { repliedToEventId: string } | null }>
+      >(
+        `SELECT id, source_id, contact_id, body, reply_to FROM conversation_events
+          WHERE workspace_id = $1 AND source_id LIKE 'wamid.burst-%' ORDER BY creation_time, id`,
+        [fx.a.workspaceId],
+      );
+      assert.deepEqual(
+        events.map((e) => e.source_id),
+        ['wamid.burst-a1', 'wamid.burst-a2', 'wamid.burst-b1', 'wamid.burst-b2', 'wamid.burst-a3', 'wamid.burst-a4'],
+      );
+      const byId = new Map(events.map((e) => [e.source_id, e]));
+      const contacts = await db.query<Array<{ id: string; phone_number: string; name: string }>>(
+        `SELECT id, phone_number, name FROM contacts WHERE workspace_id = $1 AND phone_number IN ('+14155550601', '+14155550602') ORDER BY phone_number`,
+        [fx.a.workspaceId],
+      );
+      assert.deepEqual(
+        contacts.map((c) => [c.phone_number, c.name]),
+        [
+          ['+14155550601', 'Burst 1'],
+          ['+14155550602', 'Burst 2'],
+        ],
+      );
+      assert.ok(
+        ['wamid.burst-a1', 'wamid.burst-a2', 'wamid.burst-a3', 'wamid.burst-a4'].every((id) => byId.get(id)!.contact_id === contacts[0].id),
+      );
+      assert.equal(byId.get('wamid.burst-b2')!.reply_to?.repliedToEventId, byId.get('wamid.burst-a1')!.id);
+      assert.equal(hooks().find((p) => p.messageId === 'wamid.burst-a3')!.reactedMessageId, byId.get('wamid.burst-b1')!.id);
+      const [conversation] = await db.query<Array<{ last_events_count: number; last_event_preview_body: string }>>(
+        `SELECT last_events_count, last_event_preview_body FROM conversations WHERE workspace_id = $1 AND contact_id = $2 AND channel_id = $3`,
+        [fx.a.workspaceId, contacts[0].id, cloud.id],
+      );
+      assert.deepEqual(conversation, { last_events_count: 4, last_event_preview_body: 'a4' });
+      const intake = await db.query<Array<{ processed: string; attempts: number[] }>>(
+        `SELECT count(processed_at) AS processed, array_agg(DISTINCT attempts) AS attempts FROM whatsapp_intake WHERE body LIKE '%wamid.burst-%'`,
+      );
+      assert.deepEqual(intake[0], { processed: String(notifications.length), attempts: [1] });
     });
     it('claims again a notification whose worker died before recording it, and retention deletes processed ones', async () => {
       const db = fx.t.app.get(DataSource);
