@@ -59,7 +59,7 @@ export class AppConfig {
   readonly queues: { lockDurationMs: number };
   /** How long finished rows of the growing tables are kept, and how the pruning job runs. */
   readonly retention: { outboxMs: number; webhookDeliveriesMs: number; sandboxMessagesMs: number; intervalMs: number; batchSize: number };
-  readonly whatsapp: { graphUrl: string; mediaDownloadAttempts: number; pairRateIntervalMs: number };
+  readonly whatsapp: { graphUrl: string; mediaDownloadAttempts: number; pairRateIntervalMs: number; intakeLeaseMs: number };
   readonly voice: { twilioApiUrl: string; inboundGreeting: string; staleCallMinutes: number };
 
   constructor(env: EnvSchema) {
@@ -138,6 +138,7 @@ export class AppConfig {
       graphUrl: env.WHATSAPP_GRAPH_URL.replace(/\/+$/, ''),
       mediaDownloadAttempts: env.WHATSAPP_MEDIA_DOWNLOAD_ATTEMPTS,
       pairRateIntervalMs: env.WHATSAPP_PAIR_RATE_INTERVAL_MS,
+      intakeLeaseMs: env.WHATSAPP_INTAKE_LEASE_MS,
     };
     this.voice = {
       twilioApiUrl: env.TWILIO_API_URL.replace(/\/+$/, ''),

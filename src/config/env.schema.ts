@@ -145,6 +145,8 @@ export class EnvSchema {
   @Transform(toInt) @IsInt() @Min(1) @Max(20) WHATSAPP_MEDIA_DOWNLOAD_ATTEMPTS = 8;
   /** Meta's pair rate (API.md §13): the least time between two messages to one recipient on one number; 0 turns it off (tests of other features). */
   @Transform(toInt) @IsInt() @Min(0) @Max(60_000) WHATSAPP_PAIR_RATE_INTERVAL_MS = 6000;
+  /** How long a worker's claim on received notifications holds: a worker that died has them claimed again after this. */
+  @Transform(toInt) @IsInt() @Min(1000) @Max(3_600_000) WHATSAPP_INTAKE_LEASE_MS = 120_000;
   /** Base URL of the Twilio-compatible voice API (Twilio, SignalWire, Telnyx TeXML). */
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   TWILIO_API_URL = 'https://api.twilio.com';

@@ -23,8 +23,6 @@ const MAX_BYTES_PER_WRITE = 4 * 1024 * 1024;
  */
 const CLAIM_BATCH = 200;
 const ONE_BY_ONE_CONCURRENCY = 16;
-/** How long a claim holds a row: a worker that died has its rows claimed again after this. */
-const LEASE_SECONDS = 120;
 /**
  * How often an idle lane looks for rows (written by another process; this process's writes wake it
  * at once). Often, so that under a steady load each round is small and the work (and the webhooks
@@ -166,9 +164,9 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
     }
   }
 
-  /** Claims up to a batch of rows nobody holds, oldest first, for {@link LEASE_SECONDS}. */
+  /** Claims up to a batch of rows nobody holds, oldest first, for WHATSAPP_INTAKE_LEASE_MS (a dead worker's rows are claimed again after it). */
   private claim(): Promise<ClaimedRow[]> {
-    return this.intake.claimUnscoped(CLAIM_BATCH, LEASE_SECONDS);
+    return this.intake.claimUnscoped(CLAIM_BATCH, this.config.whatsapp.intakeLeaseMs / 1000);
   }
 
   /** The rows in order: each run of rows carrying only messages in one transaction, other rows one by one. */

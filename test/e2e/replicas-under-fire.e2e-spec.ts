@@ -215,6 +215,8 @@ describe('Replicas under fire: two APIs and two workers, one of each killed -9 u
       OUTBOX_POLL_INTERVAL_MS: '200',
       QUEUE_LOCK_DURATION_MS: '6000',
       OUTBOX_RECOVER_AFTER_MS: '5000',
+      // Received notifications a killed worker had claimed are claimed again once its lease lapses: 5 s here, not 2 min.
+      WHATSAPP_INTAKE_LEASE_MS: '5000',
     };
     const [apiPorts, workerPorts] = [
       [await freePort(), await freePort()],
