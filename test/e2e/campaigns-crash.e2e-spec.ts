@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { before, it } from 'node:test';
 import { Client } from 'pg';
 import { describeWithApp } from '../support/describe-with-app.js';
 import { FakeCloudApi } from '../support/fake-cloud-api.js';
 import { waitFor } from '../support/fixtures.js';
+import { startWorker, stopWorkers, type WorkerProcess } from '../support/worker-process.js';
 
 const TOKEN = 'EAAG-campaign-crash-token';
-const MAIN = 'dist/src/main.js';
 const RECIPIENTS = 300;
 
 type Payload = Record<string, any>;
@@ -20,20 +19,7 @@ const NEWS = {
   components: [{ type: 'BODY', text: 'Our news of the week.' }],
 };
 
-/** A worker process of the app (APP_ROLE=worker) on the suite's database and Redis prefix. */
-function startWorker(): { child: ChildProcess; output: () => string; exit: Promise<unknown> } {
-  let output = '';
-  const child = spawn(process.execPath, [MAIN], {
-    env: { ...process.env, APP_ROLE: 'worker', LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const exit = new Promise((resolve) => child.on('exit', resolve));
-  return { child, output: () => output, exit };
-}
-
-const workers: Array<ReturnType<typeof startWorker>> = [];
+const workers: WorkerProcess[] = [];
 
 describeWithApp(
   'Campaigns: a worker killed mid-campaign sends no recipient twice (API.md §13)',
@@ -54,10 +40,7 @@ describeWithApp(
       QUEUE_LOCK_DURATION_MS: '3000',
     }),
     workspaces: 1,
-    beforeClose: async () => {
-      for (const worker of workers) if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGTERM');
-      await Promise.all(workers.map((w) => w.exit));
-    },
+    beforeClose: () => stopWorkers(workers),
   },
   (fx) => {
     let channelId: string;

@@ -4,6 +4,7 @@ import { approvedTemplate, createCloudChannel } from '../support/cloud-channel.j
 import { describeWithApp } from '../support/describe-with-app.js';
 import { FakeCloudApi } from '../support/fake-cloud-api.js';
 import { waitFor } from '../support/fixtures.js';
+import { readinessBecomes } from '../support/readiness.js';
 import { ScratchPostgres } from '../support/postgres-cluster.js';
 import { assertAcceptedSentOnce, SendLoad, type SendOutcome } from '../support/send-load.js';
 
@@ -44,14 +45,7 @@ describeWithApp(
       await fx.pg.stop();
       const stoppedAt = Date.now();
 
-      const ready = await waitFor(
-        async () => {
-          const res = await fx.t.http.get('/health/ready');
-          return res.status === 503 ? res : undefined;
-        },
-        5_000,
-        '/health/ready to report the database down',
-      );
+      const ready = await readinessBecomes(fx.t, 503, 5_000, '/health/ready to report the database down');
       assert.equal(ready.body.details.database.status, 'down', ready.text);
       const refused = await load.send();
       assert.equal(refused.status, 503, JSON.stringify(refused));
@@ -62,7 +56,7 @@ describeWithApp(
 
       await fx.pg.start();
       const startedAt = Date.now();
-      await waitFor(async () => (await fx.t.http.get('/health/ready')).status === 200, 30_000, '/health/ready after the restart');
+      await readinessBecomes(fx.t, 200, 30_000, '/health/ready after the restart');
       await waitFor(async () => load.acceptedSince(startedAt) >= 20, 30_000, 'sends accepted again after the restart');
       await load.stop();
 

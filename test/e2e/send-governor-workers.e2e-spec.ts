@@ -1,44 +1,20 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { it } from 'node:test';
 import { describeWithApp } from '../support/describe-with-app.js';
 import { FakeCloudApi } from '../support/fake-cloud-api.js';
+import { approvedTemplate } from '../support/cloud-channel.js';
 import { waitFor } from '../support/fixtures.js';
+import { startWorker, stopWorkers, type WorkerProcess } from '../support/worker-process.js';
 
-const MAIN = 'dist/src/main.js';
 const TOKEN = 'EAAG-two-workers';
 const PHONE_NUMBER_ID = '7300001';
 const SENDS = 30;
 const PER_SECOND = 5;
 /** The governor counts a start at the worker; a fake sees it after a transit of its own, so its gaps may read this much short. */
 const TRANSIT_JITTER_MS = 100;
-const ORDER = {
-  name: 'order_shipped',
-  language: 'en_US',
-  category: 'UTILITY',
-  status: 'APPROVED',
-  components: [{ type: 'BODY', text: 'Your order has shipped.' }],
-};
+const ORDER = approvedTemplate('order_shipped', 'UTILITY', 'Your order has shipped.');
 
-interface Worker {
-  child: ChildProcess;
-  output: () => string;
-  exit: Promise<unknown>;
-}
-
-/** A worker process (APP_ROLE=worker) on the suite's database and Redis prefix, sending to its own fake Cloud API. */
-function startWorker(graphUrl: string): Worker {
-  let output = '';
-  const child = spawn(process.execPath, [MAIN], {
-    env: { ...process.env, APP_ROLE: 'worker', LOG_LEVEL: 'info', WHATSAPP_GRAPH_URL: graphUrl },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  return { child, output: () => output, exit: new Promise((resolve) => child.on('exit', resolve)) };
-}
-
-const workers: Worker[] = [];
+const workers: WorkerProcess[] = [];
 
 /**
  * Each worker sends to a fake of its own, so the two fakes together show what the channel got and
@@ -59,10 +35,7 @@ describeWithApp(
       RATE_LIMIT_WHATSAPP_SENDS_PER_SECOND: '100000',
     }),
     workspaces: 1,
-    beforeClose: async () => {
-      for (const worker of workers) if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGTERM');
-      await Promise.all(workers.map((w) => w.exit));
-    },
+    beforeClose: () => stopWorkers(workers),
   },
   (fx) => {
     it(`starts at most ${PER_SECOND} sends in any second on one channel while both workers send (${SENDS} recipients, measured by the fakes)`, async () => {
@@ -87,7 +60,7 @@ describeWithApp(
       const limits = await fx.t.admin.put(`/admin/v1/channels/${channelId}/limits`, { throughputPerSecond: PER_SECOND });
       assert.equal(limits.status, 200, limits.text);
 
-      workers.push(startWorker(fx.fakeA.url), startWorker(fx.fakeB.url));
+      workers.push(startWorker({ WHATSAPP_GRAPH_URL: fx.fakeA.url }), startWorker({ WHATSAPP_GRAPH_URL: fx.fakeB.url }));
       for (const worker of workers) await waitFor(async () => /Worker started/.test(worker.output()), 60_000, 'a worker to start');
 
       for (let i = 0; i < SENDS; i++) {
