@@ -281,9 +281,10 @@ export class ContactsService {
     await this.contacts.transaction(async (manager) => {
       const contacts = this.contacts.withManager(manager);
       const contact = await this.getWith(contacts, workspaceId, id, { lock: true });
-      const dto = await this.views.inTransaction(manager).one(contact);
+      const announced = await this.webhooks.wants(manager, workspaceId, WebhookEventType.ContactDeleted);
+      const dto = announced ? await this.views.inTransaction(manager).one(contact) : undefined;
       await contacts.delete(workspaceId, { id });
-      await this.webhooks.emit(manager, workspaceId, WebhookEventType.ContactDeleted, dto, { orderingKey: id });
+      if (dto) await this.webhooks.emit(manager, workspaceId, WebhookEventType.ContactDeleted, dto, { orderingKey: id });
     });
   }
 
@@ -528,6 +529,7 @@ export class ContactsService {
     event: WebhookEventType.ContactCreated | WebhookEventType.ContactUpdated = WebhookEventType.ContactUpdated,
   ): Promise<void> {
     await this.historyEntries.withManager(manager).record(contact.workspaceId, contact.id, actor.serviceAccountId, changes);
+    if (!(await this.webhooks.wants(manager, contact.workspaceId, event))) return;
     const current = await this.contacts.withManager(manager).findById(contact.workspaceId, contact.id);
     if (!current) return;
     const dto = await this.views.inTransaction(manager).one(current);

@@ -198,7 +198,7 @@ export class ConversationsService {
   /** Writes a `conversation.*` event with the conversation as it is now in the caller's transaction. */
   private async announce(manager: EntityManager, workspaceId: string, id: string, type: ConversationEventType): Promise<void> {
     const conversation = await this.conversations.withManager(manager).findById(workspaceId, id);
-    if (!conversation) return;
+    if (!conversation || !(await this.webhooks.wants(manager, workspaceId, type, conversation.channelId))) return;
     const dto = await this.views.inTransaction(manager).one(conversation);
     await this.webhooks.emit(manager, workspaceId, type, dto, { channelId: conversation.channelId, orderingKey: conversation.id });
   }

@@ -103,6 +103,7 @@ export class WebhookPublisher {
     data: WebhookEventData[T],
     route: EventRoute = {},
   ): Promise<void> {
+    if (!(await this.wants(manager, workspaceId, type, route.channelId ?? null))) return;
     const rows = await this.write(manager, [
       {
         workspaceId,
@@ -113,6 +114,14 @@ export class WebhookPublisher {
       },
     ]);
     this.outbox.pushOnCommit(manager, rows);
+  }
+
+  /**
+   * Whether an enabled endpoint of the workspace takes the event (from memory, {@link EndpointPresence}):
+   * a producer asks before building an event's data, so that a workspace without endpoints pays nothing for it.
+   */
+  wants(manager: EntityManager, workspaceId: string, type: WebhookEventType, channelId: string | null = null): Promise<boolean> {
+    return this.presence.takes(manager, workspaceId, type, channelId);
   }
 
   /** A sample or an operational event for one endpoint only, whatever its filters (the test event). */
