@@ -37,8 +37,8 @@ export class OutboxRelay implements OnApplicationBootstrap {
   private delayed: NodeJS.Timeout | undefined;
   private stopped = false;
   private lastRecoveryCheck = 0;
-  /** Redis came back after an outage: look for lost jobs at once, whatever their age. */
-  private recoverPromptly = false;
+  /** When Redis came back after an outage (0: not since this process started). */
+  private reconnectedAt = 0;
   private committed: OutboxRow[] = [];
   private readonly inFlight = new Set<Promise<void>>();
   private readonly completedStamps: BatchedStamp;
@@ -58,7 +58,8 @@ export class OutboxRelay implements OnApplicationBootstrap {
     this.timer = setInterval(() => this.kick(), this.config.outbox.pollIntervalMs);
     this.timer.unref();
     this.connections.onReconnected(() => {
-      this.recoverPromptly = true;
+      this.reconnectedAt = Date.now();
+      this.lastRecoveryCheck = 0;
       this.kick();
     });
     this.kick();
@@ -112,11 +113,10 @@ export class OutboxRelay implements OnApplicationBootstrap {
         total += moved;
         if (moved < BATCH_SIZE || this.stopped) break;
       }
-      const promptly = this.recoverPromptly;
-      if (promptly || Date.now() - this.lastRecoveryCheck >= Math.min(RECOVERY_CHECK_EVERY_MS, this.config.outbox.recoverAfterMs)) {
-        this.recoverPromptly = false;
+      const afterMs = this.recoveryAge();
+      if (Date.now() - this.lastRecoveryCheck >= Math.min(RECOVERY_CHECK_EVERY_MS, afterMs)) {
         this.lastRecoveryCheck = Date.now();
-        await this.recoverLostJobs(promptly ? 0 : this.config.outbox.recoverAfterMs);
+        await this.recoverLostJobs(afterMs);
       }
     } catch (err) {
       this.logger.warn({ err }, 'Outbox dispatch failed; pending rows stay for the next round');
@@ -125,10 +125,25 @@ export class OutboxRelay implements OnApplicationBootstrap {
   }
 
   /**
+   * How old an unfinished dispatched row must be before its job is looked up. Normally
+   * OUTBOX_RECOVER_AFTER_MS. For that long after Redis came back (perhaps empty, having lost its jobs),
+   * only a job lock's duration: a handler that was running when Redis went away has ended by then and
+   * recorded what it did, so pushing its job again cannot make it act twice (a send finds its message
+   * no longer Pending), while jobs that were merely waiting come back within seconds, not minutes.
+   */
+  private recoveryAge(): number {
+    const { recoverAfterMs } = this.config.outbox;
+    const sinceReconnect = Date.now() - this.reconnectedAt;
+    return this.reconnectedAt > 0 && sinceReconnect < recoverAfterMs
+      ? Math.min(this.config.queues.lockDurationMs, recoverAfterMs)
+      : recoverAfterMs;
+  }
+
+  /**
    * Redis keeps jobs in memory: a restart without persistence, a failover or an eviction can lose
    * jobs that were already dispatched. Rows dispatched more than `afterMs` ago and still unfinished
    * (a delayed job: that long after it was due) are looked up in their queue, and pushed again (same
-   * job id) when the queue no longer has them. Right after Redis came back, `afterMs` is 0.
+   * job id) when the queue no longer has them. For a while after Redis came back, `afterMs` is short ({@link recoveryAge}).
    */
   async recoverLostJobs(afterMs = this.config.outbox.recoverAfterMs): Promise<number> {
     return this.dataSource.transaction(async (manager) => {

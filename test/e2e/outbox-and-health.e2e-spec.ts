@@ -16,7 +16,8 @@ describeWithApp(
   {
     peers: { redis: () => ScratchRedis.start() },
     // API role: the relay pushes to Bull, no worker consumes, so the jobs stay visible in the queue.
-    env: ({ redis }) => ({ REDIS_URL: redis.url, APP_ROLE: 'api' }),
+    // A short job lock: after Redis comes back, rows older than it are looked up (see the restart test).
+    env: ({ redis }) => ({ REDIS_URL: redis.url, APP_ROLE: 'api', QUEUE_LOCK_DURATION_MS: '2000' }),
     workspaces: 0,
     // A test that stops Redis may fail before it starts it again; the app closes against a running one.
     beforeClose: ({ redis }) => redis.start(),
@@ -120,14 +121,14 @@ describeWithApp(
       assert.equal(again.data.reason, 'stalled-out');
     });
 
-    it('pushes again, as soon as Redis is back, a job dispatched before Redis restarted empty (not after OUTBOX_RECOVER_AFTER_MS)', async () => {
+    it('pushes again, a job lock after Redis is back, a job dispatched before Redis restarted empty (not after OUTBOX_RECOVER_AFTER_MS)', async () => {
       const id = await enqueueInTransaction('before-restart');
       await waitFor(() => queue.getJob(id), 5000, 'job in Bull');
       await fx.redis.stop(); // no persistence: the restarted server has no job
       await fx.redis.start();
       assert.equal(await dataSource.getRepository(OutboxMessage).countBy({ id, completedAt: IsNull() }), 1);
-      // The default recovery age is 5 minutes: only the check made on reconnecting finds it this soon.
-      const job = await waitFor(() => queue.getJob(id), 10_000, 'the lost job pushed again after the reconnect');
+      // The default recovery age is 5 minutes: only the checks made after reconnecting (rows older than the 2 s lock) find it this soon.
+      const job = await waitFor(() => queue.getJob(id), 20_000, 'the lost job pushed again after the reconnect');
       assert.equal(job.data.reason, 'before-restart');
       await waitFor(async () => (await fx.t.http.get('/health/ready')).status === 200, 10_000, 'readiness after the restart');
     });
