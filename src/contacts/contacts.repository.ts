@@ -10,7 +10,7 @@ import { parseSorting } from '../common/paging/sorting.js';
 import { insertIgnoring, likePattern } from '../database/sql-helpers.js';
 import { MissingWorkspaceError, WorkspaceScopedRepository } from '../database/workspace-scoped.repository.js';
 import { hasCriteria, type CheckedContactCriteria, type PropertyCondition } from './contact-criteria.js';
-import { CONSENT_FIELDS, CONSENT_KINDS, CONSENT_STATUS_COLUMN, type ConsentKind, type ConsentStatus } from './consent.js';
+import { CONSENT_KINDS, CONSENT_STATUS_COLUMN, type ConsentKind, type ConsentStatus } from './consent.js';
 import { Contact, ContactType } from './contact.entity.js';
 import { SearchOperator } from './dto/search-contacts.dto.js';
 
@@ -173,9 +173,13 @@ export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
 
   /** The consent of the workspace's contact with this number; Unknown when there is none. */
   async consentByPhone(workspaceId: string, phoneNumber: string, kind: ConsentKind): Promise<ConsentStatus> {
-    const field = CONSENT_FIELDS[kind].status;
-    const found = await this.repository.findOne({ where: this.scope(workspaceId, { phoneNumber }), select: { id: true, [field]: true } });
-    return found?.[field] ?? 'Unknown';
+    // Plain SQL: every call and marketing send to a number asks this, and a find's query building costs more than the read.
+    const [found] = await this.sql<{ status: ConsentStatus }>(
+      workspaceId,
+      `SELECT ${CONSENT_STATUS_COLUMN[kind]} AS status FROM contacts WHERE workspace_id = $1 AND phone_number = $2 LIMIT 1`,
+      [phoneNumber],
+    );
+    return found?.status ?? 'Unknown';
   }
 
   /** The ids of the workspace's contacts with these numbers, by number. */

@@ -41,6 +41,13 @@ if redis.call('ZSCORE', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('ZREM', KEY
 return 0
 `;
 
+/** 1 when the recipient is counted in the rolling 24 h already, else 0. */
+const RECIPIENT_COUNTED = `${SLIDING_LOG_LUA}
+local at = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if at and tonumber(at) > now_ms() - ${DAY_MS} then return 1 end
+return 0
+`;
+
 /** Recipients counted in the rolling 24 h. */
 const COUNT_RECIPIENTS = `${SLIDING_LOG_LUA}
 return redis.call('ZCOUNT', KEYS[1], now_ms() - ${DAY_MS}, '+inf')
@@ -137,6 +144,14 @@ export class SendGovernor {
     }
     await this.limiter.halve(slowKey(channel.id), THROUGHPUT_BACK_OFF_MS);
     return ONE_SECOND_WINDOW_MS;
+  }
+
+  /**
+   * Whether `recipient` is counted in the channel's rolling 24 h already: a send to them then opens
+   * no new business-initiated conversation, whoever started the last one, and needs no further check.
+   */
+  async isRecipientCounted(channel: GovernedChannel, recipient: string, mode: CheckMode = 'wait'): Promise<boolean> {
+    return Number(await this.limiter.run(RECIPIENT_COUNTED, [recipientsKey(channel.id)], [recipient], mode)) === 1;
   }
 
   /**

@@ -3,11 +3,11 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { In, IsNull, LessThan, type Repository } from 'typeorm';
 import { pageWithTotal } from '../common/paging/page-with-total.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
-import { insertIgnoring } from '../database/sql-helpers.js';
 import { MissingWorkspaceError, WorkspaceScopedRepository } from '../database/workspace-scoped.repository.js';
 import type { IvrScript } from './dialog/ivr-script.js';
 import { OutboundIvrStatus } from './ivr-enums.js';
 import { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
+import { OUTBOX_COLUMNS, outboxRows, type OutboxEntry, type OutboxRow } from '../queue/outbox.service.js';
 
 const UNFINISHED = [OutboundIvrStatus.Pending, OutboundIvrStatus.Initiated, OutboundIvrStatus.Ringing, OutboundIvrStatus.InProgress];
 
@@ -19,13 +19,31 @@ export class OutboundIvrRequestsRepository extends WorkspaceScopedRepository<Out
   }
 
   /**
-   * Inserts a new request unless one with its externalId exists (`ON CONFLICT DO NOTHING` on the
-   * unique (workspace, externalId) index, so racing requests agree). True when it was inserted.
+   * Inserts a new request with its outbox job, in one statement (no transaction to open and
+   * commit), unless one with its externalId exists: the insert yields to the unique (workspace,
+   * externalId) index, so racing requests agree, and the job is written only with the request.
+   * Returns the job's row for `Outbox.pushCommitted`, or undefined when the externalId is taken.
    */
-  async insertIgnoring(workspaceId: string, record: OutboundIvrRequestEntity): Promise<boolean> {
+  async insertIgnoringWithJob(workspaceId: string, record: OutboundIvrRequestEntity, job: OutboxEntry): Promise<OutboxRow | undefined> {
     this.scope(workspaceId);
-    if (record.workspaceId !== workspaceId) throw new MissingWorkspaceError('OutboundIvrRequestEntity of another workspace');
-    return (await insertIgnoring(this.manager, OutboundIvrRequestEntity, [record])).length > 0;
+    if (record.workspaceId !== workspaceId || job.workspaceId !== workspaceId)
+      throw new MissingWorkspaceError('OutboundIvrRequestEntity or job of another workspace');
+    const [insert, params] = this.manager
+      .createQueryBuilder()
+      .insert()
+      .into(OutboundIvrRequestEntity)
+      .values(record)
+      .orIgnore()
+      .returning('id')
+      .getQueryAndParameters();
+    const outbox = outboxRows([job], params.length + 1);
+    const rows = await this.manager.query<Array<{ id: string }>>(
+      `WITH request AS (${insert}),
+            job AS (INSERT INTO outbox_messages (${OUTBOX_COLUMNS}) SELECT ${outbox.placeholders[0]} FROM request)
+       SELECT id FROM request`,
+      [...params, ...outbox.params],
+    );
+    return rows.length > 0 ? outbox.rows[0] : undefined;
   }
 
   /** The request that holds `externalId` (which is known to exist). */

@@ -26,7 +26,7 @@ import { isWhatsAppUserId } from '../common/phone/whatsapp-user-id.js';
 import { SendScheduler } from '../send-policy/send-scheduler.service.js';
 import { ScheduledItemNotCancellable } from '../send-policy/send-policy.errors.js';
 
-/** Outbound IVR requests: created with their outbox job in one transaction, then followed by the worker. */
+/** Outbound IVR requests: created with their outbox job in one statement, then followed by the worker. */
 @Injectable()
 export class OutboundIvrService {
   constructor(
@@ -62,13 +62,16 @@ export class OutboundIvrService {
       sendAt: input.sendAt,
     });
     const record = this.newRecord(workspaceId, input, flowVersion, dueAt);
-    // One transaction (the request and its job); the job is pushed to the queue once it commits, delayed until the call is due.
-    const inserted = await this.outbox.transaction(async (tx) => {
-      if (!(await this.requests.withManager(tx.manager).insertIgnoring(workspaceId, record))) return false; // the externalId is taken
-      await tx.enqueue([{ jobName: JobName.PlaceIvrCall, workspaceId, runAt: dueAt, payload: { requestId: record.id } }]);
-      return true;
+    // The request and its job in one statement; the job is pushed to the queue once it is written, delayed until the call is due.
+    const job = await this.requests.insertIgnoringWithJob(workspaceId, record, {
+      jobName: JobName.PlaceIvrCall,
+      workspaceId,
+      runAt: dueAt,
+      payload: { requestId: record.id },
     });
-    return inserted ? record : this.requests.findByExternalIdOrFail(workspaceId, record.externalId!);
+    if (!job) return this.requests.findByExternalIdOrFail(workspaceId, record.externalId!); // the externalId is taken
+    this.outbox.pushCommitted([job]);
+    return record;
   }
 
   /**

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import type { EntityManager } from 'typeorm';
+import { SharedInvalidation } from '../common/cache/shared-invalidation.js';
 import { ContactPropertiesService } from '../contact-properties/contact-properties.service.js';
 import { ContactPropertyType } from '../contact-properties/contact-property-type.js';
 import type { QuietHoursInput, SendPolicyDto, TimeZonePolicyInput, UpdateSendPolicyDto } from './dto/send-policy.dto.js';
@@ -21,21 +23,39 @@ import { isTimeZone } from './time-zones.js';
 /** The workspace's send policy as sends apply it: every part, defaults filled in. */
 export type SendSettings = SendPolicyDto;
 
+/** How long {@link SendPolicyService.settings} may serve a workspace's policy without reading it again. */
+const SETTINGS_TTL_MS = 5000;
+
 /** The workspace's send policy (API.md §13): stop and start words, quiet hours, time zones, the frequency cap. */
 @Injectable()
 export class SendPolicyService {
+  /** Policies as sends apply them, by workspace: every call and marketing send asks. */
+  private readonly recent = new LRUCache<string, Readonly<SendSettings>>({ max: 10_000, ttl: SETTINGS_TTL_MS });
+
   constructor(
     private readonly policies: SendPoliciesRepository,
     private readonly properties: ContactPropertiesService,
-  ) {}
+    private readonly invalidation: SharedInvalidation,
+  ) {
+    invalidation.on('send-policy', (workspaceId) => this.recent.delete(workspaceId));
+  }
 
   async get(workspaceId: string): Promise<SendPolicyDto> {
     return view(await this.policies.ofWorkspace(workspaceId));
   }
 
-  /** The policy a send applies (one primary-key read). */
-  settings(workspaceId: string): Promise<SendSettings> {
-    return this.get(workspaceId);
+  /**
+   * The policy a send applies, served from memory for up to {@link SETTINGS_TTL_MS}: an update is
+   * seen at once by every process (a Redis message drops the entry), the TTL bounds it if that
+   * message is lost. Shared: never modify it.
+   */
+  async settings(workspaceId: string): Promise<Readonly<SendSettings>> {
+    let settings = this.recent.get(workspaceId);
+    if (!settings) {
+      settings = await this.get(workspaceId);
+      this.recent.set(workspaceId, settings);
+    }
+    return settings;
   }
 
   /** Update Send Policy: the parts present; null restores a part's default. Nothing is written unless every part is valid. */
@@ -62,7 +82,10 @@ export class SendPolicyService {
         input.startWords !== undefined ? 'startWords' : 'stopWords',
       );
     }
-    if (Object.keys(parts).length > 0) await this.policies.put(workspaceId, parts);
+    if (Object.keys(parts).length > 0) {
+      await this.policies.put(workspaceId, parts);
+      this.invalidation.invalidate('send-policy', workspaceId);
+    }
     return this.get(workspaceId);
   }
 

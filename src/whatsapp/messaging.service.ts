@@ -284,11 +284,14 @@ export class MessagingService {
     destination: Destination,
     address: { to: string } | { recipient: string },
   ): Promise<RecipientReservation | null> {
+    const recipient = 'to' in address ? address.to : address.recipient;
+    // Most sends go to someone counted already (one Redis read); only the others ask the database whether the contact wrote.
+    if (await this.governor.isRecipientCounted(channel, recipient, 'fail-fast')) return null;
     if (destination.kind !== 'new-user-id') {
       const sender = destination.kind === 'contact' ? { contactId: destination.contact.id } : { phoneNumber: destination.phoneNumber };
       if (await this.events.hasInboundWhatsAppFrom(channel.workspaceId, channel.id, sender, serviceWindowStart())) return null;
     }
-    return this.governor.reserveRecipient(channel, 'to' in address ? address.to : address.recipient, 'fail-fast');
+    return this.governor.reserveRecipient(channel, recipient, 'fail-fast');
   }
 
   /**

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
 import { AppConfig } from '../../config/app-config.js';
@@ -98,6 +99,8 @@ export class RateLimiter implements OnApplicationShutdown {
    */
   private readonly failFastRedis: Redis;
   private readonly prefix: string;
+  /** Each script's SHA-1, by its text (see {@link call}). */
+  private readonly shas = new Map<string, string>();
 
   constructor(config: AppConfig) {
     this.redis = new Redis(config.redis.url, {
@@ -124,17 +127,17 @@ export class RateLimiter implements OnApplicationShutdown {
   async tryStart(rules: RateRule[]): Promise<number> {
     const keys = rules.flatMap((rule) => [this.prefix + rule.key, this.prefix + (rule.halvedWhile ?? rule.key)]);
     const args = rules.flatMap((rule) => [rule.limit, rule.windowMs, rule.halvedWhile ? 1 : 0]);
-    return Number(await this.redis.eval(TRY_START, keys.length, ...keys, ...args));
+    return Number(await this.call(this.redis, TRY_START, keys, args));
   }
 
   /** Records a start now under `key`, allowed or not. */
   async record(key: string, windowMs: number): Promise<void> {
-    await this.redis.eval(RECORD, 1, this.prefix + key, windowMs);
+    await this.call(this.redis, RECORD, [this.prefix + key], [windowMs]);
   }
 
   /** How many starts `key` recorded in the last `windowMs`. */
   async count(key: string, windowMs: number): Promise<number> {
-    return Number(await this.redis.eval(COUNT, 1, this.prefix + key, windowMs));
+    return Number(await this.call(this.redis, COUNT, [this.prefix + key], [windowMs]));
   }
 
   /** Sets a rule's back-off flag (`halvedWhile`) for `forMs`. */
@@ -142,12 +145,31 @@ export class RateLimiter implements OnApplicationShutdown {
     await this.redis.set(this.prefix + flag, '1', 'PX', forMs);
   }
 
+  /**
+   * Runs a script by its SHA (EVALSHA) rather than sending its text with every call (the scripts
+   * run once per send, call and delivery); the first call on a connection, or after Redis lost its
+   * script cache (a restart), gets NOSCRIPT and sends the text once, which loads it.
+   */
+  private async call(redis: Redis, script: string, keys: string[], args: Array<string | number>): Promise<unknown> {
+    let sha = this.shas.get(script);
+    if (!sha) {
+      sha = createHash('sha1').update(script).digest('hex');
+      this.shas.set(script, sha);
+    }
+    try {
+      return await redis.evalsha(sha, keys.length, ...keys, ...args);
+    } catch (err) {
+      if (!(err instanceof Error && err.message.startsWith('NOSCRIPT'))) throw err;
+      return redis.eval(script, keys.length, ...keys, ...args);
+    }
+  }
+
   /** Runs a feature's own script (built on {@link SLIDING_LOG_LUA}); `keys` are relative to the prefix. */
   async run(script: string, keys: string[], args: Array<string | number>, mode: CheckMode = 'wait'): Promise<unknown> {
-    const evalArgs = [script, keys.length, ...keys.map((key) => this.prefix + key), ...args] as const;
-    if (mode === 'wait') return this.redis.eval(...evalArgs);
+    const prefixed = keys.map((key) => this.prefix + key);
+    if (mode === 'wait') return this.call(this.redis, script, prefixed, args);
     try {
-      return await this.failFastRedis.eval(...evalArgs);
+      return await this.call(this.failFastRedis, script, prefixed, args);
     } catch (err) {
       // A script's own error (ReplyError) is a bug to surface; anything else is the connection.
       if (err instanceof Error && err.name === 'ReplyError') throw err;
