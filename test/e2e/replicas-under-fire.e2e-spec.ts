@@ -10,10 +10,10 @@ import { waitFor } from '../support/fixtures.js';
 import { freePort } from '../support/free-port.js';
 import { HttpClient, type HttpResponse } from '../support/http-client.js';
 import { deleteRedisKeys } from '../support/redis-keys.js';
+import { ADMIN_KEY, baseTestEnv } from '../support/test-app.js';
 import { verifySignature, WebhookReceiver } from '../support/webhook-receiver.js';
 
 const MAIN = 'dist/src/main.js';
-const ADMIN_KEY = 'replicas-admin-key-0123456789';
 const CLOUD_TOKEN = 'EAAG-replicas-token';
 const APP_SECRET = 'replicas-app-secret';
 const TEMPLATE = approvedTemplate('replica_notice', 'UTILITY', 'Notice {{1}}');
@@ -187,18 +187,10 @@ describe('Replicas under fire: two APIs and two workers, one of each killed -9 u
     fake.sendLatencyMs = 300;
     receiver = await WebhookReceiver.start();
     const env = {
-      NODE_ENV: 'test',
-      DATABASE_URL: databaseUrl,
-      REDIS_KEY_PREFIX: redisPrefix,
-      ADMIN_API_KEY: ADMIN_KEY,
-      JWT_SECRET: randomBytes(32).toString('hex'),
-      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      HOST: '127.0.0.1',
-      SEED_DEMO: 'false',
+      ...baseTestEnv(databaseUrl, redisPrefix),
       LOG_LEVEL: 'warn',
       DATABASE_POOL_SIZE: '10',
       WHATSAPP_GRAPH_URL: fake.url,
-      WHATSAPP_PAIR_RATE_INTERVAL_MS: '0',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_RETRY_SCHEDULE: '1s,2s,4s,8s',
       RATE_LIMIT_REQUESTS_PER_MINUTE: '1000000',

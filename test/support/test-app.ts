@@ -28,6 +28,25 @@ export interface TestApp {
 }
 
 /**
+ * What every process of a test runs with: its own database and Redis key prefix, fresh secrets,
+ * no demo data. Meta's pair rate would hold every back-to-back message to one number 6 s; the send
+ * governor's own tests turn it back on.
+ */
+export function baseTestEnv(databaseUrl: string, redisPrefix: string): Record<string, string> {
+  return {
+    NODE_ENV: 'test',
+    DATABASE_URL: databaseUrl,
+    REDIS_KEY_PREFIX: redisPrefix,
+    ADMIN_API_KEY: ADMIN_KEY,
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    HOST: '127.0.0.1',
+    SEED_DEMO: 'false',
+    WHATSAPP_PAIR_RATE_INTERVAL_MS: '0',
+  };
+}
+
+/**
  * Boots the real AppModule on Fastify, listening on 127.0.0.1, against a fresh PostgreSQL
  * database (created and migrated here, dropped on close) and its own Redis key prefix (deleted on close).
  */
@@ -39,19 +58,10 @@ export async function startTestApp(testEnv: Record<string, string> = {}, options
   const databaseUrl = `${server}/msg_test_${runId}`;
   const redisPrefix = `msgtest:${runId}`;
   resetEnv({
-    NODE_ENV: 'test',
-    DATABASE_URL: databaseUrl,
-    REDIS_KEY_PREFIX: redisPrefix,
-    ADMIN_API_KEY: ADMIN_KEY,
-    JWT_SECRET: randomBytes(32).toString('hex'),
-    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-    SEED_DEMO: 'false',
+    ...baseTestEnv(databaseUrl, redisPrefix),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     PORT: '0',
-    HOST: '127.0.0.1',
     OUTBOX_POLL_INTERVAL_MS: '200',
-    // Meta's pair rate would hold every back-to-back message to one number 6 s; the send governor's own tests turn it back on.
-    WHATSAPP_PAIR_RATE_INTERVAL_MS: '0',
     ...env,
   });
   resetConfig();
