@@ -29,8 +29,12 @@ const SETTINGS_TTL_MS = 5000;
 /** The workspace's send policy (API.md §13): stop and start words, quiet hours, time zones, the frequency cap. */
 @Injectable()
 export class SendPolicyService {
-  /** Policies as sends apply them, by workspace: every call and marketing send asks. */
-  private readonly recent = new LRUCache<string, Readonly<SendSettings>>({ max: 10_000, ttl: SETTINGS_TTL_MS });
+  /** Policies as sends apply them, by workspace (every call and marketing send asks); concurrent misses share one read. */
+  private readonly recent = new LRUCache<string, Readonly<SendSettings>>({
+    max: 10_000,
+    ttl: SETTINGS_TTL_MS,
+    fetchMethod: (workspaceId) => this.get(workspaceId),
+  });
 
   constructor(
     private readonly policies: SendPoliciesRepository,
@@ -50,12 +54,7 @@ export class SendPolicyService {
    * message is lost. Shared: never modify it.
    */
   async settings(workspaceId: string): Promise<Readonly<SendSettings>> {
-    let settings = this.recent.get(workspaceId);
-    if (!settings) {
-      settings = await this.get(workspaceId);
-      this.recent.set(workspaceId, settings);
-    }
-    return settings;
+    return (await this.recent.fetch(workspaceId))!;
   }
 
   /** Update Send Policy: the parts present; null restores a part's default. Nothing is written unless every part is valid. */
