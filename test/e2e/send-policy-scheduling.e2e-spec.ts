@@ -9,6 +9,7 @@ import { approvedTemplate, createCloudChannel } from '../support/cloud-channel.j
 import { describeWithApp } from '../support/describe-with-app.js';
 import { FakeCloudApi } from '../support/fake-cloud-api.js';
 import { createChannel, createWorkspace, waitFor, type WorkspaceFixture } from '../support/fixtures.js';
+import { quietAroundNow } from '../support/quiet-hours.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -20,20 +21,6 @@ type Payload = Record<string, any>;
 
 const SALE = approvedTemplate('winter_sale', 'MARKETING', 'Our winter sale starts today.');
 const ORDER = approvedTemplate('order_shipped', 'UTILITY', 'Your order has shipped.');
-
-/** `HH:MM` on the wall clock of `zone` at `at` (computed here with Intl, independently of the service). */
-const clockIn = (at: number, zone: string) =>
-  new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(at);
-
-/**
- * Quiet hours around now in `zone`: from 30 minutes ago to 90 minutes ahead (whole minutes).
- * Whatever the zone, the quiet period then ends at the instant `endsAt`.
- */
-function quietAroundNow(zone: string, appliesTo = ['Marketing', 'Calls']) {
-  const minute = Math.floor(Date.now() / MINUTE) * MINUTE;
-  const endsAt = new Date(minute + 90 * MINUTE);
-  return { quietHours: { start: clockIn(minute - 30 * MINUTE, zone), end: clockIn(endsAt.getTime(), zone), appliesTo }, endsAt };
-}
 
 const withOffset = (at: Date) => `${at.toISOString().slice(0, -1)}+00:00`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -5,6 +5,7 @@ import { describeWithApp } from '../support/describe-with-app.js';
 import { createChannel, createWorkspace, waitFor, type WorkspaceFixture } from '../support/fixtures.js';
 import { freePort } from '../support/free-port.js';
 import { HttpClient } from '../support/http-client.js';
+import { quietAroundNow } from '../support/quiet-hours.js';
 
 const IVR = {
   destinationNumber: '966501234567',
@@ -16,8 +17,8 @@ const IVR = {
 /**
  * Two processes of one deployment: this test's app, and a second API process started from the
  * production build with the same database, Redis prefix and secrets. A change made through one is
- * seen by the other at once, although both keep the record in memory for seconds (channels 5 s,
- * service-account status 30 s): the Redis message drops it, the TTL is only the safety net.
+ * seen by the other at once, although both keep the record in memory for seconds (channels and send
+ * policies 5 s, service-account status 30 s): the Redis message drops it, the TTL is only the safety net.
  */
 let second: ChildProcess | undefined;
 
@@ -74,6 +75,28 @@ describeWithApp(
         'the second process to see the channel without voice',
       );
       assert.equal(refused.body.error.code, 'Channels:ChannelNotFound');
+    });
+
+    it('a send policy changed through one process is applied by the other at once (quiet hours hold a call)', async () => {
+      const channel = await createChannel(fx.t, ws.workspaceId, { phoneNumber: '+14155550441' });
+      const before = await secondApi.post('/v1/outbound-ivr', { ...IVR, channelId: channel.id });
+      assert.equal(before.status, 200, before.text);
+      assert.equal(before.body.scheduledFor, null, 'no quiet hours yet: the second process has read the policy');
+      // Through this process: quiet hours around now for calls, in the zone of the number (+966: Riyadh).
+      const { quietHours, endsAt } = quietAroundNow('Asia/Riyadh', ['Calls']);
+      const put = await new HttpClient(fx.t.baseUrl).withToken(ws.token).put('/v1/send-policy', { quietHours });
+      assert.equal(put.status, 200, put.text);
+      // Well within the 5 s the second process would otherwise keep the old policy.
+      const held = await waitFor(
+        async () => {
+          const res = await secondApi.post('/v1/outbound-ivr', { ...IVR, channelId: channel.id });
+          assert.equal(res.status, 200, res.text);
+          return res.body.scheduledFor ? res : undefined;
+        },
+        1_000,
+        'the second process to apply the quiet hours',
+      );
+      assert.equal(new Date(held.body.scheduledFor).getTime(), endsAt.getTime());
     });
 
     it('a service account revoked through one process is refused by the other at once', async () => {
