@@ -4,6 +4,8 @@ import { Resvg } from '@resvg/resvg-js';
 export interface Panel {
   title: string;
   unit: string;
+  /** Shown after the title, e.g. the series' growth. */
+  note?: string;
   points: Array<[minute: number, value: number]>;
 }
 
@@ -55,7 +57,7 @@ function panelSvg(panel: Panel, x0: number, y0: number, windowFrom: number): str
   const yTicks = [0, 0.5, 1].map((f) => f * (yMax / 1.1));
   const xTicks = [0, Math.round(xMax / 2), xMax];
   return [
-    `<text x="${x0 + 12}" y="${y0 + 20}" font-size="13">${escape(panel.title)} (${escape(panel.unit)})</text>`,
+    `<text x="${x0 + 12}" y="${y0 + 20}" font-size="13">${escape(panel.title)} (${escape(panel.unit)})${panel.note ? `, ${escape(panel.note)}` : ''}</text>`,
     `<rect x="${x(0)}" y="${y(yMax)}" width="${Math.max(0, x(windowFrom) - x(0))}" height="${plotHeight}" fill="#eeeeee"/>`,
     `<line x1="${x(0)}" y1="${bottom}" x2="${x(xMax)}" y2="${bottom}" stroke="#666"/>`,
     `<line x1="${x(0)}" y1="${bottom}" x2="${x(0)}" y2="${y(yMax)}" stroke="#666"/>`,
