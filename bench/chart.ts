@@ -12,7 +12,7 @@ export interface Panel {
 const PANEL_WIDTH = 360;
 const PANEL_HEIGHT = 200;
 const COLUMNS = 3;
-const MARGIN = { left: 56, right: 16, top: 30, bottom: 34 };
+const MARGIN = { left: 56, right: 16, top: 42, bottom: 34 };
 const HEADER_HEIGHT = 44;
 
 const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -57,7 +57,8 @@ function panelSvg(panel: Panel, x0: number, y0: number, windowFrom: number): str
   const yTicks = [0, 0.5, 1].map((f) => f * (yMax / 1.1));
   const xTicks = [0, Math.round(xMax / 2), xMax];
   return [
-    `<text x="${x0 + 12}" y="${y0 + 20}" font-size="13">${escape(panel.title)} (${escape(panel.unit)})${panel.note ? `, ${escape(panel.note)}` : ''}</text>`,
+    `<text x="${x0 + 12}" y="${y0 + 18}" font-size="13">${escape(panel.title)} (${escape(panel.unit)})</text>`,
+    `<text x="${x0 + 12}" y="${y0 + 32}" font-size="11" fill="#555">${escape(panel.note ?? '')}</text>`,
     `<rect x="${x(0)}" y="${y(yMax)}" width="${Math.max(0, x(windowFrom) - x(0))}" height="${plotHeight}" fill="#eeeeee"/>`,
     `<line x1="${x(0)}" y1="${bottom}" x2="${x(xMax)}" y2="${bottom}" stroke="#666"/>`,
     `<line x1="${x(0)}" y1="${bottom}" x2="${x(0)}" y2="${y(yMax)}" stroke="#666"/>`,

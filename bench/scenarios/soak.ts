@@ -43,6 +43,8 @@ interface Sample {
   requests: number;
   p99Ms: Record<Load | 'all', number>;
   tablesMb: Record<string, number>;
+  /** Live rows by table (PostgreSQL's estimate): tells rows kept from space not yet reused. */
+  tableRows: Record<string, number>;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -50,12 +52,15 @@ const megabytes = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10
 const numbers = (prefix: string) => Array.from({ length: NUMBERS_PER_LOAD }, (_, i) => `${prefix}${String(i).padStart(4, '0')}`);
 const pick = <T>(items: T[]) => items[Math.floor(Math.random() * items.length)];
 
-/** Every table's total size (heap, indexes, TOAST), in MB. */
-async function tableSizes(client: Client): Promise<Record<string, number>> {
-  const { rows } = await client.query<{ name: string; bytes: string }>(
-    `SELECT relname AS name, pg_total_relation_size(relid) AS bytes FROM pg_stat_user_tables WHERE schemaname = 'public'`,
+/** Every table's total size (heap, indexes, TOAST) in MB, and its live rows. */
+async function tableSizes(client: Client): Promise<Pick<Sample, 'tablesMb' | 'tableRows'>> {
+  const { rows } = await client.query<{ name: string; bytes: string; live: string }>(
+    `SELECT relname AS name, pg_total_relation_size(relid) AS bytes, n_live_tup AS live FROM pg_stat_user_tables WHERE schemaname = 'public'`,
   );
-  return Object.fromEntries(rows.map((row) => [row.name, megabytes(Number(row.bytes))]));
+  return {
+    tablesMb: Object.fromEntries(rows.map((row) => [row.name, megabytes(Number(row.bytes))])),
+    tableRows: Object.fromEntries(rows.map((row) => [row.name, Number(row.live)])),
+  };
 }
 
 async function redisMemory(redis: Redis, prefix: string): Promise<Pick<Sample, 'redisUsedMb' | 'redisRunKeysMb' | 'redisRunKeys'>> {
@@ -106,7 +111,7 @@ function seriesOf(samples: Sample[]): Array<Panel & { checked: boolean; growth: 
     series('worker RSS', 'MB', (s) => s.workerRssMb),
     series('p99, all requests', 'ms', (s) => s.p99Ms.all),
     series('Redis, this run’s keys', 'MB', (s) => s.redisRunKeysMb),
-    series('Redis used_memory (shared server)', 'MB', (s) => s.redisUsedMb, false),
+    series('Redis used_memory, whole server', 'MB', (s) => s.redisUsedMb, false),
     ...tables.map((table) => series(table, 'MB', (s) => s.tablesMb[table] ?? 0)),
   ];
 }
@@ -196,7 +201,7 @@ export const soakScenario: Scenario = {
           ...(await redisMemory(redis, ctx.env.REDIS_KEY_PREFIX)),
           requests: all.length,
           p99Ms: { sends: p99(taken.sends), inbound: p99(taken.inbound), ivr: p99(taken.ivr), all: p99(all) },
-          tablesMb: await tableSizes(database),
+          ...(await tableSizes(database)),
         };
       };
       const started = Date.now();
@@ -262,9 +267,12 @@ export const soakScenario: Scenario = {
         name: this.name,
         checks: [
           ...series.map((s) => {
+            const inWindow = samples.filter((sample) => sample.minute >= WINDOW_FROM_MINUTE);
             const values = s.points.filter(([minute]) => minute >= WINDOW_FROM_MINUTE).map(([, value]) => value);
+            const rows =
+              s.title in inWindow[0].tableRows ? ` (live rows ${inWindow.map((sample) => sample.tableRows[s.title]).join(', ')})` : '';
             return {
-              what: `${s.title} ${values[0]}→${values[values.length - 1]} ${s.unit} from minute ${WINDOW_FROM_MINUTE}, growth ${(s.growth * 100).toFixed(1)}%${s.checked ? ` ≤ ${GROWTH_LIMIT * 100}%` : ' (not judged)'}`,
+              what: `${s.title} ${values[0]}→${values[values.length - 1]} ${s.unit}${rows} from minute ${WINDOW_FROM_MINUTE}, growth ${(s.growth * 100).toFixed(1)}%${s.checked ? ` ≤ ${GROWTH_LIMIT * 100}%` : ' (not judged)'}`,
               ok: !s.checked || s.growth <= GROWTH_LIMIT,
             };
           }),
