@@ -21,8 +21,13 @@ const RETENTION_SECONDS = Number(process.env.BENCH_SOAK_RETENTION_SECONDS ?? Mat
 /** The flatness check leaves out the first third of the run (warm-up): the last 20 minutes of 30. */
 const WINDOW_FROM_MINUTE = MINUTES - Math.round((MINUTES * 2) / 3);
 const GROWTH_LIMIT = 0.1;
-/** Each load's numbers: once every number has its contact and conversation, those tables stop growing. */
+/**
+ * Each load's numbers: once every number has its contact and conversation, those tables stop
+ * growing. Sends go to more of them: Meta's pair rate (one message to a recipient per 6 s, which the
+ * worker keeps) would hold back 50 sends/s to 500 numbers.
+ */
 const NUMBERS_PER_LOAD = 500;
+const SEND_NUMBERS = 2000;
 const DRAIN_MS = 60_000;
 /** Tables sampled whatever their size, beside the largest few. */
 const WATCHED_TABLES = ['outbox_messages', 'webhook_deliveries', 'conversation_events'];
@@ -49,7 +54,8 @@ interface Sample {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const megabytes = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
-const numbers = (prefix: string) => Array.from({ length: NUMBERS_PER_LOAD }, (_, i) => `${prefix}${String(i).padStart(4, '0')}`);
+const numbers = (prefix: string, count = NUMBERS_PER_LOAD) =>
+  Array.from({ length: count }, (_, i) => `${prefix}${String(i).padStart(4, '0')}`);
 const pick = <T>(items: T[]) => items[Math.floor(Math.random() * items.length)];
 
 /** Every table's total size (heap, indexes, TOAST) in MB, and its live rows. */
@@ -158,6 +164,8 @@ export const soakScenario: Scenario = {
     const endpoint = WITH_EVENT_ENDPOINT ? await ctx.call('POST', '/v1/webhook-endpoints', { url: events.url('/events') }) : undefined;
     const channel = await cloudChannel(ctx, 'Soak', '+14155557300', messageWebhooks.url);
     await storeSyncedTemplate(ctx, channel.id, TEMPLATE);
+    // A cloud-api channel reaches 1,000 recipients a day by default.
+    await ctx.admin('PUT', `/admin/v1/channels/${channel.id}/limits`, { messagingLimit: 10000 });
     const voiceChannelId = await sandboxVoiceChannel(ctx, 'Soak IVR');
     // A channel's default is 1 call/s and 10 at once: the calls would queue behind the governor all run long.
     await ctx.admin('PUT', `/admin/v1/channels/${voiceChannelId}/limits`, { callsPerSecond: 1000, concurrentCalls: 1000 });
@@ -173,6 +181,7 @@ export const soakScenario: Scenario = {
     await database.connect();
     const redis = new Redis(ctx.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 2 });
     const latencies: Record<Load, number[]> = { sends: [], inbound: [], ivr: [] };
+    const sendTo = numbers('1917888', SEND_NUMBERS);
     const inboundFrom = numbers('1917777');
     const ivrTo = numbers('96650000');
     const runId = `soak${process.pid}`;
@@ -220,7 +229,7 @@ export const soakScenario: Scenario = {
         steady('sends', SEND_RATE, {
           url: `${ctx.apiUrl}/v1/whatsapp/service-account/sendTemplate`,
           headers: bearer,
-          body: (token) => sendBody(channel.id, token),
+          body: (token) => sendBody(channel.id, token, pick(sendTo)),
         }),
         steady('inbound', INBOUND_RATE, {
           url: `${ctx.apiUrl}/v1/whatsapp/webhooks/${channel.id}`,
