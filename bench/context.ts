@@ -97,6 +97,18 @@ export async function startContext(): Promise<BenchContext> {
   };
 }
 
+/** Starts a worker process with the API's environment (and `env` over it); resolves once it has started. */
+export async function startWorker(ctx: BenchContext, env: Record<string, string> = {}): Promise<NodeProcess> {
+  const worker = NodeProcess.start(
+    'dist/src/main.js',
+    { ...ctx.env, APP_ROLE: 'worker', MIGRATIONS_RUN: 'false', LOG_LEVEL: 'info', ...env },
+    ctx.workerNodeArgs,
+  );
+  const deadline = Date.now() + 30_000;
+  while (!/Worker started/.test(worker.log) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  return worker;
+}
+
 /**
  * Creating the scratch database and migrating it (or dropping the previous run's) leaves PostgreSQL
  * flushing in the background; on 2 cores that showed as a halved first scenario. Checkpoint, then

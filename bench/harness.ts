@@ -93,8 +93,18 @@ export class NodeProcess {
 
   /** Peak resident set size in MB (VmHWM), as the kernel counted it. */
   peakRssMb(): number {
+    return this.statusMb('VmHWM');
+  }
+
+  /** Resident set size now, in MB (VmRSS). */
+  rssMb(): number {
+    return this.statusMb('VmRSS');
+  }
+
+  /** A size field of /proc/<pid>/status (given in kB there), in MB. */
+  private statusMb(field: 'VmHWM' | 'VmRSS'): number {
     const status = readFileSync(`/proc/${this.child.pid}/status`, 'utf8');
-    const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    const kb = Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
     return Math.round(kb / 1024);
   }
 

@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const ctx = await startContext();
   const results: ScenarioResult[] = [];
   try {
-    for (const scenario of SCENARIOS.filter((s) => !filter || s.name.includes(filter))) {
+    for (const scenario of SCENARIOS.filter((s) => (filter ? s.name.includes(filter) : !s.onlyWhenNamed))) {
       process.stdout.write(`running ${scenario.name} ...\n`);
       results.push(await scenario.run(ctx));
     }

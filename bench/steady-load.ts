@@ -20,6 +20,8 @@ export interface SteadyLoadOptions {
   /** Tokens are `${prefix}1`, `${prefix}2`, ... */
   prefix: string;
   maxSockets?: number;
+  /** Called on each answer as it comes: the request's planned start and its latency (ms), and whether it was a 2xx. */
+  onAnswer?: (answer: { sentAt: number; latencyMs: number; ok: boolean }) => void;
 }
 
 /**
@@ -45,13 +47,17 @@ export async function steadyLoad(options: SteadyLoadOptions): Promise<SteadyLoad
         res.resume();
         res.on('end', () => {
           const status = res.statusCode ?? 0;
-          if (status >= 200 && status < 300) acceptedAt.set(token, now());
+          const ok = status >= 200 && status < 300;
+          const answeredAt = now();
+          if (ok) acceptedAt.set(token, answeredAt);
           else non2xx++;
+          options.onAnswer?.({ sentAt: sentAt.get(token)!, latencyMs: answeredAt - sentAt.get(token)!, ok });
           resolve();
         });
       });
       req.on('error', () => {
         errors++;
+        options.onAnswer?.({ sentAt: sentAt.get(token)!, latencyMs: now() - sentAt.get(token)!, ok: false });
         resolve();
       });
       req.end(payload);

@@ -12,6 +12,7 @@ import { listConversationsScenario, seedScenario as conversationSeedScenario, ti
 import { listScenario, searchScenario, seedScenario, setPropertyScenario, vcardScenario } from './contacts.js';
 import { speechScenario, uploadAudioScenario } from './media.js';
 import { audienceSnapshotScenario, campaignThroughputScenario } from './campaigns.js';
+import { soakScenario } from './soak.js';
 
 /** One row of the table: the API's figures next to its baseline's, measured in the same run. */
 export interface ScenarioResult {
@@ -29,6 +30,8 @@ export interface ScenarioResult {
 
 export interface Scenario {
   name: string;
+  /** Left out of a run without a filter (too long for every run): runs only when the filter matches its name. */
+  onlyWhenNamed?: boolean;
   run(ctx: BenchContext): Promise<ScenarioResult>;
 }
 
@@ -143,4 +146,5 @@ export const SCENARIOS: Scenario[] = [
   ivrThroughputScenario,
   ivrWorkerAloneScenario,
   createIvrScenario,
+  soakScenario,
 ];

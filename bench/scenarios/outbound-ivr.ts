@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import autocannon from 'autocannon';
-import type { BenchContext } from '../context.js';
-import { freePort, NodeProcess } from '../harness.js';
+import { startWorker, type BenchContext } from '../context.js';
+import { freePort } from '../harness.js';
 import { compareWithBaseline, type Scenario, type ScenarioResult } from './index.js';
 
 const CALL_RATE = Number(process.env.BENCH_IVR_RATE ?? 210);
@@ -9,11 +9,14 @@ const CALL_SECONDS = Number(process.env.BENCH_IVR_SECONDS ?? 20);
 /** The target counts outcome webhooks; BENCH_IVR_CALL_WEBHOOK=1 also sends each call's Call Webhook. */
 const WITH_CALL_WEBHOOK = process.env.BENCH_IVR_CALL_WEBHOOK === '1';
 
-const ivrBody = (channelId: string, webhookUrl: string, externalId: string) =>
+/** A number no call has dialled yet (each becomes a new contact). */
+const newDestination = () => `96650${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
+
+export const ivrBody = (channelId: string, webhookUrl: string, externalId: string, destinationNumber = newDestination()) =>
   JSON.stringify({
     channelId,
     externalId,
-    destinationNumber: `96650${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`,
+    destinationNumber,
     audioFileUrl: 'https://media.example.com/question.wav',
     options: [
       { digit: '1', description: 'Confirm' },
@@ -23,7 +26,7 @@ const ivrBody = (channelId: string, webhookUrl: string, externalId: string) =>
   });
 
 /** A voice channel whose sandbox answers at once and presses 1. The API alone: no worker runs, the calls wait. */
-async function sandboxVoiceChannel(ctx: BenchContext, name: string, postCallWebhookUrl?: string): Promise<string> {
+export async function sandboxVoiceChannel(ctx: BenchContext, name: string, postCallWebhookUrl?: string): Promise<string> {
   const channel = await ctx.admin('POST', `/admin/v1/workspaces/${ctx.workspaceId}/channels`, {
     name,
     type: 1,
@@ -52,7 +55,7 @@ export const createIvrScenario: Scenario = {
 };
 
 /** Receives outcome webhooks (by externalId, with their arrival time) and counts Call Webhooks. */
-async function startReceiver() {
+export async function startOutcomeReceiver() {
   const outcomes = new Map<string, number>();
   const counts = { callWebhooks: 0 };
   const server = createServer((req, res) => {
@@ -70,16 +73,8 @@ async function startReceiver() {
   return { outcomes, counts, url: (path: string) => `http://127.0.0.1:${port}${path}`, close: () => server.close() };
 }
 
-async function startWorker(ctx: BenchContext): Promise<NodeProcess> {
-  const worker = NodeProcess.start(
-    'dist/src/main.js',
-    { ...ctx.env, APP_ROLE: 'worker', MIGRATIONS_RUN: 'false', LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '50' },
-    ctx.workerNodeArgs,
-  );
-  const deadline = Date.now() + 30_000;
-  while (!/Worker started/.test(worker.log) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-  return worker;
-}
+/** The worker of the IVR scenarios, with a larger pool (see the README's note on IVR throughput). */
+export const IVR_WORKER_ENV = { DATABASE_POOL_SIZE: '50' };
 
 /** Requests calls with autocannon: at `rate` for `seconds`, or `amount` of them as fast as the API takes them. */
 async function requestCalls(
@@ -109,7 +104,11 @@ async function requestCalls(
   return { accepted: result['2xx'], non2xx: result.non2xx, requestedAt };
 }
 
-async function waitForOutcomes(receiver: Awaited<ReturnType<typeof startReceiver>>, accepted: number, callWebhooks: number): Promise<void> {
+async function waitForOutcomes(
+  receiver: Awaited<ReturnType<typeof startOutcomeReceiver>>,
+  accepted: number,
+  callWebhooks: number,
+): Promise<void> {
   const waitUntil = Date.now() + 60_000;
   while ((receiver.outcomes.size < accepted || receiver.counts.callWebhooks < callWebhooks) && Date.now() < waitUntil)
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -124,9 +123,9 @@ async function waitForOutcomes(receiver: Awaited<ReturnType<typeof startReceiver
 export const ivrThroughputScenario: Scenario = {
   name: `Outbound IVR: ${CALL_RATE} calls/s for ${CALL_SECONDS} s, sandbox at zero durations, one worker${WITH_CALL_WEBHOOK ? ', with Call Webhooks' : ''}`,
   async run(ctx): Promise<ScenarioResult> {
-    const receiver = await startReceiver();
+    const receiver = await startOutcomeReceiver();
     const channelId = await sandboxVoiceChannel(ctx, 'Bench IVR calls', WITH_CALL_WEBHOOK ? receiver.url('/call') : undefined);
-    const worker = await startWorker(ctx);
+    const worker = await startWorker(ctx, IVR_WORKER_ENV);
     try {
       const started = Date.now();
       const calls = await requestCalls(ctx, channelId, receiver.url('/outcome'), { rate: CALL_RATE, seconds: CALL_SECONDS });
@@ -166,10 +165,10 @@ const BACKLOG = Number(process.env.BENCH_IVR_BACKLOG ?? 3000);
 export const ivrWorkerAloneScenario: Scenario = {
   name: `Outbound IVR: a backlog of ${BACKLOG} calls played out by one worker alone`,
   async run(ctx): Promise<ScenarioResult> {
-    const receiver = await startReceiver();
+    const receiver = await startOutcomeReceiver();
     const channelId = await sandboxVoiceChannel(ctx, 'Bench IVR backlog');
     const calls = await requestCalls(ctx, channelId, receiver.url('/outcome'), { amount: BACKLOG });
-    const worker = await startWorker(ctx);
+    const worker = await startWorker(ctx, IVR_WORKER_ENV);
     try {
       const started = Date.now();
       await waitForOutcomes(receiver, calls.accepted, 0);

@@ -23,7 +23,7 @@ const THROTTLE_SECONDS = Number(process.env.BENCH_THROTTLE_SECONDS ?? 60);
 const now = () => performance.timeOrigin + performance.now();
 
 /** A receiver on 127.0.0.1 recording, per path, when each event (by its `data.id`) arrived. */
-async function startReceiver() {
+export async function startEventReceiver() {
   const arrivals = new Map<string, Map<string, number>>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -152,7 +152,7 @@ async function publishAll(publish: (ids: string[]) => Promise<number>, prefix: s
 export const webhookFanOutScenario: Scenario = {
   name: 'webhook endpoints: fan-out to 10, and beside a black hole',
   async run(ctx: BenchContext): Promise<ScenarioResult> {
-    const receiver = await startReceiver();
+    const receiver = await startEventReceiver();
     const blackHole = await startBlackHole();
     const paths = Array.from({ length: ENDPOINTS }, (_, i) => `/e${i}`);
     const endpointIds = await createEndpoints(
@@ -234,7 +234,7 @@ export const webhookFanOutScenario: Scenario = {
 export const webhookThrottleScenario: Scenario = {
   name: 'webhook endpoints: throttle accuracy',
   async run(ctx: BenchContext): Promise<ScenarioResult> {
-    const receiver = await startReceiver();
+    const receiver = await startEventReceiver();
     const total = THROTTLE_PER_SECOND * THROTTLE_SECONDS;
     const endpointIds = await createEndpoints(ctx, [receiver.url('/throttled')], { rateLimitPerSecond: THROTTLE_PER_SECOND });
     try {

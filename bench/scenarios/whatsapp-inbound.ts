@@ -22,10 +22,10 @@ const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const numberPool = Array.from({ length: 2000 }, (_, i) => `1917666${String(i).padStart(4, '0')}`);
 const pick = <T>(items: T[]) => items[Math.floor(Math.random() * items.length)];
-const signature = (payload: string) => `sha256=${createHmac('sha256', APP_SECRET).update(payload).digest('hex')}`;
+export const signature = (payload: string) => `sha256=${createHmac('sha256', APP_SECRET).update(payload).digest('hex')}`;
 
 /** A `messages` notification of one message, as Meta posts it. */
-function notification(messageId: string, from: string, content: Record<string, unknown>): string {
+export function notification(messageId: string, from: string, content: Record<string, unknown>): string {
   return JSON.stringify({
     object: 'whatsapp_business_account',
     entry: [
@@ -48,7 +48,7 @@ function notification(messageId: string, from: string, content: Record<string, u
 }
 
 /** A receiver of the channel's WhatsApp Message Webhooks: when each message's webhook first came, and how many came. */
-async function startReceiver(): Promise<{
+export async function startMessageWebhookReceiver(): Promise<{
   server: Server;
   url: string;
   firstAt: Map<string, number>;
@@ -75,7 +75,7 @@ async function startReceiver(): Promise<{
   return { server, url: `http://127.0.0.1:${port}/wa`, firstAt, count, withMedia };
 }
 
-async function cloudChannel(ctx: BenchContext, name: string, phoneNumber: string, webhookUrl: string): Promise<{ id: string }> {
+export async function cloudChannel(ctx: BenchContext, name: string, phoneNumber: string, webhookUrl: string): Promise<{ id: string }> {
   return ctx.admin('POST', `/admin/v1/workspaces/${ctx.workspaceId}/channels`, {
     name,
     type: 2,
@@ -135,7 +135,7 @@ async function storedEvents(ctx: BenchContext, prefix: string, extra = ''): Prom
 export const inboundEdgeScenario: Scenario = {
   name: `WhatsApp inbound: ${INBOUND_RATE} signed notifications/s for ${INBOUND_SECONDS} s`,
   async run(ctx): Promise<ScenarioResult> {
-    const receiver = await startReceiver();
+    const receiver = await startMessageWebhookReceiver();
     const storageDir = mkdtempSync(join(tmpdir(), 'bench-inbound-'));
     const channel = await cloudChannel(ctx, 'Bench inbound', '+14155557102', receiver.url);
     const worker = startWorker(ctx, storageDir);
@@ -210,7 +210,7 @@ export const inboundEdgeScenario: Scenario = {
 export const inboundMediaScenario: Scenario = {
   name: `WhatsApp inbound media: ${MEDIA_IMAGES} images of 200 KB, one worker`,
   async run(ctx): Promise<ScenarioResult> {
-    const receiver = await startReceiver();
+    const receiver = await startMessageWebhookReceiver();
     const storageDir = mkdtempSync(join(tmpdir(), 'bench-media-'));
     ctx.cloudApi.setMedia(randomBytes(MEDIA_BYTES));
     const channel = await cloudChannel(ctx, 'Bench media', '+14155557103', receiver.url);

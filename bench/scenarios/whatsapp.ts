@@ -4,7 +4,7 @@ import { percentiles, steadyLoad } from '../steady-load.js';
 import type { BenchContext } from '../context.js';
 import { compareWithBaseline, type Scenario, type ScenarioResult } from './index.js';
 
-const TEMPLATE = {
+export const TEMPLATE = {
   name: 'bench_hello',
   language: 'en',
   category: 'UTILITY',
@@ -17,7 +17,7 @@ const WARM_UP_SECONDS = 10;
 
 const numberPool = Array.from({ length: 500 }, (_, i) => `1917555${String(i).padStart(4, '0')}`);
 const pick = <T>(items: T[]) => items[Math.floor(Math.random() * items.length)];
-const sendBody = (channelId: string, token: string, toNumber = pick(numberPool)) =>
+export const sendBody = (channelId: string, token: string, toNumber = pick(numberPool)) =>
   JSON.stringify({
     channelId,
     templateName: TEMPLATE.name,
