@@ -26,7 +26,8 @@ export interface BenchContext {
   call(method: string, path: string, body?: unknown): Promise<any>;
 }
 
-export async function startContext(): Promise<BenchContext> {
+/** `apiEnv`: settings of the selected scenarios for the API process (see Scenario.apiEnv). */
+export async function startContext(apiEnv: Record<string, string> = {}): Promise<BenchContext> {
   const cloudApi = await FakeCloudApi.start();
   const databaseUrl = `postgres://postgres@127.0.0.1:5432/msg_bench_${process.pid}`;
   const jwtSecret = randomBytes(32).toString('hex');
@@ -49,6 +50,7 @@ export async function startContext(): Promise<BenchContext> {
     RATE_LIMIT_IVR_CALLS_PER_SECOND: '1000000000',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     WHATSAPP_GRAPH_URL: cloudApi.url,
+    ...apiEnv,
   };
   // As `npm run start:prod` runs it.
   const nodeArgs = [`--max-old-space-size=${process.env.HEAP_LIMIT_MB ?? 256}`, `--max-semi-space-size=${process.env.SEMI_SPACE_MB ?? 8}`];

@@ -15,10 +15,11 @@ function row(cells: Array<string | number>): string {
 
 async function main(): Promise<void> {
   const filter = process.argv[2];
-  const ctx = await startContext();
+  const selected = SCENARIOS.filter((s) => (filter ? s.name.includes(filter) : !s.onlyWhenNamed));
+  const ctx = await startContext(Object.assign({}, ...selected.map((s) => s.apiEnv ?? {})));
   const results: ScenarioResult[] = [];
   try {
-    for (const scenario of SCENARIOS.filter((s) => (filter ? s.name.includes(filter) : !s.onlyWhenNamed))) {
+    for (const scenario of selected) {
       process.stdout.write(`running ${scenario.name} ...\n`);
       results.push(await scenario.run(ctx));
     }

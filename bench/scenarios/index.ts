@@ -32,6 +32,8 @@ export interface Scenario {
   name: string;
   /** Left out of a run without a filter (too long for every run): runs only when the filter matches its name. */
   onlyWhenNamed?: boolean;
+  /** Settings the API process needs for this scenario (the API is started once, before any scenario runs). */
+  apiEnv?: Record<string, string>;
   run(ctx: BenchContext): Promise<ScenarioResult>;
 }
 

@@ -56,7 +56,7 @@ export class AppConfig {
     unauthenticatedRequestsPerMinute: number;
   };
   readonly outbox: { pollIntervalMs: number; recoverAfterMs: number };
-  readonly queues: { lockDurationMs: number };
+  readonly queues: { lockDurationMs: number; completedJobRetentionMs: number };
   /** How long finished rows of the growing tables are kept, and how the pruning job runs. */
   readonly retention: { outboxMs: number; webhookDeliveriesMs: number; sandboxMessagesMs: number; intervalMs: number; batchSize: number };
   readonly whatsapp: { graphUrl: string; mediaDownloadAttempts: number; pairRateIntervalMs: number; intakeLeaseMs: number };
@@ -126,7 +126,11 @@ export class AppConfig {
       unauthenticatedRequestsPerMinute: env.RATE_LIMIT_UNAUTHENTICATED_REQUESTS_PER_MINUTE,
     };
     this.outbox = { pollIntervalMs: env.OUTBOX_POLL_INTERVAL_MS, recoverAfterMs: env.OUTBOX_RECOVER_AFTER_MS };
-    this.queues = { lockDurationMs: env.QUEUE_LOCK_DURATION_MS };
+    this.queues = {
+      lockDurationMs: env.QUEUE_LOCK_DURATION_MS,
+      // Never under twice the relay's recovery horizon: a job id it pushes again must still be known to Bull if the job finished.
+      completedJobRetentionMs: Math.max(parseDuration(env.QUEUE_COMPLETED_JOB_RETENTION), 2 * env.OUTBOX_RECOVER_AFTER_MS),
+    };
     this.retention = {
       outboxMs: parseDuration(env.OUTBOX_RETENTION),
       webhookDeliveriesMs: parseDuration(env.WEBHOOK_DELIVERY_RETENTION),

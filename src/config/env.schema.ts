@@ -184,6 +184,8 @@ export class EnvSchema {
   @IsDuration() WEBHOOK_DELIVERY_RETENTION = '30d';
   /** What sandbox channels "sent" is deleted this long after it was sent. */
   @IsDuration() SANDBOX_MESSAGE_RETENTION = '7d';
+  /** Bull keeps a finished job in Redis this long (at most 50,000 a queue; never under twice OUTBOX_RECOVER_AFTER_MS). */
+  @IsDuration() QUEUE_COMPLETED_JOB_RETENTION = '24h';
   /** How often the pruning job runs. */
   @IsDuration() RETENTION_INTERVAL = '10m';
   /** Rows deleted per statement by the pruning job (each statement is its own short transaction). */

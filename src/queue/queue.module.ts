@@ -14,14 +14,17 @@ import { BACKOFF_STRATEGY, backoffDelay } from './retry-later.js';
 
 /**
  * Retries with exponential backoff (stretched to a provider's Retry-After, see RetryLaterError);
- * finished jobs kept for a day so a re-pushed job id is still recognised.
+ * finished jobs kept for QUEUE_COMPLETED_JOB_RETENTION (a day by default, never under twice the
+ * relay's recovery horizon) so a re-pushed job id is still recognised.
  */
-export const DEFAULT_JOB_OPTIONS = {
-  attempts: 5,
-  backoff: { type: BACKOFF_STRATEGY },
-  removeOnComplete: { age: 24 * 3600, count: 50_000 },
-  removeOnFail: { age: 7 * 24 * 3600, count: 50_000 },
-};
+export function defaultJobOptions(completedJobRetentionMs: number) {
+  return {
+    attempts: 5,
+    backoff: { type: BACKOFF_STRATEGY },
+    removeOnComplete: { age: Math.ceil(completedJobRetentionMs / 1000), count: 50_000 },
+    removeOnFail: { age: 7 * 24 * 3600, count: 50_000 },
+  };
+}
 
 @Module({ providers: [QueueRedisConnections], exports: [QueueRedisConnections] })
 class QueueConnectionsModule {}
@@ -36,7 +39,7 @@ class QueueConnectionsModule {}
       inject: [AppConfig, QueueRedisConnections],
       useFactory: (config: AppConfig, connections: QueueRedisConnections) => ({
         prefix: `${config.redis.keyPrefix}:bull`,
-        defaultJobOptions: DEFAULT_JOB_OPTIONS,
+        defaultJobOptions: defaultJobOptions(config.queues.completedJobRetentionMs),
         settings: {
           lockDuration: config.queues.lockDurationMs,
           stalledInterval: config.queues.lockDurationMs,
