@@ -21,7 +21,7 @@ import { CampaignPacer } from './campaign-pacer.js';
  * Recipients claimed at a time. A template batch is recorded in one transaction (a pause needs no
  * batch to end: the batch links its recipients only while the campaign is Running).
  */
-const BATCH_SIZE = 100;
+const BATCH_SIZE = 200;
 /** An IVR batch's calls placed at once (each is its own short transaction), and a template batch's contacts read at once. */
 const SENDS_AT_ONCE = 8;
 /** How long one dispatch job sends before handing over to the next (its successor job), so that a job never runs long. */

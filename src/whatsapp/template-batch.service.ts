@@ -23,7 +23,7 @@ import type { WhatsAppTemplate } from './whatsapp-template.entity.js';
 import { TemplatesService } from './templates.service.js';
 
 /** Recipients whose policy is checked at once (reads and a Redis call each). */
-const CHECKS_AT_ONCE = 16;
+const CHECKS_AT_ONCE = 32;
 
 const DAY_MS = 24 * 3600 * 1000;
 
