@@ -5,17 +5,24 @@ import { ContactPropertiesService } from '../contact-properties/contact-properti
 import { ContactsService } from '../contacts/contacts.service.js';
 import { Outbox } from '../queue/outbox.service.js';
 import { JobName } from '../queue/queue-names.js';
-import { MessagingService } from '../whatsapp/messaging.service.js';
+import { TemplateBatchSender, type TemplateBatchItem, type TemplateBatchOutcome } from '../whatsapp/template-batch.service.js';
+import { inLanes } from '../common/batching/in-lanes.js';
+import { ContactNotFound } from '../contacts/contacts.errors.js';
+import type { Contact } from '../contacts/contact.entity.js';
 import { MESSAGING_LIMIT_REACHED } from '../whatsapp/whatsapp.errors.js';
 import { OutboundIvrService } from '../outbound-ivr/outbound-ivr.service.js';
 import type { Campaign, CampaignIvr, CampaignTemplate } from './campaign.entity.js';
 import { EmptyPlaceholderError, fillParameters, propertyNames } from './campaign-parameters.js';
-import { CampaignRecipientsRepository, type ClaimedRecipient } from './campaign-recipients.repository.js';
+import { CampaignRecipientsRepository, type ClaimedRecipient, type RecipientSettlement } from './campaign-recipients.repository.js';
 import { CampaignsRepository } from './campaigns.repository.js';
+import { CampaignPacer } from './campaign-pacer.js';
 
-/** Recipients claimed at a time (a pause needs no batch to end: each send is linked only while the campaign is Running). */
-const BATCH_SIZE = 40;
-/** A batch's sends made at once: each is its own short transaction, so a few overlap their round trips to the database. */
+/**
+ * Recipients claimed at a time. A template batch is recorded in one transaction (a pause needs no
+ * batch to end: the batch links its recipients only while the campaign is Running).
+ */
+const BATCH_SIZE = 200;
+/** An IVR batch's calls placed at once (each is its own short transaction), and a template batch's contacts read at once. */
 const SENDS_AT_ONCE = 8;
 /** How long one dispatch job sends before handing over to the next (its successor job), so that a job never runs long. */
 const JOB_BUDGET_MS = 3000;
@@ -28,17 +35,27 @@ const RECHECK_CALLS_MS = 3000;
 /** While sends wait out quiet hours the campaign stays Running: look again after this. */
 const RECHECK_WAITING_MS = 5 * 60_000;
 
-/** Thrown inside the send's transaction when the recipient cannot be linked to it: the send rolls back. */
+/** While the campaign's queued sends are a full lead ahead of the channel's throughput (see CampaignPacer): look again after this. */
+const PACE_WAIT_MS = 50;
+
+/** A campaign's way of sending: how many recipients it may take now, and the sending of a claimed batch. */
+interface Sender {
+  room(): Promise<number>;
+  send(batch: ClaimedRecipient[]): Promise<Outcome>;
+}
+
+/** Thrown inside the batch's transaction when a recipient cannot be linked to its send: the batch rolls back. */
 class RecipientNotLinked extends Error {}
 
 /** After one recipient: go on, stop the batch (paused or cancelled meanwhile), or stop and pause (the messaging limit is reached). */
 type Outcome = 'next' | 'stop' | 'limit';
 
 /**
- * Sends a Running campaign's recipients, a batch at a time, each through Send Template's own path
- * (so consent, quiet hours, the frequency cap and the governor apply), linking the recipient to its
- * send in the transaction that records it: a recipient linked is never sent again, and one not
- * linked was not sent.
+ * Sends a Running campaign's recipients, a batch at a time: a template batch through
+ * TemplateBatchSender (Send Template's checks for each recipient, so consent, quiet hours, the
+ * frequency cap and the messaging limit apply; then the batch's sends recorded in one transaction),
+ * linking the recipients to their sends in that transaction: a recipient linked is never sent
+ * again, and one not linked was not sent. The governor paces the sends at the worker.
  */
 @Injectable()
 export class CampaignDispatcher {
@@ -49,20 +66,26 @@ export class CampaignDispatcher {
     private readonly recipients: CampaignRecipientsRepository,
     private readonly contacts: ContactsService,
     private readonly properties: ContactPropertiesService,
-    private readonly messaging: MessagingService,
+    private readonly batchSender: TemplateBatchSender,
     private readonly outbox: Outbox,
     private readonly calls: OutboundIvrService,
+    private readonly pacer: CampaignPacer,
   ) {}
 
   /** One dispatch job: sends for up to {@link JOB_BUDGET_MS}, then queues its successor (or completes the campaign). */
   async dispatch(workspaceId: string, campaignId: string): Promise<void> {
     const campaign = await this.campaigns.findById(workspaceId, campaignId);
     if (!campaign || !(await this.running(campaign))) return;
-    const send = campaign.ivr ? this.callPlacer(campaign, campaign.ivr) : await this.templateSender(campaign, campaign.template!);
+    const { room, send } = campaign.ivr ? this.callPlacer(campaign, campaign.ivr) : await this.templateSender(campaign, campaign.template!);
     const started = Date.now();
     while (Date.now() - started < JOB_BUDGET_MS) {
-      if ((await this.campaigns.statusOf(workspaceId, campaignId)) !== 'Running') return;
-      const batch = await this.recipients.claim(workspaceId, campaignId, BATCH_SIZE);
+      if ((await this.campaigns.statusOf(workspaceId, campaignId)) !== 'Running') return this.pacer.forget(campaignId);
+      const free = await room();
+      if (free <= 0) {
+        await new Promise((resolve) => setTimeout(resolve, PACE_WAIT_MS));
+        continue;
+      }
+      const batch = await this.recipients.claim(workspaceId, campaignId, Math.min(BATCH_SIZE, free));
       if (batch.length === 0) return this.finish(campaign);
       // Giving the batch back touches only those still Pending: the ones sent or settled stay as they are.
       const giveBack = () =>
@@ -73,7 +96,7 @@ export class CampaignDispatcher {
         );
       let outcome: Outcome;
       try {
-        outcome = await this.sendBatch(batch, send);
+        outcome = await send(batch);
       } catch (err) {
         await giveBack();
         throw err;
@@ -83,31 +106,12 @@ export class CampaignDispatcher {
         this.logger.warn(`Campaign ${campaignId} paused: the channel's messaging limit is reached`);
         await this.campaigns.move(workspaceId, campaignId, ['Running'], { status: 'Paused', pausedReason: 'MessagingLimitReached' });
       }
-      if (outcome !== 'next') return giveBack();
+      if (outcome !== 'next') {
+        this.pacer.forget(campaignId);
+        return giveBack();
+      }
     }
     await this.next(workspaceId, campaignId, null);
-  }
-
-  /**
-   * Sends a claimed batch, {@link SENDS_AT_ONCE} at a time. After the first 'stop' or error no
-   * further send starts; an error is thrown once the sends under way have ended.
-   */
-  private async sendBatch(batch: ClaimedRecipient[], send: (recipient: ClaimedRecipient) => Promise<Outcome>): Promise<Outcome> {
-    const queue = [...batch];
-    const ends = new Set<Outcome>();
-    let failure: { error: unknown } | undefined;
-    const lane = async () => {
-      for (let next = queue.shift(); next && !ends.has('stop') && !ends.has('limit') && !failure; next = queue.shift()) {
-        try {
-          ends.add(await send(next));
-        } catch (error) {
-          failure ??= { error };
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(SENDS_AT_ONCE, batch.length) }, lane));
-    if (failure) throw failure.error;
-    return ends.has('limit') ? 'limit' : ends.has('stop') ? 'stop' : 'next';
   }
 
   /** True when the campaign is Running; a Scheduled one whose time has come starts running here. */
@@ -118,48 +122,83 @@ export class CampaignDispatcher {
   }
 
   /**
-   * Sends one recipient: the template with its placeholders filled from the contact, through
-   * MessagingService.sendTemplate, which runs the link in its own transaction. Refusals end the
-   * recipient (opted out: SkippedOptedOut; another rule: Failed with its code); the messaging limit
-   * leaves the recipient Pending and has the dispatcher pause the campaign.
+   * Sends a batch of recipients: the template with each one's placeholders filled from its contact,
+   * through TemplateBatchSender (Send Template's checks for each recipient, then one transaction for
+   * the batch, in which the recipients are linked to their sends). Refusals end the recipient (opted
+   * out: SkippedOptedOut; another rule: Failed with its code); the messaging limit leaves the
+   * recipient Pending and has the dispatcher pause the campaign.
    */
-  private async templateSender(campaign: Campaign, template: CampaignTemplate): Promise<(recipient: ClaimedRecipient) => Promise<Outcome>> {
+  private async templateSender(campaign: Campaign, template: CampaignTemplate): Promise<Sender> {
     const { workspaceId, id: campaignId } = campaign;
-    const principal: Principal = {
-      serviceAccountId: campaign.creatorId ?? '',
-      workspaceId,
-      scopes: [],
-      name: campaign.creatorName ?? undefined,
-    };
+    const principal = this.principalOf(campaign);
     const definitions = await this.propertyDefinitions(workspaceId, template);
-    return async ({ contactId }) => {
+    const sends = { channelId: campaign.channelId, templateName: template.templateName, language: template.language };
+    const send = async (batch: ClaimedRecipient[]): Promise<Outcome> => {
+      const { items, settlements } = await this.itemsOf(workspaceId, template, definitions, batch);
+      let outcomes: TemplateBatchOutcome[];
       try {
-        const parameters = fillParameters(template, await this.fieldsOf(workspaceId, contactId, definitions));
-        const input = {
-          channelId: campaign.channelId,
-          contactId,
-          templateName: template.templateName,
-          language: template.language,
-          parameters,
-        };
-        await this.messaging.sendTemplate(principal, input, async (manager, accepted) => {
-          if (!(await this.recipients.withManager(manager).link(workspaceId, campaignId, contactId, accepted.eventId, accepted.scheduled)))
-            throw new RecipientNotLinked();
+        outcomes = await this.batchSender.send(principal, sends, items, async (manager, accepted) => {
+          const linked = await this.recipients.withManager(manager).linkMany(workspaceId, campaignId, accepted);
+          if (linked.size < accepted.length) throw new RecipientNotLinked();
+          this.pacer.accepted(
+            campaignId,
+            accepted.map((a) => a.eventId),
+          );
         });
-        return 'next';
       } catch (err) {
-        if (err instanceof RecipientNotLinked) return 'stop'; // paused or cancelled meanwhile: nothing was sent
-        if (err instanceof EmptyPlaceholderError) {
-          await this.recipients.settle(workspaceId, campaignId, contactId, 'Failed', 'Campaigns:EmptyPlaceholder');
-          return 'next';
-        }
-        if (!(err instanceof DomainError)) throw err;
-        if (err.code === MESSAGING_LIMIT_REACHED) return 'limit';
-        const status = err.code === 'WhatsApp:RecipientOptedOut' ? 'SkippedOptedOut' : 'Failed';
-        await this.recipients.settle(workspaceId, campaignId, contactId, status, status === 'Failed' ? err.code : null);
-        return 'next';
+        if (!(err instanceof RecipientNotLinked)) throw err;
+        await this.recipients.settleMany(workspaceId, campaignId, settlements);
+        return 'stop'; // paused or cancelled meanwhile: nothing of the batch was sent
       }
+      let limit = false;
+      for (const outcome of outcomes) {
+        if (outcome.kind === 'accepted') continue;
+        const { code } = outcome.error;
+        if (code === MESSAGING_LIMIT_REACHED) limit = true;
+        else if (code === 'WhatsApp:RecipientOptedOut')
+          settlements.push({ contactId: outcome.contactId, status: 'SkippedOptedOut', errorCode: null });
+        else settlements.push({ contactId: outcome.contactId, status: 'Failed', errorCode: code });
+      }
+      await this.recipients.settleMany(workspaceId, campaignId, settlements);
+      return limit ? 'limit' : 'next';
     };
+    return { room: () => this.pacer.room(campaign), send };
+  }
+
+  /**
+   * The batch's recipients as sends (their contacts read in one statement, the template's
+   * placeholders filled), and those that cannot be sent: a contact gone, an empty placeholder.
+   */
+  private async itemsOf(
+    workspaceId: string,
+    template: CampaignTemplate,
+    definitions: Map<string, string>,
+    batch: ClaimedRecipient[],
+  ): Promise<{ items: TemplateBatchItem[]; settlements: RecipientSettlement[] }> {
+    const contacts = new Map(
+      (
+        await this.contacts.findByIds(
+          workspaceId,
+          batch.map((r) => r.contactId),
+        )
+      ).map((contact) => [contact.id, contact]),
+    );
+    const settlements: RecipientSettlement[] = [];
+    const items = await inLanes(batch, SENDS_AT_ONCE, async ({ contactId }): Promise<TemplateBatchItem | null> => {
+      const contact = contacts.get(contactId);
+      if (!contact) {
+        settlements.push({ contactId, status: 'Failed', errorCode: ContactNotFound(contactId).code });
+        return null;
+      }
+      try {
+        return { contact, parameters: fillParameters(template, await this.fieldsOf(workspaceId, contact, definitions)) };
+      } catch (err) {
+        if (!(err instanceof EmptyPlaceholderError)) throw err;
+        settlements.push({ contactId, status: 'Failed', errorCode: 'Campaigns:EmptyPlaceholder' });
+        return null;
+      }
+    });
+    return { items: items.filter((item): item is TemplateBatchItem => item !== null), settlements };
   }
 
   /**
@@ -167,26 +206,31 @@ export class CampaignDispatcher {
    * limits apply there). The externalId names the recipient and the attempt: a retry after a crash
    * gets the same call back, never a second one.
    */
-  private callPlacer(campaign: Campaign, ivr: CampaignIvr): (recipient: ClaimedRecipient) => Promise<Outcome> {
+  private callPlacer(campaign: Campaign, ivr: CampaignIvr): Sender {
     const { workspaceId, id: campaignId } = campaign;
     const principal = this.principalOf(campaign);
-    return async ({ contactId, phoneNumber, attempts }) => {
+    const call = async ({ contactId, phoneNumber, attempts }: ClaimedRecipient): Promise<void> => {
       try {
-        const call = await this.calls.create(principal, {
+        const placed = await this.calls.create(principal, {
           ...ivr,
           channelId: campaign.channelId,
           destinationNumber: phoneNumber,
           externalId: `campaign:${campaignId}:${contactId}:${attempts + 1}`,
         });
-        await this.recipients.linkCall(workspaceId, campaignId, contactId, call.id);
-        return 'next';
+        await this.recipients.linkCall(workspaceId, campaignId, contactId, placed.id);
       } catch (err) {
         if (!(err instanceof DomainError)) throw err;
         const status = err.code === 'OutboundIvr:RecipientOptedOut' ? 'SkippedOptedOut' : 'Failed';
         await this.recipients.settle(workspaceId, campaignId, contactId, status, status === 'Failed' ? err.code : null);
-        return 'next';
       }
     };
+    // Calls are paced where they are placed (the channel's calls per second and concurrent calls).
+    const room = () => Promise.resolve(BATCH_SIZE);
+    const send = async (batch: ClaimedRecipient[]): Promise<Outcome> => {
+      await inLanes(batch, SENDS_AT_ONCE, call);
+      return 'next';
+    };
+    return { room, send };
   }
 
   /** Who the campaign's sends are made as: the service account that created it. */
@@ -207,11 +251,13 @@ export class CampaignDispatcher {
     return new Map(all.filter((d) => named.has(d.name.toLowerCase())).map((d) => [d.name.toLowerCase(), d.id]));
   }
 
-  private async fieldsOf(workspaceId: string, contactId: string, definitions: Map<string, string>) {
-    const contact = await this.contacts.get(workspaceId, contactId);
+  private async fieldsOf(workspaceId: string, contact: Contact, definitions: Map<string, string>) {
     const values = new Map<string, string | null>();
     for (const [name, definitionId] of definitions)
-      values.set(name, await this.contacts.propertyText(workspaceId, { contactId, phoneNumber: contact.phoneNumber }, definitionId));
+      values.set(
+        name,
+        await this.contacts.propertyText(workspaceId, { contactId: contact.id, phoneNumber: contact.phoneNumber }, definitionId),
+      );
     return { name: contact.name, company: contact.company, property: (name: string) => values.get(name.toLowerCase()) ?? null };
   }
 
@@ -226,10 +272,11 @@ export class CampaignDispatcher {
       return this.next(workspaceId, id, null);
     if ((await this.recipients.pendingCount(workspaceId, id)) > 0) return this.next(workspaceId, id, RECHECK_HELD_MS);
     // Completed means every message left: sends still queued (or retried after a worker died) keep it Running.
-    if ((await this.recipients.queuedSendCount(workspaceId, id)) > 0) return this.next(workspaceId, id, RECHECK_QUEUED_MS);
+    if ((await this.recipients.queuedEventIds(workspaceId, id)).length > 0) return this.next(workspaceId, id, RECHECK_QUEUED_MS);
     if ((await this.recipients.waitingEventIds(workspaceId, id)).length > 0) return this.next(workspaceId, id, RECHECK_WAITING_MS);
     if (campaign.ivr && (await this.recipients.callsOutstanding(workspaceId, id, campaign.redial)) > 0)
       return this.next(workspaceId, id, RECHECK_CALLS_MS);
+    this.pacer.forget(id);
     await this.campaigns.move(workspaceId, id, ['Running'], { status: 'Completed', completedAt: new Date() });
   }
 

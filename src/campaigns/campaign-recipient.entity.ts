@@ -10,6 +10,10 @@ export type StoredRecipientStatus = 'Pending' | 'Sent' | 'Scheduled' | 'Failed' 
 @Entity('campaign_recipients')
 @Index('IDX_campaign_recipients_status', ['workspaceId', 'campaignId', 'status'])
 @Index('IDX_campaign_recipients_event', ['conversationEventId'])
+// The dispatcher's claim: the recipients still to send, in contact order.
+@Index('IDX_campaign_recipients_unsent', ['workspaceId', 'campaignId', 'contactId'], {
+  where: `status = 'Pending' AND conversation_event_id IS NULL`,
+})
 export class CampaignRecipient {
   @PrimaryColumn('uuid', { primaryKeyConstraintName: 'PK_campaign_recipients' }) campaignId: string;
   @PrimaryColumn('uuid', { primaryKeyConstraintName: 'PK_campaign_recipients' }) contactId: string;

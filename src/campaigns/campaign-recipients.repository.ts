@@ -18,6 +18,21 @@ export interface ClaimedRecipient {
   attempts: number;
 }
 
+/** A recipient's accepted send, for {@link CampaignRecipientsRepository.linkMany}. */
+export interface RecipientLink {
+  contactId: string;
+  eventId: string;
+  /** Waiting out quiet hours (the recipient shows Scheduled). */
+  scheduled: boolean;
+}
+
+/** A recipient ended without a send, for {@link CampaignRecipientsRepository.settleMany}. */
+export interface RecipientSettlement {
+  contactId: string;
+  status: StoredRecipientStatus;
+  errorCode: string | null;
+}
+
 // UPDATE … RETURNING goes inside a CTE: the driver answers a bare UPDATE with [rows, count], a SELECT with its rows.
 
 /** A finished call's recipient status (API.md §13); a call under way shows Sent (Scheduled while it waits out quiet hours). */
@@ -116,17 +131,20 @@ export class CampaignRecipientsRepository extends WorkspaceScopedRepository<Camp
 
   /**
    * Claims up to `limit` Pending recipients nobody holds (SKIP LOCKED: dispatchers running side by
-   * side take different rows), leasing them for {@link LEASE}.
+   * side take different rows), leasing them for {@link LEASE}. The pick is a materialized CTE: as a
+   * subquery joined to the UPDATE, the planner may run it again for each row and claim far more than `limit`.
    */
   claim(workspaceId: string, campaignId: string, limit: number): Promise<ClaimedRecipient[]> {
     return this.sql<ClaimedRecipient>(
       workspaceId,
-      `WITH claimed AS (
+      `WITH picked AS MATERIALIZED (
+         SELECT contact_id FROM campaign_recipients
+          WHERE workspace_id = $1 AND campaign_id = $2 AND status = 'Pending' AND conversation_event_id IS NULL
+            AND (lease_until IS NULL OR lease_until < now())
+          ORDER BY contact_id LIMIT $3 FOR UPDATE SKIP LOCKED),
+       claimed AS (
          UPDATE campaign_recipients r SET lease_until = now() + ${LEASE}
-           FROM (SELECT contact_id FROM campaign_recipients
-                  WHERE workspace_id = $1 AND campaign_id = $2 AND status = 'Pending' AND conversation_event_id IS NULL
-                    AND (lease_until IS NULL OR lease_until < now())
-                  ORDER BY contact_id LIMIT $3 FOR UPDATE SKIP LOCKED) c
+           FROM picked c
           WHERE r.workspace_id = $1 AND r.campaign_id = $2 AND r.contact_id = c.contact_id
           RETURNING r.contact_id, r.phone_number, r.attempts)
        SELECT contact_id AS "contactId", phone_number AS "phoneNumber", attempts FROM claimed ORDER BY contact_id`,
@@ -135,22 +153,39 @@ export class CampaignRecipientsRepository extends WorkspaceScopedRepository<Camp
   }
 
   /**
-   * Links a Pending recipient to its accepted send, in the send's transaction, while the campaign
-   * is Running: false when it was not Pending any more (cancelled, or sent by another dispatcher) or
-   * the campaign was paused or cancelled meanwhile; the caller then rolls the send back.
+   * Links Pending recipients to their accepted sends, in the batch's transaction, in one statement,
+   * while the campaign is Running. Returns the contact ids linked: one is not when it was not
+   * Pending any more (cancelled, or sent by another dispatcher) or the campaign was paused or
+   * cancelled meanwhile; the caller then rolls the batch back.
    */
-  async link(workspaceId: string, campaignId: string, contactId: string, eventId: string, scheduled: boolean): Promise<boolean> {
+  async linkMany(workspaceId: string, campaignId: string, links: readonly RecipientLink[]): Promise<Set<string>> {
+    if (links.length === 0) return new Set();
     const rows = await this.sql<{ contact_id: string }>(
       workspaceId,
       `WITH linked AS (
-         UPDATE campaign_recipients SET status = $4, conversation_event_id = $5, lease_until = NULL, updated_at = now()
-          WHERE workspace_id = $1 AND campaign_id = $2 AND contact_id = $3 AND status = 'Pending' AND conversation_event_id IS NULL
+         UPDATE campaign_recipients r SET status = l.status, conversation_event_id = l.event_id, lease_until = NULL, updated_at = now()
+           FROM unnest($3::uuid[], $4::uuid[], $5::varchar[]) AS l(contact_id, event_id, status)
+          WHERE r.workspace_id = $1 AND r.campaign_id = $2 AND r.contact_id = l.contact_id
+            AND r.status = 'Pending' AND r.conversation_event_id IS NULL
             AND EXISTS (SELECT 1 FROM campaigns k WHERE k.workspace_id = $1 AND k.id = $2 AND k.status = 'Running')
-          RETURNING contact_id)
+          RETURNING r.contact_id)
        SELECT contact_id FROM linked`,
-      [campaignId, contactId, scheduled ? 'Scheduled' : 'Sent', eventId],
+      [campaignId, links.map((l) => l.contactId), links.map((l) => l.eventId), links.map((l) => (l.scheduled ? 'Scheduled' : 'Sent'))],
     );
-    return rows.length > 0;
+    return new Set(rows.map((row) => row.contact_id));
+  }
+
+  /** {@link settle} for many recipients, in one statement. */
+  async settleMany(workspaceId: string, campaignId: string, settlements: readonly RecipientSettlement[]): Promise<void> {
+    if (settlements.length === 0) return;
+    await this.sql(
+      workspaceId,
+      `UPDATE campaign_recipients r SET status = s.status, error_code = s.error_code, lease_until = NULL, updated_at = now()
+         FROM unnest($3::uuid[], $4::varchar[], $5::varchar[]) AS s(contact_id, status, error_code)
+        WHERE r.workspace_id = $1 AND r.campaign_id = $2 AND r.contact_id = s.contact_id
+          AND r.status = 'Pending' AND r.conversation_event_id IS NULL`,
+      [campaignId, settlements.map((s) => s.contactId), settlements.map((s) => s.status), settlements.map((s) => s.errorCode)],
+    );
   }
 
   /** Ends a Pending recipient without a send (skipped, or refused by a rule). */
@@ -194,27 +229,24 @@ export class CampaignRecipientsRepository extends WorkspaceScopedRepository<Camp
   }
 
   /** The sends of the campaign still waiting out quiet hours (their events are Scheduled). */
-  async waitingEventIds(workspaceId: string, campaignId: string): Promise<string[]> {
+  waitingEventIds(workspaceId: string, campaignId: string): Promise<string[]> {
+    return this.eventIdsIn(workspaceId, campaignId, 'Scheduled');
+  }
+
+  /** The campaign's sends accepted but not yet handed to the provider (their events are Pending). */
+  queuedEventIds(workspaceId: string, campaignId: string): Promise<string[]> {
+    return this.eventIdsIn(workspaceId, campaignId, 'Pending');
+  }
+
+  private async eventIdsIn(workspaceId: string, campaignId: string, status: 'Pending' | 'Scheduled'): Promise<string[]> {
     const rows = await this.sql<{ id: string }>(
       workspaceId,
       `SELECT e.id FROM campaign_recipients r
          JOIN conversation_events e ON e.workspace_id = r.workspace_id AND e.id = r.conversation_event_id
-        WHERE r.workspace_id = $1 AND r.campaign_id = $2 AND e.status = 'Scheduled'`,
-      [campaignId],
+        WHERE r.workspace_id = $1 AND r.campaign_id = $2 AND e.status = $3`,
+      [campaignId, status],
     );
     return rows.map((row) => row.id);
-  }
-
-  /** How many of the campaign's sends are accepted but not yet handed to the provider (their events are Pending). */
-  async queuedSendCount(workspaceId: string, campaignId: string): Promise<number> {
-    const [row] = await this.sql<{ n: number }>(
-      workspaceId,
-      `SELECT count(*)::int AS n FROM campaign_recipients r
-         JOIN conversation_events e ON e.workspace_id = r.workspace_id AND e.id = r.conversation_event_id
-        WHERE r.workspace_id = $1 AND r.campaign_id = $2 AND e.status = 'Pending'`,
-      [campaignId],
-    );
-    return row.n;
   }
 
   /** How many recipients are still Pending (claimed or not). */

@@ -7,6 +7,9 @@ import { WhatsAppModule } from '../whatsapp/whatsapp.module.js';
 import { OutboundIvrModule } from '../outbound-ivr/outbound-ivr.module.js';
 import { CampaignRecipient } from './campaign-recipient.entity.js';
 import { Campaign } from './campaign.entity.js';
+import { CampaignPacer } from './campaign-pacer.js';
+import { GovernorModule } from '../governor/governor.module.js';
+import { ConversationsModule } from '../conversations/conversations.module.js';
 import { CampaignDispatcher } from './campaign-dispatcher.service.js';
 import { CampaignRecipientsRepository } from './campaign-recipients.repository.js';
 import { CampaignsController } from './campaigns.controller.js';
@@ -23,8 +26,10 @@ import { CampaignsService } from './campaigns.service.js';
     ContactPropertiesModule,
     WhatsAppModule,
     OutboundIvrModule,
+    GovernorModule,
+    ConversationsModule,
   ],
   controllers: [CampaignsController],
-  providers: [CampaignsService, CampaignDispatcher, CampaignsProcessor, CampaignsRepository, CampaignRecipientsRepository],
+  providers: [CampaignsService, CampaignDispatcher, CampaignPacer, CampaignsProcessor, CampaignsRepository, CampaignRecipientsRepository],
 })
 export class CampaignsModule {}

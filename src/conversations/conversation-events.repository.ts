@@ -352,6 +352,51 @@ export class ConversationEventsRepository extends WorkspaceScopedRepository<Conv
     return row.sent;
   }
 
+  /** Of these events, those still Pending (accepted, not yet handed to the provider). */
+  async stillPending(workspaceId: string, ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.sql<{ id: string }>(
+      workspaceId,
+      `SELECT id FROM conversation_events WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND status = 'Pending'`,
+      [ids],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** {@link lockMarketingCount} for many contacts, in one statement (in a stable order, so that two batches cannot deadlock). */
+  async lockMarketingCounts(workspaceId: string, contactIds: readonly string[]): Promise<void> {
+    this.scope(workspaceId);
+    const keys = [...new Set(contactIds)].sort().map((contactId) => `marketing-count:${workspaceId}:${contactId}`);
+    await this.manager.query('SELECT pg_advisory_xact_lock(hashtext(k)) FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n) ORDER BY n', [
+      keys,
+    ]);
+  }
+
+  /** {@link countMarketingSince} for many contacts by id, in one statement: the count by contact id (absent: none). */
+  async countMarketingSinceMany(workspaceId: string, contactIds: readonly string[], since: Date): Promise<Map<string, number>> {
+    const rows = await this.sql<{ contact_id: string; sent: number }>(
+      workspaceId,
+      `SELECT e.contact_id, count(*)::int AS sent FROM conversation_events e
+        WHERE e.workspace_id = $1 AND e.contact_id = ANY($2::uuid[])
+          AND e.creation_time > $3 AND e.source_type = ${EventSourceType.WhatsApp} AND e.direction = ${EventDirection.Outbound}
+          AND e.attachment->>'category' = 'MARKETING' AND e.status NOT IN ('Failed', 'Cancelled')
+        GROUP BY e.contact_id`,
+      [[...new Set(contactIds)], since],
+    );
+    return new Map(rows.map((row) => [row.contact_id, row.sent]));
+  }
+
+  /** Of these contacts, those who sent a WhatsApp message on the channel after `since` ({@link hasInboundWhatsAppSince} for many, in one statement). */
+  async withInboundWhatsAppSince(workspaceId: string, channelId: string, contactIds: readonly string[], since: Date): Promise<Set<string>> {
+    const rows = await this.sql<{ contact_id: string }>(
+      workspaceId,
+      `SELECT c.id AS contact_id FROM unnest($3::uuid[]) AS c(id)
+        WHERE ${inboundWhatsAppSinceSql({ workspaceId: '$1', channelId: '$2', contactId: 'c.id', since: '$4' })}`,
+      [channelId, [...new Set(contactIds)], since],
+    );
+    return new Set(rows.map((row) => row.contact_id));
+  }
+
   /** Hands a contact's timeline events to another contact of the workspace (a merge, with their conversations); returns how many moved. */
   async moveToContact(workspaceId: string, fromContactId: string, toContactId: string): Promise<number> {
     const [row] = await this.sql<{ moved: number }>(

@@ -94,6 +94,26 @@ export class ConversationsRepository extends WorkspaceScopedRepository<Conversat
     return id;
   }
 
+  /**
+   * {@link open} for many contacts on a channel, in one statement: returns the id of each
+   * conversation opened by contact id; a contact with an open one already (a concurrent request) is absent.
+   */
+  async openMany(workspaceId: string, channelId: string, contactIds: readonly string[]): Promise<Map<string, string>> {
+    this.scope(workspaceId);
+    const lastActivityAt = new Date();
+    const rows = [...new Set(contactIds)].map((contactId) => ({
+      id: newId(),
+      workspaceId,
+      channelId,
+      contactId,
+      status: ConversationStatus.Open,
+      lastActivityAt,
+      lastEventsCount: 0,
+    }));
+    const opened = new Set(await insertIgnoring(this.manager, Conversation, rows));
+    return new Map(rows.filter((row) => opened.has(row.id)).map((row) => [row.contactId, row.id]));
+  }
+
   /** Makes `event` the conversation's last event: {@link lastEventUpdateSql}, alone. */
   async stampLastEvent(workspaceId: string, conversationId: string, event: LastEvent): Promise<void> {
     const sql = lastEventUpdateSql(

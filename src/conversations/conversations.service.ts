@@ -75,23 +75,29 @@ export class ConversationsService {
     return { id, workspaceId, channelId, contactId };
   }
 
-  /** {@link findOrOpenRef} for many contacts on a channel: one read, and a conversation opened for each contact without one. */
+  /**
+   * {@link findOrOpenRef} for many contacts on a channel, set-based: one read, one insert of the
+   * missing conversations (each announced), and one read of those a concurrent request opened first.
+   */
   async findOrOpenRefs(
     manager: EntityManager,
     workspaceId: string,
     channelId: string,
     contactIds: readonly string[],
   ): Promise<Map<string, ConversationRef>> {
-    const found = await this.conversations.withManager(manager).findOpenIds(workspaceId, channelId, contactIds);
-    const refs = new Map<string, ConversationRef>();
-    for (const contactId of new Set(contactIds)) {
-      const id = found.get(contactId);
-      refs.set(
-        contactId,
-        id ? { id, workspaceId, channelId, contactId } : await this.findOrOpenRef(manager, workspaceId, channelId, contactId),
-      );
+    const conversations = this.conversations.withManager(manager);
+    const found = await conversations.findOpenIds(workspaceId, channelId, contactIds);
+    const missing = [...new Set(contactIds)].filter((contactId) => !found.has(contactId));
+    if (missing.length > 0) {
+      const opened = await conversations.openMany(workspaceId, channelId, missing);
+      // Whether anyone takes the event is asked once for the channel, not once per conversation.
+      if (opened.size > 0 && (await this.webhooks.wants(manager, workspaceId, WebhookEventType.ConversationCreated, channelId)))
+        for (const id of opened.values()) await this.announce(manager, workspaceId, id, WebhookEventType.ConversationCreated);
+      const raced = missing.filter((contactId) => !opened.has(contactId));
+      const openedMeanwhile = await conversations.findOpenIds(workspaceId, channelId, raced);
+      for (const [contactId, id] of [...opened, ...openedMeanwhile]) found.set(contactId, id);
     }
-    return refs;
+    return new Map([...found].map(([contactId, id]) => [contactId, { id, workspaceId, channelId, contactId }]));
   }
 
   /**

@@ -132,6 +132,11 @@ export class SendGovernor {
     return this.limiter.tryStart(this.pairIntervalMs > 0 ? [throughput, pair] : [throughput]);
   }
 
+  /** The channel's tier in messages per second: what a sender queuing many messages paces itself to. */
+  async throughput(channel: GovernedChannel): Promise<number> {
+    return (await this.limits.of(channel)).throughputPerSecond;
+  }
+
   /**
    * Meta refused a message for a rate limit: a 130429 halves the channel's throughput for a minute,
    * a 131056 holds the pair for 6 s. Answers how long the message should wait before it is tried again.

@@ -17,7 +17,7 @@ import { SendMessageResultDto, type SendTemplateDto } from './dto/send-template.
 import { CloudApiWhatsAppProvider } from './providers/cloud-api.provider.js';
 import { SandboxWhatsAppProvider } from './providers/sandbox.provider.js';
 import type { FinalSendOutcome, MarkReadOutcome, SendOutcome, WhatsAppProvider } from './providers/whatsapp-provider.js';
-import { buildTemplateMessage, type CloudTemplateRequest } from './template-message.js';
+import { buildTemplateMessage, templateAttachment, type CloudTemplateRequest } from './template-message.js';
 import { FreeForm, markReadRequest, withProviderMediaId, withStoredFile, type FreeFormMessage } from './free-form-message.js';
 import type { MarkAsReadDto, SendReactionDto } from './dto/send-message.dto.js';
 import type { SendRecipient } from './dto/send-recipient.js';
@@ -26,6 +26,7 @@ import type { Contact } from '../contacts/contact.entity.js';
 import type { EntityManager } from 'typeorm';
 import { InvalidMessageId, MESSAGING_LIMIT_REACHED, MessageNotFound, RecipientOptedOut, ServiceWindowExpired } from './whatsapp.errors.js';
 import { WhatsAppMediaService } from './whatsapp-media.service.js';
+import { outboundEvent } from './outbound-event.js';
 import { TemplatesService } from './templates.service.js';
 import { StatusService, type StatusChange } from './status.service.js';
 import { SendPolicyService } from '../send-policy/send-policy.service.js';
@@ -45,7 +46,7 @@ import {
 const SERVICE_WINDOW_MS = 24 * 3600 * 1000;
 
 /** The earliest inbound message that still keeps the service window open now. */
-const serviceWindowStart = () => new Date(Date.now() - SERVICE_WINDOW_MS);
+export const serviceWindowStart = () => new Date(Date.now() - SERVICE_WINDOW_MS);
 
 /**
  * The longest a send job sleeps for the governor in process. Waiting holds one of the worker's job
@@ -91,13 +92,7 @@ export class MessagingService {
     const template = await this.templates.approved(channel, input.templateName, input.language);
     const { request, preview } = buildTemplateMessage(template, input.toNumber, input.parameters ?? []);
     return this.accept(principal, channel, input, request, preview, {
-      // The category stays with the event: the frequency cap counts MARKETING ones.
-      attachment: {
-        messageType: 'Template',
-        templateName: template.name,
-        language: template.language,
-        category: template.category.toUpperCase(),
-      },
+      attachment: templateAttachment(template),
       message: (to) => `Template '${template.name}' (${template.language}) accepted for delivery to ${to}.`,
       needsServiceWindow: false,
       businessInitiated: true,
@@ -222,15 +217,7 @@ export class MessagingService {
       runAt: dueAt,
       payload: { eventId, channelId: channel.id, request, ...(options.media ? { media: options.media } : {}) },
     });
-    const event = {
-      sourceType: EventSourceType.WhatsApp,
-      direction: EventDirection.Outbound,
-      status: dueAt ? 'Scheduled' : 'Pending',
-      body: preview,
-      attachment: dueAt ? { ...options.attachment, scheduledFor: TimestampFormat.utc(dueAt) } : options.attachment,
-      handlerName: principal.name ?? null,
-      location: options.location ?? null,
-    };
+    const event = outboundEvent(principal.name ?? null, preview, options.attachment, dueAt, options.location);
     const inboundSince = options.needsServiceWindow ? serviceWindowStart() : null;
     const target =
       destination.kind === 'phone'
@@ -298,9 +285,9 @@ export class MessagingService {
    * The send policy before anything is written (API.md §13): a marketing template is refused to a
    * contact opted out or over the frequency cap, and waits for the end of the contact's quiet
    * hours; any send waits for its `sendAt`. Returns when it is due (null: now). Only a marketing
-   * send reads the policy.
+   * send reads the policy. (Public for the campaigns' batch of sends, which checks each recipient the same way.)
    */
-  private async checkPolicy(
+  async checkPolicy(
     workspaceId: string,
     destination: Destination,
     sendAt: string | undefined,
@@ -603,10 +590,11 @@ function zoneSubjectOf(destination: Destination): ContactRef {
 }
 
 /** Where a send goes, once resolved. */
-type Destination = { kind: 'phone'; phoneNumber: string } | { kind: 'contact'; contact: Contact } | { kind: 'new-user-id'; userId: string };
+export type Destination =
+  { kind: 'phone'; phoneNumber: string } | { kind: 'contact'; contact: Contact } | { kind: 'new-user-id'; userId: string };
 
 /** The Cloud API's addressing (API.md §7.1): `to` the number when the contact has one, else `recipient` the BSUID. */
-function addressOf(destination: Destination): { to: string } | { recipient: string } {
+export function addressOf(destination: Destination): { to: string } | { recipient: string } {
   const digits = (e164: string) => e164.replace(/^\+/, '');
   if (destination.kind === 'phone') return { to: digits(destination.phoneNumber) };
   if (destination.kind === 'new-user-id') return { recipient: destination.userId };
@@ -615,7 +603,7 @@ function addressOf(destination: Destination): { to: string } | { recipient: stri
 }
 
 /** A message body addressed to the destination: the addressing fields replaced, in Meta's order. */
-function addressed(request: Record<string, unknown>, address: { to: string } | { recipient: string }): Record<string, unknown> {
+export function addressed(request: Record<string, unknown>, address: { to: string } | { recipient: string }): Record<string, unknown> {
   const { messaging_product, recipient_type, to: _to, recipient: _recipient, ...content } = request;
   return { messaging_product, recipient_type, ...address, ...content };
 }
@@ -627,7 +615,7 @@ function recipientOf(request: Record<string, unknown>): string | null {
 }
 
 /** How the answer names the recipient. */
-function labelOf(destination: Destination): string {
+export function labelOf(destination: Destination): string {
   if (destination.kind === 'phone') return destination.phoneNumber;
   if (destination.kind === 'new-user-id') return destination.userId;
   return destination.contact.phoneNumber ?? destination.contact.whatsAppUserId ?? destination.contact.id;

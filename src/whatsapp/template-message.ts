@@ -206,3 +206,8 @@ function toCloudParameter(value: ParameterValueDto, where: string): CloudParamet
       };
   }
 }
+
+/** A template send's attachment on its timeline event; the category stays with the event (the frequency cap counts MARKETING ones). */
+export function templateAttachment(template: Pick<WhatsAppTemplate, 'name' | 'language' | 'category'>): Record<string, unknown> {
+  return { messageType: 'Template', templateName: template.name, language: template.language, category: template.category.toUpperCase() };
+}

@@ -17,6 +17,7 @@ import { SendPolicyModule } from '../send-policy/send-policy.module.js';
 import { GovernorModule } from '../governor/governor.module.js';
 import { ConversationsModule } from '../conversations/conversations.module.js';
 import { MessagingService } from './messaging.service.js';
+import { TemplateBatchSender } from './template-batch.service.js';
 import { InboundService } from './inbound.service.js';
 import { InboundMediaService } from './inbound-media.service.js';
 import { WhatsAppContactsService } from './whatsapp-contacts.service.js';
@@ -50,6 +51,7 @@ import { MediaModule } from '../media/media.module.js';
   controllers: [WhatsAppController, WhatsAppAdminController, WhatsAppWebhooksController],
   providers: [
     MessagingService,
+    TemplateBatchSender,
     InboundService,
     InboundMediaService,
     WhatsAppContactsService,
@@ -67,7 +69,7 @@ import { MediaModule } from '../media/media.module.js';
     WhatsAppProcessor,
     AdminKeyGuard,
   ],
-  exports: [TemplatesService, MessagingService],
+  exports: [TemplatesService, MessagingService, TemplateBatchSender],
 })
 export class WhatsAppModule implements OnModuleInit {
   constructor(

@@ -3,13 +3,24 @@ import type { JobOf } from '../queue/job-payloads.js';
 import { JobHandler } from '../queue/job-handler.decorator.js';
 import { JobName } from '../queue/queue-names.js';
 import { isLastAttempt } from '../queue/retry-later.js';
+import { Slots } from '../common/batching/slots.js';
 import { MessagingService } from './messaging.service.js';
 import { InboundService } from './inbound.service.js';
 import { InboundMediaService } from './inbound-media.service.js';
 import { WhatsAppIntake } from './whatsapp-intake.service.js';
 
+/** Sends one worker has under way at the provider at most (from the job's mark to its recorded outcome). */
+const SENDS_AT_ONCE = 32;
+
 @Injectable()
 export class WhatsAppProcessor {
+  /**
+   * The provider calls under way, held to {@link SENDS_AT_ONCE}: Bull adds up the concurrency of
+   * every job type of a queue, so more send jobs than that can be active at once (most of them
+   * waiting for the governor); only this many are ever marked as asking the provider.
+   */
+  private readonly providerCalls = new Slots(SENDS_AT_ONCE);
+
   constructor(
     private readonly messaging: MessagingService,
     private readonly inbound: InboundService,
@@ -22,17 +33,25 @@ export class WhatsAppProcessor {
    * The provider's answer is kept in the job when it cannot be recorded, so the retry records it without sending twice;
    * the job is marked while the provider is being asked, so a run after a worker died mid-call does not ask again.
    */
-  @JobHandler(JobName.SendWhatsAppMessage, { concurrency: 32 })
-  send(job: JobOf<JobName.SendWhatsAppMessage>): Promise<void> {
+  @JobHandler(JobName.SendWhatsAppMessage, { concurrency: SENDS_AT_ONCE })
+  async send(job: JobOf<JobName.SendWhatsAppMessage>): Promise<void> {
     const { workspaceId, eventId, channelId, request, media, providerOutcome, sending } = job.data;
-    return this.messaging.deliver(workspaceId, eventId, channelId, request, {
-      lastAttempt: isLastAttempt(job),
-      media,
-      earlierOutcome: providerOutcome,
-      interrupted: sending === job.attemptsMade,
-      keepOutcome: (outcome) => job.update({ ...job.data, providerOutcome: outcome }),
-      markSending: () => job.update({ ...job.data, sending: job.attemptsMade }),
-    });
+    let giveBack: (() => void) | undefined;
+    try {
+      await this.messaging.deliver(workspaceId, eventId, channelId, request, {
+        lastAttempt: isLastAttempt(job),
+        media,
+        earlierOutcome: providerOutcome,
+        interrupted: sending === job.attemptsMade,
+        keepOutcome: (outcome) => job.update({ ...job.data, providerOutcome: outcome }),
+        markSending: async () => {
+          giveBack = await this.providerCalls.take();
+          return job.update({ ...job.data, sending: job.attemptsMade });
+        },
+      });
+    } finally {
+      giveBack?.();
+    }
   }
 
   @JobHandler(JobName.MarkWhatsAppMessageRead, { concurrency: 16 })
