@@ -75,7 +75,19 @@ export class Retention implements OnModuleInit, OnApplicationBootstrap {
     for (const table of this.rules.keys()) results[table] = await this.prune(table);
     const deleted = Object.entries(results).filter(([, r]) => r.deleted > 0);
     if (deleted.length > 0) this.logger.log(`Pruned ${deleted.map(([table, r]) => `${r.deleted} ${table}`).join(', ')}`);
+    for (const [table] of deleted) await this.reclaim(table);
     return results;
+  }
+
+  /**
+   * VACUUM after pruning, so the space of the rows deleted is reused by the next inserts: these
+   * tables are written and pruned all day, and without a vacuum (autovacuum turned off, or too slow
+   * for them) they grow by every row ever inserted although the rows kept stay few (a 30-minute soak
+   * here, with autovacuum off: 16,000 live webhook deliveries in a table grown to 365 MB). A plain
+   * VACUUM takes no lock that blocks reads or writes.
+   */
+  private async reclaim(table: string): Promise<void> {
+    await this.dataSource.query(`VACUUM (ANALYZE) "${table}"`);
   }
 
   /** Deletes `table`'s rows older than its retention, a batch at a time, up to `maxBatches` batches. */
