@@ -7,6 +7,7 @@ import { pageWithTotal } from '../common/paging/page-with-total.js';
 import { parseSorting } from '../common/paging/sorting.js';
 import { MissingWorkspaceError, WorkspaceScopedRepository } from '../database/workspace-scoped.repository.js';
 import { OUTBOX_COLUMNS, outboxRows, type OutboxEntry, type OutboxRow } from '../queue/outbox.service.js';
+import { storeResponseCte, type PendingResponse, type ResponseCte } from '../common/idempotency/stored-response.js';
 import { ConversationEvent } from './conversation-event.entity.js';
 import { ConversationStatus, EventDirection, EventSourceType } from './conversation.entity.js';
 import { lastEventPreview, lastEventUpdateSql } from './conversations.repository.js';
@@ -47,7 +48,7 @@ export interface OpenConversationTarget {
  * (with `inboundSince`) wrote on it since then, inserts the event, makes it the conversation's last
  * ({@link lastEventUpdateSql}) and writes the outbox row. `$1` is the workspace.
  */
-const RECORD_IN_OPEN_CONVERSATION_SQL = (outboxPlaceholders: string, contactMatch: string) => `
+const RECORD_IN_OPEN_CONVERSATION_SQL = (outboxPlaceholders: string, contactMatch: string, response: ResponseCte | undefined) => `
   WITH target AS (
     SELECT v.id AS conversation_id, v.contact_id
       FROM contacts c
@@ -69,8 +70,8 @@ const RECORD_IN_OPEN_CONVERSATION_SQL = (outboxPlaceholders: string, contactMatc
     )}
   ), job AS (
     INSERT INTO outbox_messages (${OUTBOX_COLUMNS}) SELECT ${outboxPlaceholders} FROM event
-  )
-  SELECT contact_id FROM event`;
+  )${response ? `, ${response.cte}` : ''}
+  SELECT contact_id${response ? `, ${response.storedColumn}` : ''} FROM event`;
 const RECORD_PARAMS = 14;
 
 /** An outbound event as a status move returns it (its row, snake_case). */
@@ -245,13 +246,15 @@ export class ConversationEventsRepository extends WorkspaceScopedRepository<Conv
    * Records `event` in the contact's open conversation on the channel, with its outbox job, in one
    * statement (see {@link RECORD_IN_OPEN_CONVERSATION_SQL}). Writes nothing and returns undefined
    * when there is no such conversation or the service window asked for is closed. The outbox row
-   * is returned for `Outbox.pushCommitted`.
+   * is returned for `Outbox.pushCommitted`. With `response` (an Idempotency-Key's), the statement
+   * stores it too, its `contactId` and `eventId` filled in (see `storeResponseCte`).
    */
   async recordInOpenConversation(
     workspaceId: string,
     target: OpenConversationTarget,
     event: OpenConversationEvent,
     job: OutboxEntry,
+    response?: PendingResponse,
   ): Promise<{ contactId: string; job: OutboxRow } | undefined> {
     const byId = target.contactId !== undefined;
     const params: unknown[] = [
@@ -270,12 +273,19 @@ export class ConversationEventsRepository extends WorkspaceScopedRepository<Conv
       event.location ?? null,
     ];
     const outbox = outboxRows([job], RECORD_PARAMS + 1);
+    const stored = storeResponseCte(response, {
+      workspaceId: '$1',
+      from: 'event',
+      firstParam: RECORD_PARAMS + 1 + outbox.params.length,
+      values: { contactId: 'event.contact_id', eventId: '$4::uuid' },
+    });
     const contactMatch = byId ? 'c.id = $2::uuid' : 'c.phone_number = $2';
-    const rows = await this.sql<{ contact_id: string }>(
+    const rows = await this.sql<{ contact_id: string; idempotent_response_stored?: boolean }>(
       workspaceId,
-      RECORD_IN_OPEN_CONVERSATION_SQL(outbox.placeholders[0], contactMatch),
-      [...params, ...outbox.params],
+      RECORD_IN_OPEN_CONVERSATION_SQL(outbox.placeholders[0], contactMatch, stored),
+      [...params, ...outbox.params, ...(stored?.params ?? [])],
     );
+    stored?.settle(rows[0]);
     return rows[0] ? { contactId: rows[0].contact_id, job: outbox.rows[0] } : undefined;
   }
 

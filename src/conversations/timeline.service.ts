@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { newId } from '../common/id.js';
+import type { PendingResponse } from '../common/idempotency/stored-response.js';
 import type { OutboxEntry, OutboxRow } from '../queue/outbox.service.js';
 import type { ConversationEvent } from './conversation-event.entity.js';
 import { ConversationEventsRepository, type OpenConversationEvent, type OpenConversationTarget } from './conversation-events.repository.js';
@@ -79,16 +80,18 @@ export class TimelineService {
    * {@link record} in one statement for the usual case: the contact (by number) has an open
    * conversation on the channel and, when `target.inboundSince` is set, wrote on it since then.
    * The event's job is written in the same statement. Writes nothing and returns undefined
-   * otherwise, for the caller to take the general path.
+   * otherwise, for the caller to take the general path. With `response` (an Idempotency-Key), the
+   * statement stores the request's answer too.
    */
   async recordInOpenConversation(
     workspaceId: string,
     target: OpenConversationTarget,
     input: NewOpenConversationEvent,
     job: (eventId: string) => OutboxEntry,
+    response?: PendingResponse,
   ): Promise<{ eventId: string; contactId: string; job: OutboxRow } | undefined> {
     const event = { ...input, id: newId(), creationTime: new Date() };
-    const recorded = await this.events.recordInOpenConversation(workspaceId, target, event, job(event.id));
+    const recorded = await this.events.recordInOpenConversation(workspaceId, target, event, job(event.id), response);
     return recorded && { eventId: event.id, ...recorded };
   }
 }

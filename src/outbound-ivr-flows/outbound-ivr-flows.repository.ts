@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { Repository } from 'typeorm';
+import type { EntityManager, Repository } from 'typeorm';
 import { pageWithTotal } from '../common/paging/page-with-total.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
 import type { SortOrder } from '../common/paging/sorting.js';
@@ -29,16 +29,18 @@ export class OutboundIvrFlowsRepository extends WorkspaceScopedRepository<Outbou
     super(repository);
   }
 
-  /** A new flow at version 1 with its definition. */
+  /** A new flow at version 1 with its definition; `inTransaction` runs last in its transaction (the Idempotency-Key's answer is stored there). */
   createWithFirstVersion(
     workspaceId: string,
     id: string,
     fields: FlowHeadFields,
     definition: FlowDefinition,
+    inTransaction?: (manager: EntityManager, flow: OutboundIvrFlowHead) => Promise<void>,
   ): Promise<OutboundIvrFlowHead> {
     return this.manager.transaction(async (manager) => {
       const flow = await this.withManager(manager).save(workspaceId, this.create(workspaceId, { id, ...fields, version: 1 }));
       await this.versions.withManager(manager).insert(workspaceId, flow.id, 1, definition);
+      await inTransaction?.(manager, flow);
       return flow;
     });
   }

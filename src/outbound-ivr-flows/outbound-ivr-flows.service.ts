@@ -2,7 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { isUuid, newId } from '../common/id.js';
 import { mapPage, type PagedResult } from '../common/paging/paged-result.js';
 import { parseSorting } from '../common/paging/sorting.js';
-import { toFlowDefinition, type ListOutboundIvrFlowsQueryDto, type SaveOutboundIvrFlow } from './dto/outbound-ivr-flow.dto.js';
+import { IdempotencyService } from '../common/idempotency/idempotency.service.js';
+import { PendingResponse } from '../common/idempotency/stored-response.js';
+import {
+  OutboundIvrFlow,
+  toFlowDefinition,
+  type ListOutboundIvrFlowsQueryDto,
+  type SaveOutboundIvrFlow,
+} from './dto/outbound-ivr-flow.dto.js';
 import type { FlowDefinition, FlowVersion } from './flow-definition.js';
 import { findFlowIssues } from './flow-graph.js';
 import type { OutboundIvrFlowHead } from './outbound-ivr-flow-head.entity.js';
@@ -27,11 +34,18 @@ export class OutboundIvrFlowsService {
   constructor(
     private readonly flows: OutboundIvrFlowsRepository,
     private readonly versions: OutboundIvrFlowVersionsRepository,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
+  /** With an Idempotency-Key, the answer is stored in the flow's transaction (API.md §1): a retry never makes a second flow. */
   async create(workspaceId: string, input: SaveOutboundIvrFlow): Promise<StoredFlow> {
     const definition = soundDefinition(input);
-    const flow = await this.flows.createWithFirstVersion(workspaceId, newId(), headFields(input), definition);
+    const flow = await this.flows.createWithFirstVersion(workspaceId, newId(), headFields(input), definition, (manager, created) =>
+      this.idempotency.storeResponse(
+        manager,
+        PendingResponse.of(workspaceId, () => OutboundIvrFlow.from({ flow: created, definition })),
+      ),
+    );
     return { flow, definition };
   }
 

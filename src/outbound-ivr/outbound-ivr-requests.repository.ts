@@ -8,6 +8,7 @@ import type { IvrScript } from './dialog/ivr-script.js';
 import { OutboundIvrStatus } from './ivr-enums.js';
 import { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
 import { OUTBOX_COLUMNS, outboxRows, type OutboxEntry, type OutboxRow } from '../queue/outbox.service.js';
+import { storeResponseCte, type PendingResponse } from '../common/idempotency/stored-response.js';
 
 const UNFINISHED = [OutboundIvrStatus.Pending, OutboundIvrStatus.Initiated, OutboundIvrStatus.Ringing, OutboundIvrStatus.InProgress];
 
@@ -23,8 +24,14 @@ export class OutboundIvrRequestsRepository extends WorkspaceScopedRepository<Out
    * commit), unless one with its externalId exists: the insert yields to the unique (workspace,
    * externalId) index, so racing requests agree, and the job is written only with the request.
    * Returns the job's row for `Outbox.pushCommitted`, or undefined when the externalId is taken.
+   * With `response` (an Idempotency-Key's), the statement stores it too when it inserts the request.
    */
-  async insertIgnoringWithJob(workspaceId: string, record: OutboundIvrRequestEntity, job: OutboxEntry): Promise<OutboxRow | undefined> {
+  async insertIgnoringWithJob(
+    workspaceId: string,
+    record: OutboundIvrRequestEntity,
+    job: OutboxEntry,
+    response?: PendingResponse,
+  ): Promise<OutboxRow | undefined> {
     this.scope(workspaceId);
     if (record.workspaceId !== workspaceId || job.workspaceId !== workspaceId)
       throw new MissingWorkspaceError('OutboundIvrRequestEntity or job of another workspace');
@@ -37,12 +44,16 @@ export class OutboundIvrRequestsRepository extends WorkspaceScopedRepository<Out
       .returning('id')
       .getQueryAndParameters();
     const outbox = outboxRows([job], params.length + 1);
-    const rows = await this.manager.query<Array<{ id: string }>>(
+    // The response's parameters follow the outbox row's: the workspace, then the response's own.
+    const next = params.length + outbox.params.length + 1;
+    const stored = storeResponseCte(response, { workspaceId: `$${next}`, from: 'request', firstParam: next + 1 });
+    const rows = await this.manager.query<Array<{ id: string; idempotent_response_stored?: boolean }>>(
       `WITH request AS (${insert}),
-            job AS (INSERT INTO outbox_messages (${OUTBOX_COLUMNS}) SELECT ${outbox.placeholders[0]} FROM request)
-       SELECT id FROM request`,
-      [...params, ...outbox.params],
+            job AS (INSERT INTO outbox_messages (${OUTBOX_COLUMNS}) SELECT ${outbox.placeholders[0]} FROM request)${stored ? `, ${stored.cte}` : ''}
+       SELECT id${stored ? `, ${stored.storedColumn}` : ''} FROM request`,
+      [...params, ...outbox.params, ...(stored ? [workspaceId, ...stored.params] : [])],
     );
+    stored?.settle(rows[0]);
     return rows.length > 0 ? outbox.rows[0] : undefined;
   }
 

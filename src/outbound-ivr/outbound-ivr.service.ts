@@ -10,7 +10,8 @@ import { OutboundIvrFlowsService } from '../outbound-ivr-flows/outbound-ivr-flow
 import { JobName } from '../queue/queue-names.js';
 import { CallTracker } from './call-tracker.service.js';
 import { IVR_DEFAULTS, type CreateOutboundIvrRequest } from './dto/create-outbound-ivr.dto.js';
-import type { ListOutboundIvrQueryDto } from './dto/outbound-ivr-request.dto.js';
+import { toOutboundIvrRequest, type ListOutboundIvrQueryDto } from './dto/outbound-ivr-request.dto.js';
+import { PendingResponse } from '../common/idempotency/stored-response.js';
 import { isFinished, OutboundIvrAudioType, OutboundIvrResult, OutboundIvrStatus } from './ivr-enums.js';
 import { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
 import { OutboundIvrRequestsRepository } from './outbound-ivr-requests.repository.js';
@@ -63,12 +64,14 @@ export class OutboundIvrService {
     });
     const record = this.newRecord(workspaceId, input, flowVersion, dueAt);
     // The request and its job in one statement; the job is pushed to the queue once it is written, delayed until the call is due.
-    const job = await this.requests.insertIgnoringWithJob(workspaceId, record, {
-      jobName: JobName.PlaceIvrCall,
+    // With an Idempotency-Key, the statement stores the answer too (API.md §1), so a crash after it never lets a retry call again.
+    const response = PendingResponse.of(workspaceId, () => toOutboundIvrRequest(record));
+    const job = await this.requests.insertIgnoringWithJob(
       workspaceId,
-      runAt: dueAt,
-      payload: { requestId: record.id },
-    });
+      record,
+      { jobName: JobName.PlaceIvrCall, workspaceId, runAt: dueAt, payload: { requestId: record.id } },
+      response,
+    );
     if (!job) return this.requests.findByExternalIdOrFail(workspaceId, record.externalId!); // the externalId is taken
     this.outbox.pushCommitted([job]);
     return record;

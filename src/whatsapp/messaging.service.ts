@@ -35,6 +35,8 @@ import type { ContactRef } from '../contacts/contact-property-values.repository.
 import type { FrequencyCap } from '../send-policy/send-policy.entity.js';
 import { FrequencyCapReached, ScheduledItemNotCancellable } from '../send-policy/send-policy.errors.js';
 import { TimestampFormat } from '../common/time/timestamp-format.js';
+import { IdempotencyService } from '../common/idempotency/idempotency.service.js';
+import { PendingResponse } from '../common/idempotency/stored-response.js';
 import {
   CLOUD_PAIR_RATE_REACHED,
   CLOUD_THROUGHPUT_REACHED,
@@ -81,6 +83,7 @@ export class MessagingService {
     private readonly policy: SendPolicyService,
     private readonly scheduler: SendScheduler,
     private readonly governor: SendGovernor,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
   /**
@@ -225,12 +228,19 @@ export class MessagingService {
         : destination.kind === 'contact'
           ? { channelId: channel.id, contactId: destination.contact.id, inboundSince }
           : undefined;
+    const accepted = options.message(labelOf(destination));
+    const message = dueAt ? `${accepted} It is scheduled for ${TimestampFormat.utc(dueAt)}.` : accepted;
+    // With an Idempotency-Key, the answer is stored with the send (API.md §1): its ids are filled in by the write.
+    const response = PendingResponse.of(workspaceId, () => SendMessageResultDto.accepted({ contactId: '', eventId: '' }, message, dueAt), {
+      contactId: 'contactId',
+      conversationEventId: 'eventId',
+    });
     // A scheduled send is counted against the messaging limit when it leaves (admitScheduledTemplate), not now: the window is a rolling 24 h.
     const reservation = options.businessInitiated && !dueAt ? await this.reserveForMessagingLimit(channel, destination, address) : null;
     try {
       // Under a frequency cap the send is counted again inside its transaction, and `onAccepted` runs in it: both take that path.
       const inOpenConversation =
-        target && !cap && !options.onAccepted && (await this.timeline.recordInOpenConversation(workspaceId, target, event, job));
+        target && !cap && !options.onAccepted && (await this.timeline.recordInOpenConversation(workspaceId, target, event, job, response));
       if (inOpenConversation) this.outbox.pushCommitted([inOpenConversation.job]);
       const result =
         inOpenConversation ||
@@ -246,14 +256,10 @@ export class MessagingService {
           const recorded = await this.timeline.record(tx.manager, conversation, event);
           await tx.enqueue([job(recorded.id)]);
           await options.onAccepted?.(tx.manager, { contactId: contact.id, eventId: recorded.id, scheduled: dueAt !== null });
+          await this.idempotency.storeResponse(tx.manager, response, { contactId: contact.id, eventId: recorded.id });
           return { contactId: contact.id, eventId: recorded.id };
         }));
-      const message = options.message(labelOf(destination));
-      return SendMessageResultDto.accepted(
-        result,
-        dueAt ? `${message} It is scheduled for ${TimestampFormat.utc(dueAt)}.` : message,
-        dueAt,
-      );
+      return SendMessageResultDto.accepted(result, message, dueAt);
     } catch (err) {
       // Nothing was written: the recipient this send counted is not counted.
       await reservation?.release();

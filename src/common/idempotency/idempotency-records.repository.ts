@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { LessThan, type Repository } from 'typeorm';
+import { IsNull, LessThan, type Repository } from 'typeorm';
 import { insertIgnoring } from '../../database/sql-helpers.js';
 import { WorkspaceScopedRepository } from '../../database/workspace-scoped.repository.js';
 import { IdempotencyRecord } from './idempotency-record.entity.js';
@@ -16,6 +16,25 @@ export class IdempotencyRecordsRepository extends WorkspaceScopedRepository<Idem
   async insertIfAbsent(workspaceId: string, key: string, requestHash: string, expiresAt: Date): Promise<boolean> {
     this.scope(workspaceId);
     return (await insertIgnoring(this.manager, IdempotencyRecord, [{ workspaceId, key, requestHash, expiresAt }], 'key')).length === 1;
+  }
+
+  /**
+   * Stores the response of the key's request while it is in flight (this repository bound to the
+   * transaction of the request's change); false when the record is no longer in flight.
+   */
+  async storeIfInFlight(workspaceId: string, key: string, status: number, body: unknown): Promise<boolean> {
+    return (
+      (await this.update(workspaceId, { key, responseStatus: IsNull() }, { responseStatus: status, responseBody: body as object })) > 0
+    );
+  }
+
+  /**
+   * Deletes the key's record if it is still in flight (and, with `createdBefore`, was claimed
+   * before then: a stale claim, not one made again since); the number deleted. By time, not by the
+   * `created_at` read earlier: JavaScript's milliseconds never equal PostgreSQL's microseconds.
+   */
+  deleteInFlight(workspaceId: string, key: string, createdBefore?: Date): Promise<number> {
+    return this.delete(workspaceId, { key, responseStatus: IsNull(), ...(createdBefore ? { createdAt: LessThan(createdBefore) } : {}) });
   }
 
   /** Deletes every workspace's records that expired before `now` (the hourly maintenance job); the number deleted. */

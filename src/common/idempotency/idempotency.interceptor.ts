@@ -1,16 +1,27 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { CallHandler, ExecutionContext, HttpStatus, Injectable, NestInterceptor } from '@nestjs/common';
+import { HTTP_CODE_METADATA } from '@nestjs/common/constants.js';
+import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { catchError, from, of, switchMap, throwError, type Observable } from 'rxjs';
+import { catchError, from, map, of, switchMap, throwError, type Observable } from 'rxjs';
 import type { Principal } from '../../auth/principal.js';
 import { ValidationError } from '../errors/domain-error.js';
 import { IdempotencyService, requestFingerprint } from './idempotency.service.js';
+import { runIdempotent } from './stored-response.js';
 
 const HEADER = 'idempotency-key';
 
-/** Applies API.md §1 idempotency to a route marked `@Idempotent()`. */
+/**
+ * Applies API.md §1 idempotency to a route marked `@Idempotent()`: claims the key (an in-flight
+ * record), runs the handler with the key visible to its write ({@link runIdempotent}), which stores
+ * the response in the transaction or statement of its change, and stores the response itself
+ * only when the handler's write did not (a route without such a write).
+ */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
-  constructor(private readonly idempotency: IdempotencyService) {}
+  constructor(
+    private readonly idempotency: IdempotencyService,
+    private readonly reflector: Reflector,
+  ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const request = context.switchToHttp().getRequest<FastifyRequest & { user?: Principal }>();
@@ -25,14 +36,21 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
     const { workspaceId } = request.user;
     const fingerprint = requestFingerprint(request.method, request.routeOptions.url ?? request.url, request.body);
+    const status =
+      this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ??
+      (request.method === 'POST' ? HttpStatus.CREATED : HttpStatus.OK);
     return from(this.idempotency.claim(workspaceId, key, fingerprint)).pipe(
       switchMap((claim) => {
         if (claim.kind === 'replay') {
           void reply.status(claim.status).header('Idempotent-Replayed', 'true');
           return of(claim.body);
         }
-        return next.handle().pipe(
-          switchMap((body) => from(this.idempotency.complete(workspaceId, key, reply.statusCode, body)).pipe(switchMap(() => of(body)))),
+        // `handle()` binds the handler to the async context it is called in: the key's.
+        const handled = runIdempotent({ workspaceId, key, status }, () => next.handle());
+        return handled.value.pipe(
+          switchMap((body) =>
+            handled.stored() ? of(body) : from(this.idempotency.complete(workspaceId, key, reply.statusCode, body)).pipe(map(() => body)),
+          ),
           catchError((err: unknown) => from(this.idempotency.release(workspaceId, key)).pipe(switchMap(() => throwError(() => err)))),
         );
       }),
