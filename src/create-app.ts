@@ -56,7 +56,11 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
     // The WhatsApp webhook signature is over the raw bytes.
     rawBody: true,
   });
-  if (!options.preview) app.useLogger(app.get(Logger));
+  if (!options.preview) {
+    app.useLogger(app.get(Logger));
+    // Before any route is added: each route gets its own latency observer.
+    registerHttpMetrics(app);
+  }
   app.useGlobalPipes(new CaseInsensitiveKeysPipe(), createValidationPipe());
   // Upload routes read multipart bodies as streams (src/support).
   await app.register(fastifyMultipart, MULTIPART_OPTIONS);
@@ -68,10 +72,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
   // Preview builds the module graph only: no service to answer with.
   if (!options.preview) registerWhatsAppWebhookRoute(app);
   closeConnectionsWhenClosing(app);
-  if (!options.preview) {
-    registerHttpMetrics(app);
-    await registerQueueDashboard(app, config);
-  }
+  if (!options.preview) await registerQueueDashboard(app, config);
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs-json',
     customSiteTitle: 'Messaging API',

@@ -125,12 +125,16 @@ describeWithApp('Platform conventions (API.md §1)', {}, (fx) => {
 
   it('exposes Prometheus metrics with HTTP latency by route template and queue depth', async () => {
     await fx.t.admin.put(`/admin/v1/workspaces/${ws.workspaceId}/channels/0190a1b2-0000-7000-8000-000000000001`, {});
+    assert.equal((await fx.t.http.get('/v1/no-such-route/0190a1b2')).status, 404);
+    assert.equal((await fx.t.http.get('/health/live')).status, 200);
     const res = await fx.t.http.get('/metrics');
     assert.equal(res.status, 200);
     assert.match(
       res.text,
       /http_request_duration_seconds_bucket\{[^}]*route="\/admin\/v1\/workspaces\/:workspaceId\/channels\/:channelId"/,
     );
+    assert.match(res.text, /http_request_duration_seconds_count\{method="GET",route="unmatched",status="404"\} [1-9]/);
+    assert.match(res.text, /http_request_duration_seconds_count\{method="GET",route="\/health\/live",status="200"\} [1-9]/);
     assert.doesNotMatch(res.text, /route="[^"]*0190a1b2/, 'raw ids never become labels');
     assert.match(res.text, /queue_depth\{queue="maintenance",state="waiting"\}/);
   });
