@@ -4,6 +4,7 @@ import { seeded } from './contacts.js';
 import { storeSyncedTemplate } from './whatsapp.js';
 import { percentiles } from '../steady-load.js';
 import type { BenchContext } from '../context.js';
+import { startLatencyProbe } from '../latency-probe.js';
 
 const TEMPLATE = {
   name: 'bench_campaign',
@@ -81,18 +82,7 @@ function busiestSecond(times: number[]): number {
 const PROBE_PATH = '/v1/workspaces/users?MaxResultCount=10';
 const PROBE_INTERVAL_MS = 50;
 
-/** Times PROBE_PATH one request at a time, every PROBE_INTERVAL_MS, until `done()`; returns the latencies in ms. */
-async function probeLatency(ctx: BenchContext, done: () => boolean): Promise<number[]> {
-  const latencies: number[] = [];
-  while (!done()) {
-    const started = performance.now();
-    await ctx.call('GET', PROBE_PATH);
-    const took = performance.now() - started;
-    latencies.push(took);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, PROBE_INTERVAL_MS - took)));
-  }
-  return latencies;
-}
+const startProbe = (ctx: BenchContext) => startLatencyProbe({ url: `${ctx.apiUrl}${PROBE_PATH}`, token: ctx.token, intervalMs: PROBE_INTERVAL_MS });
 
 /**
  * A template campaign to BENCH_CAMPAIGN_RECIPIENTS contacts (10,000 by default; the issue's figure
@@ -145,18 +135,19 @@ export const campaignThroughputScenario: Scenario = {
         },
         audience: { search: { filter: 'BenchCampaign' } },
       });
-      const idleUntil = Date.now() + 10_000;
-      const idle = percentiles(await probeLatency(ctx, () => Date.now() >= idleUntil));
+      const idleProbe = startProbe(ctx);
+      await new Promise((resolve) => setTimeout(resolve, 10_000));
+      const idle = percentiles(await idleProbe.stop());
       await ctx.call('POST', `/v1/campaigns/${campaign.id}/start`, {});
       let arrived = 0;
       const arrivedCount = () => names.filter((name) => ctx.cloudApi.arrivals.has(name)).length;
       const deadline = Date.now() + Math.max(120_000, (CAMPAIGN_RECIPIENTS / CAMPAIGN_TIER) * 4000);
-      const during = probeLatency(ctx, () => arrived >= names.length || Date.now() >= deadline);
+      const during = startProbe(ctx);
       while (arrived < names.length && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 250));
         arrived = arrivedCount();
       }
-      const busy = percentiles(await during);
+      const busy = percentiles(await during.stop());
       await new Promise((resolve) => setTimeout(resolve, 1000)); // late doubles, if any
       const times = names.flatMap((name) => ctx.cloudApi.arrivals.get(name) ?? []).sort((a, b) => a - b);
       const lost = names.length - arrivedCount();
