@@ -61,13 +61,14 @@ export class ChannelsService {
    * {@link get} for paths that read a channel per message (sends and their workers): served from
    * memory for up to {@link RECENT_TTL_MS}. A change is seen at once by every process (a Redis
    * message drops the entry everywhere); the TTL bounds it if that message is lost. The result is
-   * shared: never modify it.
+   * shared: never modify it. In a transaction, pass its manager: a miss is read through it, not
+   * through a second pooled connection (transactions holding the whole pool would wait on each other).
    */
-  async getRecent(workspaceId: string, id: string, capability?: ChannelCapability): Promise<Readonly<Channel>> {
+  async getRecent(workspaceId: string, id: string, capability?: ChannelCapability, manager?: EntityManager): Promise<Readonly<Channel>> {
     const key = recentKey(workspaceId, id);
     let channel = this.recent.get(key);
     if (!channel) {
-      channel = withCapability(await this.channels.findById(workspaceId, id), id);
+      channel = withCapability(await (manager ? this.channels.withManager(manager) : this.channels).findById(workspaceId, id), id);
       this.recent.set(key, channel);
     }
     return withCapability(channel, id, capability);

@@ -56,7 +56,7 @@ export class CallReportsService {
     const { manager } = tx;
     const events = [...extraEvents];
     // A channel deleted mid-call keeps its calls' outcomes but gets no timeline or Call Webhook.
-    const channel = await this.channels.getRecent(report.workspaceId, report.channelId).catch(() => null);
+    const channel = await this.channels.getRecent(report.workspaceId, report.channelId, undefined, manager).catch(() => null);
     if (channel) {
       const actor = { workspaceId: report.workspaceId, serviceAccountId: null };
       const contactId = await this.contacts.idByPhone(manager, actor, report.contactNumber);

@@ -66,7 +66,7 @@ export class InboundService {
     });
     if (named.length === 0) return;
     const { manager } = tx;
-    const channel = await this.channels.getRecent(workspaceId, channelId, 'whatsapp');
+    const channel = await this.channels.getRecent(workspaceId, channelId, 'whatsapp', manager);
     const events = this.events.withManager(manager);
     // Serialise on the message ids so a redelivered webhook cannot record a message twice.
     const ids = named.map((message) => message.providerMessageId);
