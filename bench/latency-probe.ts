@@ -20,7 +20,10 @@ export function startLatencyProbe(options: LatencyProbeOptions): { stop(): Promi
       message.error ? reject(new Error(message.error)) : resolve(message.latencies ?? []),
     );
     thread.once('error', reject);
+    thread.once('exit', (code) => reject(new Error(`the latency probe's thread exited (${code}) without its latencies`)));
   });
+  // A failure is reported by stop(); until then it must not end the bench as an unhandled rejection.
+  result.catch(() => undefined);
   return {
     stop: async () => {
       thread.postMessage('stop');
@@ -33,6 +36,9 @@ export function startLatencyProbe(options: LatencyProbeOptions): { stop(): Promi
   };
 }
 
+/** A request not answered by then fails the probe (a stalled API is a finding, not a wait). */
+const REQUEST_TIMEOUT_MS = 30_000;
+
 async function probe({ url, token, intervalMs }: LatencyProbeOptions): Promise<void> {
   let stopping = false;
   parentPort!.once('message', () => (stopping = true));
@@ -40,7 +46,7 @@ async function probe({ url, token, intervalMs }: LatencyProbeOptions): Promise<v
   try {
     while (!stopping) {
       const started = performance.now();
-      const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+      const res = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
       await res.arrayBuffer();
       if (!res.ok) throw new Error(`GET ${url} → ${res.status}`);
       const took = performance.now() - started;

@@ -3,17 +3,12 @@ import { it } from 'node:test';
 import { ContactsService } from '../../src/contacts/contacts.service.js';
 import { Outbox } from '../../src/queue/outbox.service.js';
 import { InboundService } from '../../src/whatsapp/inbound.service.js';
+import { approvedTemplate } from '../support/cloud-channel.js';
 import { describeWithApp } from '../support/describe-with-app.js';
 import { createChannel, waitFor } from '../support/fixtures.js';
 import { verifySignature, WebhookReceiver } from '../support/webhook-receiver.js';
 
-const TEMPLATE = {
-  name: 'hello',
-  language: 'en',
-  category: 'UTILITY',
-  status: 'APPROVED',
-  components: [{ type: 'BODY', text: 'Hello {{1}}' }],
-};
+const TEMPLATE = { ...approvedTemplate('hello', 'UTILITY', 'Hello {{1}}'), language: 'en' };
 /** Transactions left open after creating a contact, as the worker's round of inbound messages leaves its own while it records the rest. */
 const HELD = 8;
 const SENDS = 60;

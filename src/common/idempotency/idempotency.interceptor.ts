@@ -2,7 +2,7 @@ import { CallHandler, ExecutionContext, HttpStatus, Injectable, NestInterceptor 
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants.js';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { catchError, from, map, of, switchMap, throwError, type Observable } from 'rxjs';
+import { catchError, finalize, from, map, of, switchMap, throwError, type Observable } from 'rxjs';
 import type { Principal } from '../../auth/principal.js';
 import { ValidationError } from '../errors/domain-error.js';
 import { IdempotencyService, requestFingerprint } from './idempotency.service.js';
@@ -52,6 +52,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
             handled.stored() ? of(body) : from(this.idempotency.complete(workspaceId, key, reply.statusCode, body)).pipe(map(() => body)),
           ),
           catchError((err: unknown) => from(this.idempotency.release(workspaceId, key)).pipe(switchMap(() => throwError(() => err)))),
+          finalize(handled.close),
         );
       }),
     );

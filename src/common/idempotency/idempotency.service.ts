@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { LessThanOrEqual, type EntityManager } from 'typeorm';
+import { IsNull, LessThanOrEqual, type EntityManager } from 'typeorm';
 import { DomainError, ErrorKind } from '../errors/domain-error.js';
 import { IdempotencyRecordsRepository } from './idempotency-records.repository.js';
 import type { PendingResponse } from './stored-response.js';
@@ -51,7 +51,7 @@ export class IdempotencyService {
 
   /** Stores the response of a request whose change did not store it itself (see {@link storeResponse}). */
   async complete(workspaceId: string, key: string, status: number, body: unknown): Promise<void> {
-    await this.records.update(workspaceId, { key }, { responseStatus: status, responseBody: body as object });
+    await this.records.update(workspaceId, { key, responseStatus: IsNull() }, { responseStatus: status, responseBody: body as object });
   }
 
   /**

@@ -19,9 +19,16 @@ const claimed = new AsyncLocalStorage<ClaimedKey>();
 export function runIdempotent<T>(
   scope: { workspaceId: string; key: string; status: number },
   work: () => T,
-): { value: T; stored: () => boolean } {
+): { value: T; stored: () => boolean; close: () => void } {
   const context: ClaimedKey = { ...scope, stored: false };
-  return { value: claimed.run(context, work), stored: () => context.stored };
+  return {
+    value: claimed.run(context, work),
+    stored: () => context.stored,
+    // Timers started by the handler keep its async context after the request: nothing may store into the key then.
+    close: () => {
+      context.stored = true;
+    },
+  };
 }
 
 /**
