@@ -75,7 +75,8 @@ const CAMPAIGN_TIER = Number(process.env.BENCH_CAMPAIGN_TIER ?? 1000);
  * a worker given a smaller CPU share (or a machine of its own), so interactive requests go first.
  */
 const WORKER_NICE = Number(process.env.BENCH_CAMPAIGN_WORKER_NICE ?? 0);
-if (!Number.isInteger(WORKER_NICE) || WORKER_NICE < 0 || WORKER_NICE > 19) throw new Error('BENCH_CAMPAIGN_WORKER_NICE is a whole number from 0 to 19');
+if (!Number.isInteger(WORKER_NICE) || WORKER_NICE < 0 || WORKER_NICE > 19)
+  throw new Error('BENCH_CAMPAIGN_WORKER_NICE is a whole number from 0 to 19');
 
 /** Every thread of `pid` at `nice` (on Linux a priority is a thread's: V8's and libuv's threads keep theirs otherwise). */
 function reniceProcess(pid: number, nice: number): void {
@@ -99,7 +100,8 @@ function busiestSecond(times: number[]): number {
 const PROBE_PATH = '/v1/workspaces/users?MaxResultCount=10';
 const PROBE_INTERVAL_MS = 50;
 
-const startProbe = (ctx: BenchContext) => startLatencyProbe({ url: `${ctx.apiUrl}${PROBE_PATH}`, token: ctx.token, intervalMs: PROBE_INTERVAL_MS });
+const startProbe = (ctx: BenchContext) =>
+  startLatencyProbe({ url: `${ctx.apiUrl}${PROBE_PATH}`, token: ctx.token, intervalMs: PROBE_INTERVAL_MS });
 
 /**
  * A template campaign to BENCH_CAMPAIGN_RECIPIENTS contacts (10,000 by default; the issue's figure
