@@ -17,7 +17,7 @@ import { registerHttpMetrics } from './metrics/http-metrics.hook.js';
 import { registerLiveness } from './health/liveness.js';
 import { registerWhatsAppWebhookRoute } from './whatsapp/whatsapp-webhook-route.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
-import { echoRequestId, requestIdOf } from './logging/request-id.js';
+import { assignRequestId, echoRequestId } from './logging/request-id.js';
 import { MULTIPART_OPTIONS } from './support/multipart-file.js';
 import { answerOversizedBodies } from './common/http/oversized-body.js';
 import { enableCors } from './common/http/cors.js';
@@ -46,7 +46,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
     trustProxy: config.http.trustProxy,
     routerOptions: { maxParamLength: 500 },
     return503OnClosing: true,
-    genReqId: requestIdOf,
+    genReqId: assignRequestId,
     frameworkErrors: answerFrameworkError,
   });
   const app = await NestFactory.create<NestFastifyApplication>(rootModule(options.extraModules), adapter, {

@@ -72,8 +72,12 @@ export class CampaignDispatcher {
     private readonly pacer: CampaignPacer,
   ) {}
 
-  /** One dispatch job: sends for up to {@link JOB_BUDGET_MS}, then queues its successor (or completes the campaign). */
-  async dispatch(workspaceId: string, campaignId: string): Promise<void> {
+  /**
+   * One dispatch job: sends for up to {@link JOB_BUDGET_MS}, then queues its successor (or completes
+   * the campaign). Claims go on from `after`, the last recipient claimed before (see
+   * CampaignRecipientsRepository.claim); when none is left past it, they start over from the first.
+   */
+  async dispatch(workspaceId: string, campaignId: string, after: string | null): Promise<void> {
     const campaign = await this.campaigns.findById(workspaceId, campaignId);
     if (!campaign || !(await this.running(campaign))) return;
     const { room, send } = campaign.ivr ? this.callPlacer(campaign, campaign.ivr) : await this.templateSender(campaign, campaign.template!);
@@ -85,8 +89,13 @@ export class CampaignDispatcher {
         await new Promise((resolve) => setTimeout(resolve, PACE_WAIT_MS));
         continue;
       }
-      const batch = await this.recipients.claim(workspaceId, campaignId, Math.min(BATCH_SIZE, free));
-      if (batch.length === 0) return this.finish(campaign);
+      const batch = await this.recipients.claim(workspaceId, campaignId, Math.min(BATCH_SIZE, free), after);
+      if (batch.length === 0) {
+        if (after === null) return this.finish(campaign);
+        after = null;
+        continue;
+      }
+      after = batch[batch.length - 1].contactId;
       // Giving the batch back touches only those still Pending: the ones sent or settled stay as they are.
       const giveBack = () =>
         this.recipients.release(
@@ -111,7 +120,7 @@ export class CampaignDispatcher {
         return giveBack();
       }
     }
-    await this.next(workspaceId, campaignId, null);
+    await this.next(workspaceId, campaignId, null, after);
   }
 
   /** True when the campaign is Running; a Scheduled one whose time has come starts running here. */
@@ -280,9 +289,10 @@ export class CampaignDispatcher {
     await this.campaigns.move(workspaceId, id, ['Running'], { status: 'Completed', completedAt: new Date() });
   }
 
-  /** Queues the campaign's next dispatch job (through the outbox, like every job), after `delayMs` or at once. */
-  private async next(workspaceId: string, campaignId: string, delayMs: number | null): Promise<void> {
+  /** Queues the campaign's next dispatch job (through the outbox, like every job), after `delayMs` or at once, going on after `after`. */
+  private async next(workspaceId: string, campaignId: string, delayMs: number | null, after: string | null = null): Promise<void> {
     const runAt = delayMs === null ? null : new Date(Date.now() + delayMs);
-    await this.outbox.transaction((tx) => tx.enqueue([{ jobName: JobName.DispatchCampaign, workspaceId, runAt, payload: { campaignId } }]));
+    const payload = after === null ? { campaignId } : { campaignId, after };
+    await this.outbox.transaction((tx) => tx.enqueue([{ jobName: JobName.DispatchCampaign, workspaceId, runAt, payload }]));
   }
 }

@@ -11,6 +11,6 @@ export class CampaignsProcessor {
   /** A failure (the database) leaves the claimed recipients Pending again; Bull retries the job. */
   @JobHandler(JobName.DispatchCampaign, { concurrency: 4 })
   dispatch(job: JobOf<JobName.DispatchCampaign>): Promise<void> {
-    return this.dispatcher.dispatch(job.data.workspaceId, job.data.campaignId);
+    return this.dispatcher.dispatch(job.data.workspaceId, job.data.campaignId, job.data.after ?? null);
   }
 }

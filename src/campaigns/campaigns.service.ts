@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { Principal } from '../auth/principal.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { DomainError } from '../common/errors/domain-error.js';
@@ -24,6 +24,8 @@ import type { CampaignCountsDto, CampaignRecipientDto, CreateCampaignDto, Recipi
 
 /** How far ahead a campaign may be scheduled (as `sendAt`, API.md §13). */
 const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 3600 * 1000;
+/** A snapshot this large has the recipients table ANALYZEd (see CampaignRecipientsRepository.refreshStatistics). */
+const ANALYZE_AFTER_ROWS = 1000;
 
 /**
  * Campaigns (API.md §13): creation with its checks, the state machine Draft → Scheduled → Running
@@ -32,6 +34,8 @@ const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 3600 * 1000;
  */
 @Injectable()
 export class CampaignsService {
+  private readonly logger = new Logger(CampaignsService.name);
+
   constructor(
     private readonly campaigns: CampaignsRepository,
     private readonly recipients: CampaignRecipientsRepository,
@@ -122,13 +126,25 @@ export class CampaignsService {
     const audience = await this.contacts.audienceSql(workspaceId, criteriaOf(campaign.audience), campaign.audience.contactIds);
     const now = new Date();
     const later = campaign.scheduledAt !== null && campaign.scheduledAt > now;
-    return this.outbox.transaction(async (tx) => {
+    let snapshotted = 0;
+    const started = await this.outbox.transaction(async (tx) => {
       const patch = later ? { status: 'Scheduled' as const } : { status: 'Running' as const, startedAt: now };
       await this.moveIn(tx, campaign, 'start', ['Draft'], patch);
-      await this.recipients.withManager(tx.manager).snapshot(workspaceId, id, audience);
+      snapshotted = await this.recipients.withManager(tx.manager).snapshot(workspaceId, id, audience);
       await this.enqueueDispatch(tx, workspaceId, id, later ? campaign.scheduledAt : null);
       return { ...campaign, ...patch };
     });
+    if (snapshotted >= ANALYZE_AFTER_ROWS) await this.refreshRecipientStatistics();
+    return started;
+  }
+
+  /** The campaign has started whatever happens here: a failure only leaves the planner's figures older. */
+  private async refreshRecipientStatistics(): Promise<void> {
+    try {
+      await this.recipients.refreshStatistics();
+    } catch (err) {
+      this.logger.warn({ err }, 'ANALYZE of campaign_recipients skipped');
+    }
   }
 
   /**

@@ -10,13 +10,18 @@ export function requestIdOf(req: IncomingMessage): string {
   return typeof sent === 'string' && /^[\w.:-]{1,128}$/.test(sent) ? sent : randomUUID();
 }
 
+/** Fastify's `genReqId`: the request's id, also kept on the Node request for the logger. */
+export function assignRequestId(req: IncomingMessage): string {
+  req.id = requestIdOf(req);
+  return req.id;
+}
+
 /** Echoes the request id on every response (errors and 404s included) and hands it to the logger. */
 export function echoRequestId(app: NestFastifyApplication): void {
   app
     .getHttpAdapter()
     .getInstance()
     .addHook('onRequest', (request, reply, done) => {
-      request.raw.id = request.id;
       void reply.header('X-Request-Id', request.id);
       done();
     });

@@ -47,7 +47,8 @@ export interface JobPayloads {
   [JobName.HangUpIvrCall]: { requestId: string };
   [JobName.SweepStaleIvrCalls]: MaintenancePayload;
   [JobName.PruneOldRows]: MaintenancePayload;
-  [JobName.DispatchCampaign]: { campaignId: string };
+  /** `after`: the last recipient (contact id) the previous job claimed, where this one goes on from. */
+  [JobName.DispatchCampaign]: { campaignId: string; after?: string };
 }
 
 /**

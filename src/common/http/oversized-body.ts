@@ -15,21 +15,24 @@ export function drainLimitOf(bodyLimitBytes: number): number {
  * be used again. A body declared, or found, larger than {@link drainLimitOf} is not worth reading:
  * its connection is closed as before. Uploads (multipart) keep their own
  * handling: they are refused while streaming and their connection closed.
+ *
+ * An `onError` hook, so that only failed requests pay for it: an `onSend` hook ran on every
+ * response and cost about 1.6 µs of CPU on each `GET /health/live` (a tenth of its cost).
  */
 export function answerOversizedBodies(app: NestFastifyApplication, bodyLimitBytes: number): void {
   const drainLimit = drainLimitOf(bodyLimitBytes);
   app
     .getHttpAdapter()
     .getInstance()
-    .addHook('onSend', (request, reply, payload, done) => {
-      if (reply.statusCode === 413 && !request.raw.complete && !request.isMultipart()) {
+    .addHook('onError', (request, reply, error, done) => {
+      if (error.statusCode === 413 && !request.raw.complete && !request.isMultipart()) {
         const declared = Number(request.headers['content-length']);
         if (!(declared > drainLimit)) {
           reply.removeHeader('connection');
           discardRest(request.raw, drainLimit);
         }
       }
-      done(null, payload);
+      done();
     });
 }
 
