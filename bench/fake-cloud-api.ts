@@ -28,12 +28,14 @@ export class FakeCloudApi {
         fake.serveMedia(path, req.headers.authorization, res);
         return;
       }
+      // Stamped when the request's head arrives, as Meta would count it, not once its body is read.
+      const arrivedAt = performance.timeOrigin + performance.now();
       let raw = '';
       req.on('data', (chunk) => (raw += chunk));
       req.on('end', () => {
         const token = (JSON.parse(raw || '{}') as { template?: { components?: Array<{ parameters?: Array<{ text?: string }> }> } }).template
           ?.components?.[0]?.parameters?.[0]?.text;
-        if (token) fake.arrivals.set(token, [...(fake.arrivals.get(token) ?? []), performance.timeOrigin + performance.now()]);
+        if (token) fake.arrivals.set(token, [...(fake.arrivals.get(token) ?? []), arrivedAt]);
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ messaging_product: 'whatsapp', messages: [{ id: `wamid.bench${++n}` }] }));
       });
