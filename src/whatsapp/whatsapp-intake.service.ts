@@ -131,16 +131,21 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
     for (const wake of wakers) wake();
   }
 
+  /**
+   * Waits for a wake or IDLE_POLL_MS. A poll that ends by its timer takes its waker back: in a
+   * worker nothing else ever wakes the lane (rows are written by the API), so a waker left behind
+   * would be kept, with its timer and promise, for the life of the process.
+   */
   private idle(): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, IDLE_POLL_MS);
       const waker = () => {
         clearTimeout(timer);
         resolve();
       };
-      function done() {
+      const timer = setTimeout(() => {
+        this.wakers = this.wakers.filter((other) => other !== waker);
         resolve();
-      }
+      }, IDLE_POLL_MS);
       this.wakers.push(waker);
     });
   }
