@@ -91,20 +91,6 @@ export interface ChannelUsage extends Limits {
   activeCalls: number;
 }
 
-/** The share of the tier kept back for transit (see {@link startsPerSecond}). */
-const TRANSIT_MARGIN = 0.03;
-
-/**
- * Starts let out per second at a tier: 3% under it, in whole messages (tier 80: 78; 300: 291;
- * 1,000: 970; under 34 nothing is kept back). The governor counts a send when it starts at the
- * worker; Meta counts it when it arrives, after a transit that varies by tens of milliseconds on a
- * busy worker, so starts a whole tier apart can arrive closer. At tier 300 with no margin the fake
- * Cloud API saw 312 in its busiest second.
- */
-export function startsPerSecond(tier: number): number {
-  return tier - Math.floor(tier * TRANSIT_MARGIN);
-}
-
 /** The burst rule's window: a tenth of {@link ONE_SECOND_WINDOW_MS}. */
 const BURST_WINDOW_MS = ONE_SECOND_WINDOW_MS / 10;
 
@@ -138,10 +124,10 @@ export class SendGovernor {
    * how many ms to wait before asking again. `recipient` is the Cloud API address (`to` or `recipient`).
    */
   async messageStart(channel: GovernedChannel, recipient: string): Promise<number> {
-    const perSecond = startsPerSecond((await this.limits.of(channel)).throughputPerSecond);
+    const { throughputPerSecond } = await this.limits.of(channel);
     const throughput = {
       key: sendsKey(channel.id),
-      limit: perSecond,
+      limit: throughputPerSecond,
       windowMs: ONE_SECOND_WINDOW_MS,
       halvedWhile: slowKey(channel.id),
     };
@@ -149,7 +135,7 @@ export class SendGovernor {
     // at once. Bursts of a whole tier, each a little late or early in transit, put the tail of one and
     // the head of the next in the same second at the provider (345 in a second at tier 300, measured).
     // Not halved after a 130429: the halved second bounds the rate then, and a halved tenth rounded down would bind below it.
-    const burst = { key: burstKey(channel.id), limit: Math.ceil(perSecond / 10), windowMs: BURST_WINDOW_MS };
+    const burst = { key: burstKey(channel.id), limit: Math.ceil(throughputPerSecond / 10), windowMs: BURST_WINDOW_MS };
     const pair = { key: pairKey(channel.id, recipient), limit: 1, windowMs: this.pairIntervalMs };
     return this.limiter.tryStart(this.pairIntervalMs > 0 ? [throughput, burst, pair] : [throughput, burst]);
   }
