@@ -152,15 +152,6 @@ async function waitUntil(check: () => boolean, timeoutMs: number): Promise<void>
 }
 
 /**
- * The mixed load at a steady rate for BENCH_SOAK_MINUTES (30): WhatsApp sends through a cloud-api
- * channel to the fake Cloud API, signed inbound notifications on the same channel (each message's
- * webhook to a receiver here), sandbox IVR calls at zero ring and talk time (each outcome webhook to
- * a receiver here), with one worker beside the API (BENCH_SOAK_EVENT_ENDPOINT=1: and a webhook endpoint taking every domain event).
- * Every minute: API and worker RSS, Redis memory, the largest tables' sizes and the p99 of the
- * load's own requests answered in that minute. Retention is cut to a tenth of the run so that the
- * pruning acts within it. Writes bench/results/soak-<time>.png and .json.
- */
-/**
  * Whether the soak must vacuum its database itself: on a server running with `autovacuum = off` (the
  * shared one of the development machine), every updated table grows with dead rows for the whole run
  * (a conversation row updated by each message: 3,000 live rows took 29 MB after 30 min) and its
@@ -175,6 +166,15 @@ async function standInForAutovacuum(database: Client): Promise<boolean> {
   return true;
 }
 
+/**
+ * The mixed load at a steady rate for BENCH_SOAK_MINUTES (30): WhatsApp sends through a cloud-api
+ * channel to the fake Cloud API, signed inbound notifications on the same channel (each message's
+ * webhook to a receiver here), sandbox IVR calls at zero ring and talk time (each outcome webhook to
+ * a receiver here), with one worker beside the API (BENCH_SOAK_EVENT_ENDPOINT=1: and a webhook endpoint taking every domain event).
+ * Every minute: API and worker RSS, Redis memory, the largest tables' sizes and the p99 of the
+ * load's own requests answered in that minute. Retention is cut to a tenth of the run so that the
+ * pruning acts within it. Writes bench/results/soak-<time>.png and .json.
+ */
 export const soakScenario: Scenario = {
   name: `soak: the mixed load at a steady rate for ${MINUTES} min`,
   onlyWhenNamed: true,
