@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
-import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { JwtStrategy } from './jwt.strategy.js';
+import { AccessTokenVerifier } from './access-token-verifier.js';
 import { JwtAuthGuard } from './jwt-auth.guard.js';
 import { ServiceAccount } from './service-account.entity.js';
 import { ServiceAccountStatus } from './service-account-status.js';
@@ -11,9 +10,9 @@ import { TokenService } from './token.service.js';
 import { ServiceAccountsService } from './service-accounts.service.js';
 
 @Module({
-  imports: [PassportModule, TypeOrmModule.forFeature([ServiceAccount])],
+  imports: [TypeOrmModule.forFeature([ServiceAccount])],
   controllers: [TokenController],
-  providers: [TokenService, JwtStrategy, JwtAuthGuard, ServiceAccountStatus, ServiceAccountsService, ServiceAccountsRepository],
+  providers: [TokenService, AccessTokenVerifier, JwtAuthGuard, ServiceAccountStatus, ServiceAccountsService, ServiceAccountsRepository],
   exports: [JwtAuthGuard, ServiceAccountStatus, ServiceAccountsService],
 })
 export class AuthModule {}

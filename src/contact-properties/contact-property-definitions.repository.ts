@@ -17,7 +17,7 @@ export class ContactPropertyDefinitionsRepository extends WorkspaceScopedReposit
 
   /** The workspace's definitions, oldest first (the id breaks ties). */
   list(workspaceId: string): Promise<ContactPropertyDefinition[]> {
-    return this.find(workspaceId, {}, { order: { creationTime: 'ASC', id: 'ASC' } });
+    return this.selectEntities(workspaceId, 'ORDER BY creation_time, id');
   }
 
   /** How many contacts hold one of these options of a Select property (contact_property_values references the definition). */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, type Repository } from 'typeorm';
+import type { Repository } from 'typeorm';
 import { newId } from '../common/id.js';
 import { WorkspaceScopedRepository } from '../database/workspace-scoped.repository.js';
 import { ContactNote } from './contact-note.entity.js';
@@ -34,7 +34,7 @@ export class ContactNotesRepository extends WorkspaceScopedRepository<ContactNot
 
   /** The notes of these contacts, oldest first (the id breaks ties), in one query. */
   ofContacts(workspaceId: string, contactIds: readonly string[]): Promise<ContactNote[]> {
-    return this.find(workspaceId, { contactId: In([...contactIds]) }, { order: { creationTime: 'ASC', id: 'ASC' } });
+    return this.selectEntities(workspaceId, 'AND contact_id = ANY($2) ORDER BY creation_time, id', [contactIds]);
   }
 
   /** Hands a contact's notes to another contact of the workspace (a merge); returns how many moved. */

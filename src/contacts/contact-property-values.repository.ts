@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, type Repository, type SelectQueryBuilder } from 'typeorm';
+import type { Repository, SelectQueryBuilder } from 'typeorm';
 import { ContactPropertyType } from '../contact-properties/contact-property-type.js';
 import { newId } from '../common/id.js';
 import { MissingWorkspaceError, WorkspaceScopedRepository } from '../database/workspace-scoped.repository.js';
@@ -39,7 +39,7 @@ export class ContactPropertyValuesRepository extends WorkspaceScopedRepository<C
 
   /** The values of these contacts, in one query. */
   ofContacts(workspaceId: string, contactIds: readonly string[]): Promise<ContactPropertyValue[]> {
-    return this.find(workspaceId, { contactId: In([...contactIds]) });
+    return this.selectEntities(workspaceId, 'AND contact_id = ANY($2)', [contactIds]);
   }
 
   /** The contact's value of one property. */

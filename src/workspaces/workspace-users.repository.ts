@@ -13,7 +13,7 @@ export class WorkspaceUsersRepository extends WorkspaceScopedRepository<Workspac
 
   /** Oldest first. */
   list(workspaceId: string): Promise<WorkspaceUser[]> {
-    return this.find(workspaceId, {}, { order: { creationTime: 'ASC', id: 'ASC' } });
+    return this.selectEntities(workspaceId, 'ORDER BY creation_time, id');
   }
 
   findByUserIds(workspaceId: string, userIds: readonly string[]): Promise<WorkspaceUser[]> {

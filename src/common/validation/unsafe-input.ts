@@ -72,6 +72,8 @@ export function refuseUnsafeInput(app: NestFastifyApplication): void {
     .getHttpAdapter()
     .getInstance()
     .addHook('preValidation', (request, _reply, done) => {
+      // Most GETs have neither: nothing to walk.
+      if (request.body === undefined && isEmptyObject(request.query)) return done();
       for (const [source, value] of [
         ['query', request.query],
         ['body', request.body],
@@ -82,4 +84,10 @@ export function refuseUnsafeInput(app: NestFastifyApplication): void {
       }
       done();
     });
+}
+
+function isEmptyObject(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  for (const key in value) if (Object.hasOwn(value, key)) return false;
+  return true;
 }
