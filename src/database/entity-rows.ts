@@ -15,6 +15,8 @@ export class EntityRows<E extends ObjectLiteral> {
   readonly selectList: string;
   /** The table, quoted. */
   readonly table: string;
+  /** ` AND "deletion_time" IS NULL` for a soft-deleted entity (a `@DeleteDateColumn`), as `find` filters it; else empty. */
+  readonly notDeleted: string;
   private readonly columns: ColumnMetadata[];
 
   constructor(private readonly metadata: EntityMetadata) {
@@ -29,6 +31,8 @@ export class EntityRows<E extends ObjectLiteral> {
       .split('.')
       .map((part) => driver.escape(part))
       .join('.');
+    const deleted = metadata.deleteDateColumn;
+    this.notDeleted = deleted ? ` AND ${driver.escape(deleted.databaseName)} IS NULL` : '';
   }
 
   /** The entity of a row selected with {@link selectList}. */

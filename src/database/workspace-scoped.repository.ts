@@ -134,13 +134,14 @@ export abstract class WorkspaceScopedRepository<E extends WorkspaceOwned> {
   /**
    * Whole entities of the workspace by SQL, for hot reads: `SELECT <every column> FROM <table>
    * WHERE workspace_id = $1 <rest>`, `rest` going on with ` AND …`, `ORDER BY …`, `LIMIT …` over
-   * `params` ($2 onwards). The SQL text is fixed, unlike `find`'s, which TypeORM builds anew each call.
+   * `params` ($2 onwards). Soft-deleted rows are left out, as `find` leaves them out. The SQL text
+   * is fixed, unlike `find`'s, which TypeORM builds anew each call.
    */
   protected async selectEntities(workspaceId: string, rest: string, params: unknown[] = []): Promise<E[]> {
     const rows = this.rows;
     const found = await this.sql<Record<string, unknown>>(
       workspaceId,
-      `SELECT ${rows.selectList} FROM ${rows.table} WHERE workspace_id = $1 ${rest}`,
+      `SELECT ${rows.selectList} FROM ${rows.table} WHERE workspace_id = $1${rows.notDeleted} ${rest}`,
       params,
     );
     return found.map((row) => rows.entityOf(row));

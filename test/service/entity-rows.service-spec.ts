@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import type { Principal } from '../../src/auth/principal.js';
+import { ChannelType } from '../../src/channels/channel.entity.js';
+import { ChannelsModule } from '../../src/channels/channels.module.js';
+import { ChannelsService } from '../../src/channels/channels.service.js';
+import { ContactPropertiesModule } from '../../src/contact-properties/contact-properties.module.js';
+import { ContactPropertiesService } from '../../src/contact-properties/contact-properties.service.js';
+import { ContactPropertyType } from '../../src/contact-properties/contact-property-definition.entity.js';
+import { ContactsModule } from '../../src/contacts/contacts.module.js';
+import { ContactsService } from '../../src/contacts/contacts.service.js';
+import { EntityRows } from '../../src/database/entity-rows.js';
+import { OutboundIvrFlowsModule } from '../../src/outbound-ivr-flows/outbound-ivr-flows.module.js';
+import { OutboundIvrFlowsService } from '../../src/outbound-ivr-flows/outbound-ivr-flows.service.js';
+import { WorkspacesModule } from '../../src/workspaces/workspaces.module.js';
+import { WorkspacesService } from '../../src/workspaces/workspaces.service.js';
+import { serviceTestModule, type ServiceTestContext } from './support/service-module.js';
+
+/**
+ * The hot reads' fixed SQL (EntityRows, `selectEntities`, `findById`) must make the same entities
+ * as TypeORM's `find`: the same class, every column converted the same way, soft-deleted rows left out.
+ */
+describe('Entity rows read by fixed SQL, against TypeORM’s find (service tier)', () => {
+  let ctx: ServiceTestContext;
+  let principal: Principal;
+  let deletedFlowId: string;
+
+  before(async () => {
+    ctx = await serviceTestModule([WorkspacesModule, ChannelsModule, ContactPropertiesModule, ContactsModule, OutboundIvrFlowsModule]);
+    const { workspace } = await ctx.get(WorkspacesService).create('Rows');
+    principal = { serviceAccountId: randomUUID(), workspaceId: workspace.id, scopes: [] };
+    const workspaceId = workspace.id;
+    const channels = ctx.get(ChannelsService);
+    const channel = await channels.create(workspaceId, {
+      name: 'Kept',
+      type: ChannelType.WhatsApp,
+      phoneNumber: '+14155550131',
+      whatsApp: { provider: 'sandbox' },
+    } as never);
+    const gone = await channels.create(workspaceId, {
+      name: 'Gone',
+      type: ChannelType.WhatsApp,
+      phoneNumber: '+14155550132',
+      whatsApp: { provider: 'sandbox' },
+    } as never);
+    await channels.remove(workspaceId, gone.id);
+    assert.ok(channel.id);
+    const properties = ctx.get(ContactPropertiesService);
+    const contacts = ctx.get(ContactsService);
+    const score = await properties.create(workspaceId, principal.serviceAccountId, { name: 'Score', type: ContactPropertyType.Number });
+    const since = await properties.create(workspaceId, principal.serviceAccountId, { name: 'Since', type: ContactPropertyType.Date });
+    const contact = await contacts.create(principal, { name: 'Rania', phoneNumber: '+966501234567', note: 'Prefers mornings.' });
+    await contacts.setPropertyValue(principal, contact.id, score.id, 12.5);
+    await contacts.setPropertyValue(principal, contact.id, since.id, '2026-01-02T03:04:05.678Z');
+    const flows = ctx.get(OutboundIvrFlowsService);
+    const flow = {
+      name: 'Rows',
+      startStepId: 'bye',
+      steps: [{ id: 'bye', type: 'Hangup', props: {} }],
+    } as never;
+    await flows.create(workspaceId, flow);
+    deletedFlowId = (await flows.create(workspaceId, { ...(flow as object), name: 'Deleted' } as never)).flow.id;
+    await flows.remove(workspaceId, deletedFlowId);
+  });
+  after(() => ctx.close());
+
+  it('makes every workspace entity as find makes it, soft-deleted rows left out', async () => {
+    const checked: string[] = [];
+    for (const metadata of ctx.dataSource.entityMetadatas) {
+      if (!metadata.findColumnWithPropertyName('workspaceId') || !metadata.findColumnWithPropertyName('id')) continue;
+      const rows = new EntityRows(metadata);
+      const bySql = (
+        await ctx.dataSource.query<Array<Record<string, unknown>>>(
+          `SELECT ${rows.selectList} FROM ${rows.table} WHERE workspace_id = $1${rows.notDeleted} ORDER BY id`,
+          [principal.workspaceId],
+        )
+      ).map((row) => rows.entityOf(row));
+      const byFind = await ctx.dataSource.getRepository(metadata.target).find({
+        where: { workspaceId: principal.workspaceId },
+        order: { id: 'ASC' },
+      });
+      assert.deepStrictEqual(bySql, byFind, metadata.name);
+      if (byFind.length > 0) checked.push(metadata.name);
+    }
+    // The seeding above must have given rows to compare, including Date, numeric, JSON and soft-deletable columns.
+    for (const name of ['Channel', 'Contact', 'ContactPropertyDefinition', 'ContactPropertyValue', 'ContactNote', 'OutboundIvrFlowHead']) {
+      assert.ok(checked.includes(name), `${name} had rows to compare (compared: ${checked.join(', ')})`);
+    }
+  });
+
+  it('findById does not find a soft-deleted row, as findOne does not', async () => {
+    // Update Flow locks its head with findById.
+    const flow = { name: 'Again', startStepId: 'bye', steps: [{ id: 'bye', type: 'Hangup', props: {} }] } as never;
+    await assert.rejects(ctx.get(OutboundIvrFlowsService).update(principal.workspaceId, deletedFlowId, flow), {
+      code: 'OutboundIvr:FlowNotFound',
+    });
+    const [{ deleted }] = await ctx.dataSource.query<Array<{ deleted: boolean }>>(
+      'SELECT deletion_time IS NOT NULL AS deleted FROM outbound_ivr_flows WHERE id = $1',
+      [deletedFlowId],
+    );
+    assert.equal(deleted, true, 'the row is still there, soft-deleted');
+  });
+});
