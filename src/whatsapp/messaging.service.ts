@@ -58,6 +58,11 @@ export const serviceWindowStart = () => new Date(Date.now() - SERVICE_WINDOW_MS)
  * governor's answer is always "now" or "in n ms", and the job never holds a place it has not got.
  */
 const MAX_IN_PROCESS_WAIT_MS = 1000;
+/**
+ * How long a run's claim of a send stands before another run takes its holder for dead: past the
+ * longest a run asks (a media upload's 300 s, then the send's 15 s, twice with fresh credentials).
+ */
+const SEND_CLAIM_LEASE_MS = 6 * 60_000;
 
 /**
  * WhatsApp sends: the request path validates and records a Pending outbound event with its outbox
@@ -405,12 +410,15 @@ export class MessagingService {
         return;
       }
     }
-    const { channel, outcome } = attempt.earlierOutcome
+    const asked = attempt.earlierOutcome
       ? { channel: governed, outcome: attempt.earlierOutcome }
       : attempt.interrupted
         ? { channel: governed, outcome: SEND_INTERRUPTED }
-        : await this.askProvider(workspaceId, channelId, request, attempt);
+        : await this.askProvider(workspaceId, channelId, eventId, request, attempt);
+    if (!asked) return; // another run of this send finished it
+    const { channel, outcome } = asked;
     if (outcome.kind === 'retry' && !attempt.lastAttempt) {
+      await this.events.releaseSend(workspaceId, eventId);
       // Meta's own rate limits: the governor slows the channel (130429) or holds the pair (131056), and the message waits at least that long.
       const rateLimited = outcome.cloudErrorCode === CLOUD_THROUGHPUT_REACHED || outcome.cloudErrorCode === CLOUD_PAIR_RATE_REACHED;
       const holdMs =
@@ -446,11 +454,38 @@ export class MessagingService {
   private async askProvider(
     workspaceId: string,
     channelId: string,
+    eventId: string,
     request: Record<string, unknown>,
     attempt: DeliveryAttempt,
-  ): Promise<{ channel: Readonly<Channel> | null; outcome: SendOutcome }> {
+  ): Promise<{ channel: Readonly<Channel> | null; outcome: SendOutcome } | null> {
     await attempt.markSending();
-    return this.withFreshCredentials(workspaceId, channelId, (current) => this.sendThrough(current, request, attempt.media));
+    const turn = await this.claimSend(workspaceId, eventId, attempt.lastAttempt);
+    if (turn === 'done') return null;
+    if (turn === 'interrupted')
+      return { channel: await this.channelOrNull(this.channels.getRecent(workspaceId, channelId)), outcome: SEND_INTERRUPTED };
+    try {
+      return await this.withFreshCredentials(workspaceId, channelId, (current) => this.sendThrough(current, request, attempt.media));
+    } catch (err) {
+      // As after a passing failure, the next attempt asks again.
+      await this.events.releaseSend(workspaceId, eventId).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /**
+   * The database's side of "never sent twice": the Redis mark above covers a worker that dies, but
+   * not two runs of one send at once (the outbox pushes a job again when Redis came back empty while
+   * its first run was still asking the provider). Of such runs, the one that claims the message asks;
+   * another finds it finished ('done'), or waits for the claim's lease, after which (or on its
+   * last attempt) the holder counts as dead and the message ends {@link SEND_INTERRUPTED}.
+   */
+  private async claimSend(workspaceId: string, eventId: string, lastAttempt: boolean): Promise<'ask' | 'done' | 'interrupted'> {
+    const claim = await this.events.claimSend(workspaceId, eventId);
+    if (claim.claimed) return 'ask';
+    if (claim.status !== 'Pending') return 'done';
+    const leaseLeftMs = (claim.since?.getTime() ?? 0) + SEND_CLAIM_LEASE_MS - Date.now();
+    if (leaseLeftMs <= 0 || lastAttempt) return 'interrupted';
+    throw new RetryLaterError('Another run of this send is asking the provider', Math.max(1000, leaseLeftMs));
   }
 
   /**

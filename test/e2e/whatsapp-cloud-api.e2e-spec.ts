@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
+import Redis from 'ioredis';
 import { describeWithApp } from '../support/describe-with-app.js';
 import { waitFor } from '../support/fixtures.js';
 import { FakeCloudApi, type CloudRequest } from '../support/fake-cloud-api.js';
@@ -322,6 +323,49 @@ describeWithApp(
         'the Failed webhook',
       );
       assert.equal(failed.errorCode, 'WhatsApp:SendInterrupted');
+    });
+
+    it('two runs of one send at once (its job pushed again while the first run asks Meta, as after Redis came back empty) ask Meta once', async () => {
+      const to = '14155550607';
+      // Park the job as above: its first attempt met a passing failure, so nothing holds the send.
+      fx.fake.script.push(FakeCloudApi.error(503, 2, '(#2) Service temporarily unavailable', { 'retry-after': '3600' }));
+      const res = await send('sendTemplate', templateSend(channel.id, to));
+      await waitFor(async () => fx.fake.sendsTo(to).length === 1, 10_000, 'the first attempt');
+      const { MessagingService } = await import('../../src/whatsapp/messaging.service.js');
+      const { RetryLaterError } = await import('../../src/queue/retry-later.js');
+      const messaging = fx.t.app.get(MessagingService);
+      const request = fx.fake.sendsTo(to)[0].body as Record<string, unknown>;
+      const run = () =>
+        messaging.deliver(fx.a.workspaceId, res.body.conversationEventId, channel.id, request, {
+          lastAttempt: false,
+          keepOutcome: () => Promise.resolve(),
+          markSending: () => Promise.resolve(),
+        });
+      // The first run is still waiting for Meta's answer when the second starts.
+      fx.fake.sendLatencyMs = 500;
+      try {
+        const first = run();
+        await waitFor(async () => fx.fake.sendsTo(to).length === 2, 10_000, 'the first run asking Meta');
+        // Redis came back empty: the governor no longer knows this recipient was just sent to.
+        const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+        const pairKeys = await redis.keys(`${fx.t.redisPrefix}*governor:${channel.id}:pair:*`);
+        assert.ok(pairKeys.length > 0, 'the pair-rate key was found');
+        await redis.del(...pairKeys);
+        redis.disconnect();
+        const second = await run().then(
+          () => 'finished',
+          (err: unknown) => err,
+        );
+        assert.ok(second instanceof RetryLaterError, `the second run finds the send claimed and comes back later: ${String(second)}`);
+        await first;
+      } finally {
+        fx.fake.sendLatencyMs = 0;
+      }
+      assert.equal(fx.fake.sendsTo(to).length, 2, 'the parked attempt and the first run asked Meta, the second did not');
+      await eventWithStatus(`+${to}`, res.body.conversationEventId, 'Sent');
+      // The second run, come back, finds the message sent and asks nothing.
+      await run();
+      assert.equal(fx.fake.sendsTo(to).length, 2, 'Meta was not asked a third time');
     });
 
     it('ends Failed with a stable code and reason on a permanent error, after one call, and tells the signed webhook', async () => {
