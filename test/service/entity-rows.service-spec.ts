@@ -32,20 +32,11 @@ describe('Entity rows read by fixed SQL, against TypeORM’s find (service tier)
     principal = { serviceAccountId: randomUUID(), workspaceId: workspace.id, scopes: [] };
     const workspaceId = workspace.id;
     const channels = ctx.get(ChannelsService);
-    const channel = await channels.create(workspaceId, {
-      name: 'Kept',
-      type: ChannelType.WhatsApp,
-      phoneNumber: '+14155550131',
-      whatsApp: { provider: 'sandbox' },
-    } as never);
-    const gone = await channels.create(workspaceId, {
-      name: 'Gone',
-      type: ChannelType.WhatsApp,
-      phoneNumber: '+14155550132',
-      whatsApp: { provider: 'sandbox' },
-    } as never);
+    const sandboxChannel = (name: string, phoneNumber: string) =>
+      channels.create(workspaceId, { name, type: ChannelType.WhatsApp, phoneNumber, whatsApp: { provider: 'sandbox' } } as never);
+    await sandboxChannel('Kept', '+14155550131');
+    const gone = await sandboxChannel('Gone', '+14155550132');
     await channels.remove(workspaceId, gone.id);
-    assert.ok(channel.id);
     const properties = ctx.get(ContactPropertiesService);
     const contacts = ctx.get(ContactsService);
     const score = await properties.create(workspaceId, principal.serviceAccountId, { name: 'Score', type: ContactPropertyType.Number });
