@@ -71,3 +71,16 @@ describeWithApp('CORS_ORIGINS=*', { env: { CORS_ORIGINS: '*' }, workspaces: 0 },
     assert.equal(token.headers.get('access-control-allow-origin'), '*');
   });
 });
+
+describeWithApp('CORS_ORIGINS unset (no origin allowed)', { workspaces: 0 }, (fx) => {
+  it('refuses every preflight with a 403 envelope; any other OPTIONS request is a 404 as on an unknown route', async () => {
+    const refused = await preflight(fx.t, '/v1/contacts', APP, 'PUT');
+    assert.equal(refused.status, 403, refused.text);
+    assert.equal(refused.body.error.code, 'Cors:OriginNotAllowed');
+    assert.equal(refused.headers.get('access-control-allow-origin'), null);
+    const plain = await fx.t.http.request('OPTIONS', '/v1/contacts');
+    const unknown = await fx.t.http.get('/no-such-route');
+    assert.equal(plain.status, 404, plain.text);
+    assert.deepEqual(plain.body.error.code, unknown.body.error.code);
+  });
+});
