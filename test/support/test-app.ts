@@ -55,8 +55,10 @@ export async function startTestApp(testEnv: Record<string, string> = {}, options
   const runId = `${process.pid}_${randomBytes(4).toString('hex')}`;
   // A test with a private PostgreSQL cluster names its own server; the database is still this run's.
   const server = DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432';
-  const databaseUrl = `${server}/msg_test_${runId}`;
-  const redisPrefix = `msgtest:${runId}`;
+  // A test that boots a second app on the first one's database and Redis prefix names them: this
+  // app then drops and deletes those on close (the first was closed without them).
+  const databaseUrl = env.DATABASE_URL ?? `${server}/msg_test_${runId}`;
+  const redisPrefix = env.REDIS_KEY_PREFIX ?? `msgtest:${runId}`;
   resetEnv({
     ...baseTestEnv(databaseUrl, redisPrefix),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
