@@ -73,6 +73,9 @@ export abstract class WorkspaceScopedRepository<E extends WorkspaceOwned> {
 
   /** The row of the workspace with this id; `lock` takes it FOR UPDATE (in a transaction). */
   async findById(workspaceId: string, id: string, options: { lock?: boolean } = {}): Promise<E | null> {
+    // As TypeORM's pessimistic lock does: outside a transaction the lock would end with the statement.
+    if (options.lock && !this.manager.queryRunner?.isTransactionActive)
+      throw new Error('findById with lock needs a transaction (withManager)');
     const [found] = await this.selectEntities(workspaceId, `AND id = $2${options.lock ? ' FOR UPDATE' : ''}`, [id]);
     return found ?? null;
   }

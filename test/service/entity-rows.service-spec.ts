@@ -11,6 +11,7 @@ import { ContactPropertyType } from '../../src/contact-properties/contact-proper
 import { ContactsModule } from '../../src/contacts/contacts.module.js';
 import { ContactsService } from '../../src/contacts/contacts.service.js';
 import { EntityRows } from '../../src/database/entity-rows.js';
+import { OutboundIvrFlowsRepository } from '../../src/outbound-ivr-flows/outbound-ivr-flows.repository.js';
 import { OutboundIvrFlowsModule } from '../../src/outbound-ivr-flows/outbound-ivr-flows.module.js';
 import { OutboundIvrFlowsService } from '../../src/outbound-ivr-flows/outbound-ivr-flows.service.js';
 import { WorkspacesModule } from '../../src/workspaces/workspaces.module.js';
@@ -91,5 +92,12 @@ describe('Entity rows read by fixed SQL, against TypeORM’s find (service tier)
       [deletedFlowId],
     );
     assert.equal(deleted, true, 'the row is still there, soft-deleted');
+  });
+
+  it('findById refuses a lock outside a transaction, as TypeORM’s pessimistic lock does', async () => {
+    await assert.rejects(
+      ctx.get(OutboundIvrFlowsRepository).findById(principal.workspaceId, deletedFlowId, { lock: true }),
+      /needs a transaction/,
+    );
   });
 });
