@@ -452,6 +452,6 @@ export interface SendClaim {
   claimed: boolean;
   /** The message's status (`claimed` or not). */
   status: string | null;
-  /** Since when another run holds the claim (null when none does). */
+  /** Since when another run holds the claim; null when this statement could not see it (a claim committed while it waited on the row). */
   since: Date | null;
 }

@@ -483,7 +483,8 @@ export class MessagingService {
     const claim = await this.events.claimSend(workspaceId, eventId);
     if (claim.claimed) return 'ask';
     if (claim.status !== 'Pending') return 'done';
-    const leaseLeftMs = (claim.since?.getTime() ?? 0) + SEND_CLAIM_LEASE_MS - Date.now();
+    // No time seen: the other run's claim committed while this statement waited on the row (its snapshot predates it), so it is fresh.
+    const leaseLeftMs = (claim.since?.getTime() ?? Date.now()) + SEND_CLAIM_LEASE_MS - Date.now();
     if (leaseLeftMs <= 0 || lastAttempt) return 'interrupted';
     throw new RetryLaterError('Another run of this send is asking the provider', Math.max(1000, leaseLeftMs));
   }
