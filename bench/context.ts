@@ -13,6 +13,8 @@ export interface BenchContext {
   env: Record<string, string>;
   /** Node options of the scenarios' worker processes (`nodeArgs` and BENCH_WORKER_NODE_ARGS). */
   workerNodeArgs: string[];
+  /** The build the API and the scenarios' workers run (`dist/src/main.js` of BENCH_API_DIR, or of this checkout). */
+  mainScript: string;
   apiUrl: string;
   databaseUrl: string;
   jwtSecret: string;
@@ -87,6 +89,7 @@ export async function startContext(apiEnv: Record<string, string> = {}): Promise
     api,
     env,
     workerNodeArgs,
+    mainScript: apiScript,
     apiUrl,
     databaseUrl,
     jwtSecret,
@@ -99,13 +102,18 @@ export async function startContext(apiEnv: Record<string, string> = {}): Promise
   };
 }
 
-/** Starts a worker process with the API's environment (and `env` over it); resolves once it has started. */
-export async function startWorker(ctx: BenchContext, env: Record<string, string> = {}): Promise<NodeProcess> {
-  const worker = NodeProcess.start(
-    'dist/src/main.js',
+/** Spawns a worker process of the measured build with the API's environment (and `env` over it). */
+export function spawnWorker(ctx: BenchContext, env: Record<string, string> = {}): NodeProcess {
+  return NodeProcess.start(
+    ctx.mainScript,
     { ...ctx.env, APP_ROLE: 'worker', MIGRATIONS_RUN: 'false', LOG_LEVEL: 'info', ...env },
     ctx.workerNodeArgs,
   );
+}
+
+/** {@link spawnWorker}, resolving once the worker has started. */
+export async function startWorker(ctx: BenchContext, env: Record<string, string> = {}): Promise<NodeProcess> {
+  const worker = spawnWorker(ctx, env);
   const deadline = Date.now() + 30_000;
   while (!/Worker started/.test(worker.log) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
   return worker;

@@ -2,11 +2,10 @@ import { readdirSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Scenario } from './index.js';
-import { NodeProcess } from '../harness.js';
 import { seeded } from './contacts.js';
 import { storeSyncedTemplate } from './whatsapp.js';
 import { percentiles } from '../steady-load.js';
-import type { BenchContext } from '../context.js';
+import { startWorker, type BenchContext } from '../context.js';
 import { startLatencyProbe } from '../latency-probe.js';
 
 const TEMPLATE = {
@@ -87,10 +86,10 @@ function reniceProcess(pid: number, nice: number): void {
 const IDLE_PROBE_MS = 30_000;
 const CAMPAIGN_TEMPLATE = { ...TEMPLATE, name: 'bench_campaign_cloud', category: 'UTILITY' };
 
-/** The most arrivals in any one second (a sliding window over sorted times). */
 /** Nanoseconds of a histogram, in whole ms. */
 const ms = (ns: number) => Math.round(ns / 1e6);
 
+/** The most arrivals in any one second (a sliding window over sorted times). */
 function busiestSecond(times: number[]): number {
   let most = 0;
   for (let first = 0, last = 0; last < times.length; last++) {
@@ -139,15 +138,9 @@ export const campaignThroughputScenario: Scenario = {
       const imported = await ctx.call('POST', '/v1/contacts/import/vcards', { vCards });
       if (imported.createdCount !== vCards.length) throw new Error(`vCard import created ${imported.createdCount} of ${vCards.length}`);
     }
-    const worker = NodeProcess.start(
-      'dist/src/main.js',
-      { ...ctx.env, APP_ROLE: 'worker', MIGRATIONS_RUN: 'false', LOG_LEVEL: 'info' },
-      ctx.workerNodeArgs,
-    );
+    const worker = await startWorker(ctx);
     if (WORKER_NICE !== 0) reniceProcess(worker.child.pid!, WORKER_NICE);
     try {
-      const ready = Date.now() + 30_000;
-      while (!/Worker started/.test(worker.log) && Date.now() < ready) await new Promise((resolve) => setTimeout(resolve, 100));
       const campaign = await ctx.call('POST', '/v1/campaigns', {
         name: 'Bench throughput',
         channelId: channel.id,

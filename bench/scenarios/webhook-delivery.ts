@@ -6,8 +6,8 @@ import { createApp } from '../../src/create-app.js';
 import { Outbox } from '../../src/queue/outbox.service.js';
 import { WebhookKind } from '../../src/webhooks/webhook-kind.js';
 import { WebhookPublisher } from '../../src/webhooks/webhook-publisher.js';
-import type { BenchContext } from '../context.js';
-import { freePort, NodeProcess } from '../harness.js';
+import { spawnWorker, type BenchContext } from '../context.js';
+import { freePort } from '../harness.js';
 import type { Scenario, ScenarioResult } from './index.js';
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 20_000);
@@ -34,11 +34,7 @@ export const webhookDelivery: Scenario = {
     const receiverPort = await freePort();
     await new Promise<void>((resolve) => receiver.listen(receiverPort, '127.0.0.1', resolve));
 
-    const worker = NodeProcess.start(
-      'dist/src/main.js',
-      { ...ctx.env, APP_ROLE: 'worker', MIGRATIONS_RUN: 'false', LOG_LEVEL: 'info' },
-      ctx.workerNodeArgs,
-    );
+    const worker = spawnWorker(ctx);
     const publisherApp = await startPublisher(ctx);
     try {
       const dataSource = publisherApp.get(DataSource);

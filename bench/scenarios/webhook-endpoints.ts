@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import { DataSource } from 'typeorm';
 import { WebhookEventType } from '../../src/queue/queue-names.js';
 import { WebhookPublisher } from '../../src/webhooks/webhook-publisher.js';
-import type { BenchContext } from '../context.js';
+import { spawnWorker, type BenchContext } from '../context.js';
 import { freePort, NodeProcess } from '../harness.js';
 import type { Scenario, ScenarioResult } from './index.js';
 import { startPublisher, waitUntil } from './webhook-delivery.js';
@@ -79,11 +79,7 @@ async function withWorkerAndPublisher<T>(
   ctx: BenchContext,
   body: (publish: (ids: string[]) => Promise<number>, worker: NodeProcess) => Promise<T>,
 ): Promise<T> {
-  const worker = NodeProcess.start(
-    'dist/src/main.js',
-    { ...ctx.env, APP_ROLE: 'worker', MIGRATIONS_RUN: 'false', LOG_LEVEL: 'info' },
-    ctx.workerNodeArgs,
-  );
+  const worker = spawnWorker(ctx);
   const app = await startPublisher(ctx);
   try {
     await waitUntil(() => /Worker started/.test(worker.log), 30_000, 'the worker');

@@ -4,8 +4,8 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import type { BenchContext } from '../context.js';
-import { freePort, NodeProcess } from '../harness.js';
+import { spawnWorker, type BenchContext } from '../context.js';
+import { freePort } from '../harness.js';
 import { percentiles, steadyLoad } from '../steady-load.js';
 import type { Scenario, ScenarioResult } from './index.js';
 
@@ -92,14 +92,6 @@ export async function cloudChannel(ctx: BenchContext, name: string, phoneNumber:
   });
 }
 
-function startWorker(ctx: BenchContext, storageDir: string): NodeProcess {
-  return NodeProcess.start(
-    'dist/src/main.js',
-    { ...ctx.env, APP_ROLE: 'worker', MIGRATIONS_RUN: 'false', LOG_LEVEL: 'info', STORAGE_DIR: storageDir },
-    ctx.workerNodeArgs,
-  );
-}
-
 async function waitUntil(check: () => boolean, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
@@ -138,7 +130,7 @@ export const inboundEdgeScenario: Scenario = {
     const receiver = await startMessageWebhookReceiver();
     const storageDir = mkdtempSync(join(tmpdir(), 'bench-inbound-'));
     const channel = await cloudChannel(ctx, 'Bench inbound', '+14155557102', receiver.url);
-    const worker = startWorker(ctx, storageDir);
+    const worker = spawnWorker(ctx, { STORAGE_DIR: storageDir });
     try {
       await waitUntil(() => /Worker started/.test(worker.log), 30_000);
       const run = (seconds: number, prefix: string) =>
@@ -234,7 +226,7 @@ export const inboundMediaScenario: Scenario = {
       );
     }
     const startedAt = now();
-    const worker = startWorker(ctx, storageDir);
+    const worker = spawnWorker(ctx, { STORAGE_DIR: storageDir });
     try {
       await waitUntil(() => /Worker started/.test(worker.log), 30_000);
       const ready = now();

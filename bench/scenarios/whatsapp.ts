@@ -1,7 +1,6 @@
 import { Client } from 'pg';
-import { NodeProcess } from '../harness.js';
 import { percentiles, steadyLoad } from '../steady-load.js';
-import type { BenchContext } from '../context.js';
+import { startWorker, type BenchContext } from '../context.js';
 import { compareWithBaseline, type Scenario, type ScenarioResult } from './index.js';
 
 export const TEMPLATE = {
@@ -116,14 +115,8 @@ export const sustainedSendScenario: Scenario = {
       },
     });
     await storeSyncedTemplate(ctx, channel.id, TEMPLATE);
-    const worker = NodeProcess.start(
-      'dist/src/main.js',
-      { ...ctx.env, APP_ROLE: 'worker', MIGRATIONS_RUN: 'false', LOG_LEVEL: 'info' },
-      ctx.workerNodeArgs,
-    );
+    const worker = await startWorker(ctx);
     try {
-      const deadline = Date.now() + 30_000;
-      while (!/Worker started/.test(worker.log) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
       const run = (seconds: number, prefix: string) =>
         steadyLoad({
           url: `${ctx.apiUrl}/v1/whatsapp/service-account/sendTemplate`,
