@@ -55,6 +55,4 @@ export class ConversationEvent {
   @Column({ type: 'jsonb', nullable: true }) assignation: AssignationInfo | null;
   /** WhatsApp outbound: whether the provider charges for the message, as its status notifications say (null until one does). */
   @Column({ type: 'boolean', nullable: true }) isBillable: boolean | null;
-  /** WhatsApp outbound: when a run of the send began asking the provider (see ConversationEventsRepository.claimSend). */
-  @Column({ type: 'timestamptz', nullable: true }) sendClaimedAt: Date | null;
 }

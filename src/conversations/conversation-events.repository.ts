@@ -170,34 +170,6 @@ export class ConversationEventsRepository extends WorkspaceScopedRepository<Conv
     return event ? event.status : undefined;
   }
 
-  /**
-   * Claims a Pending outbound message for one run of its send, just before the provider is asked:
-   * `claimed` when this run may ask; otherwise the message's status and since when another run
-   * holds the claim. One statement, so of two runs at once exactly one claims.
-   */
-  async claimSend(workspaceId: string, eventId: string): Promise<SendClaim> {
-    const [row] = await this.sql<{ claimed: boolean; status: string | null; since: Date | null }>(
-      workspaceId,
-      `WITH claim AS (
-         UPDATE conversation_events SET send_claimed_at = now()
-          WHERE workspace_id = $1 AND id = $2 AND status = 'Pending' AND send_claimed_at IS NULL
-          RETURNING id)
-       SELECT EXISTS (SELECT 1 FROM claim) AS claimed, status, send_claimed_at AS since
-         FROM conversation_events WHERE workspace_id = $1 AND id = $2`,
-      [eventId],
-    );
-    return row ?? { claimed: false, status: null, since: null };
-  }
-
-  /** Gives up this run's claim of a message still Pending (the provider refused for now): the next attempt may ask again. */
-  async releaseSend(workspaceId: string, eventId: string): Promise<void> {
-    await this.sql(
-      workspaceId,
-      `UPDATE conversation_events SET send_claimed_at = NULL WHERE workspace_id = $1 AND id = $2 AND status = 'Pending'`,
-      [eventId],
-    );
-  }
-
   /** The event standing for a provider's message (its id and body only). */
   findBySource(workspaceId: string, sourceType: EventSourceType, sourceId: string): Promise<Pick<ConversationEvent, 'id' | 'body'> | null> {
     return this.repository.findOne({ select: { id: true, body: true }, where: this.scope(workspaceId, { sourceType, sourceId }) });
@@ -445,13 +417,4 @@ export class ConversationEventsRepository extends WorkspaceScopedRepository<Conv
     );
     return row.moved;
   }
-}
-
-/** What {@link ConversationEventsRepository.claimSend} found. */
-export interface SendClaim {
-  claimed: boolean;
-  /** The message's status (`claimed` or not). */
-  status: string | null;
-  /** Since when another run holds the claim; null when this statement could not see it (a claim committed while it waited on the row). */
-  since: Date | null;
 }

@@ -26,13 +26,21 @@ export async function insertIgnoring<E extends ObjectLiteral>(
 }
 
 /**
- * Deletes at most `limit` rows of `table` (keyed by `id`) matching `where` (its parameters are
- * `$1`…), in one short statement; rows another transaction holds locked are skipped, not waited
- * for. Returns the number deleted. For pruning jobs: call it again until it deletes fewer than `limit`.
+ * Deletes at most `limit` rows of `table` (keyed by `key`, `id` by default) matching `where` (its
+ * parameters are `$1`…), in one short statement; rows another transaction holds locked are
+ * skipped, not waited for. Returns the number deleted. For pruning jobs: call it again until it
+ * deletes fewer than `limit`.
  */
-export async function deleteBatch(manager: EntityManager, table: string, where: string, params: unknown[], limit: number): Promise<number> {
+export async function deleteBatch(
+  manager: EntityManager,
+  table: string,
+  where: string,
+  params: unknown[],
+  limit: number,
+  key = 'id',
+): Promise<number> {
   const [, deleted] = await manager.query<[unknown, number]>(
-    `DELETE FROM "${table}" WHERE id IN (SELECT id FROM "${table}" WHERE ${where} LIMIT $${params.length + 1} FOR UPDATE SKIP LOCKED)`,
+    `DELETE FROM "${table}" WHERE ${key} IN (SELECT ${key} FROM "${table}" WHERE ${where} LIMIT $${params.length + 1} FOR UPDATE SKIP LOCKED)`,
     [...params, limit],
   );
   return deleted;

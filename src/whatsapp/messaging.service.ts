@@ -37,6 +37,7 @@ import { FrequencyCapReached, ScheduledItemNotCancellable } from '../send-policy
 import { TimestampFormat } from '../common/time/timestamp-format.js';
 import { IdempotencyService } from '../common/idempotency/idempotency.service.js';
 import { PendingResponse } from '../common/idempotency/stored-response.js';
+import { SEND_CLAIM_LEASE_MS, SendClaimsRepository } from './send-claims.repository.js';
 import {
   CLOUD_PAIR_RATE_REACHED,
   CLOUD_THROUGHPUT_REACHED,
@@ -58,11 +59,6 @@ export const serviceWindowStart = () => new Date(Date.now() - SERVICE_WINDOW_MS)
  * governor's answer is always "now" or "in n ms", and the job never holds a place it has not got.
  */
 const MAX_IN_PROCESS_WAIT_MS = 1000;
-/**
- * How long a run's claim of a send stands before another run takes its holder for dead: past the
- * longest a run asks (a media upload's 300 s, then the send's 15 s, twice with fresh credentials).
- */
-const SEND_CLAIM_LEASE_MS = 6 * 60_000;
 
 /**
  * WhatsApp sends: the request path validates and records a Pending outbound event with its outbox
@@ -89,6 +85,7 @@ export class MessagingService {
     private readonly scheduler: SendScheduler,
     private readonly governor: SendGovernor,
     private readonly idempotency: IdempotencyService,
+    private readonly sendClaims: SendClaimsRepository,
   ) {}
 
   /**
@@ -410,7 +407,7 @@ export class MessagingService {
         return;
       }
     }
-    const asked = attempt.earlierOutcome
+    const asked: AskedProvider | null = attempt.earlierOutcome
       ? { channel: governed, outcome: attempt.earlierOutcome }
       : attempt.interrupted
         ? { channel: governed, outcome: SEND_INTERRUPTED }
@@ -418,7 +415,7 @@ export class MessagingService {
     if (!asked) return; // another run of this send finished it
     const { channel, outcome } = asked;
     if (outcome.kind === 'retry' && !attempt.lastAttempt) {
-      await this.events.releaseSend(workspaceId, eventId);
+      if (asked.holder) await this.sendClaims.release(workspaceId, eventId, asked.holder);
       // Meta's own rate limits: the governor slows the channel (130429) or holds the pair (131056), and the message waits at least that long.
       const rateLimited = outcome.cloudErrorCode === CLOUD_THROUGHPUT_REACHED || outcome.cloudErrorCode === CLOUD_PAIR_RATE_REACHED;
       const holdMs =
@@ -457,17 +454,21 @@ export class MessagingService {
     eventId: string,
     request: Record<string, unknown>,
     attempt: DeliveryAttempt,
-  ): Promise<{ channel: Readonly<Channel> | null; outcome: SendOutcome } | null> {
+  ): Promise<AskedProvider | null> {
     await attempt.markSending();
-    const turn = await this.claimSend(workspaceId, eventId, attempt.lastAttempt);
-    if (turn === 'done') return null;
-    if (turn === 'interrupted')
+    const claim = await this.sendClaims.claim(workspaceId, eventId);
+    const { holder } = claim;
+    if (!holder) {
+      if (claim.status !== 'Pending') return null;
+      this.waitForClaimHolder(claim.since, attempt.lastAttempt);
       return { channel: await this.channelOrNull(this.channels.getRecent(workspaceId, channelId)), outcome: SEND_INTERRUPTED };
+    }
     try {
-      return await this.withFreshCredentials(workspaceId, channelId, (current) => this.sendThrough(current, request, attempt.media));
+      const asked = await this.withFreshCredentials(workspaceId, channelId, (current) => this.sendThrough(current, request, attempt.media));
+      return { ...asked, holder };
     } catch (err) {
       // As after a passing failure, the next attempt asks again.
-      await this.events.releaseSend(workspaceId, eventId).catch(() => undefined);
+      await this.sendClaims.release(workspaceId, eventId, holder).catch(() => undefined);
       throw err;
     }
   }
@@ -475,18 +476,16 @@ export class MessagingService {
   /**
    * The database's side of "never sent twice": the Redis mark above covers a worker that dies, but
    * not two runs of one send at once (the outbox pushes a job again when Redis came back empty while
-   * its first run was still asking the provider). Of such runs, the one that claims the message asks;
-   * another finds it finished ('done'), or waits for the claim's lease, after which (or on its
-   * last attempt) the holder counts as dead and the message ends {@link SEND_INTERRUPTED}.
+   * its first run was still asking the provider). Of such runs, the one that claims the message asks
+   * ({@link SendClaimsRepository.claim}); another finds it finished, or comes back (RetryLaterError)
+   * when the claim's lease ends, after which, or on its last attempt, the holder counts as dead and
+   * the message ends {@link SEND_INTERRUPTED}.
    */
-  private async claimSend(workspaceId: string, eventId: string, lastAttempt: boolean): Promise<'ask' | 'done' | 'interrupted'> {
-    const claim = await this.events.claimSend(workspaceId, eventId);
-    if (claim.claimed) return 'ask';
-    if (claim.status !== 'Pending') return 'done';
-    // No time seen: the other run's claim committed while this statement waited on the row (its snapshot predates it), so it is fresh.
-    const leaseLeftMs = (claim.since?.getTime() ?? Date.now()) + SEND_CLAIM_LEASE_MS - Date.now();
-    if (leaseLeftMs <= 0 || lastAttempt) return 'interrupted';
-    throw new RetryLaterError('Another run of this send is asking the provider', Math.max(1000, leaseLeftMs));
+  private waitForClaimHolder(since: Date | null, lastAttempt: boolean): void {
+    // No time seen: the other run's claim committed while this statement waited on the key (its snapshot predates it), so it is fresh.
+    const leaseLeftMs = (since?.getTime() ?? Date.now()) + SEND_CLAIM_LEASE_MS - Date.now();
+    if (leaseLeftMs > 0 && !lastAttempt)
+      throw new RetryLaterError('Another run of this send is asking the provider', Math.max(1000, leaseLeftMs));
   }
 
   /**
@@ -603,6 +602,13 @@ export type AcceptedHook = (manager: EntityManager, accepted: { contactId: strin
 
 /** When a send leaves: `sendAt` as the request gave it (absent: now). */
 /** One attempt of the send job, as {@link MessagingService.deliver} runs it. */
+/** What a run of a send got: the provider's answer (or an outcome without asking), the channel as asked, and this run's claim when it asked. */
+interface AskedProvider {
+  channel: Readonly<Channel> | null;
+  outcome: SendOutcome;
+  holder?: string;
+}
+
 export interface DeliveryAttempt {
   lastAttempt: boolean;
   media?: { fileId: string };

@@ -4,6 +4,8 @@ import { Retention } from '../queue/retention.service.js';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { SandboxMessage } from './sandbox-message.entity.js';
 import { SandboxMessagesRepository } from './sandbox-messages.repository.js';
+import { SendClaim } from './send-claim.entity.js';
+import { SEND_CLAIM_LEASE_MS, SendClaimsRepository } from './send-claims.repository.js';
 import { WhatsAppTemplate } from './whatsapp-template.entity.js';
 import { WhatsAppTemplatesRepository } from './whatsapp-templates.repository.js';
 import { WhatsAppWebhooksService } from './whatsapp-webhooks.service.js';
@@ -38,7 +40,7 @@ import { MediaModule } from '../media/media.module.js';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([WhatsAppTemplate, SandboxMessage, WhatsAppMediaUpload, WhatsAppIntakeRow]),
+    TypeOrmModule.forFeature([WhatsAppTemplate, SandboxMessage, WhatsAppMediaUpload, WhatsAppIntakeRow, SendClaim]),
     ChannelsModule,
     ContactsModule,
     SendPolicyModule,
@@ -62,6 +64,7 @@ import { MediaModule } from '../media/media.module.js';
     WhatsAppIntakeRepository,
     WhatsAppTemplatesRepository,
     SandboxMessagesRepository,
+    SendClaimsRepository,
     WhatsAppMediaUploadsRepository,
     WhatsAppMediaService,
     SandboxWhatsAppProvider,
@@ -75,15 +78,25 @@ export class WhatsAppModule implements OnModuleInit {
   constructor(
     private readonly retention: Retention,
     private readonly sandboxMessages: SandboxMessagesRepository,
+    private readonly sendClaims: SendClaimsRepository,
     private readonly config: AppConfig,
   ) {}
 
-  /** What sandbox channels "sent" is kept SANDBOX_MESSAGE_RETENTION. */
+  /**
+   * What sandbox channels "sent" is kept SANDBOX_MESSAGE_RETENTION; the claim of a send, once its
+   * message has left Pending, for the claim's lease (it is of no use after: every run reads the
+   * status with the claim).
+   */
   onModuleInit(): void {
     this.retention.register({
       table: 'whatsapp_sandbox_messages',
       keepMs: this.config.retention.sandboxMessagesMs,
       deleteBatch: (cutoff, limit) => this.sandboxMessages.deleteUnscopedBefore(cutoff, limit),
+    });
+    this.retention.register({
+      table: 'send_claims',
+      keepMs: SEND_CLAIM_LEASE_MS,
+      deleteBatch: (cutoff, limit) => this.sendClaims.deleteSettledUnscopedBefore(cutoff, limit),
     });
   }
 }

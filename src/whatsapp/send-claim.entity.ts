@@ -1,0 +1,20 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/**
+ * A run of an outbound WhatsApp message's job asking the provider: the claim that keeps two runs
+ * of one send (its job pushed again by the outbox while the first run is still asking, as after
+ * Redis came back empty) from both sending. A row of its own, not a column of the message: an
+ * insert into this narrow table costs PostgreSQL far less than a second update of the wide,
+ * four-times-indexed `conversation_events` row before the status update (see SendClaimsRepository).
+ */
+@Entity('send_claims')
+/** Retention finds the old claims by age. */
+@Index('ix_send_claims_claimed_at', ['claimedAt'])
+export class SendClaim {
+  /** The outbound message's conversation event. */
+  @PrimaryColumn('uuid', { primaryKeyConstraintName: 'PK_send_claims' }) eventId: string;
+  @Column('uuid') workspaceId: string;
+  /** The run holding the claim (a token of its own), so that a run gives up only its own claim. */
+  @Column('uuid') holder: string;
+  @Column({ type: 'timestamptz', default: () => 'now()' }) claimedAt: Date;
+}

@@ -1,0 +1,87 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Repository } from 'typeorm';
+import { newId } from '../common/id.js';
+import { deleteBatch } from '../database/sql-helpers.js';
+import { WorkspaceScopedRepository } from '../database/workspace-scoped.repository.js';
+import { SendClaim } from './send-claim.entity.js';
+
+/**
+ * How long a run's claim of a send stands before another run takes its holder for dead: past the
+ * longest a run asks (a media upload's 300 s, then the send's 15 s, twice with fresh credentials).
+ */
+export const SEND_CLAIM_LEASE_MS = 6 * 60_000;
+
+/** What {@link SendClaimsRepository.claim} found. */
+export interface SendClaimResult {
+  /** The message's status; undefined when there is no such message. */
+  status: string | null | undefined;
+  /** This run's claim, when it holds it and may ask the provider (its token, for {@link SendClaimsRepository.release}). */
+  holder: string | null;
+  /**
+   * Since when another run holds the claim; null when this statement could not see it (a claim
+   * committed while it waited on the key: its snapshot predates it, so it is a fresh one).
+   */
+  since: Date | null;
+}
+
+@Injectable()
+export class SendClaimsRepository extends WorkspaceScopedRepository<SendClaim> {
+  constructor(@InjectRepository(SendClaim) repository: Repository<SendClaim>) {
+    super(repository);
+  }
+
+  /**
+   * Reads an outbound message's status and, when it is Pending and nobody holds it, claims it for
+   * this run, all in one statement: of two runs at once exactly one inserts the claim (the other
+   * waits on the key, then finds the conflict).
+   */
+  async claim(workspaceId: string, eventId: string): Promise<SendClaimResult> {
+    const holder = newId();
+    const [row] = await this.sql<{ status: string | null; claimed: boolean; since: Date | null }>(
+      workspaceId,
+      `WITH event AS (
+         SELECT status FROM conversation_events WHERE workspace_id = $1 AND id = $2
+       ), claim AS (
+         INSERT INTO send_claims (event_id, workspace_id, holder)
+         SELECT $2, $1, $3 FROM event WHERE status = 'Pending'
+         ON CONFLICT (event_id) DO NOTHING
+         RETURNING 1
+       )
+       SELECT event.status, EXISTS (SELECT 1 FROM claim) AS claimed,
+              (SELECT claimed_at FROM send_claims WHERE workspace_id = $1 AND event_id = $2) AS since
+         FROM event`,
+      [eventId, holder],
+    );
+    if (!row) return { status: undefined, holder: null, since: null };
+    return { status: row.status, holder: row.claimed ? holder : null, since: row.since };
+  }
+
+  /**
+   * Gives a run's claim up (the provider refused for now, the governor makes the send wait, or the
+   * run failed before the provider answered): a later run may ask. Only the claim of that run
+   * (`holder`): a claim another run took since stays.
+   */
+  async release(workspaceId: string, eventId: string, holder: string): Promise<void> {
+    await this.sql(workspaceId, 'DELETE FROM send_claims WHERE workspace_id = $1 AND event_id = $2 AND holder = $3', [eventId, holder]);
+  }
+
+  /**
+   * Retention, across workspaces by design (a system job): deletes at most `limit` claims taken
+   * before `cutoff` whose message has left Pending (a claim matters only while its message is
+   * Pending: every run reads the status with the claim; a message that stays Pending keeps its
+   * claim, so a late run still ends it interrupted rather than sending it again); the number deleted.
+   */
+  deleteSettledUnscopedBefore(cutoff: Date, limit: number): Promise<number> {
+    return deleteBatch(
+      this.manager,
+      'send_claims',
+      `claimed_at < $1 AND NOT EXISTS (
+         SELECT 1 FROM conversation_events e
+          WHERE e.workspace_id = send_claims.workspace_id AND e.id = send_claims.event_id AND e.status = 'Pending')`,
+      [cutoff],
+      limit,
+      'event_id',
+    );
+  }
+}

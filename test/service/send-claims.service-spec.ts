@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import type { Principal } from '../../src/auth/principal.js';
+import { ChannelType } from '../../src/channels/channel.entity.js';
+import { ChannelsService } from '../../src/channels/channels.service.js';
+import { ContactsService } from '../../src/contacts/contacts.service.js';
+import { EventDirection, EventSourceType } from '../../src/conversations/conversation.entity.js';
+import { ConversationsService } from '../../src/conversations/conversations.service.js';
+import { TimelineService } from '../../src/conversations/timeline.service.js';
+import { Retention } from '../../src/queue/retention.service.js';
+import { SendClaimsRepository } from '../../src/whatsapp/send-claims.repository.js';
+import { WhatsAppModule } from '../../src/whatsapp/whatsapp.module.js';
+import { WorkspacesModule } from '../../src/workspaces/workspaces.module.js';
+import { WorkspacesService } from '../../src/workspaces/workspaces.service.js';
+import { serviceTestModule, type ServiceTestContext } from './support/service-module.js';
+
+describe('Send claims: one run of a send asks the provider (service tier)', () => {
+  let ctx: ServiceTestContext;
+  let claims: SendClaimsRepository;
+  let principal: Principal;
+  let otherWorkspaceId: string;
+  let channelId: string;
+
+  /** An outbound WhatsApp message of the workspace with this status, as a send records it. */
+  const message = async (status: string): Promise<string> => {
+    const contact = await ctx
+      .get(ContactsService)
+      .create(principal, { name: 'Layla', phoneNumber: `+96655${Math.floor(1_000_000 + Math.random() * 8_999_999)}` });
+    const event = await ctx.dataSource.transaction(async (manager) => {
+      const conversation = await ctx.get(ConversationsService).findOrOpenRef(manager, principal.workspaceId, channelId, contact.id);
+      return ctx.get(TimelineService).record(manager, conversation, {
+        sourceType: EventSourceType.WhatsApp,
+        direction: EventDirection.Outbound,
+        status,
+        body: 'Your order shipped',
+      });
+    });
+    return event.id;
+  };
+  const claimRows = async (eventId: string) =>
+    (await ctx.dataSource.query<Array<{ n: number }>>('SELECT count(*)::int AS n FROM send_claims WHERE event_id = $1', [eventId]))[0].n;
+
+  before(async () => {
+    ctx = await serviceTestModule([WorkspacesModule, WhatsAppModule]);
+    claims = ctx.get(SendClaimsRepository);
+    const { workspace } = await ctx.get(WorkspacesService).create('Claims');
+    otherWorkspaceId = (await ctx.get(WorkspacesService).create('Other')).workspace.id;
+    principal = { serviceAccountId: randomUUID(), workspaceId: workspace.id, scopes: [] };
+    const channel = await ctx.get(ChannelsService).create(workspace.id, {
+      name: 'Main',
+      type: ChannelType.WhatsApp,
+      phoneNumber: '+14155550131',
+      whatsApp: { provider: 'sandbox' },
+    } as never);
+    channelId = channel.id;
+  });
+  after(() => ctx.close());
+
+  it('of ten runs claiming one Pending message at once, exactly one holds it; the others see it Pending and held', async () => {
+    const eventId = await message('Pending');
+    const results = await Promise.all(Array.from({ length: 10 }, () => claims.claim(principal.workspaceId, eventId)));
+    assert.equal(results.filter((r) => r.holder).length, 1, 'one holder');
+    for (const r of results) assert.equal(r.status, 'Pending');
+    // A run that claims later sees since when the claim stands.
+    const late = await claims.claim(principal.workspaceId, eventId);
+    assert.equal(late.holder, null);
+    assert.ok(late.since instanceof Date && Date.now() - late.since.getTime() < 60_000, `since ${String(late.since)}`);
+    assert.equal(await claimRows(eventId), 1);
+  });
+
+  it('a run gives up only its own claim; once given up, the next run claims', async () => {
+    const eventId = await message('Pending');
+    const first = await claims.claim(principal.workspaceId, eventId);
+    assert.ok(first.holder);
+    await claims.release(principal.workspaceId, eventId, randomUUID());
+    assert.equal((await claims.claim(principal.workspaceId, eventId)).holder, null, "another run's token frees nothing");
+    await claims.release(otherWorkspaceId, eventId, first.holder);
+    assert.equal((await claims.claim(principal.workspaceId, eventId)).holder, null, 'another workspace frees nothing');
+    await claims.release(principal.workspaceId, eventId, first.holder);
+    const next = await claims.claim(principal.workspaceId, eventId);
+    assert.ok(next.holder && next.holder !== first.holder, 'the next run holds it');
+  });
+
+  it('claims nothing for a message that is not Pending, of another workspace, or unknown', async () => {
+    const sent = await message('Sent');
+    assert.deepEqual(await claims.claim(principal.workspaceId, sent), { status: 'Sent', holder: null, since: null });
+    const scheduled = await message('Scheduled');
+    assert.deepEqual(await claims.claim(principal.workspaceId, scheduled), { status: 'Scheduled', holder: null, since: null });
+    const pending = await message('Pending');
+    assert.deepEqual(await claims.claim(otherWorkspaceId, pending), { status: undefined, holder: null, since: null });
+    assert.deepEqual(await claims.claim(principal.workspaceId, randomUUID()), { status: undefined, holder: null, since: null });
+    assert.equal((await claimRows(sent)) + (await claimRows(scheduled)) + (await claimRows(pending)), 0, 'no claim was written');
+  });
+
+  it('retention deletes the old claims of messages that left Pending, and keeps a Pending message’s and recent ones', async () => {
+    const settledOld = await message('Pending');
+    const pendingOld = await message('Pending');
+    const settledNew = await message('Pending');
+    for (const id of [settledOld, pendingOld, settledNew]) assert.ok((await claims.claim(principal.workspaceId, id)).holder);
+    await ctx.dataSource.query(`UPDATE conversation_events SET status = 'Sent' WHERE id = ANY($1::uuid[])`, [[settledOld, settledNew]]);
+    // Older than the claim's lease (6 min).
+    await ctx.dataSource.query(`UPDATE send_claims SET claimed_at = now() - interval '7 minutes' WHERE event_id = ANY($1::uuid[])`, [
+      [settledOld, pendingOld],
+    ]);
+    const { deleted } = await ctx.get(Retention).prune('send_claims');
+    assert.ok(deleted >= 1, `deleted ${deleted}`);
+    assert.equal(await claimRows(settledOld), 0, 'the old claim of a sent message is gone');
+    assert.equal(await claimRows(pendingOld), 1, 'a message still Pending keeps its claim (a late run ends it interrupted)');
+    assert.equal(await claimRows(settledNew), 1, 'a recent claim stays');
+  });
+});
