@@ -30,12 +30,12 @@ const NUMBERS_PER_LOAD = 500;
 const SEND_NUMBERS = 2000;
 const DRAIN_MS = 60_000;
 /** Tables sampled whatever their size, beside the largest few. */
-const WATCHED_TABLES = ['outbox_messages', 'webhook_deliveries', 'conversation_events'];
+const WATCHED_TABLES = ['outbox_messages', 'webhook_deliveries', 'conversation_events', 'send_claims'];
 /**
  * The tables the retention settings bound, whose size is judged. The others drawn hold the
  * service's records (messages, calls, contacts), which grow with traffic by design.
  */
-const RETAINED_TABLES = new Set(['outbox_messages', 'webhook_deliveries', 'sandbox_messages', 'whatsapp_intake']);
+const RETAINED_TABLES = new Set(['outbox_messages', 'webhook_deliveries', 'whatsapp_sandbox_messages', 'whatsapp_intake', 'send_claims']);
 const RETENTION = `${RETENTION_SECONDS}s`;
 const LARGEST_TABLES = 5;
 

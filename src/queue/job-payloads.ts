@@ -38,6 +38,12 @@ export interface JobPayloads {
      * failed attempt's retry with a higher one (see MessagingService.askProvider).
      */
     sending?: number;
+    /**
+     * The message was recorded Scheduled (`sendAt`, quiet hours): its run reads the status before
+     * the governor's turn, to move it to Pending or find it cancelled. Other runs read the status
+     * with their claim (see MessagingService.deliver).
+     */
+    scheduled?: true;
   };
   [JobName.MarkWhatsAppMessageRead]: { channelId: string; request: Record<string, unknown> };
   [JobName.ReceiveWhatsAppMessage]: { channelId: string; message: InboundMessage };

@@ -220,7 +220,13 @@ export class MessagingService {
       jobName: JobName.SendWhatsAppMessage,
       workspaceId,
       runAt: dueAt,
-      payload: { eventId, channelId: channel.id, request, ...(options.media ? { media: options.media } : {}) },
+      payload: {
+        eventId,
+        channelId: channel.id,
+        request,
+        ...(options.media ? { media: options.media } : {}),
+        ...(dueAt ? { scheduled: true as const } : {}),
+      },
     });
     const event = outboundEvent(principal.name ?? null, preview, options.attachment, dueAt, options.location);
     const inboundSince = options.needsServiceWindow ? serviceWindowStart() : null;
@@ -388,16 +394,12 @@ export class MessagingService {
     request: Record<string, unknown>,
     attempt: DeliveryAttempt,
   ): Promise<void> {
-    const status = await this.events.statusOf(workspaceId, eventId);
-    if (status === 'Scheduled') {
-      // A scheduled send now due: moving it to Pending is the claim, so a cancellation that came first wins and nothing leaves.
-      const [claimed] = await this.events.moveOutboundStatus(workspaceId, { eventId }, NO_PROVIDER_OUTCOME('Pending'), ['Scheduled']);
-      if (!claimed) return;
-      if (request.type === 'template' && !(await this.admitScheduledTemplate(workspaceId, eventId, channelId, request))) return;
-    } else if (status !== 'Pending') return; // already sent (a retried job), cancelled, or gone
+    const asksProvider = !attempt.earlierOutcome && !attempt.interrupted;
+    // The status decides before the governor's turn only for a scheduled send (due now, or cancelled) and a run that asks
+    // nothing; a run that asks reads it with its claim (askProvider), one statement fewer for every send.
+    if ((attempt.scheduled || !asksProvider) && !(await this.pendingNow(workspaceId, eventId, channelId, request))) return;
     const recipient = recipientOf(request);
     const governed = await this.channelOrNull(this.channels.getRecent(workspaceId, channelId));
-    const asksProvider = !attempt.earlierOutcome && !attempt.interrupted;
     if (asksProvider && governed && recipient) {
       const waitMs = await this.governorTurn(governed, recipient);
       if (waitMs > 0) {
@@ -412,7 +414,7 @@ export class MessagingService {
       : attempt.interrupted
         ? { channel: governed, outcome: SEND_INTERRUPTED }
         : await this.askProvider(workspaceId, channelId, eventId, request, attempt);
-    if (!asked) return; // another run of this send finished it
+    if (!asked) return; // the message is no longer Pending (another run of this send finished it, or it was cancelled)
     const { channel, outcome } = asked;
     if (outcome.kind === 'retry' && !attempt.lastAttempt) {
       if (asked.holder) await this.sendClaims.release(workspaceId, eventId, asked.holder);
@@ -441,6 +443,19 @@ export class MessagingService {
   }
 
   /**
+   * Whether the message is Pending now. A scheduled send now due moves to Pending here (a
+   * cancellation that came first wins, and nothing leaves), and a template is admitted against the
+   * messaging limit when it leaves; one already sent (a retried job), cancelled or gone is not.
+   */
+  private async pendingNow(workspaceId: string, eventId: string, channelId: string, request: Record<string, unknown>): Promise<boolean> {
+    const status = await this.events.statusOf(workspaceId, eventId);
+    if (status !== 'Scheduled') return status === 'Pending';
+    const [moved] = await this.events.moveOutboundStatus(workspaceId, { eventId }, NO_PROVIDER_OUTCOME('Pending'), ['Scheduled']);
+    if (!moved) return false;
+    return request.type !== 'template' || this.admitScheduledTemplate(workspaceId, eventId, channelId, request);
+  }
+
+  /**
    * Sends with the job marked as asking the provider in this attempt. A worker that dies during the
    * call (`kill -9`, a lost machine) leaves the mark, and the run that takes the stalled job over
    * ends the message {@link SEND_INTERRUPTED} instead of sending it again: the Cloud API has no
@@ -456,7 +471,12 @@ export class MessagingService {
     attempt: DeliveryAttempt,
   ): Promise<AskedProvider | null> {
     await attempt.markSending();
-    const claim = await this.sendClaims.claim(workspaceId, eventId);
+    let claim = await this.sendClaims.claim(workspaceId, eventId);
+    if (claim.status === 'Scheduled') {
+      // A job queued without its `scheduled` flag (by a version before it): the same steps as with it, then the claim.
+      if (!(await this.pendingNow(workspaceId, eventId, channelId, request))) return null;
+      claim = await this.sendClaims.claim(workspaceId, eventId);
+    }
     const { holder } = claim;
     if (!holder) {
       if (claim.status !== 'Pending') return null;
@@ -611,6 +631,8 @@ interface AskedProvider {
 
 export interface DeliveryAttempt {
   lastAttempt: boolean;
+  /** The message was recorded Scheduled: its status is read before the governor's turn. */
+  scheduled?: boolean;
   media?: { fileId: string };
   /** The provider's answer to an earlier attempt that could not record it: recorded now, nothing is sent. */
   earlierOutcome?: FinalSendOutcome;

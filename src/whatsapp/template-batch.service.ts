@@ -205,7 +205,7 @@ export class TemplateBatchSender {
         jobName: JobName.SendWhatsAppMessage,
         workspaceId,
         runAt: c.dueAt,
-        payload: { eventId: entries[i].id, channelId: channel.id, request: c.request },
+        payload: { eventId: entries[i].id, channelId: channel.id, request: c.request, ...(c.dueAt ? { scheduled: true as const } : {}) },
       })),
     );
     const accepted = sendable.map((c, i) => ({ contactId: c.contact.id, eventId: entries[i].id, scheduled: c.dueAt !== null }));

@@ -35,11 +35,12 @@ export class WhatsAppProcessor {
    */
   @JobHandler(JobName.SendWhatsAppMessage, { concurrency: SENDS_AT_ONCE })
   async send(job: JobOf<JobName.SendWhatsAppMessage>): Promise<void> {
-    const { workspaceId, eventId, channelId, request, media, providerOutcome, sending } = job.data;
+    const { workspaceId, eventId, channelId, request, media, providerOutcome, sending, scheduled } = job.data;
     let giveBack: (() => void) | undefined;
     try {
       await this.messaging.deliver(workspaceId, eventId, channelId, request, {
         lastAttempt: isLastAttempt(job),
+        scheduled: scheduled === true,
         media,
         earlierOutcome: providerOutcome,
         interrupted: sending === job.attemptsMade,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import Redis from 'ioredis';
+import { DataSource } from 'typeorm';
 import { describeWithApp } from '../support/describe-with-app.js';
 import { waitFor } from '../support/fixtures.js';
 import { FakeCloudApi, type CloudRequest } from '../support/fake-cloud-api.js';
@@ -366,6 +367,41 @@ describeWithApp(
       // The second run, come back, finds the message sent and asks nothing.
       await run();
       assert.equal(fx.fake.sendsTo(to).length, 2, 'Meta was not asked a third time');
+    });
+
+    it('a scheduled send whose job has no `scheduled` flag (queued by an earlier version) still leaves once, or not at all when cancelled', async () => {
+      const { MessagingService } = await import('../../src/whatsapp/messaging.service.js');
+      const messaging = fx.t.app.get(MessagingService);
+      const sendAt = new Date(Date.now() + 3600_000).toISOString();
+      // The job as the outbox holds it, run without its flag.
+      const run = async (eventId: string) => {
+        const [job] = await fx.t.app
+          .get(DataSource)
+          .query<Array<{ payload: { request: Record<string, unknown>; scheduled?: true } }>>(
+            `SELECT payload FROM outbox_messages WHERE payload->>'eventId' = $1`,
+            [eventId],
+          );
+        assert.equal(job.payload.scheduled, true, 'this version flags the job of a scheduled send');
+        await messaging.deliver(fx.a.workspaceId, eventId, channel.id, job.payload.request, {
+          lastAttempt: false,
+          keepOutcome: () => Promise.resolve(),
+          markSending: () => Promise.resolve(),
+        });
+      };
+      const to = '14155550608';
+      const due = await send('sendTemplate', { ...templateSend(channel.id, to), sendAt });
+      assert.equal(due.status, 200, JSON.stringify(due.body));
+      await eventWithStatus(`+${to}`, due.body.conversationEventId, 'Scheduled');
+      await run(due.body.conversationEventId);
+      assert.equal(fx.fake.sendsTo(to).length, 1, 'Meta was asked once');
+      await eventWithStatus(`+${to}`, due.body.conversationEventId, 'Sent');
+
+      const cancelledTo = '14155550609';
+      const cancelled = await send('sendTemplate', { ...templateSend(channel.id, cancelledTo), sendAt });
+      assert.equal((await fx.a.api.delete(`/v1/scheduled/${cancelled.body.conversationEventId}`)).status, 204);
+      await run(cancelled.body.conversationEventId);
+      assert.equal(fx.fake.sendsTo(cancelledTo).length, 0, 'a cancelled message is not sent');
+      await eventWithStatus(`+${cancelledTo}`, cancelled.body.conversationEventId, 'Cancelled');
     });
 
     it('ends Failed with a stable code and reason on a permanent error, after one call, and tells the signed webhook', async () => {
