@@ -25,7 +25,11 @@ export const ivrBody = (channelId: string, webhookUrl: string, externalId: strin
     webhookUrl,
   });
 
-/** A voice channel whose sandbox answers at once and presses 1. The API alone: no worker runs, the calls wait. */
+/**
+ * A voice channel whose sandbox answers at once and presses 1, its call limits raised by the
+ * operator: a channel's default is 1 call/s and 10 at once (the governor's), which would measure
+ * the governor, not the worker.
+ */
 export async function sandboxVoiceChannel(ctx: BenchContext, name: string, postCallWebhookUrl?: string): Promise<string> {
   const channel = await ctx.admin('POST', `/admin/v1/workspaces/${ctx.workspaceId}/channels`, {
     name,
@@ -34,6 +38,7 @@ export async function sandboxVoiceChannel(ctx: BenchContext, name: string, postC
     postCallWebhookUrl,
     voice: { provider: 'sandbox', fromNumber: '+14155557200', sandbox: { ringMs: 0, talkMs: 0, pressDigits: ['1'] } },
   });
+  await ctx.admin('PUT', `/admin/v1/channels/${channel.id}/limits`, { callsPerSecond: 1000, concurrentCalls: 1000 });
   return channel.id as string;
 }
 

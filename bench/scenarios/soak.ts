@@ -198,8 +198,6 @@ export const soakScenario: Scenario = {
     // A cloud-api channel reaches 1,000 recipients a day by default.
     await ctx.admin('PUT', `/admin/v1/channels/${channel.id}/limits`, { messagingLimit: 10000 });
     const voiceChannelId = await sandboxVoiceChannel(ctx, 'Soak IVR');
-    // A channel's default is 1 call/s and 10 at once: the calls would queue behind the governor all run long.
-    await ctx.admin('PUT', `/admin/v1/channels/${voiceChannelId}/limits`, { callsPerSecond: 1000, concurrentCalls: 1000 });
     const worker = await startWorker(ctx, IVR_WORKER_ENV);
     const database = new Client({ connectionString: ctx.databaseUrl });
     await database.connect();
