@@ -11,7 +11,7 @@ export class SendClaims1795690000000 implements MigrationInterface {
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(
-      `CREATE TABLE "send_claims" ("event_id" uuid NOT NULL, "workspace_id" uuid NOT NULL, "holder" uuid NOT NULL, "claimed_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_send_claims" PRIMARY KEY ("event_id"))`,
+      `CREATE TABLE "send_claims" ("event_id" uuid NOT NULL, "workspace_id" uuid NOT NULL, "holder" character varying(200) NOT NULL, "claimed_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_send_claims" PRIMARY KEY ("event_id"))`,
     );
     await queryRunner.query(`CREATE INDEX "ix_send_claims_claimed_at" ON "send_claims" ("claimed_at") `);
     await queryRunner.query(`ALTER TABLE "conversation_events" DROP COLUMN "send_claimed_at"`);

@@ -37,6 +37,7 @@ import { FrequencyCapReached, ScheduledItemNotCancellable } from '../send-policy
 import { TimestampFormat } from '../common/time/timestamp-format.js';
 import { IdempotencyService } from '../common/idempotency/idempotency.service.js';
 import { PendingResponse } from '../common/idempotency/stored-response.js';
+import { newId } from '../common/id.js';
 import { SEND_CLAIM_LEASE_MS, SendClaimsRepository } from './send-claims.repository.js';
 import {
   CLOUD_PAIR_RATE_REACHED,
@@ -395,26 +396,15 @@ export class MessagingService {
     attempt: DeliveryAttempt,
   ): Promise<void> {
     const asksProvider = !attempt.earlierOutcome && !attempt.interrupted;
-    // The status decides before the governor's turn only for a scheduled send (due now, or cancelled) and a run that asks
-    // nothing; a run that asks reads it with its claim (askProvider), one statement fewer for every send.
+    // The status decides up front only for a scheduled send (due now, or cancelled) and a run that asks nothing;
+    // a run that asks reads it with its claim (askInTurn), one statement fewer for every send.
     if ((attempt.scheduled || !asksProvider) && !(await this.pendingNow(workspaceId, eventId, channelId, request))) return;
     const recipient = recipientOf(request);
     const governed = await this.channelOrNull(this.channels.getRecent(workspaceId, channelId));
-    if (asksProvider && governed && recipient) {
-      const waitMs = await this.governorTurn(governed, recipient);
-      if (waitMs > 0) {
-        const payload = { eventId, channelId, request, ...(attempt.media ? { media: attempt.media } : {}) };
-        const runAt = new Date(Date.now() + waitMs);
-        await this.outbox.transaction((tx) => tx.enqueue([{ jobName: JobName.SendWhatsAppMessage, workspaceId, runAt, payload }]));
-        return;
-      }
-    }
-    const asked: AskedProvider | null = attempt.earlierOutcome
-      ? { channel: governed, outcome: attempt.earlierOutcome }
-      : attempt.interrupted
-        ? { channel: governed, outcome: SEND_INTERRUPTED }
-        : await this.askProvider(workspaceId, channelId, eventId, request, attempt);
-    if (!asked) return; // the message is no longer Pending (another run of this send finished it, or it was cancelled)
+    const asked: AskedProvider | null = asksProvider
+      ? await this.askInTurn(workspaceId, channelId, eventId, request, governed, attempt)
+      : { channel: governed, outcome: attempt.earlierOutcome ?? SEND_INTERRUPTED };
+    if (!asked) return; // not Pending (another run of this send finished it, or it was cancelled), or back in the queue
     const { channel, outcome } = asked;
     if (outcome.kind === 'retry' && !attempt.lastAttempt) {
       if (asked.holder) await this.sendClaims.release(workspaceId, eventId, asked.holder);
@@ -456,45 +446,62 @@ export class MessagingService {
   }
 
   /**
-   * Sends with the job marked as asking the provider in this attempt. A worker that dies during the
-   * call (`kill -9`, a lost machine) leaves the mark, and the run that takes the stalled job over
-   * ends the message {@link SEND_INTERRUPTED} instead of sending it again: the Cloud API has no
-   * idempotency key, so whether the first request got through cannot be known, and a message is
-   * never sent twice. An attempt that ends (a passing failure, an error) is followed by a later
-   * attempt, which the mark does not concern: that one sends.
+   * One run of a send that asks the provider: claims the message ({@link SendClaimsRepository.claim},
+   * reading its status), takes the governor's turn for the channel and recipient, marks the job as
+   * asking the provider in this attempt, then asks. The governor's yes is the last wait before the
+   * request, so the provider sees the sends spaced as the governor let them go.
+   *
+   * A worker that dies while the provider is asked (`kill -9`, a lost machine) leaves the mark, and
+   * the run that takes the stalled job over ends the message {@link SEND_INTERRUPTED} instead of
+   * asking again: the Cloud API has no idempotency key, so whether the first request got through
+   * cannot be known, and a message is never sent twice. One that dies before the mark leaves only
+   * its claim, under the name of this attempt of this job (`attempt.run`), and the run taking the
+   * job over, finding its own name, takes the claim over and asks. A long governor wait gives the
+   * claim up and puts the job back in the queue (null then); so does an error before the provider
+   * answered, for the next attempt.
    */
-  private async askProvider(
+  private async askInTurn(
     workspaceId: string,
     channelId: string,
     eventId: string,
     request: Record<string, unknown>,
+    governed: Readonly<Channel> | null,
     attempt: DeliveryAttempt,
   ): Promise<AskedProvider | null> {
-    await attempt.markSending();
-    let claim = await this.sendClaims.claim(workspaceId, eventId);
+    const run = attempt.run ?? newId();
+    let claim = await this.sendClaims.claim(workspaceId, eventId, run);
     if (claim.status === 'Scheduled') {
       // A job queued without its `scheduled` flag (by a version before it): the same steps as with it, then the claim.
       if (!(await this.pendingNow(workspaceId, eventId, channelId, request))) return null;
-      claim = await this.sendClaims.claim(workspaceId, eventId);
+      claim = await this.sendClaims.claim(workspaceId, eventId, run);
     }
-    const { holder } = claim;
-    if (!holder) {
-      if (claim.status !== 'Pending') return null;
+    if (claim.status !== 'Pending') return null;
+    if (claim.holder !== run) {
       this.waitForClaimHolder(claim.since, attempt.lastAttempt);
-      return { channel: await this.channelOrNull(this.channels.getRecent(workspaceId, channelId)), outcome: SEND_INTERRUPTED };
+      return { channel: governed, outcome: SEND_INTERRUPTED };
     }
+    const release = () => this.sendClaims.release(workspaceId, eventId, run);
     try {
+      const recipient = recipientOf(request);
+      const waitMs = governed && recipient ? await this.governorTurn(governed, recipient) : 0;
+      if (waitMs > 0) {
+        await release();
+        const payload = { eventId, channelId, request, ...(attempt.media ? { media: attempt.media } : {}) };
+        const runAt = new Date(Date.now() + waitMs);
+        await this.outbox.transaction((tx) => tx.enqueue([{ jobName: JobName.SendWhatsAppMessage, workspaceId, runAt, payload }]));
+        return null;
+      }
+      await attempt.markSending();
       const asked = await this.withFreshCredentials(workspaceId, channelId, (current) => this.sendThrough(current, request, attempt.media));
-      return { ...asked, holder };
+      return { ...asked, holder: run };
     } catch (err) {
-      // As after a passing failure, the next attempt asks again.
-      await this.sendClaims.release(workspaceId, eventId, holder).catch(() => undefined);
+      await release().catch(() => undefined);
       throw err;
     }
   }
 
   /**
-   * The database's side of "never sent twice": the Redis mark above covers a worker that dies, but
+   * The database's side of "never sent twice": the Redis mark (see askInTurn) covers a worker that dies, but
    * not two runs of one send at once (the outbox pushes a job again when Redis came back empty while
    * its first run was still asking the provider). Of such runs, the one that claims the message asks
    * ({@link SendClaimsRepository.claim}); another finds it finished, or comes back (RetryLaterError)
@@ -631,8 +638,14 @@ interface AskedProvider {
 
 export interface DeliveryAttempt {
   lastAttempt: boolean;
-  /** The message was recorded Scheduled: its status is read before the governor's turn. */
+  /** The message was recorded Scheduled: its status is read before the claim. */
   scheduled?: boolean;
+  /**
+   * This attempt of this job (its id, its creation time in the queue and Bull's attempt count): the
+   * name its claim is held under. A stalled job run again keeps it; a job pushed again by the outbox
+   * (a new job in Redis) does not. A run of its own when absent.
+   */
+  run?: string;
   media?: { fileId: string };
   /** The provider's answer to an earlier attempt that could not record it: recorded now, nothing is sent. */
   earlierOutcome?: FinalSendOutcome;
@@ -691,7 +704,7 @@ export function labelOf(destination: Destination): string {
   return destination.contact.phoneNumber ?? destination.contact.whatsAppUserId ?? destination.contact.id;
 }
 
-/** The outcome of a send whose worker died while the provider was being asked (see MessagingService.askProvider). */
+/** The outcome of a send whose worker died while the provider was being asked (see MessagingService.askInTurn). */
 export const SEND_INTERRUPTED = {
   kind: 'failed',
   errorCode: 'WhatsApp:SendInterrupted',

@@ -14,7 +14,10 @@ export class SendClaim {
   /** The outbound message's conversation event. */
   @PrimaryColumn('uuid', { primaryKeyConstraintName: 'PK_send_claims' }) eventId: string;
   @Column('uuid') workspaceId: string;
-  /** The run holding the claim (a token of its own), so that a run gives up only its own claim. */
-  @Column('uuid') holder: string;
+  /**
+   * The run holding the claim: its job attempt's name (MessagingService.askInTurn), so that a run
+   * gives up only its own claim, and the run of a stalled job taken over finds the one it left.
+   */
+  @Column({ type: 'varchar', length: 200 }) holder: string;
   @Column({ type: 'timestamptz', default: () => 'now()' }) claimedAt: Date;
 }

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { newId } from '../common/id.js';
 import { deleteBatch } from '../database/sql-helpers.js';
 import { WorkspaceScopedRepository } from '../database/workspace-scoped.repository.js';
 import { SendClaim } from './send-claim.entity.js';
@@ -16,7 +15,7 @@ export const SEND_CLAIM_LEASE_MS = 6 * 60_000;
 export interface SendClaimResult {
   /** The message's status; undefined when there is no such message. */
   status: string | null | undefined;
-  /** This run's claim, when it holds it and may ask the provider (its token, for {@link SendClaimsRepository.release}). */
+  /** Who holds the claim (this run's name when it has just claimed); null when nobody does, or when this statement could not see it. */
   holder: string | null;
   /**
    * Since when another run holds the claim; null when this statement could not see it (a claim
@@ -33,12 +32,11 @@ export class SendClaimsRepository extends WorkspaceScopedRepository<SendClaim> {
 
   /**
    * Reads an outbound message's status and, when it is Pending and nobody holds it, claims it for
-   * this run, all in one statement: of two runs at once exactly one inserts the claim (the other
-   * waits on the key, then finds the conflict).
+   * the run named `holder`, all in one statement: of two runs at once exactly one inserts the claim
+   * (the other waits on the key, then finds the conflict).
    */
-  async claim(workspaceId: string, eventId: string): Promise<SendClaimResult> {
-    const holder = newId();
-    const [row] = await this.sql<{ status: string | null; claimed: boolean; since: Date | null }>(
+  async claim(workspaceId: string, eventId: string, holder: string): Promise<SendClaimResult> {
+    const [row] = await this.sql<{ status: string | null; claimed: boolean; held_by: string | null; since: Date | null }>(
       workspaceId,
       `WITH event AS (
          SELECT status FROM conversation_events WHERE workspace_id = $1 AND id = $2
@@ -48,13 +46,12 @@ export class SendClaimsRepository extends WorkspaceScopedRepository<SendClaim> {
          ON CONFLICT (event_id) DO NOTHING
          RETURNING 1
        )
-       SELECT event.status, EXISTS (SELECT 1 FROM claim) AS claimed,
-              (SELECT claimed_at FROM send_claims WHERE workspace_id = $1 AND event_id = $2) AS since
-         FROM event`,
+       SELECT event.status, EXISTS (SELECT 1 FROM claim) AS claimed, held.holder AS held_by, held.claimed_at AS since
+         FROM event LEFT JOIN send_claims held ON held.workspace_id = $1 AND held.event_id = $2`,
       [eventId, holder],
     );
     if (!row) return { status: undefined, holder: null, since: null };
-    return { status: row.status, holder: row.claimed ? holder : null, since: row.since };
+    return { status: row.status, holder: row.claimed ? holder : row.held_by, since: row.claimed ? null : row.since };
   }
 
   /**

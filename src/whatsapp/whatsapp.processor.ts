@@ -41,6 +41,7 @@ export class WhatsAppProcessor {
       await this.messaging.deliver(workspaceId, eventId, channelId, request, {
         lastAttempt: isLastAttempt(job),
         scheduled: scheduled === true,
+        run: `${job.id}:${job.timestamp}:${job.attemptsMade}`,
         media,
         earlierOutcome: providerOutcome,
         interrupted: sending === job.attemptsMade,

@@ -57,39 +57,47 @@ describe('Send claims: one run of a send asks the provider (service tier)', () =
   });
   after(() => ctx.close());
 
-  it('of ten runs claiming one Pending message at once, exactly one holds it; the others see it Pending and held', async () => {
+  it('of ten runs claiming one Pending message at once, exactly one holds it; the others see it Pending and held by that one', async () => {
     const eventId = await message('Pending');
-    const results = await Promise.all(Array.from({ length: 10 }, () => claims.claim(principal.workspaceId, eventId)));
-    assert.equal(results.filter((r) => r.holder).length, 1, 'one holder');
-    for (const r of results) assert.equal(r.status, 'Pending');
-    // A run that claims later sees since when the claim stands.
-    const late = await claims.claim(principal.workspaceId, eventId);
-    assert.equal(late.holder, null);
+    const runs = Array.from({ length: 10 }, () => randomUUID());
+    const results = await Promise.all(runs.map((run) => claims.claim(principal.workspaceId, eventId, run)));
+    const winners = runs.filter((run, i) => results[i].holder === run);
+    assert.equal(winners.length, 1, 'one holder');
+    for (const r of results) {
+      assert.equal(r.status, 'Pending');
+      // A loser whose statement waited on the winner's insert cannot see it (null); any other sees the winner.
+      assert.ok(r.holder === null || r.holder === winners[0], `held by ${String(r.holder)}`);
+    }
+    // A run that claims later sees who holds it, and since when.
+    const late = await claims.claim(principal.workspaceId, eventId, randomUUID());
+    assert.equal(late.holder, winners[0]);
     assert.ok(late.since instanceof Date && Date.now() - late.since.getTime() < 60_000, `since ${String(late.since)}`);
+    // The holder's own name claiming again (its stalled job run anew) finds the claim its own.
+    assert.equal((await claims.claim(principal.workspaceId, eventId, winners[0])).holder, winners[0]);
     assert.equal(await claimRows(eventId), 1);
   });
 
   it('a run gives up only its own claim; once given up, the next run claims', async () => {
     const eventId = await message('Pending');
-    const first = await claims.claim(principal.workspaceId, eventId);
-    assert.ok(first.holder);
-    await claims.release(principal.workspaceId, eventId, randomUUID());
-    assert.equal((await claims.claim(principal.workspaceId, eventId)).holder, null, "another run's token frees nothing");
-    await claims.release(otherWorkspaceId, eventId, first.holder);
-    assert.equal((await claims.claim(principal.workspaceId, eventId)).holder, null, 'another workspace frees nothing');
-    await claims.release(principal.workspaceId, eventId, first.holder);
-    const next = await claims.claim(principal.workspaceId, eventId);
-    assert.ok(next.holder && next.holder !== first.holder, 'the next run holds it');
+    const [first, other, next] = [randomUUID(), randomUUID(), randomUUID()];
+    assert.equal((await claims.claim(principal.workspaceId, eventId, first)).holder, first);
+    await claims.release(principal.workspaceId, eventId, other);
+    assert.equal((await claims.claim(principal.workspaceId, eventId, other)).holder, first, "another run's name frees nothing");
+    await claims.release(otherWorkspaceId, eventId, first);
+    assert.equal((await claims.claim(principal.workspaceId, eventId, other)).holder, first, 'another workspace frees nothing');
+    await claims.release(principal.workspaceId, eventId, first);
+    assert.equal((await claims.claim(principal.workspaceId, eventId, next)).holder, next, 'the next run holds it');
   });
 
   it('claims nothing for a message that is not Pending, of another workspace, or unknown', async () => {
+    const run = randomUUID();
     const sent = await message('Sent');
-    assert.deepEqual(await claims.claim(principal.workspaceId, sent), { status: 'Sent', holder: null, since: null });
+    assert.deepEqual(await claims.claim(principal.workspaceId, sent, run), { status: 'Sent', holder: null, since: null });
     const scheduled = await message('Scheduled');
-    assert.deepEqual(await claims.claim(principal.workspaceId, scheduled), { status: 'Scheduled', holder: null, since: null });
+    assert.deepEqual(await claims.claim(principal.workspaceId, scheduled, run), { status: 'Scheduled', holder: null, since: null });
     const pending = await message('Pending');
-    assert.deepEqual(await claims.claim(otherWorkspaceId, pending), { status: undefined, holder: null, since: null });
-    assert.deepEqual(await claims.claim(principal.workspaceId, randomUUID()), { status: undefined, holder: null, since: null });
+    assert.deepEqual(await claims.claim(otherWorkspaceId, pending, run), { status: undefined, holder: null, since: null });
+    assert.deepEqual(await claims.claim(principal.workspaceId, randomUUID(), run), { status: undefined, holder: null, since: null });
     assert.equal((await claimRows(sent)) + (await claimRows(scheduled)) + (await claimRows(pending)), 0, 'no claim was written');
   });
 
@@ -97,7 +105,7 @@ describe('Send claims: one run of a send asks the provider (service tier)', () =
     const settledOld = await message('Pending');
     const pendingOld = await message('Pending');
     const settledNew = await message('Pending');
-    for (const id of [settledOld, pendingOld, settledNew]) assert.ok((await claims.claim(principal.workspaceId, id)).holder);
+    for (const id of [settledOld, pendingOld, settledNew]) assert.ok((await claims.claim(principal.workspaceId, id, randomUUID())).holder);
     await ctx.dataSource.query(`UPDATE conversation_events SET status = 'Sent' WHERE id = ANY($1::uuid[])`, [[settledOld, settledNew]]);
     // Older than the claim's lease (6 min).
     await ctx.dataSource.query(`UPDATE send_claims SET claimed_at = now() - interval '7 minutes' WHERE event_id = ANY($1::uuid[])`, [
