@@ -39,9 +39,9 @@ export interface JobPayloads {
      */
     sending?: number;
     /**
-     * The message was recorded Scheduled (`sendAt`, quiet hours): its run reads the status before
-     * the governor's turn, to move it to Pending or find it cancelled. Other runs read the status
-     * with their claim (see MessagingService.deliver).
+     * The message was recorded Scheduled (`sendAt`, quiet hours): its run reads the status first,
+     * to move it to Pending or find it cancelled. Other runs read the status with their claim (see
+     * MessagingService.deliver).
      */
     scheduled?: true;
   };

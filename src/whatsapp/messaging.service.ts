@@ -449,7 +449,8 @@ export class MessagingService {
    * One run of a send that asks the provider: claims the message ({@link SendClaimsRepository.claim},
    * reading its status), takes the governor's turn for the channel and recipient, marks the job as
    * asking the provider in this attempt, then asks. The governor's yes is the last wait before the
-   * request, so the provider sees the sends spaced as the governor let them go.
+   * request but the mark (and a media file's first upload to the provider), so the provider sees
+   * the sends spaced about as the governor let them go.
    *
    * A worker that dies while the provider is asked (`kill -9`, a lost machine) leaves the mark, and
    * the run that takes the stalled job over ends the message {@link SEND_INTERRUPTED} instead of
@@ -627,8 +628,6 @@ export class MessagingService {
 /** Runs in the transaction that records an accepted send (see {@link MessagingService.sendTemplate}). */
 export type AcceptedHook = (manager: EntityManager, accepted: { contactId: string; eventId: string; scheduled: boolean }) => Promise<void>;
 
-/** When a send leaves: `sendAt` as the request gave it (absent: now). */
-/** One attempt of the send job, as {@link MessagingService.deliver} runs it. */
 /** What a run of a send got: the provider's answer (or an outcome without asking), the channel as asked, and this run's claim when it asked. */
 interface AskedProvider {
   channel: Readonly<Channel> | null;
@@ -636,6 +635,7 @@ interface AskedProvider {
   holder?: string;
 }
 
+/** One attempt of the send job, as {@link MessagingService.deliver} runs it. */
 export interface DeliveryAttempt {
   lastAttempt: boolean;
   /** The message was recorded Scheduled: its status is read before the claim. */
@@ -657,6 +657,7 @@ export interface DeliveryAttempt {
   markSending: () => Promise<unknown>;
 }
 
+/** When a send leaves: `sendAt` as the request gave it (absent: now). */
 interface SendWhen {
   sendAt?: string;
 }
