@@ -1,10 +1,10 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The send claim moves from a column of `conversation_events` to a table of its own: claiming by
- * an update of the message row cost a second non-HOT update of a wide, four-times-indexed row on
- * every send. Claims held in the column while this runs are not carried over (they last seconds;
- * copying them would scan the whole events table).
+ * The send claim moves from a column of `conversation_events` to a table of its own, so that one
+ * statement can read the message's status and insert the claim (the column needed a status read
+ * and a second update of the message row on every send). Claims held in the column while this runs
+ * are not carried over (they last seconds; copying them would scan the whole events table).
  */
 export class SendClaims1795690000000 implements MigrationInterface {
   name = 'SendClaims1795690000000';
