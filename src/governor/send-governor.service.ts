@@ -8,6 +8,11 @@ import type { Limits } from './channel-limits.entity.js';
 const DAY_MS = 24 * 3600 * 1000;
 /** Meta's pair rate: one message to a recipient per 6 s per number. */
 const META_PAIR_INTERVAL_MS = 6000;
+/**
+ * How far ahead a message's start may be reserved. The sender holds the message (and a job slot)
+ * until then, so this bounds that wait; a message whose start would be later is told to ask again.
+ */
+export const RESERVATION_HORIZON_MS = 1000;
 /** How long a 130429 (throughput reached) halves the channel's throughput. */
 const THROUGHPUT_BACK_OFF_MS = 60_000;
 /** How often a call waiting for one of the channel's concurrent places asks again (no event says when one frees). */
@@ -16,6 +21,38 @@ const CALL_PLACE_POLL_MS = 1000;
 /** Meta's rate-limit answers the governor backs off on. */
 export const CLOUD_THROUGHPUT_REACHED = 130429;
 export const CLOUD_PAIR_RATE_REACHED = 131056;
+
+/**
+ * A message's start in the channel's line, reserved in one step so that every process shares the
+ * line. The channel keeps the next free start (KEYS[1]); each reservation takes it and moves it on
+ * by one interval (ARGV[1] ms: a second with its margin over the tier, doubled while the 130429
+ * back-off flag KEYS[2] is set), so starts are spaced evenly and a sender that is late for its
+ * start (a timer, a busy process) does not push the starts after it back. A sliding log of starts,
+ * which this replaced, frees a place only a window after its last start: every late start delayed
+ * its place's next one, and under load the channel ran 6-11% under its tier, measured.
+ * A free start in the past is not given out: a channel idle for a while does not owe a burst.
+ * KEYS[3] logs the starts for "sent in the last second"; KEYS[4] is the recipient's pair-rate log
+ * (one start per ARGV[3] ms, off at 0), checked first: a recipient held by it reserves nothing.
+ * ARGV[2]: the horizon. Answers {1, ms until the start} or {0, ms to wait before asking again}.
+ */
+const RESERVE_MESSAGE_SLOT = `${SLIDING_LOG_LUA}
+local now = now_ms()
+local pair_window = tonumber(ARGV[3])
+if pair_window > 0 then
+  local wait = sliding_wait(KEYS[4], 1, pair_window, now)
+  if wait > 0 then return {0, wait} end
+end
+local interval = tonumber(ARGV[1])
+if redis.call('EXISTS', KEYS[2]) == 1 then interval = interval * 2 end
+local horizon = tonumber(ARGV[2])
+local at = math.max(tonumber(redis.call('GET', KEYS[1]) or '0'), now)
+-- Told to come back when half the horizon is left, so that waiting senders do not all ask at every start.
+if at - now > horizon then return {0, math.ceil(at - now - horizon / 2)} end
+redis.call('SET', KEYS[1], tostring(at + interval), 'PX', math.ceil(horizon + 60000))
+sliding_record(KEYS[3], ${ONE_SECOND_WINDOW_MS}, at)
+if pair_window > 0 then sliding_record(KEYS[4], pair_window, at) end
+return {1, math.ceil(at - now)}
+`;
 
 /**
  * The recipient counted in the rolling 24 h for the first time (answers 1 and the time it was
@@ -78,6 +115,9 @@ redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[4]))
 return 0
 `;
 
+/** The governor's answer for a message: a start reserved `inMs` from now, or none and when to ask again. */
+export type MessageTurn = { reserved: true; inMs: number } | { reserved: false; askAgainInMs: number };
+
 /** A recipient counted against the messaging limit by this send; `release` takes it back when the send is not written after all. */
 export interface RecipientReservation {
   release(): Promise<void>;
@@ -90,9 +130,6 @@ export interface ChannelUsage extends Limits {
   remaining24h: number | null;
   activeCalls: number;
 }
-
-/** The burst rule's window: a tenth of {@link ONE_SECOND_WINDOW_MS}. */
-const BURST_WINDOW_MS = ONE_SECOND_WINDOW_MS / 10;
 
 /**
  * The send governor of API.md §13: one per channel number, kept in Redis so that every API process
@@ -119,25 +156,21 @@ export class SendGovernor {
   }
 
   /**
-   * Just before a message goes to the provider: records its start and answers 0 when the channel's
-   * throughput and the recipient's pair rate allow it now; otherwise records nothing and answers
-   * how many ms to wait before asking again. `recipient` is the Cloud API address (`to` or `recipient`).
+   * Asks for the message's place in the channel's line (see {@link RESERVE_MESSAGE_SLOT}): the
+   * answer is either a start reserved `inMs` from now (0: now), counted against the throughput and
+   * the recipient's pair rate, or, when the recipient's pair rate holds it or the channel's next
+   * free start is beyond {@link RESERVATION_HORIZON_MS}, nothing reserved and how long to wait
+   * before asking again. `recipient` is the Cloud API address (`to` or `recipient`).
    */
-  async messageStart(channel: GovernedChannel, recipient: string): Promise<number> {
+  async messageStart(channel: GovernedChannel, recipient: string): Promise<MessageTurn> {
     const { throughputPerSecond } = await this.limits.of(channel);
-    const throughput = {
-      key: sendsKey(channel.id),
-      limit: throughputPerSecond,
-      windowMs: ONE_SECOND_WINDOW_MS,
-      halvedWhile: slowKey(channel.id),
-    };
-    // A tenth of the tier per tenth of a second: the second's sends are spread over it, not let out
-    // at once. Bursts of a whole tier, each a little late or early in transit, put the tail of one and
-    // the head of the next in the same second at the provider (345 in a second at tier 300, measured).
-    // Not halved after a 130429: the halved second bounds the rate then, and a halved tenth rounded down would bind below it.
-    const burst = { key: burstKey(channel.id), limit: Math.ceil(throughputPerSecond / 10), windowMs: BURST_WINDOW_MS };
-    const pair = { key: pairKey(channel.id, recipient), limit: 1, windowMs: this.pairIntervalMs };
-    return this.limiter.tryStart(this.pairIntervalMs > 0 ? [throughput, burst, pair] : [throughput, burst]);
+    const keys = [startsKey(channel.id), slowKey(channel.id), sendsKey(channel.id), pairKey(channel.id, recipient)];
+    const [reserved, ms] = (await this.limiter.run(RESERVE_MESSAGE_SLOT, keys, [
+      ONE_SECOND_WINDOW_MS / throughputPerSecond,
+      RESERVATION_HORIZON_MS,
+      this.pairIntervalMs,
+    ])) as [number, number];
+    return reserved === 1 ? { reserved: true, inMs: ms } : { reserved: false, askAgainInMs: ms };
   }
 
   /** The channel's tier in messages per second: what a sender queuing many messages paces itself to. */
@@ -223,7 +256,7 @@ export class SendGovernor {
 }
 
 const sendsKey = (channelId: string) => `governor:${channelId}:sends`;
-const burstKey = (channelId: string) => `governor:${channelId}:burst`;
+const startsKey = (channelId: string) => `governor:${channelId}:next-start`;
 const slowKey = (channelId: string) => `governor:${channelId}:slow`;
 const pairKey = (channelId: string, recipient: string) => `governor:${channelId}:pair:${recipient}`;
 const recipientsKey = (channelId: string) => `governor:${channelId}:recipients`;

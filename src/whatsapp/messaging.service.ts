@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Logger } from '@nestjs/common';
 import { RetryLaterError } from '../queue/retry-later.js';
 import type { Channel } from '../channels/channel.entity.js';
@@ -53,11 +54,11 @@ const SERVICE_WINDOW_MS = 24 * 3600 * 1000;
 export const serviceWindowStart = () => new Date(Date.now() - SERVICE_WINDOW_MS);
 
 /**
- * The longest a send job sleeps for the governor in process. Waiting holds one of the worker's job
- * slots, so only short waits (about one throughput window) are slept; a longer one (a pair-rate
- * wait of up to 6 s, a long line at a low tier) puts the job back in the queue, due when the
- * governor said, and frees the slot for other channels and recipients. The simplest sound way: the
- * governor's answer is always "now" or "in n ms", and the job never holds a place it has not got.
+ * The longest a send job sleeps in process before asking the governor again. Waiting holds one of
+ * the worker's job slots, so only short waits are slept; a longer one (a pair-rate wait of up to
+ * 6 s, a long line at a low tier) puts the job back in the queue, due when the governor said, and
+ * frees the slot for other channels and recipients. A start the governor reserved (at most
+ * a second ahead, `RESERVATION_HORIZON_MS`) is always waited for in process.
  */
 const MAX_IN_PROCESS_WAIT_MS = 1000;
 
@@ -447,10 +448,10 @@ export class MessagingService {
 
   /**
    * One run of a send that asks the provider: claims the message ({@link SendClaimsRepository.claim},
-   * reading its status), takes the governor's turn for the channel and recipient, marks the job as
-   * asking the provider in this attempt, then asks. The governor's yes is the last wait before the
-   * request but the mark (and a media file's first upload to the provider), so the provider sees
-   * the sends spaced about as the governor let them go.
+   * reading its status), takes the governor's turn for the channel and recipient (a start reserved
+   * up to a second ahead), waits for that start, marks the job as asking the provider in this
+   * attempt, then asks. Only the mark (and a media file's first upload to the provider) is between
+   * the start and the request, so the provider sees the sends spaced about as the governor planned them.
    *
    * A worker that dies while the provider is asked (`kill -9`, a lost machine) leaves the mark, and
    * the run that takes the stalled job over ends the message {@link SEND_INTERRUPTED} instead of
@@ -484,14 +485,17 @@ export class MessagingService {
     const release = () => this.sendClaims.release(workspaceId, eventId, run);
     try {
       const recipient = recipientOf(request);
-      const waitMs = governed && recipient ? await this.governorTurn(governed, recipient) : 0;
-      if (waitMs > 0) {
+      const turn = governed && recipient ? await this.governorTurn(governed, recipient) : { startAt: 0 };
+      if ('comeBackInMs' in turn) {
         await release();
         const payload = { eventId, channelId, request, ...(attempt.media ? { media: attempt.media } : {}) };
-        const runAt = new Date(Date.now() + waitMs);
+        const runAt = new Date(Date.now() + turn.comeBackInMs);
         await this.outbox.transaction((tx) => tx.enqueue([{ jobName: JobName.SendWhatsAppMessage, workspaceId, runAt, payload }]));
         return null;
       }
+      // Marked only once its start is due: a worker that dies while waiting for it leaves a send that was never asked.
+      const untilStart = turn.startAt - Date.now();
+      if (untilStart > 0) await sleep(untilStart);
       await attempt.markSending();
       const asked = await this.withFreshCredentials(workspaceId, channelId, (current) => this.sendThrough(current, request, attempt.media));
       return { ...asked, holder: run };
@@ -551,15 +555,16 @@ export class MessagingService {
   }
 
   /**
-   * Waits for the governor (API.md §13: the channel's throughput, the recipient's pair rate) while
-   * the wait is short; answers 0 once the send may start (and is counted), or the longer wait after
-   * which the job should come back (see {@link MAX_IN_PROCESS_WAIT_MS}).
+   * Takes the governor's turn (API.md §13: the channel's throughput, the recipient's pair rate):
+   * asks again after a short wait; answers the start reserved for the message, or, when the wait
+   * is long, how long until the job should come back (see {@link MAX_IN_PROCESS_WAIT_MS}).
    */
-  private async governorTurn(channel: Readonly<Channel>, recipient: string): Promise<number> {
+  private async governorTurn(channel: Readonly<Channel>, recipient: string): Promise<{ startAt: number } | { comeBackInMs: number }> {
     for (;;) {
-      const waitMs = await this.governor.messageStart(channel, recipient);
-      if (waitMs === 0 || waitMs > MAX_IN_PROCESS_WAIT_MS) return waitMs;
-      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      const turn = await this.governor.messageStart(channel, recipient);
+      if (turn.reserved) return { startAt: Date.now() + turn.inMs };
+      if (turn.askAgainInMs > MAX_IN_PROCESS_WAIT_MS) return { comeBackInMs: turn.askAgainInMs };
+      await sleep(turn.askAgainInMs);
     }
   }
 

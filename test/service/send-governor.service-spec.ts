@@ -2,29 +2,92 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { GovernorModule } from '../../src/governor/governor.module.js';
-import { SendGovernor } from '../../src/governor/send-governor.service.js';
+import { CLOUD_THROUGHPUT_REACHED, SendGovernor, type MessageTurn } from '../../src/governor/send-governor.service.js';
 import { serviceTestModule, type ServiceTestContext } from './support/service-module.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** At the default tier, 80 messages a second: a second and its 10 ms margin over 80. */
+const INTERVAL_MS = 1010 / 80;
+/** Redis's clock and ours both count whole ms, and each ask takes a round trip. */
+const CLOCK_SLACK_MS = 3;
 
-describe('The send governor spreads a second’s sends (service tier, real Redis)', () => {
+const newChannel = () => ({ id: randomUUID(), workspaceId: randomUUID(), whatsAppProvider: 'cloud-api' as const });
+const recipient = (i: number) => `+1555000${String(i).padStart(4, '0')}`;
+/** The ms until the start reserved by `turn` (failing when none was). */
+const reservedIn = (turn: MessageTurn) => {
+  assert.ok(turn.reserved, `a start was reserved: ${JSON.stringify(turn)}`);
+  return turn.inMs;
+};
+
+describe('The send governor reserves evenly spaced starts (service tier, real Redis)', () => {
   let ctx: ServiceTestContext;
 
+  // No limits rows: the default tier, 80 a second; Meta's pair rate, one message per recipient per 6 s.
   before(async () => {
-    ctx = await serviceTestModule([GovernorModule]);
+    ctx = await serviceTestModule([GovernorModule], { WHATSAPP_PAIR_RATE_INTERVAL_MS: '6000' });
   });
   after(() => ctx.close());
 
-  it('lets a tenth of the tier start in any tenth of a second (80/s: 8 at once, the 9th waits at most ~101 ms)', async () => {
+  it('spaces starts one interval apart and reserves at most a second ahead; the rest ask again when half of it is left', async () => {
     const governor = ctx.get(SendGovernor);
-    // No limits row: the defaults, 80 messages a second.
-    const channel = { id: randomUUID(), workspaceId: randomUUID(), whatsAppProvider: 'cloud-api' as const };
-    const ask = (i: number) => governor.messageStart(channel, `+1555000${String(i).padStart(4, '0')}`);
-    const first = [];
-    for (let i = 0; i < 10; i++) first.push(await ask(i));
-    assert.deepEqual(first.slice(0, 8), [0, 0, 0, 0, 0, 0, 0, 0], 'a tenth of the tier starts at once');
-    for (const wait of first.slice(8)) assert.ok(wait > 0 && wait <= 101, `the 9th and 10th wait for the tenth of a second (${wait} ms)`);
-    await sleep(Math.max(...first.slice(8)) + 5);
-    assert.equal(await ask(100), 0, 'once the tenth of a second has passed, sends start again');
+    const channel = newChannel();
+    await governor.throughput(channel); // its limits read and cached: from here on each ask is one Redis round trip
+    const starts: number[] = [];
+    const comeBacks: number[] = [];
+    const firstAsked = Date.now();
+    for (let i = 0; i < 100; i++) {
+      const asked = Date.now();
+      const turn = await governor.messageStart(channel, recipient(i));
+      if (turn.reserved) starts.push(asked + turn.inMs);
+      else comeBacks.push(turn.askAgainInMs);
+    }
+    const lastAsked = Date.now();
+    assert.ok(Math.abs(starts[0] - firstAsked) <= CLOCK_SLACK_MS, `the first starts now (${starts[0] - firstAsked} ms)`);
+    for (let i = 1; i < starts.length; i++) {
+      const gap = starts[i] - starts[i - 1];
+      assert.ok(Math.abs(gap - INTERVAL_MS) <= CLOCK_SLACK_MS, `start ${i} is ${gap} ms after the one before`);
+    }
+    // A second ahead of the ask at most, and every start up to that reserved: 80 a second, plus those the asks' own time freed.
+    assert.ok(starts[starts.length - 1] - lastAsked <= 1000 + CLOCK_SLACK_MS, 'nothing reserved beyond a second ahead');
+    const expected = Math.floor((1000 + lastAsked - firstAsked) / INTERVAL_MS) + 1;
+    assert.ok(Math.abs(starts.length - expected) <= 1, `${starts.length} starts reserved, ${expected} expected`);
+    for (const wait of comeBacks) assert.ok(wait >= 400 && wait <= 520, `asked to come back in ${wait} ms`);
+  });
+
+  it('does not let a late sender push the starts after it back, nor an idle channel owe a burst', async () => {
+    const governor = ctx.get(SendGovernor);
+    const channel = newChannel();
+    await governor.throughput(channel);
+    const firstAsked = Date.now();
+    for (let i = 0; i < 10; i++) reservedIn(await governor.messageStart(channel, recipient(i)));
+    // Nobody sends these ten; 3 intervals later the 11th is still due 10 intervals after the first.
+    await sleep(3 * INTERVAL_MS);
+    const asked = Date.now();
+    const eleventh = reservedIn(await governor.messageStart(channel, recipient(10)));
+    const due = firstAsked + 10 * INTERVAL_MS - asked;
+    assert.ok(Math.abs(eleventh - due) <= CLOCK_SLACK_MS, `the 11th start is due in ${eleventh} ms (${due.toFixed(1)} expected)`);
+    // Idle for a second: the next start is now, and the one after it an interval later, not at once.
+    await sleep(1100);
+    assert.ok(reservedIn(await governor.messageStart(channel, recipient(11))) <= CLOCK_SLACK_MS);
+    const next = reservedIn(await governor.messageStart(channel, recipient(12)));
+    assert.ok(next >= INTERVAL_MS - CLOCK_SLACK_MS, `after an idle second the second start waits its interval (${next} ms)`);
+  });
+
+  it('holds a recipient for the pair rate without reserving the channel, and halves the channel after a 130429', async () => {
+    const governor = ctx.get(SendGovernor);
+    const channel = newChannel();
+    reservedIn(await governor.messageStart(channel, recipient(1)));
+    const again = await governor.messageStart(channel, recipient(1));
+    assert.ok(
+      !again.reserved && again.askAgainInMs > 5900 && again.askAgainInMs <= 6000,
+      `the same recipient waits ~6 s: ${JSON.stringify(again)}`,
+    );
+    const other = reservedIn(await governor.messageStart(channel, recipient(2)));
+    assert.ok(other <= INTERVAL_MS + CLOCK_SLACK_MS, `another recipient takes the next start (${other} ms): the held one reserved nothing`);
+
+    await governor.rateLimited(channel, recipient(3), CLOUD_THROUGHPUT_REACHED);
+    const first = reservedIn(await governor.messageStart(channel, recipient(4)));
+    const second = reservedIn(await governor.messageStart(channel, recipient(5)));
+    assert.ok(second - first >= 2 * INTERVAL_MS - CLOCK_SLACK_MS, `halved: starts ${second - first} ms apart`);
   });
 });

@@ -57,12 +57,13 @@ for i = 1, rules do sliding_record(KEYS[2 * i - 1], tonumber(ARGV[3 * i - 1]), n
 return 0
 `;
 
-/** Starts recorded in the last `window` ms. */
+/** Starts recorded in the last `window` ms (a start recorded ahead, as the send governor reserves them, counts once it is due). */
 const COUNT = `${SLIDING_LOG_LUA}
 local now = now_ms()
 local n = 0
 for _, at in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
-  if tonumber(at) > now - tonumber(ARGV[1]) then n = n + 1 end
+  local t = tonumber(at)
+  if t > now - tonumber(ARGV[1]) and t <= now then n = n + 1 end
 end
 return n
 `;
