@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config.js';
 import { ONE_SECOND_WINDOW_MS, RateLimiter, SLIDING_LOG_LUA, type CheckMode } from '../common/rate/rate-limiter.js';
@@ -13,6 +14,13 @@ const META_PAIR_INTERVAL_MS = 6000;
  * until then, so this bounds that wait; a message whose start would be later is told to ask again.
  */
 export const RESERVATION_HORIZON_MS = 1000;
+/**
+ * How much faster than its tier a process late for its reserved starts sends on a channel until it
+ * is back on time. A tenth of a second of delay at 300/s is 30 overdue sends: let out at once,
+ * the provider would see 330 in a second; at 1.05 they spread over 2 s, and the provider's
+ * busiest second stays within 5% of the tier while the process catches up.
+ */
+const CATCH_UP_SPEED = 1.05;
 /** How long a 130429 (throughput reached) halves the channel's throughput. */
 const THROUGHPUT_BACK_OFF_MS = 60_000;
 /** How often a call waiting for one of the channel's concurrent places asks again (no event says when one frees). */
@@ -33,7 +41,7 @@ export const CLOUD_PAIR_RATE_REACHED = 131056;
  * A free start in the past is not given out: a channel idle for a while does not owe a burst.
  * KEYS[3] logs the starts for "sent in the last second"; KEYS[4] is the recipient's pair-rate log
  * (one start per ARGV[3] ms, off at 0), checked first: a recipient held by it reserves nothing.
- * ARGV[2]: the horizon. Answers {1, ms until the start} or {0, ms to wait before asking again}.
+ * ARGV[2]: the horizon. Answers {1, ms until the start, the interval in µs} or {0, ms to wait before asking again}.
  */
 const RESERVE_MESSAGE_SLOT = `${SLIDING_LOG_LUA}
 local now = now_ms()
@@ -51,7 +59,7 @@ if at - now > horizon then return {0, math.ceil(at - now - horizon / 2)} end
 redis.call('SET', KEYS[1], tostring(at + interval), 'PX', math.ceil(horizon + 60000))
 sliding_record(KEYS[3], ${ONE_SECOND_WINDOW_MS}, at)
 if pair_window > 0 then sliding_record(KEYS[4], pair_window, at) end
-return {1, math.ceil(at - now)}
+return {1, math.ceil(at - now), math.floor(interval * 1000)}
 `;
 
 /**
@@ -115,8 +123,15 @@ redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[4]))
 return 0
 `;
 
-/** The governor's answer for a message: a start reserved `inMs` from now, or none and when to ask again. */
-export type MessageTurn = { reserved: true; inMs: number } | { reserved: false; askAgainInMs: number };
+/** A start reserved for a message: `inMs` from the answer (at `startAt` on `performance.now()`'s clock), one `intervalMs` after the channel's previous one. */
+export interface ReservedStart {
+  reserved: true;
+  inMs: number;
+  startAt: number;
+  intervalMs: number;
+}
+/** The governor's answer for a message: a start reserved, or none and when to ask again. */
+export type MessageTurn = ReservedStart | { reserved: false; askAgainInMs: number };
 
 /** A recipient counted against the messaging limit by this send; `release` takes it back when the send is not written after all. */
 export interface RecipientReservation {
@@ -142,6 +157,8 @@ export interface ChannelUsage extends Limits {
  */
 @Injectable()
 export class SendGovernor {
+  /** When this process may next start a send on each channel that it came to late (see {@link waitForStart}). */
+  private readonly nextLocalStart = new Map<string, number>();
   private readonly staleCallMs: number;
   /** Meta's pair rate: one message to a recipient per 6 s per number (configurable so that other features' tests can turn it off). */
   private readonly pairIntervalMs: number;
@@ -165,12 +182,28 @@ export class SendGovernor {
   async messageStart(channel: GovernedChannel, recipient: string): Promise<MessageTurn> {
     const { throughputPerSecond } = await this.limits.of(channel);
     const keys = [startsKey(channel.id), slowKey(channel.id), sendsKey(channel.id), pairKey(channel.id, recipient)];
-    const [reserved, ms] = (await this.limiter.run(RESERVE_MESSAGE_SLOT, keys, [
+    const [reserved, ms, intervalMicros] = (await this.limiter.run(RESERVE_MESSAGE_SLOT, keys, [
       ONE_SECOND_WINDOW_MS / throughputPerSecond,
       RESERVATION_HORIZON_MS,
       this.pairIntervalMs,
-    ])) as [number, number];
-    return reserved === 1 ? { reserved: true, inMs: ms } : { reserved: false, askAgainInMs: ms };
+    ])) as [number, number, number?];
+    if (reserved !== 1) return { reserved: false, askAgainInMs: ms };
+    return { reserved: true, inMs: ms, startAt: performance.now() + ms, intervalMs: (intervalMicros ?? 0) / 1000 };
+  }
+
+  /**
+   * Waits until a reserved start is due. A process that comes to it late (it was starved of CPU,
+   * its event loop busy) would otherwise let all its overdue sends go at once, more than the tier
+   * in that moment at the provider; instead its sends on the channel leave at least
+   * {@link CATCH_UP_SPEED} times faster than the channel's interval until it is back on time.
+   */
+  async waitForStart(channelId: string, turn: ReservedStart): Promise<void> {
+    const lateGap = turn.intervalMs / CATCH_UP_SPEED;
+    const at = Math.max(turn.startAt, this.nextLocalStart.get(channelId) ?? 0);
+    const now = performance.now();
+    this.nextLocalStart.set(channelId, Math.max(at, now) + lateGap);
+    if (this.nextLocalStart.size > 10_000) this.nextLocalStart.clear();
+    if (at > now) await sleep(at - now);
   }
 
   /** The channel's tier in messages per second: what a sender queuing many messages paces itself to. */

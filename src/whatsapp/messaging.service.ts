@@ -45,6 +45,7 @@ import {
   CLOUD_THROUGHPUT_REACHED,
   SendGovernor,
   type RecipientReservation,
+  type ReservedStart,
 } from '../governor/send-governor.service.js';
 
 /** The customer service window a contact's message opens for free-form sends. */
@@ -485,8 +486,8 @@ export class MessagingService {
     const release = () => this.sendClaims.release(workspaceId, eventId, run);
     try {
       const recipient = recipientOf(request);
-      const turn = governed && recipient ? await this.governorTurn(governed, recipient) : { startAt: 0 };
-      if ('comeBackInMs' in turn) {
+      const turn = governed && recipient ? await this.governorTurn(governed, recipient) : null;
+      if (turn && 'comeBackInMs' in turn) {
         await release();
         const payload = { eventId, channelId, request, ...(attempt.media ? { media: attempt.media } : {}) };
         const runAt = new Date(Date.now() + turn.comeBackInMs);
@@ -494,8 +495,7 @@ export class MessagingService {
         return null;
       }
       // Marked only once its start is due: a worker that dies while waiting for it leaves a send that was never asked.
-      const untilStart = turn.startAt - Date.now();
-      if (untilStart > 0) await sleep(untilStart);
+      if (turn) await this.governor.waitForStart(channelId, turn);
       await attempt.markSending();
       const asked = await this.withFreshCredentials(workspaceId, channelId, (current) => this.sendThrough(current, request, attempt.media));
       return { ...asked, holder: run };
@@ -559,10 +559,10 @@ export class MessagingService {
    * asks again after a short wait; answers the start reserved for the message, or, when the wait
    * is long, how long until the job should come back (see {@link MAX_IN_PROCESS_WAIT_MS}).
    */
-  private async governorTurn(channel: Readonly<Channel>, recipient: string): Promise<{ startAt: number } | { comeBackInMs: number }> {
+  private async governorTurn(channel: Readonly<Channel>, recipient: string): Promise<ReservedStart | { comeBackInMs: number }> {
     for (;;) {
       const turn = await this.governor.messageStart(channel, recipient);
-      if (turn.reserved) return { startAt: Date.now() + turn.inMs };
+      if (turn.reserved) return turn;
       if (turn.askAgainInMs > MAX_IN_PROCESS_WAIT_MS) return { comeBackInMs: turn.askAgainInMs };
       await sleep(turn.askAgainInMs);
     }

@@ -73,6 +73,28 @@ describe('The send governor reserves evenly spaced starts (service tier, real Re
     assert.ok(next >= INTERVAL_MS - CLOCK_SLACK_MS, `after an idle second the second start waits its interval (${next} ms)`);
   });
 
+  it('lets a process that comes late to its starts catch up at 1.05 times the tier, not all at once', async () => {
+    const governor = ctx.get(SendGovernor);
+    const channel = newChannel();
+    await governor.throughput(channel);
+    const turns = [];
+    for (let i = 0; i < 20; i++) {
+      const turn = await governor.messageStart(channel, recipient(i));
+      assert.ok(turn.reserved);
+      turns.push(turn);
+    }
+    await sleep(20 * INTERVAL_MS + 50); // every start overdue
+    const leftAt = await Promise.all(turns.map((turn) => governor.waitForStart(channel.id, turn).then(() => performance.now())));
+    leftAt.sort((a, b) => a - b);
+    const gaps = leftAt.slice(1).map((at, i) => at - leftAt[i]);
+    // Timers fire late, never early: each gap at least the catch-up interval, less a ms of timer rounding.
+    assert.ok(
+      gaps.every((gap) => gap >= INTERVAL_MS / 1.05 - 1),
+      `overdue sends left ${JSON.stringify(gaps.map(Math.round))} ms apart`,
+    );
+    assert.ok(leftAt[19] - leftAt[0] < 19 * INTERVAL_MS, `they catch up: 20 left over ${Math.round(leftAt[19] - leftAt[0])} ms`);
+  });
+
   it('holds a recipient for the pair rate without reserving the channel, and halves the channel after a 130429', async () => {
     const governor = ctx.get(SendGovernor);
     const channel = newChannel();
