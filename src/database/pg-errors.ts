@@ -8,6 +8,8 @@ const SQLSTATE = {
   'not-null': '23502',
   serialization: '40001',
   deadlock: '40P01',
+  /** Ours: `idempotency_claim_held()` (migration IdempotencyClaimToken) in a write whose Idempotency-Key was claimed again. */
+  'idempotency-claim-lost': 'MSI01',
 } as const;
 
 export type PgErrorKind = keyof typeof SQLSTATE;

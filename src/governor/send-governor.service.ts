@@ -157,8 +157,8 @@ export interface ChannelUsage extends Limits {
  */
 @Injectable()
 export class SendGovernor {
-  /** When this process may next start a send on each channel that it came to late (see {@link waitForStart}). */
-  private readonly nextLocalStart = new Map<string, number>();
+  /** When this process may next send on each channel (see {@link spaceFromLastSend}). */
+  private readonly nextLocalSend = new Map<string, number>();
   private readonly staleCallMs: number;
   /** Meta's pair rate: one message to a recipient per 6 s per number (configurable so that other features' tests can turn it off). */
   private readonly pairIntervalMs: number;
@@ -191,18 +191,25 @@ export class SendGovernor {
     return { reserved: true, inMs: ms, startAt: performance.now() + ms, intervalMs: (intervalMicros ?? 0) / 1000 };
   }
 
+  /** Waits until a reserved start is due. */
+  async waitForStart(turn: ReservedStart): Promise<void> {
+    const untilStart = turn.startAt - performance.now();
+    if (untilStart > 0) await sleep(untilStart);
+  }
+
   /**
-   * Waits until a reserved start is due. A process that comes to it late (it was starved of CPU,
-   * its event loop busy) would otherwise let all its overdue sends go at once, more than the tier
-   * in that moment at the provider; instead its sends on the channel leave at least
-   * {@link CATCH_UP_SPEED} times faster than the channel's interval until it is back on time.
+   * Called just before the request of a send whose start was reserved (after {@link waitForStart}
+   * and whatever the sender does between its start and its request). A process that came late to
+   * its starts (starved of CPU, its event loop busy, its provider calls all under way) would let
+   * all its overdue sends out at once, more than the tier in that moment at the provider; instead
+   * its sends on the channel leave at most {@link CATCH_UP_SPEED} times faster than the channel's
+   * interval until it is back on time. A send on time never waits here.
    */
-  async waitForStart(channelId: string, turn: ReservedStart): Promise<void> {
-    const lateGap = turn.intervalMs / CATCH_UP_SPEED;
-    const at = Math.max(turn.startAt, this.nextLocalStart.get(channelId) ?? 0);
+  async spaceFromLastSend(channelId: string, turn: ReservedStart): Promise<void> {
     const now = performance.now();
-    this.nextLocalStart.set(channelId, Math.max(at, now) + lateGap);
-    if (this.nextLocalStart.size > 10_000) this.nextLocalStart.clear();
+    const at = Math.max(now, this.nextLocalSend.get(channelId) ?? 0);
+    if (this.nextLocalSend.size > 10_000) this.nextLocalSend.clear();
+    this.nextLocalSend.set(channelId, at + turn.intervalMs / CATCH_UP_SPEED);
     if (at > now) await sleep(at - now);
   }
 

@@ -451,8 +451,9 @@ export class MessagingService {
    * One run of a send that asks the provider: claims the message ({@link SendClaimsRepository.claim},
    * reading its status), takes the governor's turn for the channel and recipient (a start reserved
    * up to a second ahead), waits for that start, marks the job as asking the provider in this
-   * attempt, then asks. Only the mark (and a media file's first upload to the provider) is between
-   * the start and the request, so the provider sees the sends spaced about as the governor planned them.
+   * attempt, then asks, spaced from this process's last send on the channel when it came late (see
+   * `SendGovernor.spaceFromLastSend`), so the provider sees the sends spaced about as the governor
+   * planned them.
    *
    * A worker that dies while the provider is asked (`kill -9`, a lost machine) leaves the mark, and
    * the run that takes the stalled job over ends the message {@link SEND_INTERRUPTED} instead of
@@ -495,8 +496,10 @@ export class MessagingService {
         return null;
       }
       // Marked only once its start is due: a worker that dies while waiting for it leaves a send that was never asked.
-      if (turn) await this.governor.waitForStart(channelId, turn);
+      if (turn) await this.governor.waitForStart(turn);
       await attempt.markSending();
+      // After the mark (which may wait for one of the worker's provider calls to end), so nothing bunches the requests after it.
+      if (turn) await this.governor.spaceFromLastSend(channelId, turn);
       const asked = await this.withFreshCredentials(workspaceId, channelId, (current) => this.sendThrough(current, request, attempt.media));
       return { ...asked, holder: run };
     } catch (err) {

@@ -232,6 +232,68 @@ describeWithApp(
         );
       });
 
+      /**
+       * Runs two requests under `key` whose runs stall right after claiming it, until resumed: the
+       * first, then, once its claim is made to look 2 minutes old, a retry that claims the key again.
+       */
+      const stalledPair = async (key: string, request: () => Promise<Awaited<ReturnType<typeof fx.a.api.post>>>) => {
+        const service = fx.t.app.get(IdempotencyService);
+        const claim = service.claim.bind(service);
+        const stalls: Array<() => void> = [];
+        service.claim = async (...args) => {
+          const claimed = await claim(...args);
+          if (args[1] === key && stalls.length < 2) await new Promise<void>((resolve) => stalls.push(resolve));
+          return claimed;
+        };
+        const restore = () => delete (service as Partial<IdempotencyService>).claim;
+        const first = request();
+        await waitFor(async () => stalls.length === 1, 10_000, 'the first request to claim its key');
+        await db().query(
+          `UPDATE idempotency_records SET created_at = created_at - interval '2 minutes' WHERE workspace_id = $1 AND key = $2`,
+          [fx.a.workspaceId, key],
+        );
+        const retry = request();
+        await waitFor(async () => stalls.length === 2, 10_000, 'the retry to claim the key again');
+        restore();
+        return { first, retry, resumeFirst: stalls[0], resumeRetry: stalls[1] };
+      };
+
+      it('a request still running when its key is claimed again after 60 s does not commit: it answers 409, the call is placed once', async () => {
+        const destination = '+966501113333';
+        const body = {
+          channelId: voice.id,
+          destinationNumber: destination,
+          audioFileUrl: 'https://media.example.com/question.wav',
+          options: [{ digit: '1', description: 'Confirm' }],
+          webhookUrl: fx.receiver.url('/ivr/slow'),
+        };
+        const placed = () => fx.twilio.requests.filter((r) => r.path.endsWith('/Calls.json') && r.form.get('To') === destination);
+        fx.twilio.expectCall({ answer: 'no-answer' });
+        const create = () => fx.a.api.post('/v1/outbound-ivr', body, { 'Idempotency-Key': 'slow-ivr' });
+        const { first, retry, resumeFirst, resumeRetry } = await stalledPair('slow-ivr', create);
+        // The first writes while the retry's claim is in flight: it must not store into that claim, nor commit its call.
+        resumeFirst();
+        const late = await first.finally(resumeRetry);
+        assert.equal(late.status, 409, late.text);
+        assert.equal((late.body as { error: { code: string } }).error.code, 'Idempotency:InFlight');
+        const retried = (await retry) as { status: number; text: string; body: { id: string } };
+        assert.equal(retried.status, 200, retried.text);
+        await waitFor(async () => placed().length > 0, 10_000, 'the call');
+        await sleep(1000);
+        assert.equal(placed().length, 1, 'the call was placed once');
+        const list = await fx.a.api.get('/v1/outbound-ivr?MaxResultCount=100');
+        const requests = (list.body.items as Array<{ id: string; destinationNumber: string }>).filter(
+          (r) => r.destinationNumber === destination,
+        );
+        assert.deepEqual(
+          requests.map((r) => r.id),
+          [retried.body.id],
+          'only the retry’s request was recorded',
+        );
+        const replayed = await create();
+        assert.deepEqual(replayed.body, retried.body, 'the key answers with the retry’s response');
+      });
+
       it('a claim abandoned before its change committed is run again after 60 s, and still answers 409 before', async () => {
         const toNumber = '966500003333';
         const body = { channelId: cloud.id, templateName: ORDER.name, language: ORDER.language, toNumber };

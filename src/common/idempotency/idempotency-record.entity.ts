@@ -10,6 +10,12 @@ export class IdempotencyRecord {
   @Column({ type: 'varchar', length: 64 }) requestHash: string;
   /** Null while the first request is still running. */
   @Column({ type: 'smallint', nullable: true }) responseStatus: number | null;
+  /**
+   * Names the request that claimed the key; the writes storing its response match it, so a request
+   * whose key was claimed again (presumed dead after a minute) cannot store into the new claim.
+   * Null only for records claimed before the column existed.
+   */
+  @Column({ type: 'uuid', nullable: true }) claimToken: string | null;
   @Column({ type: 'jsonb', nullable: true }) responseBody: unknown;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
   @Column({ type: 'timestamptz' }) expiresAt: Date;

@@ -5,7 +5,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { catchError, finalize, from, map, of, switchMap, throwError, type Observable } from 'rxjs';
 import type { Principal } from '../../auth/principal.js';
 import { ValidationError } from '../errors/domain-error.js';
-import { IdempotencyService, requestFingerprint } from './idempotency.service.js';
+import { pgError } from '../../database/pg-errors.js';
+import { IdempotencyKeyInFlight, IdempotencyService, requestFingerprint } from './idempotency.service.js';
 import { runIdempotent } from './stored-response.js';
 
 const HEADER = 'idempotency-key';
@@ -45,13 +46,19 @@ export class IdempotencyInterceptor implements NestInterceptor {
           void reply.status(claim.status).header('Idempotent-Replayed', 'true');
           return of(claim.body);
         }
+        const own = { key, token: claim.token };
         // `handle()` binds the handler to the async context it is called in: the key's.
-        const handled = runIdempotent({ workspaceId, key, status }, () => next.handle());
+        const handled = runIdempotent({ workspaceId, key, token: claim.token, status }, () => next.handle());
         return handled.value.pipe(
           switchMap((body) =>
-            handled.stored() ? of(body) : from(this.idempotency.complete(workspaceId, key, reply.statusCode, body)).pipe(map(() => body)),
+            handled.stored() ? of(body) : from(this.idempotency.complete(workspaceId, own, reply.statusCode, body)).pipe(map(() => body)),
           ),
-          catchError((err: unknown) => from(this.idempotency.release(workspaceId, key)).pipe(switchMap(() => throwError(() => err)))),
+          catchError((err: unknown) =>
+            from(this.idempotency.release(workspaceId, own)).pipe(
+              // A one-statement write found the key claimed again (this request ran past the stale horizon): its change was undone.
+              switchMap(() => throwError(() => (pgError.is(err, 'idempotency-claim-lost') ? IdempotencyKeyInFlight() : err))),
+            ),
+          ),
           finalize(handled.close),
         );
       }),

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { IsNull, LessThanOrEqual, type EntityManager } from 'typeorm';
+import { LessThanOrEqual, type EntityManager } from 'typeorm';
+import { newId } from '../id.js';
 import { DomainError, ErrorKind } from '../errors/domain-error.js';
-import { IdempotencyRecordsRepository } from './idempotency-records.repository.js';
+import { IdempotencyRecordsRepository, type KeyClaim } from './idempotency-records.repository.js';
 import type { PendingResponse } from './stored-response.js';
 
 const RETENTION_MS = 24 * 3600 * 1000;
@@ -14,7 +15,14 @@ const RETENTION_MS = 24 * 3600 * 1000;
  */
 const STALE_IN_FLIGHT_MS = 60_000;
 
-export type IdempotencyClaim = { kind: 'claimed' } | { kind: 'replay'; status: number; body: unknown };
+export type IdempotencyClaim = { kind: 'claimed'; token: string } | { kind: 'replay'; status: number; body: unknown };
+
+/**
+ * The request's key was claimed again by another request while this one ran (it was presumed dead
+ * after {@link STALE_IN_FLIGHT_MS}): its change must not commit. The other request is the one under way.
+ */
+export const IdempotencyKeyInFlight = () =>
+  new DomainError('Idempotency:InFlight', 'A request with this Idempotency-Key is still being processed.', ErrorKind.Conflict);
 
 export function requestFingerprint(method: string, route: string, body: unknown): string {
   return createHash('sha256')
@@ -30,28 +38,31 @@ export class IdempotencyService {
   /** Claims the key for this request, or returns the stored response; 422 / 409 as API.md §1 says. */
   async claim(workspaceId: string, key: string, requestHash: string, attempt = 0): Promise<IdempotencyClaim> {
     const now = Date.now();
-    if (await this.records.insertIfAbsent(workspaceId, key, requestHash, new Date(now + RETENTION_MS))) return { kind: 'claimed' };
+    const token = newId();
+    if (await this.records.insertIfAbsent(workspaceId, key, requestHash, new Date(now + RETENTION_MS), token))
+      return { kind: 'claimed', token };
     const existing = await this.records.findOne(workspaceId, { key });
     const expired = existing && existing.expiresAt.getTime() <= now;
     const abandoned = existing && existing.responseStatus === null && now - existing.createdAt.getTime() > STALE_IN_FLIGHT_MS;
     if ((!existing || expired || abandoned) && attempt < 3) {
       // An abandoned claim is deleted only while still in flight: a change committed since the read above stored its response.
       if (existing && expired) await this.records.delete(workspaceId, { key, expiresAt: LessThanOrEqual(new Date(now)) });
-      else if (existing && abandoned) await this.records.deleteInFlight(workspaceId, key, new Date(now - STALE_IN_FLIGHT_MS));
+      else if (existing && abandoned) await this.records.deleteStaleInFlight(workspaceId, key, new Date(now - STALE_IN_FLIGHT_MS));
       return this.claim(workspaceId, key, requestHash, attempt + 1);
     }
     if (!existing || existing.requestHash !== requestHash) {
       throw new DomainError('Idempotency:KeyReused', 'This Idempotency-Key was used with a different request.', ErrorKind.Unprocessable);
     }
-    if (existing.responseStatus === null) {
-      throw new DomainError('Idempotency:InFlight', 'A request with this Idempotency-Key is still being processed.', ErrorKind.Conflict);
-    }
+    if (existing.responseStatus === null) throw IdempotencyKeyInFlight();
     return { kind: 'replay', status: existing.responseStatus, body: existing.responseBody };
   }
 
-  /** Stores the response of a request whose change did not store it itself (see {@link storeResponse}). */
-  async complete(workspaceId: string, key: string, status: number, body: unknown): Promise<void> {
-    await this.records.update(workspaceId, { key, responseStatus: IsNull() }, { responseStatus: status, responseBody: body as object });
+  /**
+   * Stores the response of a request whose change did not store it itself (see {@link storeResponse}),
+   * unless its key was claimed again meanwhile: the other request's claim is left alone.
+   */
+  async complete(workspaceId: string, claim: KeyClaim, status: number, body: unknown): Promise<void> {
+    await this.records.storeIfInFlight(workspaceId, claim, status, body);
   }
 
   /**
@@ -61,20 +72,18 @@ export class IdempotencyService {
    */
   async storeResponse(manager: EntityManager, response: PendingResponse | undefined, values: Record<string, unknown> = {}): Promise<void> {
     if (!response) return;
-    if (
-      await this.records
-        .withManager(manager)
-        .storeIfInFlight(response.workspaceId, response.key, response.status, response.complete(values))
-    )
-      response.stored();
+    const claim = { key: response.key, token: response.token };
+    if (!(await this.records.withManager(manager).storeIfInFlight(response.workspaceId, claim, response.status, response.complete(values))))
+      throw IdempotencyKeyInFlight(); // rolls the change back: the key is another request's now
+    response.stored();
   }
 
   /**
    * The request failed: free the key so the client may retry. A record whose response is stored
    * stays: the change committed (an error after it must not let a retry act again).
    */
-  async release(workspaceId: string, key: string): Promise<void> {
-    await this.records.deleteInFlight(workspaceId, key);
+  async release(workspaceId: string, claim: KeyClaim): Promise<void> {
+    await this.records.deleteOwnInFlight(workspaceId, claim);
   }
 
   purgeExpired(): Promise<number> {

@@ -7,6 +7,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 interface ClaimedKey {
   workspaceId: string;
   key: string;
+  /** The claim's token: the key's record is this request's only while it carries it. */
+  token: string;
   /** The status the route answers with (its `@HttpCode`). */
   status: number;
   /** The write stored the response with itself: the interceptor has nothing left to store. */
@@ -17,7 +19,7 @@ const claimed = new AsyncLocalStorage<ClaimedKey>();
 
 /** Runs `work` (the handler) with the claimed key visible to {@link PendingResponse.of}. */
 export function runIdempotent<T>(
-  scope: { workspaceId: string; key: string; status: number },
+  scope: { workspaceId: string; key: string; token: string; status: number },
   work: () => T,
 ): { value: T; stored: () => boolean; close: () => void } {
   const context: ClaimedKey = { ...scope, stored: false };
@@ -67,6 +69,10 @@ export class PendingResponse {
     return this.context.key;
   }
 
+  get token(): string {
+    return this.context.token;
+  }
+
   get status(): number {
     return this.context.status;
   }
@@ -88,7 +94,11 @@ export class PendingResponse {
 export interface ResponseCte {
   /** `idempotent_response AS (UPDATE …)`, to append to the statement's `WITH` list. */
   cte: string;
-  /** A select-list item telling whether the response was stored (`idempotent_response_stored`). */
+  /**
+   * A select-list item, true when the response was stored (`idempotent_response_stored`); when the
+   * change was made but the key is another request's now, it raises instead (SQLSTATE MSI01, see
+   * `pgError`'s `idempotency-claim-lost`), and the statement's change is undone.
+   */
   storedColumn: string;
   /** The CTE's parameters, numbered from the `firstParam` given. */
   params: unknown[];
@@ -109,7 +119,7 @@ export function storeResponseCte(
   at: { workspaceId: string; from: string; firstParam: number; values?: Record<string, string> },
 ): ResponseCte | undefined {
   if (!response) return undefined;
-  const [status, body, key] = [at.firstParam, at.firstParam + 1, at.firstParam + 2];
+  const [status, body, key, token] = [at.firstParam, at.firstParam + 1, at.firstParam + 2, at.firstParam + 3];
   const filled = Object.entries(response.fill).map(([field, name]) => {
     const expression = at.values?.[name];
     if (!expression) throw new Error(`storeResponseCte: no value for '${name}'`);
@@ -120,10 +130,12 @@ export function storeResponseCte(
     cte: `idempotent_response AS (
       UPDATE idempotency_records ir SET response_status = $${status}::smallint, response_body = ${bodySql}
         FROM ${at.from}
-       WHERE ir.workspace_id = ${at.workspaceId}::uuid AND ir.key = $${key}::varchar AND ir.response_status IS NULL
+       WHERE ir.workspace_id = ${at.workspaceId}::uuid AND ir.key = $${key}::varchar AND ir.claim_token = $${token}::uuid
+         AND ir.response_status IS NULL
       RETURNING 1)`,
-    storedColumn: 'EXISTS (SELECT 1 FROM idempotent_response) AS idempotent_response_stored',
-    params: [response.status, JSON.stringify(response.body), response.key],
+    // Evaluated once per row of the change: a change made while the key is no longer this request's raises, and the statement undoes it.
+    storedColumn: 'idempotency_claim_held(EXISTS (SELECT 1 FROM idempotent_response)) AS idempotent_response_stored',
+    params: [response.status, JSON.stringify(response.body), response.key, response.token],
     settle: (row) => {
       if (row?.idempotent_response_stored === true) response.stored();
     },
