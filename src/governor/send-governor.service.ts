@@ -21,6 +21,8 @@ export const RESERVATION_HORIZON_MS = 1000;
  * busiest second stays within 5% of the tier while the process catches up.
  */
 const CATCH_UP_SPEED = 1.05;
+/** How many sends a process may let out at once on a channel when it came late (see {@link SendGovernor.spaceFromLastSend}). */
+const LOCAL_BURST = 2;
 /** How long a 130429 (throughput reached) halves the channel's throughput. */
 const THROUGHPUT_BACK_OFF_MS = 60_000;
 /** How often a call waiting for one of the channel's concurrent places asks again (no event says when one frees). */
@@ -157,8 +159,8 @@ export interface ChannelUsage extends Limits {
  */
 @Injectable()
 export class SendGovernor {
-  /** When this process may next send on each channel (see {@link spaceFromLastSend}). */
-  private readonly nextLocalSend = new Map<string, number>();
+  /** Each channel's sends this process may let out now (see {@link spaceFromLastSend}). */
+  private readonly localBuckets = new Map<string, { tokens: number; at: number }>();
   private readonly staleCallMs: number;
   /** Meta's pair rate: one message to a recipient per 6 s per number (configurable so that other features' tests can turn it off). */
   private readonly pairIntervalMs: number;
@@ -206,11 +208,25 @@ export class SendGovernor {
    * interval until it is back on time. A send on time never waits here.
    */
   async spaceFromLastSend(channelId: string, turn: ReservedStart): Promise<void> {
-    const now = performance.now();
-    const at = Math.max(now, this.nextLocalSend.get(channelId) ?? 0);
-    if (this.nextLocalSend.size > 10_000) this.nextLocalSend.clear();
-    this.nextLocalSend.set(channelId, at + turn.intervalMs / CATCH_UP_SPEED);
-    if (at > now) await sleep(at - now);
+    // A token bucket per channel, filled at CATCH_UP_SPEED times the tier and holding LOCAL_BURST sends: a send on
+    // time always finds a token, and timers that fire late (all those due during a stall fire together) keep their credit.
+    const perMs = CATCH_UP_SPEED / turn.intervalMs;
+    for (;;) {
+      const now = performance.now();
+      let bucket = this.localBuckets.get(channelId);
+      if (!bucket) {
+        if (this.localBuckets.size > 10_000) this.localBuckets.clear();
+        bucket = { tokens: LOCAL_BURST, at: now };
+        this.localBuckets.set(channelId, bucket);
+      }
+      bucket.tokens = Math.min(LOCAL_BURST, bucket.tokens + (now - bucket.at) * perMs);
+      bucket.at = now;
+      if (bucket.tokens >= 1) {
+        bucket.tokens -= 1;
+        return;
+      }
+      await sleep((1 - bucket.tokens) / perMs);
+    }
   }
 
   /** The channel's tier in messages per second: what a sender queuing many messages paces itself to. */

@@ -8,8 +8,8 @@ import { serviceTestModule, type ServiceTestContext } from './support/service-mo
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** At the default tier, 80 messages a second: a second and its 10 ms margin over 80. */
 const INTERVAL_MS = 1010 / 80;
-/** Redis's clock and ours both count whole ms, and each ask takes a round trip. */
-const CLOCK_SLACK_MS = 3;
+/** Redis's clock and ours both count whole ms, and each ask takes a round trip (whose jitter shifts a start as seen from here). */
+const CLOCK_SLACK_MS = 5;
 
 const newChannel = () => ({ id: randomUUID(), workspaceId: randomUUID(), whatsAppProvider: 'cloud-api' as const });
 const recipient = (i: number) => `+1555000${String(i).padStart(4, '0')}`;
@@ -73,7 +73,7 @@ describe('The send governor reserves evenly spaced starts (service tier, real Re
     assert.ok(next >= INTERVAL_MS - CLOCK_SLACK_MS, `after an idle second the second start waits its interval (${next} ms)`);
   });
 
-  it('lets a process that comes late to its starts catch up at 1.05 times the tier, not all at once', async () => {
+  it('lets a process that comes late to its starts catch up at 1.05 times the tier, two at once at most, not all at once', async () => {
     const governor = ctx.get(SendGovernor);
     const channel = newChannel();
     await governor.throughput(channel);
@@ -92,12 +92,13 @@ describe('The send governor reserves evenly spaced starts (service tier, real Re
       }),
     );
     leftAt.sort((a, b) => a - b);
-    const gaps = leftAt.slice(1).map((at, i) => at - leftAt[i]);
-    // Timers fire late, never early: each gap at least the catch-up interval, less a ms of timer rounding.
-    assert.ok(
-      gaps.every((gap) => gap >= INTERVAL_MS / 1.05 - 1),
-      `overdue sends left ${JSON.stringify(gaps.map(Math.round))} ms apart`,
-    );
+    // Two at once, then at most 1.05 a channel's interval: n sends span at least (n - 2) catch-up intervals (less a ms of timer rounding).
+    const catchUpMs = INTERVAL_MS / 1.05;
+    for (let i = 0; i < leftAt.length; i++)
+      for (let j = i + 2; j < leftAt.length; j++) {
+        const span = leftAt[j] - leftAt[i];
+        assert.ok(span >= (j - i - 1) * catchUpMs - 1, `sends ${i} to ${j} left within ${Math.round(span)} ms`);
+      }
     assert.ok(leftAt[19] - leftAt[0] < 19 * INTERVAL_MS, `they catch up: 20 left over ${Math.round(leftAt[19] - leftAt[0])} ms`);
   });
 
