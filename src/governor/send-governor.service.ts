@@ -59,6 +59,7 @@ local at = math.max(tonumber(redis.call('GET', KEYS[1]) or '0'), now)
 -- Told to come back when half the horizon is left, so that waiting senders do not all ask at every start.
 if at - now > horizon then return {0, math.ceil(at - now - horizon / 2)} end
 redis.call('SET', KEYS[1], tostring(at + interval), 'PX', math.ceil(horizon + 60000))
+sliding_trim(KEYS[3], ${ONE_SECOND_WINDOW_MS}, now)
 sliding_record(KEYS[3], ${ONE_SECOND_WINDOW_MS}, at)
 if pair_window > 0 then sliding_record(KEYS[4], pair_window, at) end
 return {1, math.ceil(at - now), math.floor(interval * 1000)}
@@ -150,12 +151,13 @@ export interface ChannelUsage extends Limits {
 
 /**
  * The send governor of API.md §13: one per channel number, kept in Redis so that every API process
- * and worker shares it. Messages: throughput (a sliding log of Cloud API sends per second, halved
- * for a while after Meta's 130429), pair rate (a log of one send per recipient per 6 s, filled for
- * 6 s after Meta's 131056) and the messaging limit (a sorted set recipient → when counted, checked
- * and added in one script so two processes cannot both take the last place). Calls: calls per
- * second and calls in progress. Over throughput, pair rate or a call tier the caller is told how
- * long to wait (nothing is refused for that); over the messaging limit a send is refused.
+ * and worker shares it. Messages: throughput (evenly spaced starts reserved in the channel's line,
+ * see {@link RESERVE_MESSAGE_SLOT}, the interval doubled for a while after Meta's 130429), pair rate
+ * (a log of one send per recipient per 6 s, filled for 6 s after Meta's 131056) and the messaging
+ * limit (a sorted set recipient → when counted, checked and added in one script so two processes
+ * cannot both take the last place). Calls: calls per second and calls in progress. Over throughput
+ * or pair rate a message waits for its start, and over a call tier a call is told how long to wait
+ * (nothing is refused for those); over the messaging limit a send is refused.
  */
 @Injectable()
 export class SendGovernor {
@@ -188,9 +190,9 @@ export class SendGovernor {
       ONE_SECOND_WINDOW_MS / throughputPerSecond,
       RESERVATION_HORIZON_MS,
       this.pairIntervalMs,
-    ])) as [number, number, number?];
+    ])) as [number, number, number];
     if (reserved !== 1) return { reserved: false, askAgainInMs: ms };
-    return { reserved: true, inMs: ms, startAt: performance.now() + ms, intervalMs: (intervalMicros ?? 0) / 1000 };
+    return { reserved: true, inMs: ms, startAt: performance.now() + ms, intervalMs: intervalMicros / 1000 };
   }
 
   /** Waits until a reserved start is due. */

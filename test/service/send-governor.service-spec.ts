@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import Redis from 'ioredis';
 import { GovernorModule } from '../../src/governor/governor.module.js';
 import { CLOUD_THROUGHPUT_REACHED, SendGovernor, type MessageTurn } from '../../src/governor/send-governor.service.js';
 import { serviceTestModule, type ServiceTestContext } from './support/service-module.js';
@@ -71,6 +72,13 @@ describe('The send governor reserves evenly spaced starts (service tier, real Re
     assert.ok(reservedIn(await governor.messageStart(channel, recipient(11))) <= CLOCK_SLACK_MS);
     const next = reservedIn(await governor.messageStart(channel, recipient(12)));
     assert.ok(next >= INTERVAL_MS - CLOCK_SLACK_MS, `after an idle second the second start waits its interval (${next} ms)`);
+    // The log behind "sent in the last second" keeps only that second: the eleven starts before the idle second are gone.
+    const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    try {
+      assert.equal(await redis.llen(`${process.env.REDIS_KEY_PREFIX}:governor:${channel.id}:sends`), 2);
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it('lets a process that comes late to its starts catch up at 1.05 times the tier, two at once at most, not all at once', async () => {

@@ -11,21 +11,24 @@ export const ONE_SECOND_WINDOW_MS = 1010;
 
 /**
  * Lua shared by every limiter script: Redis's clock (ms), and a sliding log of starts kept as a
- * list of start times. `sliding_wait` trims what left the window and answers 0 when fewer than
- * `limit` starts remain, else the ms until the oldest that counts leaves it; `sliding_record`
- * records a start. Feature scripts (the send governor's) are built on these.
+ * list of start times. `sliding_trim` drops what left the window; `sliding_wait` trims and answers
+ * 0 when fewer than `limit` starts remain, else the ms until the oldest that counts leaves it;
+ * `sliding_record` records a start. Feature scripts (the send governor's) are built on these.
  */
 export const SLIDING_LOG_LUA = `
 local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
-local function sliding_wait(key, limit, window, now)
+local function sliding_trim(key, window, now)
   while true do
     local oldest = redis.call('LINDEX', key, 0)
     if not oldest or tonumber(oldest) > now - window then break end
     redis.call('LPOP', key)
   end
+end
+local function sliding_wait(key, limit, window, now)
+  sliding_trim(key, window, now)
   if redis.call('LLEN', key) >= limit then
     return tonumber(redis.call('LINDEX', key, -limit)) + window - now
   end
