@@ -203,18 +203,25 @@ describeWithApp(
         await sendsOnceAcrossTheCrash('966500001111', 'crash-template-open', 1);
       });
 
-      it('Create Outbound IVR: a retry after the crash replays the request, the call is placed once', async () => {
-        const destination = '+966501112222';
+      /** A Create Outbound IVR request under `key` to `destination` (the fake Twilio will not answer it), and the calls placed to it. */
+      const ivrCall = (destination: string, key: string) => {
         const body = {
           channelId: voice.id,
           destinationNumber: destination,
           audioFileUrl: 'https://media.example.com/question.wav',
           options: [{ digit: '1', description: 'Confirm' }],
-          webhookUrl: fx.receiver.url('/ivr/crash'),
+          webhookUrl: fx.receiver.url(`/ivr/${key}`),
         };
-        const placed = () => fx.twilio.requests.filter((r) => r.path.endsWith('/Calls.json') && r.form.get('To') === destination);
         fx.twilio.expectCall({ answer: 'no-answer' });
-        const create = () => fx.a.api.post('/v1/outbound-ivr', body, { 'Idempotency-Key': 'crash-ivr' });
+        return {
+          create: () => fx.a.api.post('/v1/outbound-ivr', body, { 'Idempotency-Key': key }),
+          placed: () => fx.twilio.requests.filter((r) => r.path.endsWith('/Calls.json') && r.form.get('To') === destination),
+        };
+      };
+
+      it('Create Outbound IVR: a retry after the crash replays the request, the call is placed once', async () => {
+        const destination = '+966501112222';
+        const { placed, create } = ivrCall(destination, 'crash-ivr');
         const first = await diesAfterCommit('crash-ivr', create);
         assert.equal(first.status, 200, first.text);
         await waitFor(async () => placed().length > 0, 10_000, 'the call');
@@ -260,16 +267,7 @@ describeWithApp(
 
       it('a request still running when its key is claimed again after 60 s does not commit: it answers 409, the call is placed once', async () => {
         const destination = '+966501113333';
-        const body = {
-          channelId: voice.id,
-          destinationNumber: destination,
-          audioFileUrl: 'https://media.example.com/question.wav',
-          options: [{ digit: '1', description: 'Confirm' }],
-          webhookUrl: fx.receiver.url('/ivr/slow'),
-        };
-        const placed = () => fx.twilio.requests.filter((r) => r.path.endsWith('/Calls.json') && r.form.get('To') === destination);
-        fx.twilio.expectCall({ answer: 'no-answer' });
-        const create = () => fx.a.api.post('/v1/outbound-ivr', body, { 'Idempotency-Key': 'slow-ivr' });
+        const { placed, create } = ivrCall(destination, 'slow-ivr');
         const { first, retry, resumeFirst, resumeRetry } = await stalledPair('slow-ivr', create);
         // The first writes while the retry's claim is in flight: it must not store into that claim, nor commit its call.
         resumeFirst();
