@@ -13,7 +13,7 @@ const META_PAIR_INTERVAL_MS = 6000;
  * How far ahead a message's start may be reserved. The sender holds the message (and a job slot)
  * until then, so this bounds that wait; a message whose start would be later is told to ask again.
  */
-export const RESERVATION_HORIZON_MS = 1000;
+const RESERVATION_HORIZON_MS = 1000;
 /**
  * How much faster than its tier a process late for its reserved starts sends on a channel until it
  * is back on time. A tenth of a second of delay at 300/s is 30 overdue sends: let out at once,
