@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import Redis from 'ioredis';
 import { Client } from 'pg';
+import { mustStandInForAutovacuum } from '../autovacuum-stand-in.js';
 import { panelsSvg, svgToPng, type Panel } from '../chart.js';
 import { startWorker, type BenchContext } from '../context.js';
 import { percentiles, steadyLoad, type SteadyLoadOptions } from '../steady-load.js';
@@ -152,21 +153,6 @@ async function waitUntil(check: () => boolean, timeoutMs: number): Promise<void>
 }
 
 /**
- * Whether the soak must vacuum its database itself: on a server running with `autovacuum = off` (the
- * shared one of the development machine), every updated table grows with dead rows for the whole run
- * (a conversation row updated by each message: 3,000 live rows took 29 MB after 30 min) and its
- * queries slow with it, which measures the server's setting, not the service. Then the scratch
- * database is vacuumed after each minute's sample, as autovacuum would (its default naptime is a
- * minute), and the run says so.
- */
-async function standInForAutovacuum(database: Client): Promise<boolean> {
-  const { rows } = await database.query<{ autovacuum: string }>('SHOW autovacuum');
-  if (rows[0].autovacuum === 'on') return false;
-  console.log('  this PostgreSQL runs with autovacuum off: the soak vacuums its scratch database after each minute');
-  return true;
-}
-
-/**
  * The mixed load at a steady rate for BENCH_SOAK_MINUTES (30): WhatsApp sends through a cloud-api
  * channel to the fake Cloud API, signed inbound notifications on the same channel (each message's
  * webhook to a receiver here), sandbox IVR calls at zero ring and talk time (each outcome webhook to
@@ -235,7 +221,7 @@ export const soakScenario: Scenario = {
           ...(await tableSizes(database)),
         };
       };
-      const vacuumEachMinute = await standInForAutovacuum(database);
+      const vacuumEachMinute = await mustStandInForAutovacuum(database, 'soak');
       const started = Date.now();
       const samples: Sample[] = [await sample(0)];
       const sampling = (async () => {
