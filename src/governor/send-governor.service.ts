@@ -5,6 +5,7 @@ import { ONE_SECOND_WINDOW_MS, RateLimiter, SLIDING_LOG_LUA, type CheckMode } fr
 import { MessagingLimitReached } from '../whatsapp/whatsapp.errors.js';
 import { ChannelLimitsService, type GovernedChannel } from './channel-limits.service.js';
 import type { Limits } from './channel-limits.entity.js';
+import { LocalSendWindow } from './local-send-window.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 /** Meta's pair rate: one message to a recipient per 6 s per number. */
@@ -14,15 +15,6 @@ const META_PAIR_INTERVAL_MS = 6000;
  * until then, so this bounds that wait; a message whose start would be later is told to ask again.
  */
 const RESERVATION_HORIZON_MS = 1000;
-/**
- * How much faster than its tier a process late for its reserved starts sends on a channel until it
- * is back on time. A tenth of a second of delay at 300/s is 30 overdue sends: let out at once,
- * the provider would see 330 in a second; at 1.05 they spread over 2 s, and the provider's
- * busiest second stays within 5% of the tier while the process catches up.
- */
-const CATCH_UP_SPEED = 1.05;
-/** How many sends a process may let out at once on a channel when it came late (see {@link SendGovernor.spaceFromLastSend}). */
-const LOCAL_BURST = 2;
 /** How long a 130429 (throughput reached) halves the channel's throughput. */
 const THROUGHPUT_BACK_OFF_MS = 60_000;
 /** How often a call waiting for one of the channel's concurrent places asks again (no event says when one frees). */
@@ -161,8 +153,8 @@ export interface ChannelUsage extends Limits {
  */
 @Injectable()
 export class SendGovernor {
-  /** Each channel's sends this process may let out now (see {@link spaceFromLastSend}). */
-  private readonly localBuckets = new Map<string, { tokens: number; at: number }>();
+  /** This process's recent sends on each channel (see {@link spaceFromLastSend}). */
+  private readonly localWindows = new Map<string, LocalSendWindow>();
   private readonly staleCallMs: number;
   /** Meta's pair rate: one message to a recipient per 6 s per number (configurable so that other features' tests can turn it off). */
   private readonly pairIntervalMs: number;
@@ -206,29 +198,20 @@ export class SendGovernor {
    * and whatever the sender does between its start and its request). A process that came late to
    * its starts (starved of CPU, its event loop busy, its provider calls all under way) would let
    * all its overdue sends out at once, more than the tier in that moment at the provider; instead
-   * its sends on the channel leave at most {@link CATCH_UP_SPEED} times faster than the channel's
-   * interval until it is back on time. A send on time never waits here.
+   * it makes them up only as far as no second of this process's sends on the channel holds more
+   * than the tier (halved during a 130429 back-off), and a little faster than the channel's
+   * interval (see {@link LocalSendWindow}). A send on time does not wait here.
    */
   async spaceFromLastSend(channelId: string, turn: ReservedStart): Promise<void> {
-    // A token bucket per channel, filled at CATCH_UP_SPEED times the tier and holding LOCAL_BURST sends: a send on
-    // time always finds a token, and timers that fire late (all those due during a stall fire together) keep their credit.
-    const perMs = CATCH_UP_SPEED / turn.intervalMs;
-    for (;;) {
-      const now = performance.now();
-      let bucket = this.localBuckets.get(channelId);
-      if (!bucket) {
-        if (this.localBuckets.size > 10_000) this.localBuckets.clear();
-        bucket = { tokens: LOCAL_BURST, at: now };
-        this.localBuckets.set(channelId, bucket);
-      }
-      bucket.tokens = Math.min(LOCAL_BURST, bucket.tokens + (now - bucket.at) * perMs);
-      bucket.at = now;
-      if (bucket.tokens >= 1) {
-        bucket.tokens -= 1;
-        return;
-      }
-      await sleep((1 - bucket.tokens) / perMs);
+    let window = this.localWindows.get(channelId);
+    if (!window) {
+      if (this.localWindows.size > 10_000) for (const [id, idle] of this.localWindows) if (idle.isIdle()) this.localWindows.delete(id);
+      window = new LocalSendWindow(1000);
+      this.localWindows.set(channelId, window);
     }
+    // The interval is a second and its margin over the tier (doubled in a back-off): the tier as it stands now.
+    const tierNow = Math.max(1, Math.floor(ONE_SECOND_WINDOW_MS / turn.intervalMs + 1e-9));
+    await window.take(turn.intervalMs, tierNow);
   }
 
   /** The channel's tier in messages per second: what a sender queuing many messages paces itself to. */
