@@ -25,7 +25,9 @@ export async function vacuumEachMinuteIfNeeded(databaseUrl: string, scenario: st
   }
   let vacuuming: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
-    vacuuming = vacuuming.then(() => database.query('VACUUM (ANALYZE)')).catch((err: Error) => console.log(`  vacuum failed: ${err.message}`));
+    vacuuming = vacuuming
+      .then(() => database.query('VACUUM (ANALYZE)'))
+      .catch((err: Error) => console.log(`  vacuum failed: ${err.message}`));
   }, 60_000);
   return {
     async stop() {

@@ -15,6 +15,8 @@ const META_PAIR_INTERVAL_MS = 6000;
  * until then, so this bounds that wait; a message whose start would be later is told to ask again.
  */
 const RESERVATION_HORIZON_MS = 1000;
+/** Meta's throughput counts messages a second: what a process's own sends on a channel are held to (see {@link LocalSendWindow}). */
+const THROUGHPUT_SECOND_MS = 1000;
 /** How long a 130429 (throughput reached) halves the channel's throughput. */
 const THROUGHPUT_BACK_OFF_MS = 60_000;
 /** How often a call waiting for one of the channel's concurrent places asks again (no event says when one frees). */
@@ -206,7 +208,7 @@ export class SendGovernor {
     let window = this.localWindows.get(channelId);
     if (!window) {
       if (this.localWindows.size > 10_000) for (const [id, idle] of this.localWindows) if (idle.isIdle()) this.localWindows.delete(id);
-      window = new LocalSendWindow(1000);
+      window = new LocalSendWindow(THROUGHPUT_SECOND_MS);
       this.localWindows.set(channelId, window);
     }
     // The interval is a second and its margin over the tier (doubled in a back-off): the tier as it stands now.
