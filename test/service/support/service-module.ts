@@ -17,6 +17,7 @@ import { resetConfig } from '../../../src/config/load-config.js';
 import { dropDatabase, ensureDatabase } from '../../../src/database/ensure-database.js';
 import { runMigrations } from '../../../src/database/run-migrations.js';
 import { typeormOptions } from '../../../src/database/typeorm-options.js';
+import { deleteRedisKeys } from '../../support/redis-keys.js';
 import { Outbox, type OutboxRow } from '../../../src/queue/outbox.service.js';
 import { OutboxRelay } from '../../../src/queue/outbox.relay.js';
 import { Retention } from '../../../src/queue/retention.service.js';
@@ -90,10 +91,11 @@ export async function serviceTestModule(
 ): Promise<ServiceTestContext> {
   const runId = `${process.pid}_${randomBytes(4).toString('hex')}`;
   const databaseUrl = `postgres://postgres@127.0.0.1:5432/msg_svc_${runId}`;
+  const redisPrefix = `msgtest:svc:${runId}`;
   Object.assign(process.env, {
     NODE_ENV: 'test',
     DATABASE_URL: databaseUrl,
-    REDIS_KEY_PREFIX: `msgtest:svc:${runId}`,
+    REDIS_KEY_PREFIX: redisPrefix,
     JWT_SECRET: randomBytes(32).toString('hex'),
     ENCRYPTION_KEY: randomBytes(32).toString('hex'),
     SEED_DEMO: 'false',
@@ -125,6 +127,8 @@ export async function serviceTestModule(
     async close() {
       await module.close();
       await dropDatabase(databaseUrl);
+      // The rate limiter's and the governor's keys (the queues are stubbed here) would otherwise wait for their TTLs.
+      await deleteRedisKeys(redisPrefix);
     },
   };
 }
