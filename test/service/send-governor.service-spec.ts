@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import Redis from 'ioredis';
 import { GovernorModule } from '../../src/governor/governor.module.js';
 import { CATCH_UP_SPEED } from '../../src/governor/local-send-window.js';
-import { CLOUD_THROUGHPUT_REACHED, SendGovernor, type MessageTurn } from '../../src/governor/send-governor.service.js';
+import { CLOUD_THROUGHPUT_REACHED, SendGovernor, type MessageTurn, type ReservedStart } from '../../src/governor/send-governor.service.js';
 import { serviceTestModule, type ServiceTestContext } from './support/service-module.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -127,6 +127,27 @@ describe('The send governor reserves evenly spaced starts (service tier, real Re
       `they catch up: 20 left over ${Math.round(leftAt[19] - leftAt[0])} ms`,
     );
   });
+
+  for (const [tier, intervalMs, when] of [
+    [80, INTERVAL_MS, 'at its tier'],
+    [40, 2 * INTERVAL_MS, 'in a 130429 back-off, at half of it'],
+  ] as const)
+    it(`holds a process with more overdue sends than a second's worth to the tier in any second, ${when}`, async () => {
+      const governor = ctx.get(SendGovernor);
+      const channelId = randomUUID();
+      // Starts as the governor answers them (its interval, to the µs), all due already.
+      const turn: ReservedStart = { reserved: true, inMs: 0, startAt: performance.now(), intervalMs };
+      const leftAt = await Promise.all(
+        Array.from({ length: tier + 1 }, async () => {
+          await governor.spaceFromLastSend(channelId, turn);
+          return performance.now();
+        }),
+      );
+      leftAt.sort((a, b) => a - b);
+      // At 1.05 times the interval the tier's worth leaves within a second; the one more waits for the first to be a second old.
+      assert.ok(leftAt[tier - 1] - leftAt[0] < 1000, `the first ${tier} left within ${Math.round(leftAt[tier - 1] - leftAt[0])} ms`);
+      assert.ok(leftAt[tier] - leftAt[0] >= 997, `send ${tier + 1} left ${Math.round(leftAt[tier] - leftAt[0])} ms after the first`);
+    });
 
   it('holds a recipient for the pair rate without reserving the channel, and halves the channel after a 130429', async () => {
     const governor = ctx.get(SendGovernor);

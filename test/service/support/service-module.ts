@@ -128,7 +128,7 @@ export async function serviceTestModule(
       await module.close();
       await dropDatabase(databaseUrl);
       // The rate limiter's and the governor's keys (the queues are stubbed here) would otherwise wait for their TTLs.
-      await deleteRedisKeys(redisPrefix);
+      await deleteRedisKeys(redisPrefix).catch((err: Error) => console.warn(`Redis keys under ${redisPrefix} not deleted: ${err.message}`));
     },
   };
 }
