@@ -30,8 +30,12 @@ export class LocalSendWindow {
 
   constructor(private readonly windowMs: number) {}
 
-  /** Resolves when a send may leave a channel of `limit` sends a window, its starts `intervalMs` apart, and counts it. */
-  async take(intervalMs: number, limit: number): Promise<void> {
+  /**
+   * Resolves when a send may leave a channel of `limit` sends a window, its starts `intervalMs`
+   * apart, and counts it; answers the instant (performance.now()) it was counted at, which a caller's
+   * own clock reading after its await can trail by a few ms on a busy event loop.
+   */
+  async take(intervalMs: number, limit: number): Promise<number> {
     const perMs = CATCH_UP_SPEED / intervalMs;
     for (;;) {
       const now = performance.now();
@@ -45,7 +49,7 @@ export class LocalSendWindow {
       if (wait <= 0) {
         this.tokens -= 1;
         this.times.push(now);
-        return;
+        return now;
       }
       await sleep(wait);
     }

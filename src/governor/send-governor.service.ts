@@ -202,9 +202,10 @@ export class SendGovernor {
    * all its overdue sends out at once, more than the tier in that moment at the provider; instead
    * it makes them up only as far as no second of this process's sends on the channel holds more
    * than the tier (halved during a 130429 back-off), and a little faster than the channel's
-   * interval (see {@link LocalSendWindow}). A send on time does not wait here.
+   * interval (see {@link LocalSendWindow}). A send on time does not wait here. Answers the instant
+   * (performance.now()) the send was let out.
    */
-  async spaceFromLastSend(channelId: string, turn: ReservedStart): Promise<void> {
+  async spaceFromLastSend(channelId: string, turn: ReservedStart): Promise<number> {
     let window = this.localWindows.get(channelId);
     if (!window) {
       if (this.localWindows.size > 10_000) for (const [id, idle] of this.localWindows) if (idle.isIdle()) this.localWindows.delete(id);
@@ -213,7 +214,7 @@ export class SendGovernor {
     }
     // The interval is a second and its margin over the tier (doubled in a back-off): the tier as it stands now.
     const tierNow = Math.max(1, Math.floor(ONE_SECOND_WINDOW_MS / turn.intervalMs + 1e-9));
-    await window.take(turn.intervalMs, tierNow);
+    return window.take(turn.intervalMs, tierNow);
   }
 
   /** The channel's tier in messages per second: what a sender queuing many messages paces itself to. */

@@ -110,22 +110,21 @@ describe('The send governor reserves evenly spaced starts (service tier, real Re
     const leftAt = await Promise.all(
       turns.map(async (turn) => {
         await governor.waitForStart(turn);
-        await governor.spaceFromLastSend(channel.id, turn);
-        return performance.now();
+        return governor.spaceFromLastSend(channel.id, turn);
       }),
     );
     leftAt.sort((a, b) => a - b);
-    // Two at once, then at most 1.05 times as often as the channel's interval: n sends span at least (n - 2) catch-up intervals (less 3 ms: the caller reads its clock a little after the send is let out, the first calls more).
+    // Two at once, then at most 1.05 times as often as the channel's interval: n sends span at least (n - 2) catch-up
+    // intervals. The instants are the governor's own (a caller's clock after its await trails them by whatever else the
+    // event loop runs first: a CI run once saw 3 ms), less 0.01 ms for floating point.
     const catchUpMs = INTERVAL_MS / CATCH_UP_SPEED;
     for (let i = 0; i < leftAt.length; i++)
       for (let j = i + 2; j < leftAt.length; j++) {
         const span = leftAt[j] - leftAt[i];
-        assert.ok(span >= (j - i - 1) * catchUpMs - 3, `sends ${i} to ${j} left within ${Math.round(span)} ms`);
+        assert.ok(span >= (j - i - 1) * catchUpMs - 0.01, `sends ${i} to ${j} left within ${span.toFixed(2)} ms`);
       }
-    assert.ok(
-      leftAt[19] - leftAt[0] < 19 * catchUpMs + INTERVAL_MS,
-      `they catch up: 20 left over ${Math.round(leftAt[19] - leftAt[0])} ms`,
-    );
+    // They catch up rather than wait out a window: at the catch-up pace they span 18 intervals; timers that fire late on a busy machine add to that.
+    assert.ok(leftAt[19] - leftAt[0] < 2 * 19 * INTERVAL_MS, `they catch up: 20 left over ${Math.round(leftAt[19] - leftAt[0])} ms`);
   });
 
   for (const [tier, intervalMs, when] of [
@@ -137,16 +136,11 @@ describe('The send governor reserves evenly spaced starts (service tier, real Re
       const channelId = randomUUID();
       // Starts as the governor answers them (its interval, to the µs), all due already.
       const turn: ReservedStart = { reserved: true, inMs: 0, startAt: performance.now(), intervalMs };
-      const leftAt = await Promise.all(
-        Array.from({ length: tier + 1 }, async () => {
-          await governor.spaceFromLastSend(channelId, turn);
-          return performance.now();
-        }),
-      );
+      const leftAt = await Promise.all(Array.from({ length: tier + 1 }, () => governor.spaceFromLastSend(channelId, turn)));
       leftAt.sort((a, b) => a - b);
       // At 1.05 times the interval the tier's worth leaves within a second; the one more waits for the first to be a second old.
       assert.ok(leftAt[tier - 1] - leftAt[0] < 1000, `the first ${tier} left within ${Math.round(leftAt[tier - 1] - leftAt[0])} ms`);
-      assert.ok(leftAt[tier] - leftAt[0] >= 997, `send ${tier + 1} left ${Math.round(leftAt[tier] - leftAt[0])} ms after the first`);
+      assert.ok(leftAt[tier] - leftAt[0] >= 1000, `send ${tier + 1} left ${Math.round(leftAt[tier] - leftAt[0])} ms after the first`);
     });
 
   it('holds a recipient for the pair rate without reserving the channel, and halves the channel after a 130429', async () => {
