@@ -59,7 +59,13 @@ export class AppConfig {
   readonly queues: { lockDurationMs: number; completedJobRetentionMs: number };
   /** How long finished rows of the growing tables are kept, and how the pruning job runs. */
   readonly retention: { outboxMs: number; webhookDeliveriesMs: number; sandboxMessagesMs: number; intervalMs: number; batchSize: number };
-  readonly whatsapp: { graphUrl: string; mediaDownloadAttempts: number; pairRateIntervalMs: number; intakeLeaseMs: number };
+  readonly whatsapp: {
+    graphUrl: string;
+    mediaDownloadAttempts: number;
+    pairRateIntervalMs: number;
+    intakeLeaseMs: number;
+    intakeIdlePollMs: number;
+  };
   readonly voice: { twilioApiUrl: string; inboundGreeting: string; staleCallMinutes: number };
 
   constructor(env: EnvSchema) {
@@ -143,6 +149,7 @@ export class AppConfig {
       mediaDownloadAttempts: env.WHATSAPP_MEDIA_DOWNLOAD_ATTEMPTS,
       pairRateIntervalMs: env.WHATSAPP_PAIR_RATE_INTERVAL_MS,
       intakeLeaseMs: env.WHATSAPP_INTAKE_LEASE_MS,
+      intakeIdlePollMs: env.WHATSAPP_INTAKE_IDLE_POLL_MS,
     };
     this.voice = {
       twilioApiUrl: env.TWILIO_API_URL.replace(/\/+$/, ''),

@@ -147,6 +147,8 @@ export class EnvSchema {
   @Transform(toInt) @IsInt() @Min(0) @Max(60_000) WHATSAPP_PAIR_RATE_INTERVAL_MS = 6000;
   /** How long a worker's claim on received notifications holds: a worker that died has them claimed again after this. */
   @Transform(toInt) @IsInt() @Min(1000) @Max(3_600_000) WHATSAPP_INTAKE_LEASE_MS = 120_000;
+  /** How often an idle worker looks for received notifications on its own; a write wakes every worker at once over Redis, so this only covers a lost wake. */
+  @Transform(toInt) @IsInt() @Min(10) @Max(600_000) WHATSAPP_INTAKE_IDLE_POLL_MS = 1000;
   /** Base URL of the Twilio-compatible voice API (Twilio, SignalWire, Telnyx TeXML). */
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   TWILIO_API_URL = 'https://api.twilio.com';

@@ -1,4 +1,5 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
+import { SharedInvalidation } from '../common/cache/shared-invalidation.js';
 import { NotFoundError } from '../common/errors/domain-error.js';
 import { AppConfig } from '../config/app-config.js';
 import { Outbox } from '../queue/outbox.service.js';
@@ -24,13 +25,14 @@ const MAX_BYTES_PER_WRITE = 4 * 1024 * 1024;
 const CLAIM_BATCH = 200;
 const ONE_BY_ONE_CONCURRENCY = 16;
 /**
- * How often an idle lane looks for rows (written by another process; this process's writes wake it
- * at once). Often, so that under a steady load each round is small and the work (and the webhooks
- * it sends) comes evenly: at 200 ms, rounds of a hundred notifications came in bursts that held
- * the edge's answers back (p99 120-290 ms at 500/s on the bench machine, 45 ms at 20 ms). An
- * empty claim is one indexed statement.
+ * The topic an edge announces each committed write on: an idle lane holds the belief that nothing
+ * waits for it, and a write anywhere invalidates it. Every worker hears it within a ms or two, so
+ * under a steady load each round is small and the work (and the webhooks it sends) comes evenly;
+ * when Redis drops the message the lane looks by itself every WHATSAPP_INTAKE_IDLE_POLL_MS. (Before,
+ * idle lanes polled every 20 ms: 50 empty claims a second for each worker however idle, and at
+ * 200 ms, rounds of a hundred notifications came in bursts that held the edge's answers back.)
  */
-const IDLE_POLL_MS = 20;
+const INTAKE_WRITTEN = 'whatsapp-intake-written';
 /** A row whose processing failed this many times is given up (as a Bull job was after its attempts). */
 const MAX_ATTEMPTS = 5;
 
@@ -53,6 +55,8 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
   private stopping = false;
   private lanes: Array<Promise<void>> = [];
   private wakers: Array<() => void> = [];
+  /** A wake came since the lane last began a claim: the claim may have missed that write. */
+  private wokenSinceClaim = false;
 
   constructor(
     private readonly intake: WhatsAppIntakeRepository,
@@ -62,7 +66,10 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
     private readonly statuses: StatusService,
     private readonly contacts: WhatsAppContactsService,
     private readonly outbox: Outbox,
-  ) {}
+    private readonly writes: SharedInvalidation,
+  ) {
+    writes.on(INTAKE_WRITTEN, () => this.wake());
+  }
 
   /** Processed rows are kept as long as finished outbox rows (OUTBOX_RETENTION), then deleted. */
   onModuleInit(): void {
@@ -111,7 +118,8 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
         .then(
           () => {
             for (const entry of batch) entry.resolve();
-            this.wake();
+            // Wakes this process's lanes at once and every other process's as Redis carries it.
+            this.writes.invalidate(INTAKE_WRITTEN, '');
           },
           (err: unknown) => {
             for (const entry of batch) entry.reject(err);
@@ -124,19 +132,21 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
     }
   }
 
-  /** Wakes idle lanes of this process (a row was just written, or the process stops). */
+  /** Wakes idle lanes of this process (a row was just written here or elsewhere, or the process stops). */
   private wake(): void {
+    this.wokenSinceClaim = true;
     const wakers = this.wakers;
     this.wakers = [];
     for (const wake of wakers) wake();
   }
 
   /**
-   * Waits for a wake or IDLE_POLL_MS. A poll that ends by its timer takes its waker back: in a
-   * worker nothing else ever wakes the lane (rows are written by the API), so a waker left behind
-   * would be kept, with its timer and promise, for the life of the process.
+   * Waits for a wake or WHATSAPP_INTAKE_IDLE_POLL_MS. A poll that ends by its timer takes its waker
+   * back: a waker left behind (no write for a while) would be kept, with its timer and promise,
+   * until the next write.
    */
   private idle(): Promise<void> {
+    if (this.wokenSinceClaim) return Promise.resolve();
     return new Promise((resolve) => {
       const waker = () => {
         clearTimeout(timer);
@@ -145,7 +155,7 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
       const timer = setTimeout(() => {
         this.wakers = this.wakers.filter((other) => other !== waker);
         resolve();
-      }, IDLE_POLL_MS);
+      }, this.config.whatsapp.intakeIdlePollMs);
       this.wakers.push(waker);
     });
   }
@@ -153,6 +163,7 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
   private async lane(): Promise<void> {
     while (!this.stopping) {
       let rows: ClaimedRow[];
+      this.wokenSinceClaim = false;
       try {
         rows = await this.claim();
       } catch (err) {

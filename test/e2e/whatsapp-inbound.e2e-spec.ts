@@ -8,6 +8,7 @@ import { describeWithApp } from '../support/describe-with-app.js';
 import { waitFor } from '../support/fixtures.js';
 import { minimalPdf, uploadFile } from '../support/media-fixtures.js';
 import { verifySignature, WebhookReceiver } from '../support/webhook-receiver.js';
+import { startWorker as startWorkerProcess, stopWorkers, type WorkerProcess } from '../support/worker-process.js';
 
 const TOKEN = 'EAAG-inbound-token';
 const APP_SECRET = 'inbound-app-secret';
@@ -360,6 +361,52 @@ describeWithApp(
       const page = await fx.a.api.get(`/v2/conversations/service-account/${conversation.id}/timeline`);
       assert.equal(page.body.totalCount, 1);
       assert.equal(page.body.items[0].attachment.mediaStatus, 'Stored');
+    });
+  },
+);
+
+const wakeWorkers: WorkerProcess[] = [];
+
+describeWithApp(
+  'A worker of its own wakes for a notification the API took, over Redis',
+  {
+    peers: { receiver: () => WebhookReceiver.start() },
+    env: { APP_ROLE: 'api', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_REQUESTS_PER_MINUTE: '100000' },
+    workspaces: 1,
+    beforeClose: () => stopWorkers(wakeWorkers),
+  },
+  (fx) => {
+    it('records it within seconds while the worker would look by itself only every 10 minutes', async () => {
+      const created = await fx.t.admin.post(`/admin/v1/workspaces/${fx.a.workspaceId}/channels`, {
+        name: 'Cloud WA',
+        type: 2,
+        phoneNumber: '+14155550887',
+        webhookUrl: fx.receiver.url('/wa'),
+        whatsApp: { provider: 'cloud-api', phoneNumberId: '3', wabaId: '4', accessToken: TOKEN, appSecret: APP_SECRET, verifyToken: 'v' },
+      });
+      assert.equal(created.status, 200, created.text);
+      const notifyText = (id: string) =>
+        FakeCloudApi.notify(
+          `${fx.t.baseUrl}/v1/whatsapp/webhooks/${created.body.id}`,
+          APP_SECRET,
+          corpus.inbound({ phone: '14155550702', name: 'Ada' }, id, corpus.content.text('hello')),
+        );
+      const webhookOf = (id: string, timeoutMs: number) =>
+        waitFor(
+          async () => fx.receiver.at('/wa').find((r) => (verifySignature(r, fx.a.webhookSecret) as Payload).messageId === id),
+          timeoutMs,
+          `the webhook of ${id}`,
+        );
+      wakeWorkers.push(startWorkerProcess({ WHATSAPP_INTAKE_IDLE_POLL_MS: '600000', MIGRATIONS_RUN: 'false', LOG_LEVEL: 'warn' }));
+      // The first is taken by the worker's first look or by a wake, whichever comes first after it boots.
+      assert.equal(await notifyText('wamid.wake-1'), 200);
+      await webhookOf('wamid.wake-1', 60_000);
+      // Now its lane has looked again, found nothing, and waits: only the API's announcement over Redis can wake it in time.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const sentAt = performance.now();
+      assert.equal(await notifyText('wamid.wake-2'), 200);
+      await webhookOf('wamid.wake-2', 5_000);
+      console.log(`notification → webhook through a worker of its own: ${Math.round(performance.now() - sentAt)} ms`);
     });
   },
 );
