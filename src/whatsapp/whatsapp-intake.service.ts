@@ -68,7 +68,8 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
     private readonly outbox: Outbox,
     private readonly writes: SharedInvalidation,
   ) {
-    writes.on(INTAKE_WRITTEN, () => this.wake());
+    // Only a process with lanes listens: an API replica's own writes wake nothing it runs.
+    if (config.runsWorker) writes.on(INTAKE_WRITTEN, () => this.wake());
   }
 
   /** Processed rows are kept as long as finished outbox rows (OUTBOX_RETENTION), then deleted. */
@@ -118,7 +119,7 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
         .then(
           () => {
             for (const entry of batch) entry.resolve();
-            // Wakes this process's lanes at once and every other process's as Redis carries it.
+            // Wakes this process's lanes at once and every worker's as Redis carries it.
             this.writes.invalidate(INTAKE_WRITTEN, '');
           },
           (err: unknown) => {
