@@ -150,6 +150,11 @@ export abstract class WorkspaceScopedRepository<E extends WorkspaceOwned> {
     return found.map((row) => rows.entityOf(row));
   }
 
+  /** The entity's INSERT as plain SQL from its first parameter on (see {@link EntityRows.insertOf}), its text built once. */
+  protected insertOf(entity: E, firstParam = 1): { sql: string; params: unknown[] } {
+    return this.rows.insertOf(entity, firstParam);
+  }
+
   private get rows(): EntityRows<E> {
     return (this.entityRows ??= new EntityRows<E>(this.repository.metadata));
   }

@@ -35,14 +35,8 @@ export class OutboundIvrRequestsRepository extends WorkspaceScopedRepository<Out
     this.scope(workspaceId);
     if (record.workspaceId !== workspaceId || job.workspaceId !== workspaceId)
       throw new MissingWorkspaceError('OutboundIvrRequestEntity or job of another workspace');
-    const [insert, params] = this.manager
-      .createQueryBuilder()
-      .insert()
-      .into(OutboundIvrRequestEntity)
-      .values(record)
-      .orIgnore()
-      .returning('id')
-      .getQueryAndParameters();
+    const { sql, params } = this.insertOf(record);
+    const insert = `${sql} ON CONFLICT DO NOTHING RETURNING "id"`;
     const outbox = outboxRows([job], params.length + 1);
     // The response's parameters follow the outbox row's: the workspace, then the response's own.
     const next = params.length + outbox.params.length + 1;

@@ -11,13 +11,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('WhatsApp intake: an idle worker (service tier)', () => {
   let ctx: ServiceTestContext;
 
-  // A worker: its intake lane starts with the module and polls the (empty) intake table.
+  // A worker: its intake lane starts with the module and polls the (empty) intake table, here every 20 ms.
   before(async () => {
-    ctx = await serviceTestModule([WorkspacesModule, WhatsAppModule], { APP_ROLE: 'worker' });
+    ctx = await serviceTestModule([WorkspacesModule, WhatsAppModule], { APP_ROLE: 'worker', WHATSAPP_INTAKE_IDLE_POLL_MS: '20' });
   });
   after(() => ctx.close());
 
-  it('keeps no waker of a poll that ended by its timer (a worker is never woken: the API writes the rows)', async () => {
+  it('keeps no waker of a poll that ended by its timer (nobody writes, so nothing wakes it)', async () => {
     // The real repository, its claims counted as they go through.
     const repository = ctx.get(WhatsAppIntakeRepository);
     const claim = repository.claimUnscoped.bind(repository);
@@ -28,7 +28,7 @@ describe('WhatsApp intake: an idle worker (service tier)', () => {
     };
     await sleep(400);
     // Each empty claim is followed by an idle poll; every poll used to leave its waker (with its
-    // timer and promise) behind, 50 a second for the life of the worker.
+    // timer and promise) behind, one per poll for as long as nothing was written.
     assert.ok(claims >= 5, `the lane polled ${claims} times`);
     const wakers = (ctx.get(WhatsAppIntake) as unknown as { wakers: unknown[] }).wakers;
     assert.ok(wakers.length <= 1, `${wakers.length} wakers held after ${claims} idle polls`);
