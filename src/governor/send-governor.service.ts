@@ -60,6 +60,24 @@ return {1, math.ceil(at - now), math.floor(interval * 1000)}
 `;
 
 /**
+ * Messages received on the channel (ARGV[2] of them): Meta's throughput counts inbound messages with
+ * outbound ones, so they take places in the channel's line as sends do. They came already, so they
+ * cannot be spaced: the line's next free start (KEYS[1], from now at the earliest) moves on by an
+ * interval (ARGV[1], doubled in a 130429 back-off, KEYS[2]) for each, at most a second's worth at
+ * once (ARGV[3] places), so a burst of arrivals delays the sends after it by up to a second rather
+ * than by its whole size. Answers the ms until the line's next free start.
+ */
+const RECORD_INBOUND = `${SLIDING_LOG_LUA}
+local now = now_ms()
+local interval = tonumber(ARGV[1])
+if redis.call('EXISTS', KEYS[2]) == 1 then interval = interval * 2 end
+local taken = math.min(tonumber(ARGV[2]), tonumber(ARGV[3]))
+local at = math.max(tonumber(redis.call('GET', KEYS[1]) or '0'), now) + taken * interval
+redis.call('SET', KEYS[1], tostring(at), 'PX', math.ceil(at - now + 60000))
+return math.ceil(at - now)
+`;
+
+/**
  * The recipient counted in the rolling 24 h for the first time (answers 1 and the time it was
  * counted), already counted (0), or refused (-1 and the ms until the oldest leaves the window).
  */
@@ -187,6 +205,20 @@ export class SendGovernor {
     ])) as [number, number, number];
     if (reserved !== 1) return { reserved: false, askAgainInMs: ms };
     return { reserved: true, inMs: ms, startAt: performance.now() + ms, intervalMs: intervalMicros / 1000 };
+  }
+
+  /**
+   * `count` messages were received on the channel: they take their places in its line (see
+   * {@link RECORD_INBOUND}), so its sends keep inbound and outbound together within the tier.
+   * Answers the ms until the channel's next free start.
+   */
+  async inboundReceived(channel: GovernedChannel, count: number): Promise<number> {
+    const { throughputPerSecond } = await this.limits.of(channel);
+    return (await this.limiter.run(
+      RECORD_INBOUND,
+      [startsKey(channel.id), slowKey(channel.id)],
+      [ONE_SECOND_WINDOW_MS / throughputPerSecond, count, throughputPerSecond],
+    )) as number;
   }
 
   /** Waits until a reserved start is due. */

@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap, 
 import { SharedInvalidation } from '../common/cache/shared-invalidation.js';
 import { NotFoundError } from '../common/errors/domain-error.js';
 import { AppConfig } from '../config/app-config.js';
+import { SendGovernor } from '../governor/send-governor.service.js';
 import { Outbox } from '../queue/outbox.service.js';
 import { Retention } from '../queue/retention.service.js';
 import { backoffDelay } from '../queue/retry-later.js';
@@ -67,6 +68,7 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
     private readonly contacts: WhatsAppContactsService,
     private readonly outbox: Outbox,
     private readonly writes: SharedInvalidation,
+    private readonly governor: SendGovernor,
   ) {
     // Only a process with lanes listens: an API replica's own writes wake nothing it runs.
     if (config.runsWorker) writes.on(INTAKE_WRITTEN, () => this.wake());
@@ -222,6 +224,7 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
           tx.manager,
         );
       });
+      for (const { workspaceId, channelId, messages } of channels.values()) this.countReceived(workspaceId, channelId, messages.length);
     } catch (err) {
       this.logger.warn({ err }, `Recording ${rows.length} WhatsApp notifications together failed; each is processed on its own`);
       await this.processOneByOne(rows.map(({ row }) => row));
@@ -250,6 +253,20 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
       .catch((err: unknown) => this.logger.warn({ err }, 'Marking WhatsApp notifications processed failed'));
   }
 
+  /**
+   * Meta's throughput counts the messages a number receives with those it sends: recorded ones take
+   * places in the channel's send line (see `SendGovernor.inboundReceived`). Not waited for, and a
+   * failure only logged: should the count be lost, Meta's 130429 still halves the channel.
+   */
+  private countReceived(workspaceId: string, channelId: string, count: number): void {
+    if (count === 0) return;
+    this.governor
+      .inboundReceived({ id: channelId, workspaceId, whatsAppProvider: 'cloud-api' }, count)
+      .catch((err: unknown) =>
+        this.logger.debug({ err }, `Counting ${count} received messages against channel ${channelId}'s throughput failed`),
+      );
+  }
+
   /** A channel that is gone, or the last attempt: given up with the error; otherwise tried again after a backoff. */
   private async failed(row: ClaimedRow, err: unknown): Promise<void> {
     const reason = (err instanceof Error ? err.message : String(err)).slice(0, 1000);
@@ -267,6 +284,7 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
   async process(workspaceId: string, channelId: string, notification: CloudWebhookNotification): Promise<void> {
     const { messages, statuses, identityUpdates, preferences } = readNotification(notification ?? {});
     for (const message of messages) await this.inbound.receive(workspaceId, channelId, message);
+    this.countReceived(workspaceId, channelId, messages.length);
     // After the messages: a system message is recorded under the ids it was sent with, then the ids change.
     for (const update of identityUpdates) await this.contacts.applyIdentityUpdate(workspaceId, update);
     for (const status of statuses) await this.statuses.apply(workspaceId, channelId, status);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
+import * as corpus from '../support/cloud-notifications.js';
 import { describeWithApp } from '../support/describe-with-app.js';
 import { FakeCloudApi, type CloudAnswer, type CloudRequest } from '../support/fake-cloud-api.js';
 import { createChannel, waitFor, type WorkspaceFixture } from '../support/fixtures.js';
@@ -216,6 +217,31 @@ describeWithApp(
       );
       assert.ok(times[15] - times[0] >= 3000 - TRANSIT_JITTER_MS, `twenty at five a second span three seconds: ${times[15] - times[0]} ms`);
       assert.ok(highest >= 1 && highest <= 5, `sentLastSecond peaked at ${highest}`);
+    });
+
+    it('counts received messages against the throughput, as Meta does: five received at 5/s hold the next send about a second', async () => {
+      const channel = await cloudChannel(fx.t, fx.a, fx.fake);
+      assert.equal((await putLimits(channel.id, { throughputPerSecond: 5 })).status, 200);
+      const sender = { phone: '966500000301', name: 'Noura' };
+      for (let i = 0; i < 5; i++) {
+        const notification = corpus.inbound(sender, `wamid.governor-in-${i}`, corpus.content.text(`question ${i}`));
+        assert.equal(await FakeCloudApi.notify(`${fx.t.baseUrl}/v1/whatsapp/webhooks/${channel.id}`, APP_SECRET, notification), 200);
+      }
+      const conversation = (
+        await fx.a.api.post('/v2/conversations/service-account/create', { channelId: channel.id, phoneNumber: `+${sender.phone}` })
+      ).body.conversation;
+      await waitFor(
+        async () => (await fx.a.api.get(`/v2/conversations/service-account/${conversation.id}/timeline`)).body.totalCount === 5,
+        10_000,
+        'the five messages recorded',
+      );
+      // Counted when they were recorded, at most a poll ago: the five took the next second's places (5 × 202 ms).
+      const recordedBy = Date.now();
+      const res = await sendTemplate(channel.id, '+966500000302');
+      assert.equal(res.status, 200, res.text);
+      await waitFor(async () => sendsTo(channel.sendsPath).length === 1, 10_000, 'the send at the fake');
+      const waited = sendsTo(channel.sendsPath)[0].receivedAt - recordedBy;
+      assert.ok(waited >= 1010 - TRANSIT_JITTER_MS - 300, `the send reached the provider ${waited} ms after the messages were recorded`);
     });
 
     it('refuses a template to a new recipient over the messaging limit with a 429 and writes nothing; counted recipients and those who wrote pass', async () => {

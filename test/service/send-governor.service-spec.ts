@@ -143,6 +143,27 @@ describe('The send governor reserves evenly spaced starts (service tier, real Re
       assert.ok(leftAt[tier] - leftAt[0] >= 1000, `send ${tier + 1} left ${Math.round(leftAt[tier] - leftAt[0])} ms after the first`);
     });
 
+  it('gives received messages places in the line: each takes an interval, at most a second’s worth at once, two in a back-off', async () => {
+    const governor = ctx.get(SendGovernor);
+    const channel = newChannel();
+    await governor.throughput(channel);
+    // Ten received: the next send starts ten intervals from now.
+    const line = await governor.inboundReceived(channel, 10);
+    assert.ok(Math.abs(line - 10 * INTERVAL_MS) <= CLOCK_SLACK_MS, `the line is ${line} ms out`);
+    const next = reservedIn(await governor.messageStart(channel, recipient(1)));
+    assert.ok(Math.abs(next - 10 * INTERVAL_MS) <= CLOCK_SLACK_MS, `the next send starts in ${next} ms`);
+    // A burst of 1,000 at a tier of 80 takes one second's places, not twelve.
+    const other = newChannel();
+    await governor.throughput(other);
+    const burst = await governor.inboundReceived(other, 1000);
+    assert.ok(Math.abs(burst - 80 * INTERVAL_MS) <= CLOCK_SLACK_MS, `a burst moved the line ${burst} ms out`);
+    // In a 130429 back-off each received message takes two intervals, as each send does.
+    const slowed = newChannel();
+    await governor.rateLimited(slowed, recipient(2), CLOUD_THROUGHPUT_REACHED);
+    const halved = await governor.inboundReceived(slowed, 3);
+    assert.ok(Math.abs(halved - 6 * INTERVAL_MS) <= CLOCK_SLACK_MS, `in a back-off three moved the line ${halved} ms out`);
+  });
+
   it('holds a recipient for the pair rate without reserving the channel, and halves the channel after a 130429', async () => {
     const governor = ctx.get(SendGovernor);
     const channel = newChannel();
