@@ -60,7 +60,7 @@ export class ConversationsService {
     const open = await conversations.findOpen(workspaceId, channelId, contactId);
     if (open) return open;
     const opened = await conversations.open(workspaceId, channelId, contactId);
-    if (opened) await this.announce(manager, workspaceId, opened, WebhookEventType.ConversationCreated);
+    if (opened) await this.announce(manager, workspaceId, opened, WebhookEventType.ConversationCreated, channelId);
     return (await conversations.findOpen(workspaceId, channelId, contactId))!;
   }
 
@@ -70,7 +70,7 @@ export class ConversationsService {
     const found = await conversations.findOpenId(workspaceId, channelId, contactId);
     if (found) return { id: found, workspaceId, channelId, contactId };
     const opened = await conversations.open(workspaceId, channelId, contactId);
-    if (opened) await this.announce(manager, workspaceId, opened, WebhookEventType.ConversationCreated);
+    if (opened) await this.announce(manager, workspaceId, opened, WebhookEventType.ConversationCreated, channelId);
     const id = opened ?? (await conversations.findOpenId(workspaceId, channelId, contactId))!;
     return { id, workspaceId, channelId, contactId };
   }
@@ -201,8 +201,19 @@ export class ConversationsService {
     return conversation;
   }
 
-  /** Writes a `conversation.*` event with the conversation as it is now in the caller's transaction. */
-  private async announce(manager: EntityManager, workspaceId: string, id: string, type: ConversationEventType): Promise<void> {
+  /**
+   * Writes a `conversation.*` event with the conversation as it is now in the caller's transaction.
+   * A caller that knows the conversation's channel passes it: then the conversation is read only when
+   * an endpoint takes the event (a conversation opened for a call or a message usually has none).
+   */
+  private async announce(
+    manager: EntityManager,
+    workspaceId: string,
+    id: string,
+    type: ConversationEventType,
+    channelId?: string,
+  ): Promise<void> {
+    if (channelId !== undefined && !(await this.webhooks.wants(manager, workspaceId, type, channelId))) return;
     const conversation = await this.conversations.withManager(manager).findById(workspaceId, id);
     if (!conversation || !(await this.webhooks.wants(manager, workspaceId, type, conversation.channelId))) return;
     const dto = await this.views.inTransaction(manager).one(conversation);
