@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { before, it } from 'node:test';
+import { createCloudChannel } from '../support/cloud-channel.js';
 import * as corpus from '../support/cloud-notifications.js';
 import { FakeCloudApi } from '../support/fake-cloud-api.js';
 import { describeWithApp } from '../support/describe-with-app.js';
@@ -322,15 +323,13 @@ describeWithApp(
       });
 
     before(async () => {
-      const created = await fx.t.admin.post(`/admin/v1/workspaces/${fx.a.workspaceId}/channels`, {
-        name: 'Cloud WA',
-        type: 2,
+      channel = await createCloudChannel(fx.t, fx.a.workspaceId, fx.fake, {
+        phoneNumberId: '1',
         phoneNumber: '+14155550889',
+        accessToken: TOKEN,
+        appSecret: APP_SECRET,
         webhookUrl: fx.receiver.url('/wa'),
-        whatsApp: { provider: 'cloud-api', phoneNumberId: '1', wabaId: '2', accessToken: TOKEN, appSecret: APP_SECRET, verifyToken: 'v' },
       });
-      assert.equal(created.status, 200, created.text);
-      channel = created.body;
     });
 
     it('downloads it again in another worker, and the message arrives once', async () => {
@@ -377,17 +376,16 @@ describeWithApp(
   },
   (fx) => {
     it('records it within seconds while the worker would look by itself only every 10 minutes', async () => {
-      const created = await fx.t.admin.post(`/admin/v1/workspaces/${fx.a.workspaceId}/channels`, {
-        name: 'Cloud WA',
-        type: 2,
+      const channel = await createCloudChannel(fx.t, fx.a.workspaceId, null, {
+        phoneNumberId: '3',
         phoneNumber: '+14155550887',
+        accessToken: TOKEN,
+        appSecret: APP_SECRET,
         webhookUrl: fx.receiver.url('/wa'),
-        whatsApp: { provider: 'cloud-api', phoneNumberId: '3', wabaId: '4', accessToken: TOKEN, appSecret: APP_SECRET, verifyToken: 'v' },
       });
-      assert.equal(created.status, 200, created.text);
       const notifyText = (id: string) =>
         FakeCloudApi.notify(
-          `${fx.t.baseUrl}/v1/whatsapp/webhooks/${created.body.id}`,
+          `${fx.t.baseUrl}/v1/whatsapp/webhooks/${channel.id}`,
           APP_SECRET,
           corpus.inbound({ phone: '14155550702', name: 'Ada' }, id, corpus.content.text('hello')),
         );

@@ -22,11 +22,11 @@ export interface CloudChannelOptions {
   templates?: unknown[];
 }
 
-/** A Cloud API channel on `fake` in a workspace, made through the admin API, its templates synced when given. */
+/** A Cloud API channel in a workspace, made through the admin API, its templates synced from `fake` when given. */
 export async function createCloudChannel(
   t: TestApp,
   workspaceId: string,
-  fake: FakeCloudApi,
+  fake: FakeCloudApi | null,
   options: CloudChannelOptions,
 ): Promise<{ id: string }> {
   const { phoneNumberId, accessToken, appSecret = 'secret', templates } = options;
@@ -39,6 +39,7 @@ export async function createCloudChannel(
   });
   assert.equal(created.status, 200, created.text);
   if (templates) {
+    assert.ok(fake, 'templates are synced from a fake Cloud API');
     fake.templatePages = [{ data: templates }];
     const synced = await t.admin.post(`/admin/v1/channels/${created.body.id}/templates/sync`);
     assert.deepEqual(synced.body, { synced: templates.length }, synced.text);
