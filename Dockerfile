@@ -5,13 +5,16 @@ COPY package.json package-lock.json ./
 COPY clients/typescript/package.json clients/typescript/
 RUN npm ci --no-audit --no-fund
 COPY . .
-RUN npx nest build && npm prune --omit=dev
+# The same build as `npm start` and `npm test` (the service, its tests and the TypeScript client); the
+# runtime stage below takes only the service's part of it and the production dependencies.
+RUN npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/dist ./dist
+COPY --from=build /app/dist/src ./dist/src
+COPY --from=build /app/dist/migrations ./dist/migrations
 COPY package.json ./
 # Media and temp files; owned by the runtime user so a fresh volume mounted here is writable.
 RUN mkdir -p /data/storage && chown node:node /data/storage

@@ -1,8 +1,12 @@
-// `npm start`: builds when the compiled output is missing or older than the sources, then runs the service.
+// `npm start`: refuses an unsupported Node.js, builds (`npm run build`, as `npm test` and the Dockerfile
+// do) when the compiled output is missing or older than the sources, then runs the service.
 import { execSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { refuseUnsupportedNode } from './check-node.mjs';
+
+refuseUnsupportedNode();
 
 const entry = 'dist/src/main.js';
 
@@ -15,8 +19,14 @@ function newestMtime(dir) {
   return newest;
 }
 
-const stale = !existsSync(entry) || ['src', 'migrations'].some((dir) => newestMtime(dir) > statSync(entry).mtimeMs);
-if (stale) execSync('npx nest build', { stdio: 'inherit' });
+// Everything `npm run build` compiles: the service, and the TypeScript client that the tests import.
+const SOURCES = ['src', 'migrations', 'test', 'bench', 'scripts', 'clients/typescript/src'];
+const CLIENT_ENTRY = 'clients/typescript/dist/index.js';
+// tsc's incremental state is written by every build, even one that rewrote no output file.
+const BUILD_INFO = 'dist/.tsbuildinfo';
+const builtAt = () => Math.max(...[entry, BUILD_INFO].filter((file) => existsSync(file)).map((file) => statSync(file).mtimeMs));
+const stale = !existsSync(entry) || !existsSync(CLIENT_ENTRY) || SOURCES.some((dir) => newestMtime(dir) > builtAt());
+if (stale) execSync('npm run build', { stdio: 'inherit' });
 
 // `npm start` is the local demo. Outside production it fills in what trying the service needs, unless
 // the environment (or .env) sets it: an admin key (kept in STORAGE_DIR/.dev-admin-key, so it survives

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import type { AppRole, EnvSchema } from './env.schema.js';
+import { decodeEncryptionKey, type AppRole, type EnvSchema } from './env.schema.js';
 import { parseDuration, parseDurationList } from '../common/time/duration.js';
 
 export interface ObjectStorageConfig {
@@ -96,7 +96,7 @@ export class AppConfig {
       apiScope: env.API_SCOPE,
     };
     this.admin = { apiKey: env.ADMIN_API_KEY };
-    this.encryptionKey = env.ENCRYPTION_KEY ? decodeKey(env.ENCRYPTION_KEY) : undefined;
+    this.encryptionKey = env.ENCRYPTION_KEY ? decodeEncryptionKey(env.ENCRYPTION_KEY) : undefined;
     this.storageDir = env.STORAGE_DIR;
     this.objectStorage = env.S3_BUCKET
       ? {
@@ -165,10 +165,6 @@ export class AppConfig {
   get runsWorker(): boolean {
     return this.role === 'worker' || this.role === 'all';
   }
-}
-
-function decodeKey(value: string): Buffer {
-  return /^[A-Fa-f0-9]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
 }
 
 function parseOrigins(value: string): '*' | string[] {

@@ -15,6 +15,7 @@ import {
   validateSync,
 } from 'class-validator';
 import { DURATION_PATTERN, parseDuration } from '../common/time/duration.js';
+import { productionSecretProblems } from './production-secrets.js';
 
 const toBoolean = ({ value }: { value: unknown }) => {
   if (typeof value !== 'string') return value;
@@ -211,7 +212,16 @@ export function validateEnv(raw: Record<string, unknown>): EnvSchema {
   if (env.NODE_ENV === 'production' && !env.ENCRYPTION_KEY) {
     throw new Error('Invalid configuration:\n  ENCRYPTION_KEY: required when NODE_ENV=production');
   }
+  if (env.NODE_ENV === 'production') {
+    const secretProblems = productionSecretProblems({ ...env, encryptionKey: decodeEncryptionKey(env.ENCRYPTION_KEY!) });
+    if (secretProblems.length > 0) throw new Error(`Invalid configuration:\n${secretProblems.join('\n')}`);
+  }
   return env;
+}
+
+/** ENCRYPTION_KEY's 32 bytes, from 64 hex digits or base64 (validated above). */
+export function decodeEncryptionKey(value: string): Buffer {
+  return /^[A-Fa-f0-9]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
 }
 
 /** The S3 variables that only mean something together. */

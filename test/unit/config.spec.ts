@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { validateEnv } from '../../src/config/env.schema.js';
 import { AppConfig } from '../../src/config/app-config.js';
+
+const STRONG_JWT_SECRET = randomBytes(32).toString('hex');
+const STRONG_KEY = randomBytes(32).toString('base64');
 
 describe('configuration', () => {
   it('gives the documented defaults', () => {
@@ -69,10 +73,39 @@ describe('configuration', () => {
 
   it('requires JWT_SECRET and ENCRYPTION_KEY in production, and no demo seed there', () => {
     assert.throws(() => validateEnv({ NODE_ENV: 'production' }), /JWT_SECRET/);
-    assert.throws(() => validateEnv({ NODE_ENV: 'production', JWT_SECRET: 'y'.repeat(40) }), /ENCRYPTION_KEY/);
-    const config = new AppConfig(validateEnv({ NODE_ENV: 'production', JWT_SECRET: 'y'.repeat(40), ENCRYPTION_KEY: 'ab'.repeat(32) }));
+    assert.throws(() => validateEnv({ NODE_ENV: 'production', JWT_SECRET: STRONG_JWT_SECRET }), /ENCRYPTION_KEY/);
+    const config = new AppConfig(validateEnv({ NODE_ENV: 'production', JWT_SECRET: STRONG_JWT_SECRET, ENCRYPTION_KEY: STRONG_KEY }));
     assert.equal(config.seedDemo, false);
     assert.equal(config.encryptionKey?.length, 32);
+  });
+
+  it('refuses in production the secrets this repository published, placeholders and keys of repeated bytes, naming each', () => {
+    const production = {
+      NODE_ENV: 'production',
+      JWT_SECRET: STRONG_JWT_SECRET,
+      ENCRYPTION_KEY: STRONG_KEY,
+      ADMIN_API_KEY: 'k7Qm2pXv9rTz4LwB',
+    };
+    assert.doesNotThrow(() => validateEnv(production));
+    const refused: Array<[string, string]> = [
+      ['ENCRYPTION_KEY', '0'.repeat(64)],
+      ['ENCRYPTION_KEY', 'ab'.repeat(32)],
+      ['ENCRYPTION_KEY', Buffer.alloc(32, 7).toString('base64')],
+      ['JWT_SECRET', 'change-me-to-a-long-random-secret-please'],
+      ['JWT_SECRET', 'y'.repeat(40)],
+      ['JWT_SECRET', 'my-production-secret-CHANGEME-0123456789'],
+      ['ADMIN_API_KEY', 'change-me-admin-key'],
+      ['ADMIN_API_KEY', 'abababababababababab'],
+    ];
+    for (const [name, value] of refused) {
+      assert.throws(
+        () => validateEnv({ ...production, [name]: value }),
+        (err: Error) => err.message.startsWith('Invalid configuration:') && new RegExp(`^  ${name}: .*openssl rand`, 'm').test(err.message),
+        `${name}=${value}`,
+      );
+    }
+    // Outside production the same values start (development and tests use short fixed secrets).
+    assert.doesNotThrow(() => validateEnv({ JWT_SECRET: 'y'.repeat(40), ENCRYPTION_KEY: '0'.repeat(64) }));
   });
 
   it('reads CORS_ORIGINS as none, *, or a list of origins, and refuses anything else', () => {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import type { Options } from 'pino-http';
 import { AppConfig } from '../../src/config/app-config.js';
@@ -11,7 +12,11 @@ const pinoHttpOf = (env: Record<string, string>) =>
 describe('log format', () => {
   it('writes JSON by default (production, the Docker image): no transport, so no devDependency is loaded', () => {
     assert.equal(pinoHttpOf({}).transport, undefined);
-    assert.equal(pinoHttpOf({ NODE_ENV: 'production', ENCRYPTION_KEY: 'a'.repeat(64) }).transport, undefined);
+    assert.equal(
+      pinoHttpOf({ NODE_ENV: 'production', ENCRYPTION_KEY: randomBytes(32).toString('hex'), JWT_SECRET: randomBytes(32).toString('hex') })
+        .transport,
+      undefined,
+    );
   });
 
   it('writes pino-pretty lines with LOG_PRETTY=true (what npm start sets in development)', () => {
