@@ -105,7 +105,7 @@ async function firstHour(clone: FreshClone): Promise<void> {
       .replaceAll('--port 4000', `--port ${listenerPort}`)
       .replace(/^export B=.*$/m, (line) => fillCredentials(line, credentials)),
   );
-  assert.equal(blocks.length, 7, 'the first hour has seven bash blocks');
+  assert.equal(blocks.length, 6, 'the first hour has six bash blocks');
   const [login, coldSend, inboundThenSend, timeline, listen, webhookSetup] = blocks;
   assert.match(listen, /^npm run webhooks:listen/, 'the fifth block starts the webhook receiver');
 
