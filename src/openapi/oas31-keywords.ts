@@ -20,7 +20,7 @@ const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'dependentSchem
 
 /** Rewrites every schema of an OpenAPI document in place. */
 export function useJsonSchema2020Keywords(document: object): void {
-  walkDocument(document as Json);
+  walkDocument(document);
 }
 
 /** Rewrites a map of schemas (components, `$defs`) in place. */

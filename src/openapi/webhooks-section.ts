@@ -4,6 +4,9 @@ import { EVENT_TYPES, eventPayloadSchemas } from '../webhooks/webhook-event-cata
 
 type Json = Record<string, unknown>;
 
+/** A value as it is served (keys whose value is undefined dropped). */
+const asJson = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
+
 /** The Standard Webhooks headers of every delivery (API.md §11), as reusable header parameters. */
 const WEBHOOK_HEADERS: Record<string, { name: string; description: string; schema: Json }> = {
   WebhookId: {
@@ -39,8 +42,10 @@ export function describeWebhooks(document: OpenAPIObject): void {
   const schemas = (components.schemas ??= {}) as Record<string, unknown>;
   const { components: payloadSchemas, payloadSchemaOf } = eventPayloadSchemas();
   for (const [name, schema] of Object.entries(payloadSchemas)) {
-    if (name in schemas && !isDeepStrictEqual(schemas[name], schema)) {
-      throw new Error(`OpenAPI: the webhook catalog's schema ${name} differs from the document's schema of that name.`);
+    if (name in schemas && !isDeepStrictEqual(asJson(schemas[name]), schema)) {
+      throw new Error(
+        `OpenAPI: the webhook catalog's schema ${name} differs from the document's schema of that name:\n${JSON.stringify(schema)}\n${JSON.stringify(schemas[name])}`,
+      );
     }
     schemas[name] = schema;
   }

@@ -123,7 +123,10 @@ export function payloadSchemaName(type: string): string {
  * schema per type ({@link payloadSchemaName}) that refers to its `data`.
  */
 export function eventPayloadSchemas(): { components: Record<string, JsonSchema>; payloadSchemaOf: Map<string, string> } {
-  const { components, dataSchemaOf } = eventDataSchemas();
+  const made = eventDataSchemas();
+  // As JSON, the way both are served: the factory leaves keys whose value is undefined.
+  const components = JSON.parse(JSON.stringify(made.components)) as Record<string, JsonSchema>;
+  const dataSchemaOf = made.dataSchemaOf;
   convertNullableToOas31({ components: { schemas: components } });
   finishComponentSchemas(components);
   const payloadSchemaOf = new Map<string, string>();
