@@ -6,6 +6,7 @@ import { documentErrorResponses } from './error-responses.js';
 import { finishComponentSchemas } from './component-schemas.js';
 import { useJsonSchema2020Keywords } from './oas31-keywords.js';
 import { describeWebhooks } from './webhooks-section.js';
+import { listErrorCodes } from './error-codes-enum.js';
 import {
   describeCallbacks,
   describePathParameters,
@@ -27,7 +28,7 @@ answers with the error envelope (\`statusCode\`, \`message\`, \`error.code\`, \`
  * event catalog, and sorted keys. @nestjs/swagger writes 3.1's null types itself; the rest of 3.1
  * (JSON Schema 2020-12 keywords) is {@link useJsonSchema2020Keywords}.
  */
-export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+export function buildOpenApiDocument(app: INestApplication, options: { errorCodes?: readonly string[] } = {}): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Messaging and Contact Management API')
     .setDescription(DESCRIPTION)
@@ -46,6 +47,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   describeCallbacks(document);
   offerClientCredentials(document, loadConfig().auth.apiScope);
   documentErrorResponses(document);
+  listErrorCodes(document, options.errorCodes);
   finishComponentSchemas(document.components?.schemas ?? {});
   useJsonSchema2020Keywords(document);
   describeWebhooks(document);

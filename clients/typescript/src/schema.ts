@@ -2943,8 +2943,11 @@ export interface components {
             statusCode: number;
         };
         ErrorInfoDto: {
-            /** @example Contacts:PropertyRequired */
-            code: string;
+            /**
+             * @example Contacts:PropertyRequired
+             * @enum {string}
+             */
+            code: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope" | "Admin:Unauthorized" | "Auth:Forbidden" | "Auth:InsufficientScope" | "Auth:TokenExpired" | "Auth:TokenRevoked" | "Auth:Unauthorized" | "Campaigns:Campaign:NotFound" | "Campaigns:CampaignNotFound" | "Campaigns:EmptyPlaceholder" | "Campaigns:IllegalTransition" | "Campaigns:InvalidCampaign" | "Channels:Channel:NotFound" | "Channels:ChannelNotFound" | "Channels:InvalidConfiguration" | "ContactProperties:DuplicateName" | "ContactProperties:InvalidDefinition" | "ContactProperties:OptionInUse" | "ContactProperties:Property:NotFound" | "ContactProperties:PropertyNotFound" | "ContactProperties:TypeImmutable" | "Contacts:Contact:NotFound" | "Contacts:ContactNotFound" | "Contacts:DuplicatePhoneNumber" | "Contacts:DuplicateWhatsAppUserId" | "Contacts:InvalidPropertyValue" | "Contacts:InvalidSearchFilter" | "Contacts:InvalidSelectOption" | "Contacts:PhoneNumberOrWhatsAppUserIdRequired" | "Contacts:PropertyRequired" | "Contacts:ValueMissing" | "Conversations:AiAgentNotFound" | "Conversations:AnotherOpen" | "Conversations:BothAssignees" | "Conversations:Conversation:NotFound" | "Conversations:ConversationNotFound" | "Conversations:UserNotFound" | "Cors:OriginNotAllowed" | "Database:Unavailable" | "Idempotency:InFlight" | "Idempotency:InvalidKey" | "Idempotency:KeyReused" | "Media:NotFound" | "OutboundIvr:AlreadyFinished" | "OutboundIvr:Flow:NotFound" | "OutboundIvr:FlowNotFound" | "OutboundIvr:InvalidFlow" | "OutboundIvr:InvalidRequest" | "OutboundIvr:PhoneNumberRequired" | "OutboundIvr:RecipientOptedOut" | "OutboundIvr:Request:NotFound" | "OutboundIvr:RequestNotFound" | "Policy:FrequencyCapReached" | "Policy:InvalidKeywords" | "Policy:InvalidSendAt" | "Policy:InvalidSendPolicy" | "Policy:ScheduledItem:NotFound" | "Policy:ScheduledItemNotCancellable" | "Policy:ScheduledItemNotFound" | "RateLimit:Exceeded" | "Redis:Unavailable" | "Request:Conflict" | "Request:Failed" | "Request:Invalid" | "Request:InvalidSorting" | "Request:MethodNotAllowed" | "Request:NestedTooDeep" | "Request:NotFound" | "Request:PayloadTooLarge" | "Request:Unprocessable" | "Request:UnsafeText" | "Request:UnsupportedMediaType" | "Request:ValidationFailed" | "Server:InternalError" | "ServiceAccounts:NotFound" | "ServiceAccounts:ServiceAccount:NotFound" | "Speech:InvalidText" | "Storage:Unavailable" | "Support:ConversionTimedOut" | "Support:EmptyFile" | "Support:FileRequired" | "Support:FileTooLarge" | "Support:MalformedUpload" | "Support:UnsupportedMediaType" | "Tags:DuplicateName" | "Tags:Tag:NotFound" | "Tags:TagInUse" | "Tags:TagNotFound" | "Voice:InvalidSignature" | "Webhooks:Delivery:NotFound" | "Webhooks:DeliveryInProgress" | "Webhooks:DeliveryNotFound" | "Webhooks:Endpoint:NotFound" | "Webhooks:EndpointNotFound" | "Webhooks:ForbiddenHeader" | "Webhooks:InvalidTarget" | "Webhooks:PrivateTarget" | "Webhooks:TooManyHeaders" | "Webhooks:UnknownEventType" | "WhatsApp:DuplicateButtonIds" | "WhatsApp:DuplicateRowIds" | "WhatsApp:DuplicateTemplate" | "WhatsApp:InvalidMessageId" | "WhatsApp:InvalidParameter" | "WhatsApp:InvalidRecipient" | "WhatsApp:InvalidSandboxMessage" | "WhatsApp:InvalidSignature" | "WhatsApp:InvalidTemplate" | "WhatsApp:MediaConversionFailed" | "WhatsApp:MediaDownloadFailed" | "WhatsApp:MediaHashMismatch" | "WhatsApp:MediaTooLarge" | "WhatsApp:MediaTypeMismatch" | "WhatsApp:MessageNotFound" | "WhatsApp:MessagingLimitReached" | "WhatsApp:NotACloudChannel" | "WhatsApp:NotASandboxChannel" | "WhatsApp:ProviderError" | "WhatsApp:ProviderUnavailable" | "WhatsApp:ProviderUnreachable" | "WhatsApp:RateLimited" | "WhatsApp:RecipientOptedOut" | "WhatsApp:SectionTitleRequired" | "WhatsApp:SendInterrupted" | "WhatsApp:ServiceWindowExpired" | "WhatsApp:TemplateDisabled" | "WhatsApp:TemplateNotFound" | "WhatsApp:TemplateParametersMismatch" | "WhatsApp:TemplatePaused" | "WhatsApp:TemplatePolicyViolation" | "WhatsApp:TemplateSyncFailed" | "WhatsApp:TemplateTextTooLong" | "WhatsApp:TooManyListRows" | "WhatsApp:Unauthorized" | "WhatsApp:VerificationFailed" | "Workspaces:UserEmailTaken" | "Workspaces:Workspace:NotFound" | "Workspaces:WorkspaceNotFound";
             details: string | null;
             message: string;
             validationErrors: components["schemas"]["ValidationErrorItemDto"][] | null;
@@ -3038,8 +3041,11 @@ export interface components {
             days: number;
         };
         OAuthErrorDto: {
-            /** @description `invalid_request`, `invalid_client`, `unsupported_grant_type` or `invalid_scope`. */
-            error: string;
+            /**
+             * @description `invalid_request`, `invalid_client`, `unsupported_grant_type` or `invalid_scope`.
+             * @enum {string}
+             */
+            error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope";
             error_description?: string;
         };
         OutboundIvrAnswer: {
