@@ -16,6 +16,8 @@ import { forEachOperation, resolveSchema } from '../../src/openapi/document-walk
 import { operationIdOf } from '../../src/openapi/openapi-conventions.js';
 import { useJsonSchema2020Keywords } from '../../src/openapi/oas31-keywords.js';
 import { eventTypeCatalog } from '../../src/webhooks/webhook-event-catalog.js';
+import { ERROR_CODES } from '../../src/common/errors/error-codes.js';
+import { scanErrorCodes } from '../../scripts/error-codes.js';
 
 /** What an integrator reads: the document built from the app's routes, as `npm run openapi` writes it. */
 describe('The OpenAPI document', () => {
@@ -308,5 +310,31 @@ describe('JSON Schema 2020-12 keywords of a 3.0 schema', () => {
       schema: { type: 'string', examples: ['q'] },
     });
     assert.deepEqual(threeZeroKeywords(document), []);
+  });
+});
+
+describe('The error codes the document lists', () => {
+  it('are every code written in the source, ParseIdPipe refusals included, and Service Login’s OAuth codes', async () => {
+    process.env.JWT_SECRET ??= 'openapi-document-test-'.padEnd(40, 'x');
+    const doc = buildOpenApiDocument(await createApp({ preview: true }));
+    const scanned = scanErrorCodes();
+    assert.deepEqual([...ERROR_CODES], scanned, 'src/common/errors/error-codes.ts is stale: npm run build && npm run openapi');
+    for (const code of ['Channels:ChannelNotFound', 'Contacts:PropertyRequired', 'Request:ValidationFailed', 'Channels:Channel:NotFound'])
+      assert.ok(scanned.includes(code), code);
+    assert.ok(!scanned.includes('Channels:Channel'), 'a ParseIdPipe resource is not a code');
+    const schemas = doc.components!.schemas as Record<string, SchemaObject>;
+    assert.deepEqual((schemas.ErrorInfoDto.properties!.code as SchemaObject).enum, [
+      'invalid_request',
+      'invalid_client',
+      'unsupported_grant_type',
+      'invalid_scope',
+      ...scanned,
+    ]);
+    assert.deepEqual((schemas.OAuthErrorDto.properties!.error as SchemaObject).enum, [
+      'invalid_request',
+      'invalid_client',
+      'unsupported_grant_type',
+      'invalid_scope',
+    ]);
   });
 });
