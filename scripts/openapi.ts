@@ -1,10 +1,12 @@
-// `npm run openapi` writes docs/openapi.json from the compiled app, and the TypeScript client's types
-// generated from it (clients/typescript/src/schema.ts, openapi-typescript); `check` fails when either is stale.
+// `npm run openapi` writes docs/openapi.json from the compiled app, the TypeScript client's types
+// generated from it (clients/typescript/src/schema.ts, openapi-typescript) and the list of error
+// codes read from the source (src/common/errors/error-codes.ts); `check` fails when any is stale.
 import 'reflect-metadata';
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { createApp } from '../src/create-app.js';
 import { buildOpenApiDocument } from '../src/openapi/openapi-document.js';
+import { ERROR_CODES_FILE, errorCodesModule, scanErrorCodes } from './error-codes.js';
 
 const DOCUMENT_FILE = 'docs/openapi.json';
 const CLIENT_SCHEMA_FILE = 'clients/typescript/src/schema.ts';
@@ -33,8 +35,11 @@ async function main(mode: string): Promise<void> {
   process.env.LOG_LEVEL ??= 'error';
   process.env.JWT_SECRET ??= 'openapi-generation-only-'.padEnd(40, 'x');
   const app = await createApp({ preview: true });
-  const document = buildOpenApiDocument(app);
+  // The codes as the source has them now, so that one run brings the list and the document up to date together.
+  const errorCodes = scanErrorCodes();
+  const document = buildOpenApiDocument(app, { errorCodes });
   const outputs = [
+    { file: ERROR_CODES_FILE, text: errorCodesModule(errorCodes) },
     { file: DOCUMENT_FILE, text: `${JSON.stringify(document, null, 2)}\n` },
     { file: CLIENT_SCHEMA_FILE, text: await clientSchema(document) },
   ];
@@ -42,14 +47,14 @@ async function main(mode: string): Promise<void> {
     const stale = outputs.filter(({ file, text }) => readOrEmpty(file) !== text).map(({ file }) => file);
     if (stale.length > 0) {
       console.error(
-        `${stale.join(' and ')} ${stale.length > 1 ? 'are' : 'is'} stale: run \`npm run build && npm run openapi\` and commit the result.`,
+        `${stale.join(', ')} ${stale.length > 1 ? 'are' : 'is'} stale: run \`npm run build && npm run openapi\` and commit the result.`,
       );
       process.exit(1);
     }
-    console.log(`${outputs.map(({ file }) => file).join(' and ')} are up to date.`);
+    console.log(`${outputs.map(({ file }) => file).join(', ')} are up to date.`);
   } else {
     for (const { file, text } of outputs) writeFileSync(file, text);
-    console.log(`Wrote ${outputs.map(({ file }) => file).join(' and ')}.`);
+    console.log(`Wrote ${outputs.map(({ file }) => file).join(', ')}.`);
   }
   process.exit(0);
 }

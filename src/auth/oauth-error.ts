@@ -1,7 +1,9 @@
 import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 
-export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope';
+/** RFC 6749 §5.2's codes that Service Login answers. */
+export const OAUTH_ERROR_CODES = ['invalid_request', 'invalid_client', 'unsupported_grant_type', 'invalid_scope'] as const;
+export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
 
 /** A token endpoint failure, answered with the RFC 6749 §5.2 body rather than the error envelope. */
 export class OAuthError extends Error {

@@ -8,6 +8,13 @@ export function intEnumValues(enumObject: Record<string, string | number>): numb
   return Object.values(enumObject).filter((v): v is number => typeof v === 'number');
 }
 
+/** `1 Open, 2 Closed`. */
+function describeIntEnum(enumObject: Record<string, string | number>): string {
+  return intEnumValues(enumObject)
+    .map((value) => `${value} ${enumObject[value]}`)
+    .join(', ');
+}
+
 /**
  * An integer enum on the wire, named in OpenAPI (`enumName`) with its member names as
  * `x-enum-varnames`, so generated clients get `OutboundIvrStatus.Completed` rather than `4`.
@@ -18,32 +25,18 @@ export function IntEnumProperty(
   options: Omit<ApiPropertyOptions, 'enum' | 'enumName' | 'type'> = {},
 ): PropertyDecorator {
   registry.set(enumName, enumObject);
-  const description = intEnumValues(enumObject)
-    .map((value) => `${value} ${enumObject[value]}`)
-    .join(', ');
-  return ApiProperty({ description, ...options, enum: enumObject, enumName } as ApiPropertyOptions);
+  return ApiProperty({ description: describeIntEnum(enumObject), ...options, enum: enumObject, enumName } as ApiPropertyOptions);
 }
 
-/**
- * A nullable reference (`allOf: [$ref]` + `nullable`) needs a `type` beside it in OpenAPI 3.0:
- * give such properties the type of the integer enum they point to.
- */
-export function typeNullableEnumReferences(schemas: Record<string, Record<string, unknown>> | undefined): void {
-  for (const schema of Object.values(schemas ?? {})) {
-    for (const property of Object.values((schema.properties ?? {}) as Record<string, Record<string, unknown>>)) {
-      const ref = (property.allOf as Array<{ $ref?: string }> | undefined)?.[0]?.$ref?.split('/').pop();
-      if (property.nullable && ref && registry.has(ref) && !property.type) property.type = 'integer';
-    }
-  }
-}
-
-/** Adds `x-enum-varnames` to every registered enum schema of the document. */
+/** Adds `x-enum-varnames` and a description of the values to every registered enum schema of the document. */
 export function annotateIntEnums(schemas: Record<string, Record<string, unknown>> | undefined): void {
   for (const [name, enumObject] of registry) {
     const schema = schemas?.[name];
     if (!schema) continue;
     const values = intEnumValues(enumObject);
     schema.type = 'integer';
+    // Whichever property the schema factory met first may have lent it its description: say it the same way every time.
+    schema.description = describeIntEnum(enumObject);
     schema.enum = values;
     schema['x-enum-varnames'] = values.map((value) => enumObject[value]);
   }

@@ -3,8 +3,10 @@ import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swag
 import { loadConfig } from '../config/load-config.js';
 import { ErrorEnvelopeDto } from '../common/errors/error-envelope.js';
 import { documentErrorResponses } from './error-responses.js';
-import { tidySchemas } from './schema-tidy.js';
-import { annotateIntEnums, typeNullableEnumReferences } from './int-enum.js';
+import { finishComponentSchemas } from './component-schemas.js';
+import { useJsonSchema2020Keywords } from './oas31-keywords.js';
+import { describeWebhooks } from './webhooks-section.js';
+import { listErrorCodes } from './error-codes-enum.js';
 import {
   describeCallbacks,
   describePathParameters,
@@ -21,11 +23,16 @@ Basic) and send it as \`Authorization: Bearer <token>\`; in Swagger UI, **Author
 secret does it for you. Property names in requests are case-insensitive. Every failure
 answers with the error envelope (\`statusCode\`, \`message\`, \`error.code\`, \`error.validationErrors\`).`;
 
-/** Builds the OpenAPI document of the running app with stable operation ids and sorted keys. */
-export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+/**
+ * Builds the OpenAPI 3.1 document of the running app with stable operation ids, the webhooks of the
+ * event catalog, and sorted keys. @nestjs/swagger writes 3.1's null types itself; the rest of 3.1
+ * (JSON Schema 2020-12 keywords) is {@link useJsonSchema2020Keywords}.
+ */
+export function buildOpenApiDocument(app: INestApplication, options: { errorCodes?: readonly string[] } = {}): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Messaging and Contact Management API')
     .setDescription(DESCRIPTION)
+    .setOpenAPIVersion('3.1.0')
     .setVersion('1.0')
     .addServer('/', 'This server')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from Service Login' })
@@ -40,10 +47,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   describeCallbacks(document);
   offerClientCredentials(document, loadConfig().auth.apiScope);
   documentErrorResponses(document);
-  const schemas = document.components?.schemas as Record<string, Record<string, unknown>> | undefined;
-  annotateIntEnums(schemas);
-  typeNullableEnumReferences(schemas);
-  tidySchemas(document);
+  listErrorCodes(document, options.errorCodes);
+  finishComponentSchemas(document.components?.schemas ?? {});
+  useJsonSchema2020Keywords(document);
+  describeWebhooks(document);
   return sortKeys(document) as OpenAPIObject;
 }
 

@@ -1,15 +1,13 @@
-import type { OpenAPIObject } from '@nestjs/swagger';
-
 type Schema = Record<string, unknown>;
 
 /**
  * Two spellings the Swagger plugin produces that OpenAPI tools read badly, rewritten in every schema:
  * - `{ allOf: [{ $ref }] }` with nothing beside it is the `$ref` itself;
- * - a `oneOf` whose branches are all `nullable` matches `null` more than once: only the first keeps it;
+ * - a `oneOf` whose branches all allow `null` (`type: [..., 'null']`) matches it more than once: only the first keeps it;
  * - an `enum` or `type` the plugin read from the TypeScript type beside a `oneOf` contradicts its branches.
  */
-export function tidySchemas(document: OpenAPIObject): void {
-  for (const schema of Object.values(document.components?.schemas ?? {})) visit(schema as Schema);
+export function tidySchemas(schemas: Record<string, unknown>): void {
+  for (const schema of Object.values(schemas)) visit(schema as Schema);
 }
 
 function visit(schema: Schema): void {
@@ -35,8 +33,13 @@ function tidy(schema: Schema): Schema {
     delete schema.enum;
     delete schema.type;
   }
-  if (oneOf && oneOf.length > 1 && oneOf.every((branch) => branch.nullable === true)) {
-    oneOf.slice(1).forEach((branch) => delete branch.nullable);
+  if (oneOf && oneOf.length > 1 && oneOf.every(allowsNullType)) {
+    for (const branch of oneOf.slice(1)) {
+      const types = (branch.type as string[]).filter((type) => type !== 'null');
+      branch.type = types.length === 1 ? types[0] : types;
+    }
   }
   return schema;
 }
+
+const allowsNullType = (schema: Schema) => Array.isArray(schema.type) && schema.type.includes('null');

@@ -3,6 +3,7 @@ import type { Type } from '@nestjs/common';
 import { ContactDto } from '../contacts/dto/contact.dto.js';
 import { ConversationDto } from '../conversations/dto/conversation.dto.js';
 import { OutboundIvrWebhookPayload } from '../outbound-ivr/dto/outbound-ivr-request.dto.js';
+import { finishComponentSchemas } from '../openapi/component-schemas.js';
 import { WebhookEventType } from '../queue/queue-names.js';
 import {
   CallWebhookPayload,
@@ -79,6 +80,10 @@ const { SchemaObjectFactory } = require(join(swaggerDist, 'services', 'schema-ob
 const { ModelPropertiesAccessor } = require(join(swaggerDist, 'services', 'model-properties-accessor.js'));
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { SwaggerTypesMapper } = require(join(swaggerDist, 'services', 'swagger-types-mapper.js'));
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { convertNullableToOas31 } = require(join(swaggerDist, 'utils', 'nullable-to-oas31.util.js')) as {
+  convertNullableToOas31(document: object): void;
+};
 const schemaFactory: { exploreModelSchema(type: Type<unknown>, schemas: Record<string, JsonSchema>): string } = new SchemaObjectFactory(
   new ModelPropertiesAccessor(),
   new SwaggerTypesMapper(),
@@ -105,25 +110,52 @@ export function envelopeSchema(type: string, dataRef: string): JsonSchema {
   };
 }
 
+/** The component name of a type's whole payload: `contact.updated` → `ContactUpdatedEvent`, `whatsapp.message` → `WhatsAppMessageEvent`. */
+export function payloadSchemaName(type: string): string {
+  const words = type.split(/[._]/).map((word) => (word === 'whatsapp' ? 'WhatsApp' : word.charAt(0).toUpperCase() + word.slice(1)));
+  return `${words.join('')}Event`;
+}
+
+/**
+ * Every event type's payload as OpenAPI 3.1 component schemas, the one source of both the
+ * document's `webhooks` and the catalog: the `data` DTOs made as SwaggerModule makes them (the same
+ * factory, its own 3.0 → 3.1 rewrite, then the document's finishing steps), and one envelope
+ * schema per type ({@link payloadSchemaName}) that refers to its `data`.
+ */
+export function eventPayloadSchemas(): { components: Record<string, JsonSchema>; payloadSchemaOf: Map<string, string> } {
+  const made = eventDataSchemas();
+  // As JSON, the way both are served: the factory leaves keys whose value is undefined.
+  const components = JSON.parse(JSON.stringify(made.components)) as Record<string, JsonSchema>;
+  const dataSchemaOf = made.dataSchemaOf;
+  convertNullableToOas31({ components: { schemas: components } });
+  finishComponentSchemas(components);
+  const payloadSchemaOf = new Map<string, string>();
+  for (const entry of EVENT_TYPES) {
+    const name = payloadSchemaName(entry.type);
+    components[name] = {
+      description: entry.description,
+      ...envelopeSchema(entry.type, `#/components/schemas/${dataSchemaOf.get(entry.type)}`),
+    };
+    payloadSchemaOf.set(entry.type, name);
+  }
+  return { components, payloadSchemaOf };
+}
+
 /**
  * The catalog of GET /v1/webhook-event-types: each type with a self-contained JSON Schema (2020-12)
- * of its whole payload, made from the same DTO classes as the OpenAPI document (its component
- * schemas become `$defs`, OpenAPI's `nullable` becomes a `null` type).
+ * of its whole payload: its component of {@link eventPayloadSchemas}, with the components it
+ * refers to as `$defs`.
  */
 export function eventTypeCatalog(): Array<{ type: string; description: string; schema: JsonSchema }> {
-  const { components, dataSchemaOf } = eventDataSchemas();
-  const defs = toJsonSchema(components) as Record<string, JsonSchema>;
+  const { components, payloadSchemaOf } = eventPayloadSchemas();
+  const defs = withDefsReferences(components) as Record<string, JsonSchema>;
   return EVENT_TYPES.map((entry) => {
-    const name = dataSchemaOf.get(entry.type)!;
+    const { description, ...payload } = defs[payloadSchemaOf.get(entry.type)!];
+    const dataName = String((payload.properties as Record<string, JsonSchema>).data.$ref).replace('#/$defs/', '');
     return {
       type: entry.type,
-      description: entry.description,
-      schema: {
-        $schema: 'https://json-schema.org/draft/2020-12/schema',
-        title: entry.type,
-        ...(toJsonSchema(envelopeSchema(entry.type, `#/$defs/${name}`)) as JsonSchema),
-        $defs: reachable(name, defs),
-      },
+      description: String(description),
+      schema: { $schema: 'https://json-schema.org/draft/2020-12/schema', title: entry.type, ...payload, $defs: reachable(dataName, defs) },
     };
   });
 }
@@ -140,20 +172,14 @@ function reachable(name: string, defs: Record<string, JsonSchema>): Record<strin
   return found;
 }
 
-/** OpenAPI 3.0 schema → JSON Schema: component references become `$defs` ones, `nullable: true` a `null` type. */
-function toJsonSchema(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(toJsonSchema);
+/** Component references (`#/components/schemas/X`) become `$defs` ones (`#/$defs/X`), in a copy. */
+function withDefsReferences(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withDefsReferences);
   if (!value || typeof value !== 'object') return value;
-  const source = value as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const [key, child] of Object.entries(source)) {
-    if (key === 'nullable') continue;
-    if (key === '$ref' && typeof child === 'string') out.$ref = child.replace('#/components/schemas/', '#/$defs/');
-    else out[key] = toJsonSchema(child);
-  }
-  if (source.nullable === true) {
-    if (typeof out.type === 'string') out.type = [out.type, 'null'];
-    else if (out.$ref || out.allOf || out.enum) return { anyOf: [out, { type: 'null' }] };
-  }
-  return out;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, child]) => [
+      key,
+      key === '$ref' && typeof child === 'string' ? child.replace('#/components/schemas/', '#/$defs/') : withDefsReferences(child),
+    ]),
+  );
 }

@@ -42,6 +42,26 @@ describeWithApp('The TypeScript client against the running service', { env: { WE
     await assert.rejects(wrong.token(), (err: unknown) => err instanceof ApiError && err.status === 401 && err.code === 'invalid_client');
   });
 
+  it("answers a refused Service Login as the call's error, in the envelope, and unwrap throws it", async () => {
+    const wrong = createMessagingClient({
+      baseUrl: fx.t.baseUrl,
+      credentials: { clientId: fx.a.clientId, clientSecret: 'not-the-secret' },
+    });
+    const res = await wrong.GET('/v1/channels/service-account');
+    assert.equal(res.data, undefined);
+    assert.equal(res.response.status, 401);
+    assert.equal(res.response.headers.get('www-authenticate'), 'Basic realm="token"');
+    assert.deepEqual(res.error, {
+      statusCode: 401,
+      message: 'Client authentication failed.',
+      error: { code: 'invalid_client', message: 'Client authentication failed.', details: null, validationErrors: null },
+    });
+    await assert.rejects(
+      async () => unwrap(await wrong.POST('/v1/contacts', { body: { name: 'Nobody', phoneNumber: '+966502000999' } })),
+      (err: unknown) => err instanceof ApiError && err.status === 401 && err.code === 'invalid_client',
+    );
+  });
+
   it('lists the channels', async () => {
     const page = unwrap(await api.GET('/v1/channels/service-account', { params: { query: { maxResultCount: 10 } } }));
     assert.ok(page.items.some((channel) => channel.id === channelId));
@@ -112,6 +132,7 @@ describeWithApp('The TypeScript client against the running service', { env: { WE
       'the Read status webhook',
     );
     assert.equal(read.eventType, 'whatsapp.message');
+    assert.equal(read.envelope, undefined, "a channel's URL receives the data alone");
     assert.deepEqual(
       verifiedEvents()
         .filter((e) => e.payload.direction === 'Outbound')
@@ -138,7 +159,11 @@ describeWithApp('The TypeScript client against the running service', { env: { WE
     );
   });
 
-  function verifiedEvents(): VerifiedWebhook[] {
-    return receiver.received.filter((r) => r.path === '/hooks').map((r) => verifyWebhook(fx.a.webhookSecret, r.body, r.headers));
+  /** The channel's WhatsApp events, narrowed by their type: their payload is the WhatsApp Message Webhook. */
+  function verifiedEvents() {
+    return receiver.received
+      .filter((r) => r.path === '/hooks')
+      .map((r): VerifiedWebhook => verifyWebhook(fx.a.webhookSecret, r.body, r.headers))
+      .flatMap((event) => (event.eventType === 'whatsapp.message' ? [event] : []));
   }
 });

@@ -1,11 +1,23 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import 'reflect-metadata';
-import type { OpenAPIObject, OperationObject, ParameterObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
+import type {
+  OpenAPIObject,
+  OperationObject,
+  ParameterObject,
+  PathItemObject,
+  RequestBodyObject,
+  ResponseObject,
+  SchemaObject,
+} from '@nestjs/swagger';
 import { createApp } from '../../src/create-app.js';
 import { buildOpenApiDocument } from '../../src/openapi/openapi-document.js';
 import { forEachOperation, resolveSchema } from '../../src/openapi/document-walk.js';
 import { operationIdOf } from '../../src/openapi/openapi-conventions.js';
+import { useJsonSchema2020Keywords } from '../../src/openapi/oas31-keywords.js';
+import { eventTypeCatalog } from '../../src/webhooks/webhook-event-catalog.js';
+import { ERROR_CODES } from '../../src/common/errors/error-codes.js';
+import { scanErrorCodes } from '../../scripts/error-codes.js';
 
 /** What an integrator reads: the document built from the app's routes, as `npm run openapi` writes it. */
 describe('The OpenAPI document', () => {
@@ -182,5 +194,147 @@ describe('The OpenAPI document', () => {
     assert.ok(examples('createOutboundIvrFlow').length >= 1);
     assert.ok(examples('sendTemplate').every((v) => Array.isArray((v as { parameters?: unknown[] }).parameters)));
     assert.ok(examples('createContact').length >= 1);
+  });
+});
+
+/** JSON Schema 2020-12 keywords where a 3.0 schema had its own, anywhere a schema can be. */
+function threeZeroKeywords(document: unknown): string[] {
+  const found: string[] = [];
+  const schemaMaps = new Set(['properties', 'patternProperties', '$defs', 'schemas']);
+  const dataKeys = new Set(['example', 'examples', 'default', 'const', 'enum']);
+  const visit = (node: unknown, path: string, inSchema: boolean): void => {
+    if (Array.isArray(node)) return node.forEach((item, i) => visit(item, `${path}/${i}`, inSchema));
+    if (!node || typeof node !== 'object') return;
+    const object = node as Record<string, unknown>;
+    if ('nullable' in object) found.push(`${path}/nullable`);
+    for (const bound of ['exclusiveMinimum', 'exclusiveMaximum'])
+      if (typeof object[bound] === 'boolean') found.push(`${path}/${bound} (boolean)`);
+    if (inSchema && 'example' in object) found.push(`${path}/example`);
+    for (const [key, value] of Object.entries(object)) {
+      if (dataKeys.has(key) || key.startsWith('x-')) continue;
+      if (schemaMaps.has(key) && value && typeof value === 'object' && (inSchema || key === 'schemas')) {
+        for (const [name, schema] of Object.entries(value)) visit(schema, `${path}/${key}/${name}`, true);
+      } else visit(value, `${path}/${key}`, inSchema || key === 'schema');
+    }
+  };
+  visit(document, '', false);
+  return found;
+}
+
+describe('The OpenAPI 3.1 document and its webhooks', () => {
+  let doc: OpenAPIObject & { webhooks?: Record<string, PathItemObject> };
+
+  before(async () => {
+    process.env.JWT_SECRET ??= 'openapi-document-test-'.padEnd(40, 'x');
+    doc = buildOpenApiDocument(await createApp({ preview: true }));
+  });
+
+  it('is OpenAPI 3.1 with no keyword of 3.0 left (nullable, boolean exclusive bounds, example in a schema)', () => {
+    assert.match(doc.openapi, /^3\.1\.\d+$/);
+    assert.deepEqual(threeZeroKeywords(doc), []);
+    // What the conversion made of a few 3.0 spellings the DTOs have.
+    const schemas = doc.components!.schemas as Record<string, Record<string, any>>;
+    assert.deepEqual(schemas.AiSummaryDto.properties.summary.type, ['string', 'null']);
+    assert.deepEqual(schemas.ChannelDto.properties.whatsAppInfo.anyOf, [
+      { $ref: '#/components/schemas/WhatsAppInfoDto' },
+      { type: 'null' },
+    ]);
+    assert.deepEqual(schemas.ErrorInfoDto.properties.code.examples, ['Contacts:PropertyRequired']);
+    // null matches one branch of a oneOf only.
+    assert.deepEqual(
+      schemas.SetPropertyValueDto.properties.value.oneOf.map((branch: { type: unknown }) => branch.type),
+      [['string', 'null'], 'number'],
+    );
+  });
+
+  it('lists one webhook per catalog event type, whose body is the schema the catalog serves', () => {
+    const catalog = eventTypeCatalog();
+    assert.ok(catalog.length >= 12);
+    assert.deepEqual(threeZeroKeywords(catalog), [], 'the catalog serves JSON Schema 2020-12 too');
+    assert.deepEqual(Object.keys(doc.webhooks ?? {}).sort(), catalog.map((entry) => entry.type).sort());
+    const components = doc.components!.schemas as Record<string, unknown>;
+    const asDefs = (schema: unknown) =>
+      JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"#/$defs/')) as Record<string, any>;
+    for (const { type, description, schema } of catalog) {
+      const operation = doc.webhooks![type].post!;
+      const body = (operation.requestBody as RequestBodyObject).content['application/json'].schema as { $ref: string };
+      const { $schema, title, $defs, ...payload } = schema as Record<string, any>;
+      assert.equal($schema, 'https://json-schema.org/draft/2020-12/schema');
+      assert.equal(title, type);
+      assert.deepEqual(asDefs(components[body.$ref.split('/').pop()!]), { description, ...payload }, type);
+      for (const [name, def] of Object.entries($defs as Record<string, unknown>))
+        assert.deepEqual(asDefs(components[name]), def, `${type}: ${name}`);
+      assert.ok(Object.keys($defs).length >= 1, type);
+
+      const headers = (operation.parameters as Array<ParameterObject | { $ref: string }>).map((p) =>
+        '$ref' in p ? (doc.components!.parameters![p.$ref.split('/').pop()!] as ParameterObject) : p,
+      );
+      assert.deepEqual(
+        headers.map((h) => [h.in, h.name, h.required]),
+        ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'webhook-event'].map((name) => ['header', name, true]),
+        type,
+      );
+      assert.deepEqual((headers[3].schema as SchemaObject).enum, [type]);
+      assert.deepEqual(Object.keys(operation.responses).sort(), ['2XX', '410']);
+    }
+    assert.equal(
+      (asDefs(components.WhatsAppMessageEvent).properties.data as { $ref: string }).$ref,
+      '#/$defs/WhatsAppMessageWebhook',
+      'named after the event type',
+    );
+  });
+});
+
+describe('JSON Schema 2020-12 keywords of a 3.0 schema', () => {
+  it('turns exclusive bounds into numbers and example into examples, in schemas only', () => {
+    const document = {
+      components: {
+        schemas: {
+          Amount: { type: 'number', minimum: 0, exclusiveMinimum: true, maximum: 10, exclusiveMaximum: false, example: 5 },
+          Holder: {
+            type: 'object',
+            properties: { example: { type: 'string', example: 'x' }, list: { type: 'array', items: { example: 1 } } },
+          },
+        },
+      },
+      paths: { '/a': { get: { parameters: [{ name: 'q', in: 'query', example: 'kept', schema: { type: 'string', example: 'q' } }] } } },
+    };
+    useJsonSchema2020Keywords(document);
+    assert.deepEqual(document.components.schemas.Amount, { type: 'number', exclusiveMinimum: 0, maximum: 10, examples: [5] });
+    assert.deepEqual(document.components.schemas.Holder.properties.example, { type: 'string', examples: ['x'] });
+    assert.deepEqual(document.components.schemas.Holder.properties.list.items, { examples: [1] });
+    assert.deepEqual(document.paths['/a'].get.parameters[0], {
+      name: 'q',
+      in: 'query',
+      example: 'kept',
+      schema: { type: 'string', examples: ['q'] },
+    });
+    assert.deepEqual(threeZeroKeywords(document), []);
+  });
+});
+
+describe('The error codes the document lists', () => {
+  it('are every code written in the source, ParseIdPipe refusals included, and Service Login’s OAuth codes', async () => {
+    process.env.JWT_SECRET ??= 'openapi-document-test-'.padEnd(40, 'x');
+    const doc = buildOpenApiDocument(await createApp({ preview: true }));
+    const scanned = scanErrorCodes();
+    assert.deepEqual([...ERROR_CODES], scanned, 'src/common/errors/error-codes.ts is stale: npm run build && npm run openapi');
+    for (const code of ['Channels:ChannelNotFound', 'Contacts:PropertyRequired', 'Request:ValidationFailed', 'Channels:Channel:NotFound'])
+      assert.ok(scanned.includes(code), code);
+    assert.ok(!scanned.includes('Channels:Channel'), 'a ParseIdPipe resource is not a code');
+    const schemas = doc.components!.schemas as Record<string, SchemaObject>;
+    assert.deepEqual((schemas.ErrorInfoDto.properties!.code as SchemaObject).enum, [
+      'invalid_request',
+      'invalid_client',
+      'unsupported_grant_type',
+      'invalid_scope',
+      ...scanned,
+    ]);
+    assert.deepEqual((schemas.OAuthErrorDto.properties!.error as SchemaObject).enum, [
+      'invalid_request',
+      'invalid_client',
+      'unsupported_grant_type',
+      'invalid_scope',
+    ]);
   });
 });

@@ -2,6 +2,11 @@ import type { components } from './schema.js';
 
 export type ErrorEnvelope = components['schemas']['ErrorEnvelopeDto'];
 export type OAuthErrorBody = components['schemas']['OAuthErrorDto'];
+/**
+ * Every code the service answers (`Channels:ChannelNotFound`, `WhatsApp:ServiceWindowExpired`, …,
+ * and Service Login's `invalid_client`, …): the enum the document lists, read from the service's source.
+ */
+export type ErrorCode = ErrorEnvelope['error']['code'];
 
 /** The service's error envelope (every failure but Service Login's), recognised by its shape. */
 export function isErrorEnvelope(body: unknown): body is ErrorEnvelope {
@@ -20,7 +25,7 @@ export function isOAuthError(body: unknown): body is OAuthErrorBody {
  * (`Channels:ChannelNotFound`, `WhatsApp:ServiceWindowExpired`, …) or OAuth error (`invalid_client`).
  */
 export class ApiError extends Error {
-  readonly code: string | undefined;
+  readonly code: ErrorCode | undefined;
 
   constructor(
     readonly status: number,

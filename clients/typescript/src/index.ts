@@ -1,11 +1,20 @@
 import createClient, { type Client } from 'openapi-fetch';
 import type { components, paths } from './schema.js';
+import { ApiError, isOAuthError } from './errors.js';
 import { ClientCredentialsTokens, type ClientCredentials } from './token.js';
 
-export type { components, operations, paths } from './schema.js';
-export { ApiError, isErrorEnvelope, isOAuthError, unwrap, type ErrorEnvelope, type OAuthErrorBody } from './errors.js';
+export type { components, operations, paths, webhooks } from './schema.js';
+export { ApiError, isErrorEnvelope, isOAuthError, unwrap, type ErrorCode, type ErrorEnvelope, type OAuthErrorBody } from './errors.js';
 export { ClientCredentialsTokens, type ClientCredentials } from './token.js';
-export { verifyWebhook, WebhookVerificationError, type OutboundIvrWebhookPayload, type VerifiedWebhook } from './webhooks.js';
+export {
+  verifyWebhook,
+  WebhookVerificationError,
+  type OutboundIvrWebhookPayload,
+  type VerifiedWebhook,
+  type WebhookEnvelopes,
+  type WebhookEventType,
+  type WebhookPayloads,
+} from './webhooks.js';
 
 /** The request and response schemas by name: `Schemas['ContactDto']`. */
 export type Schemas = components['schemas'];
@@ -32,7 +41,16 @@ export function createMessagingClient(options: MessagingClientOptions): Messagin
   client.use({
     async onRequest({ request }) {
       if (request.headers.has('authorization')) return request;
-      const token = tokens ? await tokens.token() : options.accessToken;
+      let token = options.accessToken;
+      if (tokens) {
+        try {
+          token = await tokens.token();
+        } catch (err) {
+          // A refused Service Login is the call's failure, answered like any other: `{ error, response }`.
+          if (err instanceof ApiError) return loginFailure(err);
+          throw err;
+        }
+      }
       if (token) request.headers.set('authorization', `Bearer ${token}`);
       return request;
     },
@@ -42,4 +60,23 @@ export function createMessagingClient(options: MessagingClientOptions): Messagin
     },
   });
   return client;
+}
+
+/**
+ * The answer of a call whose token could not be had: Service Login's status and headers, its
+ * RFC 6749 error (`invalid_client`, …) in the error envelope every other failure has.
+ */
+function loginFailure(err: ApiError): Response {
+  const body = isOAuthError(err.body)
+    ? {
+        statusCode: err.status,
+        message: err.body.error_description ?? err.body.error,
+        error: { code: err.body.error, message: err.body.error_description ?? err.body.error, details: null, validationErrors: null },
+      }
+    : err.body;
+  const headers = new Headers(err.response.headers);
+  headers.set('content-type', 'application/json');
+  headers.delete('content-length');
+  headers.delete('content-encoding');
+  return new Response(JSON.stringify(body ?? null), { status: err.status, statusText: err.response.statusText, headers });
 }

@@ -1652,7 +1652,308 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    call: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * call
+         * @description A call of a voice channel ended (the Call Webhook).
+         *
+         *     Delivered as Standard Webhooks: verify `webhook-signature` over the raw body before trusting it.
+         *     An endpoint receives `{ type, timestamp, workspaceId, data }` as below; for the three original kinds
+         *     (`whatsapp.message`, `call`, `outbound_ivr.completed`) a channel's or a request's own URL receives `data` alone.
+         *     A 2xx within 10 s ends the event; anything else is retried (by default after 2, 4, 8, 16 and 32 minutes), and a 410 stops it at once.
+         */
+        post: operations["callEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact.created
+         * @description A contact was created.
+         *
+         *     Delivered as Standard Webhooks: verify `webhook-signature` over the raw body before trusting it.
+         *     An endpoint receives `{ type, timestamp, workspaceId, data }` as below; for the three original kinds
+         *     (`whatsapp.message`, `call`, `outbound_ivr.completed`) a channel's or a request's own URL receives `data` alone.
+         *     A 2xx within 10 s ends the event; anything else is retried (by default after 2, 4, 8, 16 and 32 minutes), and a 410 stops it at once.
+         */
+        post: operations["contactCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact.deleted
+         * @description A contact was deleted: the contact as it was.
+         *
+         *     Delivered as Standard Webhooks: verify `webhook-signature` over the raw body before trusting it.
+         *     An endpoint receives `{ type, timestamp, workspaceId, data }` as below; for the three original kinds
+         *     (`whatsapp.message`, `call`, `outbound_ivr.completed`) a channel's or a request's own URL receives `data` alone.
+         *     A 2xx within 10 s ends the event; anything else is retried (by default after 2, 4, 8, 16 and 32 minutes), and a 410 stops it at once.
+         */
+        post: operations["contactDeletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.merged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact.merged
+         * @description Two contacts turned out to be one WhatsApp user; one was merged into the other.
+         *
+         *     Delivered as Standard Webhooks: verify `webhook-signature` over the raw body before trusting it.
+         *     An endpoint receives `{ type, timestamp, workspaceId, data }` as below; for the three original kinds
+         *     (`whatsapp.message`, `call`, `outbound_ivr.completed`) a channel's or a request's own URL receives `data` alone.
+         *     A 2xx within 10 s ends the event; anything else is retried (by default after 2, 4, 8, 16 and 32 minutes), and a 410 stops it at once.
+         */
+        post: operations["contactMergedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact.updated
+         * @description A contact's fields, custom properties or consent changed: the contact now, and the changes as its history records them.
+         *
+         *     Delivered as Standard Webhooks: verify `webhook-signature` over the raw body before trusting it.
+         *     An endpoint receives `{ type, timestamp, workspaceId, data }` as below; for the three original kinds
+         *     (`whatsapp.message`, `call`, `outbound_ivr.completed`) a channel's or a request's own URL receives `data` alone.
+         *     A 2xx within 10 s ends the event; anything else is retried (by default after 2, 4, 8, 16 and 32 minutes), and a 410 stops it at once.
+         */
+        post: operations["contactUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "conversation.assigned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * conversation.assigned
+         * @description A conversation was assigned, reassigned or unassigned.
+         *
+         *     Delivered as Standard Webhooks: verify `webhook-signature` over the raw body before trusting it.
+         *     An endpoint receives `{ type, timestamp, workspaceId, data }` as below; for the three original kinds
+         *     (`whatsapp.message`, `call`, `outbound_ivr.completed`) a channel's or a request's own URL receives `data` alone.
+         *     A 2xx within 10 s ends the event; anything else is retried (by default after 2, 4, 8, 16 and 32 minutes), and a 410 stops it at once.
+         */
+        post: operations["conversationAssignedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "conversation.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * conversation.created
+         * @description A conversation was opened.
+         *
+         *     Delivered as Standard Webhooks: verify `webhook-signature` over the raw body before trusting it.
+         *     An endpoint receives `{ type, timestamp, workspaceId, data }` as below; for the three original kinds
+         *     (`whatsapp.message`, `call`, `outbound_ivr.completed`) a channel's or a request's own URL receives `data` alone.
+         *     A 2xx within 10 s ends the event; anything else is retried (by default after 2, 4, 8, 16 and 32 minutes), and a 410 stops it at once.
+         */
+        post: operations["conversationCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "conversation.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * conversation.status_changed
+         * @description A conversation's status changed.
+         *
+         *     Delivered as Standard Webhooks: verify `webhook-signature` over the raw body before trusting it.
+         *     An endpoint receives `{ type, timestamp, workspaceId, data }` as below; for the three original kinds
+         *     (`whatsapp.message`, `call`, `outbound_ivr.completed`) a channel's or a request's own URL receives `data` alone.
+         *     A 2xx within 10 s ends the event; anything else is retried (by default after 2, 4, 8, 16 and 32 minutes), and a 410 stops it at once.
+         */
+        post: operations["conversationStatusChangedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "conversation.tags_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * conversation.tags_changed
+         * @description A conversation's tags changed.
+         *
+         *     Delivered as Standard Webhooks: verify `webhook-signature` over the raw body before trusting it.
+         *     An endpoint receives `{ type, timestamp, workspaceId, data }` as below; for the three original kinds
+         *     (`whatsapp.message`, `call`, `outbound_ivr.completed`) a channel's or a request's own URL receives `data` alone.
+         *     A 2xx within 10 s ends the event; anything else is retried (by default after 2, 4, 8, 16 and 32 minutes), and a 410 stops it at once.
+         */
+        post: operations["conversationTagsChangedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "outbound_ivr.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * outbound_ivr.completed
+         * @description An outbound IVR call ended.
+         *
+         *     Delivered as Standard Webhooks: verify `webhook-signature` over the raw body before trusting it.
+         *     An endpoint receives `{ type, timestamp, workspaceId, data }` as below; for the three original kinds
+         *     (`whatsapp.message`, `call`, `outbound_ivr.completed`) a channel's or a request's own URL receives `data` alone.
+         *     A 2xx within 10 s ends the event; anything else is retried (by default after 2, 4, 8, 16 and 32 minutes), and a 410 stops it at once.
+         */
+        post: operations["outboundIvrCompletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.disabled
+         * @description Another endpoint of the workspace was disabled after failing for WEBHOOK_DISABLE_AFTER.
+         *
+         *     Delivered as Standard Webhooks: verify `webhook-signature` over the raw body before trusting it.
+         *     An endpoint receives `{ type, timestamp, workspaceId, data }` as below; for the three original kinds
+         *     (`whatsapp.message`, `call`, `outbound_ivr.completed`) a channel's or a request's own URL receives `data` alone.
+         *     A 2xx within 10 s ends the event; anything else is retried (by default after 2, 4, 8, 16 and 32 minutes), and a 410 stops it at once.
+         */
+        post: operations["webhookEndpointDisabledEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "whatsapp.message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * whatsapp.message
+         * @description A WhatsApp message came in, or an outbound one changed status.
+         *
+         *     Delivered as Standard Webhooks: verify `webhook-signature` over the raw body before trusting it.
+         *     An endpoint receives `{ type, timestamp, workspaceId, data }` as below; for the three original kinds
+         *     (`whatsapp.message`, `call`, `outbound_ivr.completed`) a channel's or a request's own URL receives `data` alone.
+         *     A 2xx within 10 s ends the event; anything else is retried (by default after 2, 4, 8, 16 and 32 minutes), and a 410 stops it at once.
+         */
+        post: operations["whatsappMessageEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         AiSummaryDto: {
@@ -1672,6 +1973,45 @@ export interface components {
             assignedAiAgentId?: string | null;
             /** Format: uuid */
             assignedUserId?: string | null;
+        };
+        /** @description A call of a voice channel ended (the Call Webhook). */
+        CallEvent: {
+            data: components["schemas"]["CallWebhookPayload"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC: when the event was written.
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "call";
+            /** Format: uuid */
+            workspaceId: string;
+        };
+        CallWebhookPayload: {
+            aiAgentId: string | null;
+            calleeNumber: string;
+            callerNumber: string;
+            callId: string;
+            /** @description hh:mm:ss */
+            callLength: string;
+            channelId: string;
+            contactId: string | null;
+            contactNumber: string;
+            creationTime: string;
+            evaluationCriteriaResult: string | null;
+            hangupTime: string;
+            pickupTime: string | null;
+            recordingUrl: string | null;
+            sentiment: string | null;
+            /** @description 0 Active, 1 Completed, 2 Missed, 3 RejectedByCaller, 4 RejectedByCallee, 5 NoAnswer, 6 Cancelled, 7 Failed */
+            status: number;
+            summary: string | null;
+            transcription: string | null;
+            /** @description 1 Inbound, 2 Outbound */
+            type: number;
+            userId: string | null;
+            userName: string | null;
+            workspaceId: string;
         };
         CampaignAudienceDto: {
             /** @description These contacts of the workspace (ids of no contact of the workspace are left out). */
@@ -1982,11 +2322,29 @@ export interface components {
             org?: components["schemas"]["ContactOrgDto"];
             phones?: components["schemas"]["ContactPhoneDto"][];
         };
+        ContactChangeDto: {
+            newValue: string | null;
+            oldValue: string | null;
+            propertyName: string;
+        };
         ContactConsentDto: {
             /** @description Consent to calls (Outbound IVR). */
             calls: components["schemas"]["ConsentStateDto"];
             /** @description Consent to WhatsApp marketing messages (MARKETING templates). */
             whatsAppMarketing: components["schemas"]["ConsentStateDto"];
+        };
+        /** @description A contact was created. */
+        ContactCreatedEvent: {
+            data: components["schemas"]["ContactDto"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC: when the event was written.
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "contact.created";
+            /** Format: uuid */
+            workspaceId: string;
         };
         ContactCustomPropertyDto: {
             /** @description ISO 8601 without offset (UTC). */
@@ -1998,6 +2356,19 @@ export interface components {
             propertyType: components["schemas"]["ContactPropertyType"];
             selectValue: string | null;
             textValue: string | null;
+        };
+        /** @description A contact was deleted: the contact as it was. */
+        ContactDeletedEvent: {
+            data: components["schemas"]["ContactDto"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC: when the event was written.
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "contact.deleted";
+            /** Format: uuid */
+            workspaceId: string;
         };
         ContactDto: {
             company: string | null;
@@ -2045,6 +2416,41 @@ export interface components {
             propertyDefinitionId: string | null;
             /** @description The custom property's name, or Name, PhoneNumber, WhatsAppUserId, Email, Company, Position, ContactType, or MergedContact (a contact merged into this one). */
             propertyName: string;
+        };
+        /** @description Two contacts turned out to be one WhatsApp user; one was merged into the other. */
+        ContactMergedEvent: {
+            data: components["schemas"]["ContactMergedEventData"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC: when the event was written.
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "contact.merged";
+            /** Format: uuid */
+            workspaceId: string;
+        };
+        ContactMergedEventData: {
+            contactId: string;
+            mergedContactId: string;
+            mergedContactName: string;
+            moved: components["schemas"]["ContactMergeMovedDto"];
+            name: string;
+            phoneNumber: string | null;
+            reason: components["schemas"]["ContactMergeReasonDto"];
+            whatsAppUserId: string | null;
+        };
+        ContactMergeMovedDto: {
+            conversationIds: string[];
+            events: number;
+            historyEntries: number;
+            notes: number;
+            properties: number;
+        };
+        ContactMergeReasonDto: {
+            /** @enum {string} */
+            kind: "WhatsAppIdentity";
+            providerMessageId: string | null;
         };
         ContactNameDto: {
             firstName?: string;
@@ -2120,6 +2526,75 @@ export interface components {
          * @enum {integer}
          */
         ContactType: 1 | 2;
+        /** @description A contact's fields, custom properties or consent changed: the contact now, and the changes as its history records them. */
+        ContactUpdatedEvent: {
+            data: components["schemas"]["ContactUpdatedEventData"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC: when the event was written.
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "contact.updated";
+            /** Format: uuid */
+            workspaceId: string;
+        };
+        ContactUpdatedEventData: {
+            changes: components["schemas"]["ContactChangeDto"][];
+            company: string | null;
+            /** @description 1 Individual, 2 Business */
+            contactType: components["schemas"]["ContactType"];
+            /** @description ISO 8601 without offset (UTC). */
+            creationTime: string;
+            creatorId: string | null;
+            customFields: {
+                [key: string]: unknown;
+            } | null;
+            customProperties: components["schemas"]["ContactCustomPropertyDto"][];
+            email: string | null;
+            id: string;
+            /** @description ISO 8601 without offset (UTC). */
+            lastModificationTime: string;
+            lastModifierId: string | null;
+            name: string;
+            notes: components["schemas"]["ContactNoteDto"][];
+            /** @description E.164 with a leading +; null for a WhatsApp user known only by their business-scoped user id. */
+            phoneNumber: string | null;
+            position: string | null;
+            /** @description WhatsApp parent BSUID (shared across a business's portfolios). */
+            whatsAppParentUserId: string | null;
+            /** @description WhatsApp business-scoped user id (BSUID). */
+            whatsAppUserId: string | null;
+            /** @description WhatsApp username, as last seen. */
+            whatsAppUsername: string | null;
+            workspaceId: string;
+        };
+        /** @description A conversation was assigned, reassigned or unassigned. */
+        ConversationAssignedEvent: {
+            data: components["schemas"]["ConversationDto"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC: when the event was written.
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "conversation.assigned";
+            /** Format: uuid */
+            workspaceId: string;
+        };
+        /** @description A conversation was opened. */
+        ConversationCreatedEvent: {
+            data: components["schemas"]["ConversationDto"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC: when the event was written.
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "conversation.created";
+            /** Format: uuid */
+            workspaceId: string;
+        };
         ConversationDto: {
             assignedAiAgentId: string | null;
             assigneeId: string | null;
@@ -2135,12 +2610,12 @@ export interface components {
             /** @description ISO 8601 UTC. */
             lastActivityAt: string;
             /** @description 1 Inbound, 2 Outbound, 3 Internal */
-            lastEventDirection: (number & components["schemas"]["EventDirection"]) | null;
+            lastEventDirection: components["schemas"]["EventDirection"] | null;
             lastEventOccurredAt: string | null;
             lastEventPreviewBody: string | null;
             lastEventsCount: number;
             /** @description 1 Call, 2 WhatsApp, 3 Assignation */
-            lastEventSourceType: (number & components["schemas"]["EventSourceType"]) | null;
+            lastEventSourceType: components["schemas"]["EventSourceType"] | null;
             lastEventStatus: string | null;
             /** @description The contact's number; null for a WhatsApp user known only by their business-scoped user id. */
             phoneNumber: string | null;
@@ -2150,11 +2625,40 @@ export interface components {
             tags: components["schemas"]["TagDto"][];
             unreadCount: number;
         };
-        /** @enum {integer} */
+        /**
+         * @description 1 Open, 2 Closed
+         * @enum {integer}
+         */
         ConversationStatus: 1 | 2;
+        /** @description A conversation's status changed. */
+        ConversationStatusChangedEvent: {
+            data: components["schemas"]["ConversationDto"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC: when the event was written.
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "conversation.status_changed";
+            /** Format: uuid */
+            workspaceId: string;
+        };
         ConversationStatusDto: {
             /** @description 1 Open, 2 Closed */
             status: components["schemas"]["ConversationStatus"];
+        };
+        /** @description A conversation's tags changed. */
+        ConversationTagsChangedEvent: {
+            data: components["schemas"]["ConversationDto"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC: when the event was written.
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "conversation.tags_changed";
+            /** Format: uuid */
+            workspaceId: string;
         };
         ConversationTimelineDto: {
             aiAgentId: string | null;
@@ -2439,8 +2943,11 @@ export interface components {
             statusCode: number;
         };
         ErrorInfoDto: {
-            /** @example Contacts:PropertyRequired */
-            code: string;
+            /**
+             * @example Contacts:PropertyRequired
+             * @enum {string}
+             */
+            code: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope" | "Admin:Unauthorized" | "Auth:Forbidden" | "Auth:InsufficientScope" | "Auth:TokenExpired" | "Auth:TokenRevoked" | "Auth:Unauthorized" | "Campaigns:Campaign:NotFound" | "Campaigns:CampaignNotFound" | "Campaigns:EmptyPlaceholder" | "Campaigns:IllegalTransition" | "Campaigns:InvalidCampaign" | "Channels:Channel:NotFound" | "Channels:ChannelNotFound" | "Channels:InvalidConfiguration" | "ContactProperties:DuplicateName" | "ContactProperties:InvalidDefinition" | "ContactProperties:OptionInUse" | "ContactProperties:Property:NotFound" | "ContactProperties:PropertyNotFound" | "ContactProperties:TypeImmutable" | "Contacts:Contact:NotFound" | "Contacts:ContactNotFound" | "Contacts:DuplicatePhoneNumber" | "Contacts:DuplicateWhatsAppUserId" | "Contacts:InvalidPropertyValue" | "Contacts:InvalidSearchFilter" | "Contacts:InvalidSelectOption" | "Contacts:PhoneNumberOrWhatsAppUserIdRequired" | "Contacts:PropertyRequired" | "Contacts:ValueMissing" | "Conversations:AiAgentNotFound" | "Conversations:AnotherOpen" | "Conversations:BothAssignees" | "Conversations:Conversation:NotFound" | "Conversations:ConversationNotFound" | "Conversations:UserNotFound" | "Cors:OriginNotAllowed" | "Database:Unavailable" | "Idempotency:InFlight" | "Idempotency:InvalidKey" | "Idempotency:KeyReused" | "Media:NotFound" | "OutboundIvr:AlreadyFinished" | "OutboundIvr:Flow:NotFound" | "OutboundIvr:FlowNotFound" | "OutboundIvr:InvalidFlow" | "OutboundIvr:InvalidRequest" | "OutboundIvr:PhoneNumberRequired" | "OutboundIvr:RecipientOptedOut" | "OutboundIvr:Request:NotFound" | "OutboundIvr:RequestNotFound" | "Policy:FrequencyCapReached" | "Policy:InvalidKeywords" | "Policy:InvalidSendAt" | "Policy:InvalidSendPolicy" | "Policy:ScheduledItem:NotFound" | "Policy:ScheduledItemNotCancellable" | "Policy:ScheduledItemNotFound" | "RateLimit:Exceeded" | "Redis:Unavailable" | "Request:Conflict" | "Request:Failed" | "Request:Invalid" | "Request:InvalidSorting" | "Request:MethodNotAllowed" | "Request:NestedTooDeep" | "Request:NotFound" | "Request:PayloadTooLarge" | "Request:Unprocessable" | "Request:UnsafeText" | "Request:UnsupportedMediaType" | "Request:ValidationFailed" | "Server:InternalError" | "ServiceAccounts:NotFound" | "ServiceAccounts:ServiceAccount:NotFound" | "Speech:InvalidText" | "Storage:Unavailable" | "Support:ConversionTimedOut" | "Support:EmptyFile" | "Support:FileRequired" | "Support:FileTooLarge" | "Support:MalformedUpload" | "Support:UnsupportedMediaType" | "Tags:DuplicateName" | "Tags:Tag:NotFound" | "Tags:TagInUse" | "Tags:TagNotFound" | "Voice:InvalidSignature" | "Webhooks:Delivery:NotFound" | "Webhooks:DeliveryInProgress" | "Webhooks:DeliveryNotFound" | "Webhooks:Endpoint:NotFound" | "Webhooks:EndpointNotFound" | "Webhooks:ForbiddenHeader" | "Webhooks:InvalidTarget" | "Webhooks:PrivateTarget" | "Webhooks:TooManyHeaders" | "Webhooks:UnknownEventType" | "WhatsApp:DuplicateButtonIds" | "WhatsApp:DuplicateRowIds" | "WhatsApp:DuplicateTemplate" | "WhatsApp:InvalidMessageId" | "WhatsApp:InvalidParameter" | "WhatsApp:InvalidRecipient" | "WhatsApp:InvalidSandboxMessage" | "WhatsApp:InvalidSignature" | "WhatsApp:InvalidTemplate" | "WhatsApp:MediaConversionFailed" | "WhatsApp:MediaDownloadFailed" | "WhatsApp:MediaHashMismatch" | "WhatsApp:MediaTooLarge" | "WhatsApp:MediaTypeMismatch" | "WhatsApp:MessageNotFound" | "WhatsApp:MessagingLimitReached" | "WhatsApp:NotACloudChannel" | "WhatsApp:NotASandboxChannel" | "WhatsApp:ProviderError" | "WhatsApp:ProviderUnavailable" | "WhatsApp:ProviderUnreachable" | "WhatsApp:RateLimited" | "WhatsApp:RecipientOptedOut" | "WhatsApp:SectionTitleRequired" | "WhatsApp:SendInterrupted" | "WhatsApp:ServiceWindowExpired" | "WhatsApp:TemplateDisabled" | "WhatsApp:TemplateNotFound" | "WhatsApp:TemplateParametersMismatch" | "WhatsApp:TemplatePaused" | "WhatsApp:TemplatePolicyViolation" | "WhatsApp:TemplateSyncFailed" | "WhatsApp:TemplateTextTooLong" | "WhatsApp:TooManyListRows" | "WhatsApp:Unauthorized" | "WhatsApp:VerificationFailed" | "Workspaces:UserEmailTaken" | "Workspaces:Workspace:NotFound" | "Workspaces:WorkspaceNotFound";
             details: string | null;
             message: string;
             validationErrors: components["schemas"]["ValidationErrorItemDto"][] | null;
@@ -2534,8 +3041,11 @@ export interface components {
             days: number;
         };
         OAuthErrorDto: {
-            /** @description `invalid_request`, `invalid_client`, `unsupported_grant_type` or `invalid_scope`. */
-            error: string;
+            /**
+             * @description `invalid_request`, `invalid_client`, `unsupported_grant_type` or `invalid_scope`.
+             * @enum {string}
+             */
+            error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope";
             error_description?: string;
         };
         OutboundIvrAnswer: {
@@ -2552,6 +3062,19 @@ export interface components {
          * @enum {integer}
          */
         OutboundIvrAudioType: 1 | 2;
+        /** @description An outbound IVR call ended. */
+        OutboundIvrCompletedEvent: {
+            data: components["schemas"]["OutboundIvrWebhookPayload"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC: when the event was written.
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "outbound_ivr.completed";
+            /** Format: uuid */
+            workspaceId: string;
+        };
         OutboundIvrFlow: {
             /** @description ISO 8601 with offset (UTC). */
             creationTime: string;
@@ -2650,7 +3173,7 @@ export interface components {
             /** @description Audio played; for speech, the synthesized file once it exists. */
             audioFileUrl: string | null;
             /** @description 1 AudioFile, 2 TextToSpeech */
-            audioType: (number & components["schemas"]["OutboundIvrAudioType"]) | null;
+            audioType: components["schemas"]["OutboundIvrAudioType"] | null;
             callDurationSeconds: number | null;
             /** @description The voice provider's call id. */
             callId: string | null;
@@ -3817,6 +4340,28 @@ export interface components {
         };
         /** @enum {string} */
         WebhookDeliveryStatus: "Pending" | "Succeeded" | "Failed";
+        /** @description Another endpoint of the workspace was disabled after failing for WEBHOOK_DISABLE_AFTER. */
+        WebhookEndpointDisabledEvent: {
+            data: components["schemas"]["WebhookEndpointDisabledEventData"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC: when the event was written.
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "webhook_endpoint.disabled";
+            /** Format: uuid */
+            workspaceId: string;
+        };
+        WebhookEndpointDisabledEventData: {
+            /** @description ISO 8601 UTC. */
+            disabledAt: string;
+            disabledReason: string;
+            endpointId: string;
+            /** @description ISO 8601 UTC: the first failed attempt since the last successful one. */
+            failingSince: string | null;
+            url: string;
+        };
         WebhookEndpointDto: {
             channelIds: string[] | null;
             /** @description ISO 8601 UTC. */
@@ -3876,6 +4421,51 @@ export interface components {
             provider: string;
             wabaId: string | null;
         };
+        /** @description A WhatsApp message came in, or an outbound one changed status. */
+        WhatsAppMessageEvent: {
+            data: components["schemas"]["WhatsAppMessageWebhook"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC: when the event was written.
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "whatsapp.message";
+            /** Format: uuid */
+            workspaceId: string;
+        };
+        WhatsAppMessageWebhook: {
+            body: string | null;
+            buttonPayload: string | null;
+            buttonText: string | null;
+            channelId: string;
+            contactId: string;
+            contacts: {
+                [key: string]: unknown;
+            }[] | null;
+            conversationId: string;
+            creationTime: string;
+            /** @enum {string} */
+            direction: "Inbound" | "Outbound";
+            errorCode: string | null;
+            errorReason: string | null;
+            fileName: string | null;
+            isBillable: boolean;
+            latitude: number | null;
+            longitude: number | null;
+            mediaUrl: string | null;
+            messageId: string;
+            messageType: string;
+            mimeType: string | null;
+            profileName: string | null;
+            reactedMessageId: string | null;
+            senderUserId: string | null;
+            size: number | null;
+            status: string | null;
+            whatsAppUserId: string | null;
+            whatsAppUsername: string | null;
+            workspaceId: string;
+        };
         WorkspaceDto: {
             /** @description ISO 8601 UTC. */
             creationTime: string;
@@ -3898,13 +4488,20 @@ export interface components {
             workspaceId: string;
         };
         /**
-         * @description 1 Owner, 2 Member (names accepted)
+         * @description 1 Owner, 2 Member
          * @enum {integer}
          */
         WorkspaceUserRole: 1 | 2;
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description The event id: the same on every attempt of one event, so deduplicate on it. */
+        WebhookId: string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the `whsec_` secret (the endpoint's own, or the workspace's for a channel's or a request's URL); during a rotation both signatures are listed. */
+        WebhookSignature: string;
+        /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (replays). */
+        WebhookTimestamp: string;
+    };
     requestBodies: never;
     headers: {
         /** @description Seconds to wait before trying again. */
@@ -12831,6 +13428,462 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
+            };
+        };
+    };
+    callEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type. */
+                "webhook-event": "call";
+                /** @description The event id: the same on every attempt of one event, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the `whsec_` secret (the endpoint's own, or the workspace's for a channel's or a request's URL); during a rotation both signatures are listed. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the event is delivered, no more attempts. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: no more attempts of this event. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    contactCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type. */
+                "webhook-event": "contact.created";
+                /** @description The event id: the same on every attempt of one event, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the `whsec_` secret (the endpoint's own, or the workspace's for a channel's or a request's URL); during a rotation both signatures are listed. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the event is delivered, no more attempts. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: no more attempts of this event. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    contactDeletedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type. */
+                "webhook-event": "contact.deleted";
+                /** @description The event id: the same on every attempt of one event, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the `whsec_` secret (the endpoint's own, or the workspace's for a channel's or a request's URL); during a rotation both signatures are listed. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the event is delivered, no more attempts. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: no more attempts of this event. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    contactMergedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type. */
+                "webhook-event": "contact.merged";
+                /** @description The event id: the same on every attempt of one event, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the `whsec_` secret (the endpoint's own, or the workspace's for a channel's or a request's URL); during a rotation both signatures are listed. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactMergedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the event is delivered, no more attempts. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: no more attempts of this event. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    contactUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type. */
+                "webhook-event": "contact.updated";
+                /** @description The event id: the same on every attempt of one event, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the `whsec_` secret (the endpoint's own, or the workspace's for a channel's or a request's URL); during a rotation both signatures are listed. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the event is delivered, no more attempts. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: no more attempts of this event. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    conversationAssignedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type. */
+                "webhook-event": "conversation.assigned";
+                /** @description The event id: the same on every attempt of one event, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the `whsec_` secret (the endpoint's own, or the workspace's for a channel's or a request's URL); during a rotation both signatures are listed. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConversationAssignedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the event is delivered, no more attempts. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: no more attempts of this event. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    conversationCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type. */
+                "webhook-event": "conversation.created";
+                /** @description The event id: the same on every attempt of one event, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the `whsec_` secret (the endpoint's own, or the workspace's for a channel's or a request's URL); during a rotation both signatures are listed. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConversationCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the event is delivered, no more attempts. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: no more attempts of this event. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    conversationStatusChangedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type. */
+                "webhook-event": "conversation.status_changed";
+                /** @description The event id: the same on every attempt of one event, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the `whsec_` secret (the endpoint's own, or the workspace's for a channel's or a request's URL); during a rotation both signatures are listed. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConversationStatusChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the event is delivered, no more attempts. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: no more attempts of this event. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    conversationTagsChangedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type. */
+                "webhook-event": "conversation.tags_changed";
+                /** @description The event id: the same on every attempt of one event, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the `whsec_` secret (the endpoint's own, or the workspace's for a channel's or a request's URL); during a rotation both signatures are listed. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConversationTagsChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the event is delivered, no more attempts. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: no more attempts of this event. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    outboundIvrCompletedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type. */
+                "webhook-event": "outbound_ivr.completed";
+                /** @description The event id: the same on every attempt of one event, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the `whsec_` secret (the endpoint's own, or the workspace's for a channel's or a request's URL); during a rotation both signatures are listed. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OutboundIvrCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the event is delivered, no more attempts. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: no more attempts of this event. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointDisabledEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type. */
+                "webhook-event": "webhook_endpoint.disabled";
+                /** @description The event id: the same on every attempt of one event, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the `whsec_` secret (the endpoint's own, or the workspace's for a channel's or a request's URL); during a rotation both signatures are listed. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointDisabledEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the event is delivered, no more attempts. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: no more attempts of this event. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    whatsappMessageEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type. */
+                "webhook-event": "whatsapp.message";
+                /** @description The event id: the same on every attempt of one event, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the `whsec_` secret (the endpoint's own, or the workspace's for a channel's or a request's URL); during a rotation both signatures are listed. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WhatsAppMessageEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the event is delivered, no more attempts. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: no more attempts of this event. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
