@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { cpSync, readFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { dropDatabase } from '../../src/database/ensure-database.js';
@@ -149,11 +149,36 @@ async function firstHour(clone: FreshClone): Promise<void> {
     assert.match(received, /Inbound Text "Is it shipped\?"/);
     for (const status of ['Sent', 'Delivered', 'Read'])
       assert.match(received, new RegExp(`Outbound Text ${status} "Yes, it left today\\."`));
+
+    await clientReadmeExample(clone, {
+      B: `http://localhost:${apiPort}`,
+      CLIENT_ID: credentials.clientId,
+      CLIENT_SECRET: credentials.clientSecret,
+    });
   } finally {
     shell.close();
     if (listener) await clone.stop(listener);
     const code = await clone.stop(service);
     console.log(`npm start stopped by SIGTERM with exit code ${code}`);
+  }
+}
+
+/**
+ * The typed client's README example, as its README says to run it after the first hour: the first
+ * TypeScript block under "## Use", saved inside the repository and run by Node's type stripping,
+ * twice (it finds the contact it made the first time).
+ */
+async function clientReadmeExample(clone: FreshClone, env: Record<string, string>): Promise<void> {
+  if (clone.node.major < 23) return; // type stripping runs by default from Node 23.6; the README says Node 24
+  const readme = readFileSync(join(clone.dir, 'clients/typescript/README.md'), 'utf8');
+  const [example] = codeBlocks(readme, '## Use', '## Webhooks', 'ts');
+  assert.ok(example, 'the client README has a TypeScript block under "## Use"');
+  writeFileSync(join(clone.dir, 'first-client.mts'), example);
+  for (const run of [1, 2]) {
+    const result = await clone.run('node first-client.mts', env, 60_000);
+    assert.equal(result.code, 0, `run ${run}:\n${result.output}`);
+    assert.match(result.output, /^Sent order_update to \+\d+: accepted$/m, result.output);
+    assert.match(result.output, /^No such contact: 404 Contacts:ContactNotFound$/m);
   }
 }
 
