@@ -62,7 +62,7 @@ describe('A fresh clone, as the README tells a new user to start it', () => {
   for (const node of NODE_RUNTIMES.filter((n) => n.major >= SUPPORTED_MAJOR)) {
     it(
       `runs "npm ci && npm start" and "Your first hour" as written with Node.js ${node.version}, then the image's runtime stage`,
-      { timeout: 9 * 60_000 },
+      { timeout: 14 * 60_000 },
       async () => {
         const clone = FreshClone.create(node);
         try {
