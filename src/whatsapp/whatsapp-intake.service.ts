@@ -1,3 +1,4 @@
+import { MessageChangesService } from './message-changes.service.js';
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { SharedInvalidation } from '../common/cache/shared-invalidation.js';
 import { NotFoundError } from '../common/errors/domain-error.js';
@@ -69,6 +70,7 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
     private readonly outbox: Outbox,
     private readonly writes: SharedInvalidation,
     private readonly governor: SendGovernor,
+    private readonly messageChanges: MessageChangesService,
   ) {
     // Only a process with lanes listens: an API replica's own writes wake nothing it runs.
     if (config.runsWorker) writes.on(INTAKE_WRITTEN, () => this.wake());
@@ -224,7 +226,7 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
           tx.manager,
         );
       });
-      for (const { workspaceId, channelId, messages } of channels.values()) this.countReceived(workspaceId, channelId, messages.length);
+      for (const { workspaceId, channelId, messages } of channels.values()) this.countReceived(workspaceId, channelId, received(messages));
     } catch (err) {
       this.logger.warn({ err }, `Recording ${rows.length} WhatsApp notifications together failed; each is processed on its own`);
       await this.processOneByOne(rows.map(({ row }) => row));
@@ -280,23 +282,33 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
     await this.intake.retryLater(row.id, backoffDelay(row.attempts, err) / 1000, reason);
   }
 
-  /** Records a notification's messages, then its identity changes, statuses and marketing preferences. */
+  /** Applies a notification's identity changes, then records its messages, statuses and marketing preferences. */
   async process(workspaceId: string, channelId: string, notification: CloudWebhookNotification): Promise<void> {
-    const { messages, statuses, identityUpdates, preferences } = readNotification(notification ?? {});
-    for (const message of messages) await this.inbound.receive(workspaceId, channelId, message);
-    this.countReceived(workspaceId, channelId, messages.length);
-    // After the messages: a system message is recorded under the ids it was sent with, then the ids change.
+    const { messages, changes, statuses, identityUpdates, preferences } = readNotification(notification ?? {});
+    // Identity first (API.md §14): a message from a rotated BSUID in the same notification then finds
+    // the contact by its new id, and the system message announcing it is recorded under the new ids.
     for (const update of identityUpdates) await this.contacts.applyIdentityUpdate(workspaceId, update);
+    for (const message of messages) await this.inbound.receive(workspaceId, channelId, message);
+    this.countReceived(workspaceId, channelId, received(messages));
+    // After the messages: an edit may change a message of the same notification.
+    for (const change of changes) await this.messageChanges.apply(workspaceId, channelId, change);
     for (const status of statuses) await this.statuses.apply(workspaceId, channelId, status);
     for (const preference of preferences) await this.contacts.applyMarketingPreference(workspaceId, preference);
   }
 }
 
+/** How many of these messages the number received (echoes of the Business app's sends have their own throughput). */
+function received(messages: readonly InboundMessage[]): number {
+  return messages.filter((message) => !message.businessAppEcho).length;
+}
+
 /** The messages of a notification that carries nothing else (no statuses, identity changes or preferences); undefined otherwise, or when it cannot be read. */
 function messagesOnly(row: ClaimedRow): InboundMessage[] | undefined {
   try {
-    const { messages, statuses, identityUpdates, preferences } = readNotification((JSON.parse(row.body) as CloudWebhookNotification) ?? {});
-    return statuses.length + identityUpdates.length + preferences.length === 0 ? messages : undefined;
+    const { messages, changes, statuses, identityUpdates, preferences } = readNotification(
+      (JSON.parse(row.body) as CloudWebhookNotification) ?? {},
+    );
+    return changes.length + statuses.length + identityUpdates.length + preferences.length === 0 ? messages : undefined;
   } catch {
     return undefined;
   }
