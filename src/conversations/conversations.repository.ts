@@ -164,7 +164,10 @@ export class ConversationsRepository extends WorkspaceScopedRepository<Conversat
   }
 
   /** Keeps each conversation's first referral: one that has one already keeps it. */
-  async keepFirstReferrals(workspaceId: string, referrals: ReadonlyArray<{ conversationId: string; referral: ReferralInfo }>): Promise<void> {
+  async keepFirstReferrals(
+    workspaceId: string,
+    referrals: ReadonlyArray<{ conversationId: string; referral: ReferralInfo }>,
+  ): Promise<void> {
     if (referrals.length === 0) return;
     await this.sql(
       workspaceId,

@@ -123,6 +123,8 @@ export interface CloudStatus {
   timestamp: string;
   recipient_id?: string;
   recipient_user_id?: string;
+  /** Meta's name since May 2026; `parent_recipient_user_id` before. */
+  recipient_parent_user_id?: string;
   parent_recipient_user_id?: string;
   pricing?: { billable?: boolean; pricing_model?: string; category?: string; type?: string };
   errors?: CloudError[];
@@ -278,7 +280,11 @@ export function readNotification(notification: CloudWebhookNotification): ReadNo
     const contacts = value.contacts ?? [];
     if (change.field === 'smb_message_echoes') {
       for (const echo of Array.isArray(value.message_echoes) ? value.message_echoes : []) {
-        const read: InboundMessage = { ...readMessage(echo, recipientOf(contacts, echo)), ...echoedTo(echo, contacts), businessAppEcho: true };
+        const read: InboundMessage = {
+          ...readMessage(echo, recipientOf(contacts, echo)),
+          ...echoedTo(echo, contacts),
+          businessAppEcho: true,
+        };
         const messageChange = readMessageChange(echo, read);
         if (messageChange) result.changes.push(messageChange);
         else result.messages.push(read);
@@ -324,9 +330,7 @@ function contactOf(contacts: CloudContact[], message: CloudMessage): CloudContac
 
 /** An echo's customer entry in `contacts`: by BSUID, else by number. */
 function recipientOf(contacts: CloudContact[], echo: CloudMessage): CloudContact | undefined {
-  return (
-    contacts.find((c) => !!echo.to_user_id && c.user_id === echo.to_user_id) ?? contacts.find((c) => !!echo.to && c.wa_id === echo.to)
-  );
+  return contacts.find((c) => !!echo.to_user_id && c.user_id === echo.to_user_id) ?? contacts.find((c) => !!echo.to && c.wa_id === echo.to);
 }
 
 /** An echo names the customer it went to (`to`, `to_user_id`): the contact its event belongs to. */
@@ -346,7 +350,7 @@ function readMessageChange(m: CloudMessage, read: InboundMessage): MessageChange
   if (!originalMessageId) return null;
   const replacement =
     m.type === 'edit' && m.edit?.message && typeof m.edit.message === 'object'
-      ? readMessage({ ...m.edit.message, id: m.id, timestamp: m.timestamp, from: m.from } as CloudMessage, undefined)
+      ? readMessage({ ...m.edit.message, id: m.id, timestamp: m.timestamp, from: m.from }, undefined)
       : undefined;
   return {
     kind: m.type,

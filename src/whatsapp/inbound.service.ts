@@ -116,7 +116,11 @@ export class InboundService {
           location: content.location,
           durationOrSize: content.durationOrSize,
           replyTo: message.replyToMessageId
-            ? { repliedToEventId: quoted?.id ?? null, repliedToBody: quoted?.body ?? null, repliedToProviderMessageId: message.replyToMessageId }
+            ? {
+                repliedToEventId: quoted?.id ?? null,
+                repliedToBody: quoted?.body ?? null,
+                repliedToProviderMessageId: message.replyToMessageId,
+              }
             : null,
           ...detailsOf(message),
         },
@@ -126,7 +130,9 @@ export class InboundService {
     await this.conversations.keepFirstReferrals(
       manager,
       workspaceId,
-      recorded.flatMap(({ message, conversation }) => (message.referral ? [{ conversationId: conversation.id, referral: message.referral }] : [])),
+      recorded.flatMap(({ message, conversation }) =>
+        message.referral ? [{ conversationId: conversation.id, referral: message.referral }] : [],
+      ),
     );
     const keywordIn = this.policy.keywordsOf(manager, workspaceId);
     const webhooks: WebhookEvent[] = [];
@@ -156,7 +162,7 @@ export class InboundService {
         whatsAppUserId: message.fromUserId ?? null,
         whatsAppUsername: message.username ?? null,
         profileName: message.profileName ?? null,
-        replyTo: input.replyTo as WhatsAppMessageWebhookPayload['replyTo'],
+        replyTo: input.replyTo,
         referral: message.referral ?? null,
         referredProduct: message.referredProduct ?? null,
         forwarded: message.forwarded ?? false,

@@ -120,7 +120,7 @@ export function messageWebhookPayload(fields: Given & Partial<WhatsAppMessageWeb
 /** The webhook of a recorded WhatsApp message as it stands now (after an edit or a deletion, say). */
 export function eventWebhookPayload(event: ConversationEvent, action: MessageWebhookAction): WhatsAppMessageWebhookPayload {
   const attachment = event.attachment ?? {};
-  const field = (name: string) => (typeof attachment[name] === 'string' ? (attachment[name] as string) : null);
+  const field = (name: string) => (typeof attachment[name] === 'string' ? (attachment[name]) : null);
   const outbound = event.direction === EventDirection.Outbound;
   return messageWebhookPayload({
     workspaceId: event.workspaceId,

@@ -125,7 +125,10 @@ export class MessagingService {
     const channel = await this.channels.getRecent(principal.workspaceId, channelId, 'whatsapp');
     const ready = message.media ? withStoredFile(message, await this.media.fileFor(principal.workspaceId, message.media)) : message;
     const request = recipient.replyToMessageId
-      ? { ...ready.request, context: { message_id: (await this.messageInChat(principal, channel, recipient, 'replyToMessageId')).sourceId } }
+      ? {
+          ...ready.request,
+          context: { message_id: (await this.messageInChat(principal, channel, recipient, 'replyToMessageId')).sourceId },
+        }
       : ready.request;
     return this.accept(principal, channel, recipient, request, ready.preview, {
       attachment: { messageType: ready.messageType, ...ready.attachment },
@@ -202,7 +205,11 @@ export class MessagingService {
   }
 
   /** A WhatsApp message of the workspace by our event id (404 when unknown or another workspace's; 400 when not a WhatsApp message). */
-  private async whatsAppMessage(workspaceId: string, id: string, member: 'messageId' | 'replyToMessageId' = 'messageId'): Promise<MessageRef> {
+  private async whatsAppMessage(
+    workspaceId: string,
+    id: string,
+    member: 'messageId' | 'replyToMessageId' = 'messageId',
+  ): Promise<MessageRef> {
     const event = await this.events.findMessageRef(workspaceId, id);
     if (!event) throw MessageNotFound();
     if (event.sourceType !== EventSourceType.WhatsApp) throw InvalidMessageId(`${member} must be a WhatsApp message.`, [member]);

@@ -89,7 +89,9 @@ export class WhatsAppMessageWebhook implements Omit<WhatsAppMessageWebhookPayloa
   conversationId: string;
   contactId: string;
   @ApiProperty({ description: 'The provider’s message id (Meta’s wamid) when there is one, else `eventId`.' }) messageId: string;
-  @ApiProperty({ description: 'Our conversation event id of the message; every operation that takes a message accepts it, or the provider’s id.' })
+  @ApiProperty({
+    description: 'Our conversation event id of the message; every operation that takes a message accepts it, or the provider’s id.',
+  })
   eventId: string;
   @ApiProperty({ type: String, nullable: true, description: 'The provider’s message id (Meta’s wamid); null while it has none.' })
   providerMessageId: string | null;
@@ -123,7 +125,11 @@ export class WhatsAppMessageWebhook implements Omit<WhatsAppMessageWebhookPayloa
   frequentlyForwarded: boolean;
   @ApiProperty({ type: [EditedVersionDto], nullable: true }) editHistory: EditedVersionDto[] | null;
   @ApiProperty({ type: String, nullable: true, description: 'ISO 8601 UTC: when the sender deleted it.' }) revokedAt: string | null;
-  @ApiProperty({ enum: MESSAGE_SOURCES, nullable: true, description: 'Outbound: `BusinessApp` for a message sent from the WhatsApp Business app.' })
+  @ApiProperty({
+    enum: MESSAGE_SOURCES,
+    nullable: true,
+    description: 'Outbound: `BusinessApp` for a message sent from the WhatsApp Business app.',
+  })
   source: MessageSource | null;
   @ApiProperty({ type: String, nullable: true }) fileName: string | null;
   @ApiProperty({ type: Number, nullable: true }) size: number | null;
