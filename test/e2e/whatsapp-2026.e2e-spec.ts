@@ -54,7 +54,7 @@ describeWithApp(
       const created = await fx.t.admin.post(`/admin/v1/workspaces/${fx.a.workspaceId}/channels`, {
         name: 'Cloud WA 2026',
         type: 2,
-        phoneNumber: `+${BUSINESS_PHONE}`,
+        phoneNumber: '+14155550777',
         webhookUrl: fx.receiver.url('/wa'),
         whatsApp: {
           provider: 'cloud-api',
@@ -337,6 +337,32 @@ describeWithApp(
         '/v25.0/102290129340398/message_templates?limit=100&after=1',
       ]);
       assert.ok(templateRequests.every((path) => path.startsWith('/v25.0/')));
+
+      // Since v24.0 a status carries no conversation object; per-message pricing says what is charged.
+      const customer = '14155550807';
+      await notify(cloud.inbound({ phone: customer }, 'wamid.v25-in', cloud.content.text('hello')));
+      await webhookOf('wamid.v25-in');
+      const sent = await fx.a.api.post('/v1/whatsapp/service-account/sendText', {
+        channelId: channel.id,
+        toNumber: customer,
+        text: 'v25 reply',
+      });
+      assert.equal(sent.status, 200, sent.text);
+      const accepted = await waitFor(
+        async () => webhooks().find((p) => p.eventId === sent.body.conversationEventId && p.status === 'Sent'),
+        10_000,
+        'the Sent webhook',
+      );
+      const pricing = { billable: false, pricing_model: 'PMP', category: 'service', type: 'free_customer_service' };
+      await notify(cloud.status(accepted.providerMessageId, 'delivered', { recipientId: customer, pricing, contact: { phone: customer } }));
+      const delivered = await waitFor(
+        async () => webhooks().find((p) => p.eventId === sent.body.conversationEventId && p.status === 'Delivered'),
+        10_000,
+        'the Delivered webhook',
+      );
+      assert.equal(delivered.action, 'StatusChanged');
+      assert.equal(delivered.isBillable, false);
+      assert.equal(delivered.source, 'Api');
     });
   },
 );
