@@ -3,7 +3,7 @@ import { ChannelsService } from '../channels/channels.service.js';
 import type { ConversationEvent } from '../conversations/conversation-event.entity.js';
 import { ConversationEventsRepository, type MessageContentPatch } from '../conversations/conversation-events.repository.js';
 import { EventDirection, EventSourceType } from '../conversations/conversation-enums.js';
-import { Outbox } from '../queue/outbox.service.js';
+import { Outbox, type OutboxTransaction } from '../queue/outbox.service.js';
 import { MediaStorage } from '../storage/media-storage.js';
 import { WebhookKind } from '../webhooks/webhook-kind.js';
 import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
@@ -33,39 +33,47 @@ export class MessageChangesService {
   ) {}
 
   async apply(workspaceId: string, channelId: string, change: MessageChange): Promise<void> {
-    const discarded = await this.outbox.transaction(async (tx) => {
-      const events = this.events.withManager(tx.manager);
-      // The original's recording holds the same lock: an edit waits for a message still being recorded.
-      await events.lockSources(channelId, [change.originalMessageId]);
-      const original = await events.findOne(workspaceId, {
-        channelId,
-        sourceType: EventSourceType.WhatsApp,
-        sourceId: change.originalMessageId,
-      });
-      // A customer changes what they sent, the business (an echo) what it sent.
-      const direction = change.unmatched.businessAppEcho ? EventDirection.Outbound : EventDirection.Inbound;
-      if (!original || original.direction !== direction) {
-        await this.inbound.receiveMany(tx, workspaceId, channelId, [change.unmatched]);
-        return null;
-      }
-      const changed = change.kind === 'edit' ? edited(original, change) : revoked(original, change);
-      if (!changed) return null; // applied before (a redelivery), or a change of a deleted message
-      await events.rewriteContent(workspaceId, original.id, changed.patch);
-      const channel = await this.channels.getRecent(workspaceId, channelId, 'whatsapp', tx.manager);
-      const payload = eventWebhookPayload({ ...original, ...changed.patch }, change.kind === 'edit' ? 'Edited' : 'Revoked');
-      tx.pushAfterCommit(
-        await this.webhooks.publish(tx.manager, [
-          { workspaceId, kind: WebhookKind.WhatsAppMessage, targetUrl: channel.webhookUrl ?? null, payload: { ...payload } },
-        ]),
-      );
-      return changed.discardFileId;
+    const discarded = await this.outbox.transaction((tx) => this.applyWithin(tx, workspaceId, channelId, change));
+    if (discarded) await this.discardFile(workspaceId, discarded);
+  }
+
+  /**
+   * {@link apply} in the caller's transaction (the intake records a batch of messages and edits in
+   * one). Returns the stored file a deletion leaves behind: the caller discards it once committed.
+   */
+  async applyWithin(tx: OutboxTransaction, workspaceId: string, channelId: string, change: MessageChange): Promise<string | null> {
+    const events = this.events.withManager(tx.manager);
+    // The original's recording holds the same lock: an edit waits for a message still being recorded.
+    await events.lockSources(channelId, [change.originalMessageId]);
+    const original = await events.findOne(workspaceId, {
+      channelId,
+      sourceType: EventSourceType.WhatsApp,
+      sourceId: change.originalMessageId,
     });
-    // The file goes once the deletion is committed; should that fail, the event no longer points at it.
-    if (discarded) {
-      await this.storage
-        .discard(workspaceId, discarded)
-        .catch((err: unknown) => this.logger.warn({ err }, `Deleting the file ${discarded} of a revoked WhatsApp message failed`));
+    // A customer changes what they sent, the business (an echo) what it sent.
+    const direction = change.unmatched.businessAppEcho ? EventDirection.Outbound : EventDirection.Inbound;
+    if (!original || original.direction !== direction) {
+      await this.inbound.receiveMany(tx, workspaceId, channelId, [change.unmatched]);
+      return null;
     }
+    const changed = change.kind === 'edit' ? edited(original, change) : revoked(original, change);
+    if (!changed) return null; // applied before (a redelivery), or a change of a deleted message
+    await events.rewriteContent(workspaceId, original.id, changed.patch);
+    const channel = await this.channels.getRecent(workspaceId, channelId, 'whatsapp', tx.manager);
+    const payload = eventWebhookPayload({ ...original, ...changed.patch }, change.kind === 'edit' ? 'Edited' : 'Revoked');
+    tx.pushAfterCommit(
+      await this.webhooks.publish(tx.manager, [
+        { workspaceId, kind: WebhookKind.WhatsAppMessage, targetUrl: channel.webhookUrl ?? null, payload: { ...payload } },
+      ]),
+    );
+    return changed.discardFileId;
+  }
+
+  /** Deletes a revoked message's file, once the deletion committed; should that fail, the event no longer points at it anyway. */
+  async discardFile(workspaceId: string, fileId: string): Promise<void> {
+    await this.storage
+      .discard(workspaceId, fileId)
+      .catch((err: unknown) => this.logger.warn({ err }, `Deleting the file ${fileId} of a revoked WhatsApp message failed`));
   }
 }
 
