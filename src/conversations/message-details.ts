@@ -57,3 +57,39 @@ export interface ReplyInfo {
   repliedToBody: string | null;
   repliedToProviderMessageId?: string | null;
 }
+
+/** The fields a message's details add to its timeline entry and its webhook, as both show them. */
+export interface MessageDetailsView {
+  referral: ReferralInfo | null;
+  referredProduct: ReferredProductInfo | null;
+  forwarded: boolean;
+  frequentlyForwarded: boolean;
+  editHistory: EditedVersion[] | null;
+  /** ISO 8601 UTC. */
+  revokedAt: string | null;
+  source: MessageSource | null;
+}
+
+/** What the timeline and the webhook show of an event's details; `outboundWhatsApp` events are ours (`Api`) unless marked. */
+export function messageDetailsView(
+  event: {
+    referral: ReferralInfo | null;
+    referredProduct: ReferredProductInfo | null;
+    forwarded: boolean | null;
+    frequentlyForwarded: boolean | null;
+    editHistory: readonly EditedVersion[] | null;
+    revokedAt: Date | null;
+    source: MessageSource | null;
+  },
+  outboundWhatsApp: boolean,
+): MessageDetailsView {
+  return {
+    referral: event.referral,
+    referredProduct: event.referredProduct,
+    forwarded: event.forwarded ?? false,
+    frequentlyForwarded: event.frequentlyForwarded ?? false,
+    editHistory: editHistoryOf(event.editHistory),
+    revokedAt: event.revokedAt && event.revokedAt.toISOString(),
+    source: event.source ?? (outboundWhatsApp ? 'Api' : null),
+  };
+}

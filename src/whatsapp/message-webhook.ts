@@ -1,8 +1,8 @@
-import { TimestampFormat, formatTimestamp } from '../common/time/timestamp-format.js';
+import { TimestampFormat } from '../common/time/timestamp-format.js';
 import type { ConversationEvent } from '../conversations/conversation-event.entity.js';
 import { EventDirection } from '../conversations/conversation-enums.js';
 import {
-  editHistoryOf,
+  messageDetailsView,
   type EditedVersion,
   type MessageSource,
   type ReferralInfo,
@@ -120,7 +120,7 @@ export function messageWebhookPayload(fields: Given & Partial<WhatsAppMessageWeb
 /** The webhook of a recorded WhatsApp message as it stands now (after an edit or a deletion, say). */
 export function eventWebhookPayload(event: ConversationEvent, action: MessageWebhookAction): WhatsAppMessageWebhookPayload {
   const attachment = event.attachment ?? {};
-  const field = (name: string) => (typeof attachment[name] === 'string' ? (attachment[name]) : null);
+  const field = (name: string) => (typeof attachment[name] === 'string' ? attachment[name] : null);
   const outbound = event.direction === EventDirection.Outbound;
   return messageWebhookPayload({
     workspaceId: event.workspaceId,
@@ -142,12 +142,6 @@ export function eventWebhookPayload(event: ConversationEvent, action: MessageWeb
     creationTime: TimestampFormat.utc(event.creationTime),
     isBillable: event.isBillable ?? false,
     replyTo: event.replyTo && { repliedToProviderMessageId: null, ...event.replyTo },
-    referral: event.referral,
-    referredProduct: event.referredProduct,
-    forwarded: event.forwarded ?? false,
-    frequentlyForwarded: event.frequentlyForwarded ?? false,
-    editHistory: editHistoryOf(event.editHistory),
-    revokedAt: formatTimestamp(event.revokedAt, TimestampFormat.utc),
-    source: outbound ? (event.source ?? 'Api') : null,
+    ...messageDetailsView(event, outbound),
   });
 }

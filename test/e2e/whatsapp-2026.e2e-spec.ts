@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
+import { createCloudChannel } from '../support/cloud-channel.js';
 import * as cloud from '../support/cloud-notifications.js';
 import { FakeCloudApi } from '../support/fake-cloud-api.js';
 import { describeWithApp } from '../support/describe-with-app.js';
@@ -51,22 +52,13 @@ describeWithApp(
     };
 
     before(async () => {
-      const created = await fx.t.admin.post(`/admin/v1/workspaces/${fx.a.workspaceId}/channels`, {
-        name: 'Cloud WA 2026',
-        type: 2,
+      channel = await createCloudChannel(fx.t, fx.a.workspaceId, null, {
+        phoneNumberId: '106540352242922',
+        accessToken: TOKEN,
+        appSecret: APP_SECRET,
         phoneNumber: '+14155550777',
         webhookUrl: fx.receiver.url('/wa'),
-        whatsApp: {
-          provider: 'cloud-api',
-          phoneNumberId: '106540352242922',
-          wabaId: '102290129340398',
-          accessToken: TOKEN,
-          appSecret: APP_SECRET,
-          verifyToken: 'v',
-        },
       });
-      assert.equal(created.status, 200, created.text);
-      channel = created.body;
     });
 
     it('gives every webhook both ids, and takes either where a message is named: Mark As Read, Send Reaction, a reply', async () => {
@@ -331,10 +323,10 @@ describeWithApp(
       assert.equal(synced.body.synced, 2, synced.text);
       const templateRequests = fx.fake.requests.filter((r) => r.path.includes('/message_templates')).map((r) => r.path);
       assert.deepEqual(templateRequests.slice(-4), [
-        '/v25.0/102290129340398/message_templates?limit=100',
-        '/v25.0/102290129340398/message_templates?limit=100&after=1',
-        '/v25.0/102290129340398/message_templates?limit=100',
-        '/v25.0/102290129340398/message_templates?limit=100&after=1',
+        '/v25.0/555/message_templates?limit=100',
+        '/v25.0/555/message_templates?limit=100&after=1',
+        '/v25.0/555/message_templates?limit=100',
+        '/v25.0/555/message_templates?limit=100&after=1',
       ]);
       assert.ok(templateRequests.every((path) => path.startsWith('/v25.0/')));
 

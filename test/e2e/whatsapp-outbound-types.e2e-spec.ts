@@ -502,7 +502,7 @@ describeWithApp(
         ['sendCtaUrl', { body: 'b', displayText: 'x'.repeat(21), url: 'https://shop.example.com' }, 'displayText'],
         ['sendCtaUrl', { body: '', displayText: 'Open', url: 'https://shop.example.com' }, 'body'],
         ['sendCtaUrl', { body: 'x'.repeat(1025), displayText: 'Open', url: 'https://shop.example.com' }, 'body'],
-        ['markAsRead', { channelId: cloud.id, messageId: 'nope' }, 'messageId'],
+        ['markAsRead', { channelId: cloud.id, messageId: '' }, 'messageId'],
         [
           'markAsRead',
           { channelId: cloud.id, messageId: '01970f3e-9b5c-7d2e-8f30-4b5c6d7e8f90', typingIndicator: 'yes' },

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { editHistoryOf, MESSAGE_SOURCES, type MessageSource } from '../message-details.js';
+import { MESSAGE_SOURCES, messageDetailsView, type MessageSource } from '../message-details.js';
 import { EditedVersionDto, ReferralDto, ReferredProductDto } from './message-details.dto.js';
 import { formatTimestamp, TimestampFormat } from '../../common/time/timestamp-format.js';
 import { IntEnumProperty } from '../../openapi/int-enum.js';
@@ -107,13 +107,7 @@ export class ConversationTimelineDto {
       internalThread: event.internalThread,
       location: event.location,
       assignation: event.assignation,
-      referral: event.referral,
-      referredProduct: event.referredProduct,
-      forwarded: event.forwarded ?? false,
-      frequentlyForwarded: event.frequentlyForwarded ?? false,
-      editHistory: editHistoryOf(event.editHistory),
-      revokedAt: formatTimestamp(event.revokedAt, TimestampFormat.utc),
-      source: event.source ?? (event.sourceType === EventSourceType.WhatsApp && event.direction === EventDirection.Outbound ? 'Api' : null),
+      ...messageDetailsView(event, event.sourceType === EventSourceType.WhatsApp && event.direction === EventDirection.Outbound),
     };
   }
 }
