@@ -85,7 +85,7 @@ export class FakeCloudApi {
 
 /** The server thread: the HTTP stand-in itself. */
 async function serve(port: number): Promise<void> {
-  const url = `http://127.0.0.1:${port}/v21.0`;
+  const url = `http://127.0.0.1:${port}/v25.0`;
   let media: { bytes: Buffer; sha256: string } = { bytes: Buffer.alloc(0), sha256: '' };
   let pending: Array<[string, number]> = [];
   let sent = 0;
@@ -116,7 +116,7 @@ async function serve(port: number): Promise<void> {
       res.end(media.bytes, () => post({ kind: 'download', id: download[1], at: performance.timeOrigin + performance.now() }));
       return;
     }
-    const id = /^\/v21\.0\/([^/?]+)$/.exec(path)?.[1];
+    const id = /^\/v\d+\.\d+\/([^/?]+)$/.exec(path)?.[1];
     if (!id) {
       res.writeHead(404).end();
       return;

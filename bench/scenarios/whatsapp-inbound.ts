@@ -24,27 +24,76 @@ const numberPool = Array.from({ length: 2000 }, (_, i) => `1917666${String(i).pa
 const pick = <T>(items: T[]) => items[Math.floor(Math.random() * items.length)];
 export const signature = (payload: string) => `sha256=${createHmac('sha256', APP_SECRET).update(payload).digest('hex')}`;
 
-/** A `messages` notification of one message, as Meta posts it. */
-export function notification(messageId: string, from: string, content: Record<string, unknown>): string {
+/** A `messages` notification of one message, as Meta posts it (`extra`: `referral`, `context`, …). */
+export function notification(
+  messageId: string,
+  from: string,
+  content: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): string {
+  const message = { from, id: messageId, timestamp: String(Math.floor(Date.now() / 1000)), ...extra, ...content };
+  return envelope('messages', { contacts: [{ profile: { name: `Customer ${from.slice(-4)}` }, wa_id: from }], messages: [message] });
+}
+
+/** An `smb_message_echoes` notification: a message the business sent to `to` from the WhatsApp Business app. */
+function echoNotification(messageId: string, to: string, content: Record<string, unknown>): string {
+  const echo = { from: '14155557102', to, id: messageId, timestamp: String(Math.floor(Date.now() / 1000)), ...content };
+  return envelope('smb_message_echoes', {
+    contacts: [{ profile: { name: `Customer ${to.slice(-4)}` }, wa_id: to }],
+    message_echoes: [echo],
+  });
+}
+
+function envelope(field: string, value: Record<string, unknown>): string {
+  const metadata = { display_phone_number: '14155557102', phone_number_id: '900' };
   return JSON.stringify({
     object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: '901',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '14155557102', phone_number_id: '900' },
-              contacts: [{ profile: { name: `Customer ${from.slice(-4)}` }, wa_id: from }],
-              messages: [{ from, id: messageId, timestamp: String(Math.floor(Date.now() / 1000)), ...content }],
-            },
-          },
-        ],
-      },
-    ],
+    entry: [{ id: '901', changes: [{ field, value: { messaging_product: 'whatsapp', metadata, ...value } }] }],
   });
+}
+
+/**
+ * The 2026 mix of the inbound scenario, by the message's place in the load (out of 50): 3 edits
+ * and 4 reactions of earlier (warm-up) messages, 3 Business-app echoes, 5 messages from an ad
+ * (referral), 35 plain texts. Each is one notification; `webhookKey` is what its webhook is known by.
+ */
+type MixedKind = 'text' | 'referral' | 'reaction' | 'edit' | 'echo';
+const MIX: MixedKind[] = [
+  ...Array<MixedKind>(3).fill('edit'),
+  ...Array<MixedKind>(4).fill('reaction'),
+  ...Array<MixedKind>(3).fill('echo'),
+  ...Array<MixedKind>(5).fill('referral'),
+  ...Array<MixedKind>(35).fill('text'),
+];
+const REFERRAL = {
+  source_url: 'https://fb.me/bench',
+  source_id: '1202263058',
+  source_type: 'ad',
+  headline: 'Bench ad',
+  media_type: 'image',
+  ctwa_clid: 'bench-clid',
+};
+
+function mixedNotification(kind: MixedKind, id: string, from: string, earlier: string): { body: string; webhookKey: string } {
+  const text = { type: 'text', text: { body: `Message ${id}` } };
+  switch (kind) {
+    case 'edit':
+      return {
+        body: notification(id, from, {
+          type: 'edit',
+          edit: { original_message_id: earlier, message: { type: 'text', text: { body: `Edited ${id}` } } },
+        }),
+        webhookKey: `${earlier}#Edited`,
+      };
+    case 'reaction':
+      return { body: notification(id, from, { type: 'reaction', reaction: { message_id: earlier, emoji: '👍' } }), webhookKey: id };
+    case 'echo':
+      return { body: echoNotification(id, from, text), webhookKey: id };
+    case 'referral':
+      return { body: notification(id, from, text, { referral: REFERRAL }), webhookKey: id };
+    default:
+      return { body: notification(id, from, text), webhookKey: id };
+  }
 }
 
 /** A receiver of the channel's WhatsApp Message Webhooks: when each message's webhook first came, and how many came. */
@@ -62,10 +111,13 @@ export async function startMessageWebhookReceiver(): Promise<{
     let raw = '';
     req.on('data', (chunk) => (raw += chunk));
     req.on('end', () => {
-      const payload = JSON.parse(raw) as { messageId: string; mediaUrl: string | null };
-      if (!firstAt.has(payload.messageId)) firstAt.set(payload.messageId, now());
-      count.set(payload.messageId, (count.get(payload.messageId) ?? 0) + 1);
-      if (payload.mediaUrl) withMedia.add(payload.messageId);
+      const payload = JSON.parse(raw) as { messageId: string; mediaUrl: string | null; action?: string };
+      // An edit's webhook describes the message it changed: known by that message's id and the action.
+      const key =
+        payload.action === 'Edited' || payload.action === 'Revoked' ? `${payload.messageId}#${payload.action}` : payload.messageId;
+      if (!firstAt.has(key)) firstAt.set(key, now());
+      count.set(key, (count.get(key) ?? 0) + 1);
+      if (payload.mediaUrl) withMedia.add(key);
       res.end('ok');
     });
   });
@@ -118,11 +170,13 @@ async function storedEvents(ctx: BenchContext, prefix: string, extra = ''): Prom
 }
 
 /**
- * Meta's notifications at the HTTP edge: signed notifications of one text message each, at a
- * steady 500 requests/s for 30 s (after 3 s of the same load to warm up), from 2,000 numbers,
- * taken by the API process and processed by one worker process. Every request must be answered 200
- * with p99 ≤ 50 ms (the edge only verifies, queues and answers); every message must be stored
- * once and its webhook delivered within 60 s after the load ends.
+ * Meta's notifications at the HTTP edge: signed notifications of one message each, at a steady
+ * 500 requests/s for 30 s (after 3 s of plain texts to warm up), from 2,000 numbers, taken by the
+ * API process and processed by one worker process. The measured load is the 2026 mix ({@link MIX}):
+ * texts, messages from an ad, reactions and edits of warm-up messages, Business-app echoes. Every
+ * request must be answered 200 with p99 ≤ 50 ms (the edge only verifies, queues and answers); every
+ * message must be stored once (an edit changes its original instead) and its webhook delivered
+ * within 60 s after the load ends.
  */
 export const inboundEdgeScenario: Scenario = {
   name: `WhatsApp inbound: ${INBOUND_RATE} signed notifications/s for ${INBOUND_SECONDS} s`,
@@ -133,34 +187,53 @@ export const inboundEdgeScenario: Scenario = {
     const worker = spawnWorker(ctx, { STORAGE_DIR: storageDir });
     try {
       await waitUntil(() => /Worker started/.test(worker.log), 30_000);
-      const run = (seconds: number, prefix: string) =>
+      const sent = { count: 0, edits: 0 };
+      const warmUpIds: string[] = [];
+      const expected = new Map<string, string>(); // token → the key of its webhook
+      const kinds = new Map<MixedKind, number>();
+      const run = (seconds: number, prefix: string, mixed: boolean) =>
         steadyLoad({
           url: `${ctx.apiUrl}/v1/whatsapp/webhooks/${channel.id}`,
           headers: { 'content-type': 'application/json' },
           headersOf: (payload) => ({ 'x-hub-signature-256': signature(payload) }),
-          body: (token) => notification(`wamid.in.${token}`, pick(numberPool), { type: 'text', text: { body: `Message ${token}` } }),
+          body: (token) => {
+            const id = `wamid.in.${token}`;
+            if (!mixed) {
+              warmUpIds.push(id);
+              return notification(id, pick(numberPool), { type: 'text', text: { body: `Message ${token}` } });
+            }
+            const kind = MIX[sent.count++ % MIX.length];
+            kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+            // Each edit changes a warm-up message of its own (900 edits, 1,500 warm-up messages); reactions take any.
+            const earlier = kind === 'edit' ? warmUpIds[sent.edits++ % warmUpIds.length] : pick(warmUpIds);
+            const { body, webhookKey } = mixedNotification(kind, id, pick(numberPool), earlier);
+            expected.set(token, webhookKey);
+            return body;
+          },
           rate: INBOUND_RATE,
           seconds,
           prefix,
           maxSockets: 128,
         });
-      const warmUp = await run(INBOUND_WARM_UP_SECONDS, 'w');
+      const warmUp = await run(INBOUND_WARM_UP_SECONDS, 'w', false);
       await waitUntil(() => [...warmUp.acceptedAt.keys()].every((token) => receiver.firstAt.has(`wamid.in.${token}`)), INBOUND_DRAIN_MS);
 
-      const load = await run(INBOUND_SECONDS, 's');
+      const load = await run(INBOUND_SECONDS, 's', true);
       const loadEnd = now();
       const total = INBOUND_RATE * INBOUND_SECONDS;
-      const ids = [...load.sentAt.keys()].map((token) => `wamid.in.${token}`);
-      const drained = await waitUntil(() => ids.every((id) => receiver.firstAt.has(id)), INBOUND_DRAIN_MS);
+      const keys = [...new Set([...load.sentAt.keys()].map((token) => expected.get(token)!))];
+      const drained = await waitUntil(() => keys.every((key) => receiver.firstAt.has(key)), INBOUND_DRAIN_MS);
       // Past the deadline, wait a little longer to report when the last one came (or how many never did).
-      if (!drained) await waitUntil(() => ids.every((id) => receiver.firstAt.has(id)), 60_000);
-      const delivered = ids.filter((id) => receiver.firstAt.has(id));
+      if (!drained) await waitUntil(() => keys.every((key) => receiver.firstAt.has(key)), 60_000);
+      const delivered = keys.filter((key) => receiver.firstAt.has(key));
       const lastWebhookAfterLoad = delivered.length
-        ? (Math.max(...delivered.map((id) => receiver.firstAt.get(id)!)) - loadEnd) / 1000
+        ? (Math.max(...delivered.map((key) => receiver.firstAt.get(key)!)) - loadEnd) / 1000
         : Infinity;
-      const twice = ids.filter((id) => (receiver.count.get(id) ?? 0) > 1).length;
+      const twice = keys.filter((key) => (receiver.count.get(key) ?? 0) > 1).length;
       const answered = percentiles([...load.acceptedAt].map(([token, at]) => at - load.sentAt.get(token)!));
+      const edits = kinds.get('edit') ?? 0;
       const stored = await storedEvents(ctx, 'wamid.in.s');
+      const mix = [...kinds].map(([kind, n]) => `${n} ${kind}`).join(', ');
       return {
         name: this.name,
         checks: [
@@ -169,12 +242,12 @@ export const inboundEdgeScenario: Scenario = {
             ok: load.acceptedAt.size === total && answered.p99 <= 50,
           },
           {
-            what: `stored ${stored.rows} events for ${stored.distinct} of ${total} messages (once each)`,
-            ok: stored.rows === total && stored.distinct === total,
+            what: `mix: ${mix}; stored ${stored.rows} events for ${stored.distinct} of ${total - edits} new messages (once each; the ${edits} edits change warm-up messages)`,
+            ok: stored.rows === total - edits && stored.distinct === total - edits,
           },
           {
-            what: `webhooks of ${delivered.length} of ${total} messages, the last ${lastWebhookAfterLoad.toFixed(1)} s after the load ended (≤ 60 s), ${twice} twice`,
-            ok: delivered.length === total && lastWebhookAfterLoad <= INBOUND_DRAIN_MS / 1000 && twice === 0,
+            what: `webhooks of ${delivered.length} of ${keys.length} messages and edits, the last ${lastWebhookAfterLoad.toFixed(1)} s after the load ended (≤ 60 s), ${twice} twice`,
+            ok: delivered.length === keys.length && lastWebhookAfterLoad <= INBOUND_DRAIN_MS / 1000 && twice === 0,
           },
           {
             what: `worker peak RSS ${worker.peakRssMb()} MB; worker CPU ${worker.cpuSeconds().toFixed(1)} s, API CPU ${ctx.api.cpuSeconds().toFixed(1)} s over the run`,

@@ -141,7 +141,7 @@ export class EnvSchema {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(256) FFMPEG_MAX_CONCURRENCY?: number;
   /** Base URL of the WhatsApp Cloud API (Graph API, with its version). */
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
-  WHATSAPP_GRAPH_URL = 'https://graph.facebook.com/v21.0';
+  WHATSAPP_GRAPH_URL = 'https://graph.facebook.com/v25.0';
   /** Tries at fetching an inbound message's file from the Graph API before its webhook goes out without it. */
   @Transform(toInt) @IsInt() @Min(1) @Max(20) WHATSAPP_MEDIA_DOWNLOAD_ATTEMPTS = 8;
   /** Meta's pair rate (API.md §13): the least time between two messages to one recipient on one number; 0 turns it off (tests of other features). */

@@ -1,5 +1,6 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { Conversation, EventDirection, EventSourceType } from './conversation.entity.js';
+import type { StoredEditedVersion, MessageSource, ReferralInfo, ReferredProductInfo, ReplyInfo } from './message-details.js';
 
 export interface AssignationInfo {
   assignedUserId: string | null;
@@ -49,10 +50,21 @@ export class ConversationEvent {
   @Column({ type: 'text', nullable: true }) body: string | null;
   @Column({ type: 'varchar', length: 200, nullable: true }) handlerName: string | null;
   @Column({ type: 'jsonb', nullable: true }) aiSummary: { summary: string | null; transcription: string | null } | null;
-  @Column({ type: 'jsonb', nullable: true }) replyTo: { repliedToEventId: string | null; repliedToBody: string | null } | null;
+  @Column({ type: 'jsonb', nullable: true }) replyTo: ReplyInfo | null;
   @Column({ type: 'jsonb', nullable: true }) internalThread: { id: string; isResolved: boolean; messageCount: number } | null;
   @Column({ type: 'jsonb', nullable: true }) location: LocationInfo | null;
   @Column({ type: 'jsonb', nullable: true }) assignation: AssignationInfo | null;
   /** WhatsApp outbound: whether the provider charges for the message, as its status notifications say (null until one does). */
   @Column({ type: 'boolean', nullable: true }) isBillable: boolean | null;
+  /** WhatsApp: the ad or post the message came from (API.md §14). */
+  @Column({ type: 'jsonb', nullable: true }) referral: ReferralInfo | null;
+  @Column({ type: 'jsonb', nullable: true }) referredProduct: ReferredProductInfo | null;
+  @Column({ type: 'boolean', nullable: true }) forwarded: boolean | null;
+  @Column({ type: 'boolean', nullable: true }) frequentlyForwarded: boolean | null;
+  /** The bodies an edited message had before, oldest first. */
+  @Column({ type: 'jsonb', nullable: true }) editHistory: StoredEditedVersion[] | null;
+  /** When the sender deleted the message (its body and file are gone). */
+  @Column({ type: 'timestamptz', nullable: true }) revokedAt: Date | null;
+  /** Outbound WhatsApp: `BusinessApp` for a message the business sent from the WhatsApp Business app (null: this API). */
+  @Column({ type: 'varchar', length: 20, nullable: true }) source: MessageSource | null;
 }

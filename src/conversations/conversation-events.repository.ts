@@ -1,6 +1,8 @@
+import { isUuid } from '../common/id.js';
+import type { MessageSource } from './message-details.js';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { Repository } from 'typeorm';
+import type { QueryDeepPartialEntity, Repository } from 'typeorm';
 import type { PagedResult } from '../common/paging/paged-result.js';
 import type { SortedPagedRequestDto } from '../common/paging/paged-request.dto.js';
 import { pageWithTotal } from '../common/paging/page-with-total.js';
@@ -85,6 +87,8 @@ export interface MovedEvent {
   attachment: Record<string, unknown> | null;
   creation_time: Date;
   is_billable: boolean | null;
+  /** `BusinessApp` for a message sent from the WhatsApp Business app; null for ours. */
+  source: MessageSource | null;
 }
 
 /** An inbound event whose file {@link ConversationEventsRepository.settleMedia} settled (its row, snake_case). */
@@ -98,6 +102,11 @@ export interface SettledMediaEvent {
   attachment: Record<string, unknown>;
   creation_time: Date;
 }
+
+/** What an edit or a deletion changes of a message. */
+export type MessageContentPatch = Partial<
+  Pick<ConversationEvent, 'body' | 'attachment' | 'location' | 'durationOrSize' | 'editHistory' | 'revokedAt'>
+>;
 
 /** A timeline event as {@link ConversationEventsRepository.findMessageRef} reads it. */
 export type MessageRef = Pick<ConversationEvent, 'id' | 'channelId' | 'contactId' | 'sourceType' | 'direction' | 'sourceId' | 'attachment'>;
@@ -126,7 +135,7 @@ const MOVE_SQL = (match: string) => `
        SET status = $2, source_id = COALESCE(source_id, $3), error_code = $4, failure_reason = $5,
            is_billable = COALESCE($7::boolean, is_billable)
      WHERE workspace_id = $1 AND direction = ${EventDirection.Outbound} AND status = ANY($6::varchar[]) AND ${match}
-     RETURNING id, workspace_id, conversation_id, contact_id, source_id, body, attachment, creation_time, is_billable
+     RETURNING id, workspace_id, conversation_id, contact_id, source_id, body, attachment, creation_time, is_billable, source
   ), stamped AS (
     ${lastEventUpdateSql(
       { workspaceId: 'moved.workspace_id', id: 'moved.conversation_id', from: 'moved' },
@@ -176,10 +185,19 @@ export class ConversationEventsRepository extends WorkspaceScopedRepository<Conv
   }
 
   /** What a reaction or Mark As Read needs of a timeline event: whose, where, which way, and the provider's message id. */
-  findMessageRef(workspaceId: string, id: string): Promise<MessageRef | null> {
+  /** Rewrites what a message says (an edit or a deletion); jsonb columns are replaced whole. */
+  async rewriteContent(workspaceId: string, id: string, patch: MessageContentPatch): Promise<void> {
+    await this.update(workspaceId, { id }, patch as QueryDeepPartialEntity<ConversationEvent>);
+  }
+
+  /** A message by our event id, or by the WhatsApp provider's message id (Meta's wamid): an integrator may hold either. */
+  findMessageRef(workspaceId: string, eventOrProviderId: string): Promise<MessageRef | null> {
+    const where = isUuid(eventOrProviderId)
+      ? { id: eventOrProviderId }
+      : { sourceType: EventSourceType.WhatsApp, sourceId: eventOrProviderId };
     return this.repository.findOne({
       select: { id: true, channelId: true, contactId: true, sourceType: true, direction: true, sourceId: true, attachment: true },
-      where: this.scope(workspaceId, { id }),
+      where: this.scope(workspaceId, where),
     });
   }
 

@@ -1,6 +1,7 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { Contact } from '../contacts/contact.entity.js';
 import { ConversationStatus, EventSourceType, EventDirection } from './conversation-enums.js';
+import type { ReferralInfo } from './message-details.js';
 
 export { ConversationStatus, EventSourceType, EventDirection };
 
@@ -10,6 +11,8 @@ export { ConversationStatus, EventSourceType, EventDirection };
 @Index(['workspaceId', 'channelId', 'lastActivityAt'])
 @Index(['workspaceId', 'channelId', 'assigneeUserId', 'lastActivityAt'])
 @Index(['workspaceId', 'contactId'])
+// An expression index (the referral's source id), made by its migration; TypeORM cannot describe it.
+@Index('IDX_conversations_referral_source', { synchronize: false })
 export class Conversation {
   @PrimaryColumn('uuid') id: string;
   @Column('uuid') workspaceId: string;
@@ -31,5 +34,7 @@ export class Conversation {
   @Column({ type: 'varchar', length: 200, nullable: true }) lastEventPreviewBody: string | null;
   @Column({ type: 'timestamptz', nullable: true }) lastEventOccurredAt: Date | null;
   @Column({ type: 'int', default: 0 }) lastEventsCount: number;
+  /** The first ad or post referral of the conversation's inbound messages (API.md §14). */
+  @Column({ type: 'jsonb', nullable: true }) referral: ReferralInfo | null;
   @CreateDateColumn({ type: 'timestamptz' }) creationTime: Date;
 }

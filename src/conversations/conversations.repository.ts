@@ -1,3 +1,4 @@
+import type { ReferralInfo } from './message-details.js';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, type EntityManager, type Repository } from 'typeorm';
@@ -162,6 +163,21 @@ export class ConversationsRepository extends WorkspaceScopedRepository<Conversat
     ]);
   }
 
+  /** Keeps each conversation's first referral: one that has one already keeps it. */
+  async keepFirstReferrals(
+    workspaceId: string,
+    referrals: ReadonlyArray<{ conversationId: string; referral: ReferralInfo }>,
+  ): Promise<void> {
+    if (referrals.length === 0) return;
+    await this.sql(
+      workspaceId,
+      `UPDATE conversations c SET referral = r.referral
+         FROM (SELECT DISTINCT ON (id) id, referral FROM unnest($2::uuid[], $3::jsonb[]) WITH ORDINALITY AS r(id, referral, n) ORDER BY id, n) r
+        WHERE c.workspace_id = $1 AND c.id = r.id AND c.referral IS NULL`,
+      [referrals.map((r) => r.conversationId), referrals.map((r) => JSON.stringify(r.referral))],
+    );
+  }
+
   /** The open conversations of these contacts on a channel: conversation id by contact id. */
   async findOpenIds(workspaceId: string, channelId: string, contactIds: readonly string[]): Promise<Map<string, string>> {
     if (contactIds.length === 0) return new Map();
@@ -199,6 +215,8 @@ export class ConversationsRepository extends WorkspaceScopedRepository<Conversat
       if (name) qb.andWhere('c.name ILIKE :name', { name: likePattern(name) });
       if (digits) qb.andWhere('c.phone_number LIKE :phone', { phone: `%${digits}%` });
     }
+    if (query.hasReferral !== undefined) qb.andWhere(query.hasReferral ? 'v.referral IS NOT NULL' : 'v.referral IS NULL');
+    if (query.referralSourceId) qb.andWhere("v.referral ->> 'sourceId' = :referralSourceId", { referralSourceId: query.referralSourceId });
     if (query.fromDate) qb.andWhere('v.last_activity_at >= :fromDate', { fromDate: parseIsoDateTime(query.fromDate) });
     if (query.toDate) qb.andWhere('v.last_activity_at <= :toDate', { toDate: parseIsoDateTime(query.toDate) });
     if (query.isLost !== undefined) {

@@ -1,3 +1,4 @@
+import type { ReferralInfo } from './message-details.js';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Principal } from '../auth/principal.js';
@@ -104,6 +105,15 @@ export class ConversationsService {
    * Hands a contact's conversations and their timeline to another contact, in the caller's
    * transaction (a merge of two contacts). Returns what moved.
    */
+  /** Keeps the first click-to-WhatsApp referral of each conversation (ConversationDto.referral, a List Conversations filter). */
+  async keepFirstReferrals(
+    manager: EntityManager,
+    workspaceId: string,
+    referrals: ReadonlyArray<{ conversationId: string; referral: ReferralInfo }>,
+  ): Promise<void> {
+    await this.conversations.withManager(manager).keepFirstReferrals(workspaceId, referrals);
+  }
+
   async moveToContact(
     manager: EntityManager,
     workspaceId: string,

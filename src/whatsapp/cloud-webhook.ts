@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { toE164 } from '../common/phone/phone-number.js';
+import type { ReferralInfo } from '../conversations/message-details.js';
 import type { IdentityUpdate, InboundMessage, SharedContact } from './inbound-message.js';
 import { describeCloudError } from './providers/cloud-api-errors.js';
 
@@ -38,7 +39,14 @@ export interface CloudMessage {
     list_reply?: { id: string; title: string; description?: string };
     nfm_reply?: { name?: string; body?: string; response_json?: string };
   };
-  context?: { id?: string; from?: string };
+  context?: {
+    id?: string;
+    from?: string;
+    forwarded?: boolean;
+    frequently_forwarded?: boolean;
+    referred_product?: { catalog_id?: string; product_retailer_id?: string };
+  };
+  referral?: CloudReferral;
   image?: CloudMedia;
   video?: CloudMedia;
   audio?: CloudMedia;
@@ -47,6 +55,13 @@ export interface CloudMessage {
   location?: { latitude: number | string; longitude: number | string; name?: string; address?: string; url?: string };
   contacts?: CloudSharedContact[];
   reaction?: { message_id: string; emoji?: string };
+  /** A customer's or (in an echo) the business's edit of an earlier message: the whole new message. */
+  edit?: { original_message_id?: string; message?: Omit<CloudMessage, 'id' | 'timestamp' | 'from'> };
+  revoke?: { original_message_id?: string };
+  /** Echoes (`smb_message_echoes`): the customer the business wrote to, by number and BSUID. */
+  to?: string;
+  to_user_id?: string;
+  to_parent_user_id?: string;
   order?: { catalog_id?: string; text?: string; product_items?: unknown[] };
   system?: {
     body?: string;
@@ -58,6 +73,21 @@ export interface CloudMessage {
     previous_parent_user_id?: string;
   };
   errors?: CloudError[];
+}
+
+/** The click-to-WhatsApp ad or post a message came from. */
+export interface CloudReferral {
+  source_url?: string;
+  source_id?: string;
+  source_type?: string;
+  headline?: string;
+  body?: string;
+  media_type?: string;
+  image_url?: string;
+  video_url?: string;
+  thumbnail_url?: string;
+  ctwa_clid?: string;
+  welcome_message?: { text?: string };
 }
 
 /** A shared contact card as Meta sends it. */
@@ -93,6 +123,8 @@ export interface CloudStatus {
   timestamp: string;
   recipient_id?: string;
   recipient_user_id?: string;
+  /** Meta's name since May 2026; `parent_recipient_user_id` before. */
+  recipient_parent_user_id?: string;
   parent_recipient_user_id?: string;
   pricing?: { billable?: boolean; pricing_model?: string; category?: string; type?: string };
   errors?: CloudError[];
@@ -130,6 +162,8 @@ export interface CloudWebhookNotification {
       value?: {
         contacts?: CloudContact[];
         messages?: CloudMessage[];
+        /** `smb_message_echoes`: what the business sent from the WhatsApp Business app on a shared number. */
+        message_echoes?: CloudMessage[];
         statuses?: CloudStatus[];
         user_id_update?: CloudUserIdUpdate[];
         user_preferences?: CloudUserPreference[];
@@ -208,9 +242,26 @@ export interface MarketingPreference {
   at: string;
 }
 
-/** A notification in provider-neutral form: inbound messages, status updates, identity changes and marketing preferences. */
+/**
+ * An edit or deletion of an earlier message, by the customer or (an echo) by the business in the
+ * WhatsApp Business app. It changes the original; when the original was never stored, `unmatched`
+ * is recorded instead (an Unsupported message with the raw change).
+ */
+export interface MessageChange {
+  kind: 'edit' | 'revoke';
+  /** The provider's id of the change itself. */
+  providerMessageId: string;
+  originalMessageId: string;
+  at: string;
+  /** Edits: the message as it reads now. */
+  replacement?: InboundMessage;
+  unmatched: InboundMessage;
+}
+
+/** A notification in provider-neutral form: inbound messages (and echoes), status updates, identity changes and marketing preferences. */
 export interface ReadNotification {
   messages: InboundMessage[];
+  changes: MessageChange[];
   statuses: StatusUpdate[];
   identityUpdates: IdentityUpdate[];
   preferences: MarketingPreference[];
@@ -218,7 +269,7 @@ export interface ReadNotification {
 
 /** Splits a notification into inbound messages, status updates and identity changes, in provider-neutral form. */
 export function readNotification(notification: CloudWebhookNotification): ReadNotification {
-  const result: ReadNotification = { messages: [], statuses: [], identityUpdates: [], preferences: [] };
+  const result: ReadNotification = { messages: [], changes: [], statuses: [], identityUpdates: [], preferences: [] };
   for (const change of (notification.entry ?? []).flatMap((e) => e.changes ?? [])) {
     const value = change.value ?? {};
     for (const update of value.user_id_update ?? []) result.identityUpdates.push(readUserIdUpdate(update));
@@ -226,13 +277,37 @@ export function readNotification(notification: CloudWebhookNotification): ReadNo
       const read = readPreference(preference, value.contacts ?? []);
       if (read) result.preferences.push(read);
     }
-    if (change.field !== 'messages') continue;
     const contacts = value.contacts ?? [];
+    if (change.field === 'smb_message_echoes') {
+      for (const echo of Array.isArray(value.message_echoes) ? value.message_echoes : []) {
+        const read: InboundMessage = {
+          ...readMessage(echo, recipientOf(contacts, echo)),
+          ...echoedTo(echo, contacts),
+          businessAppEcho: true,
+        };
+        const messageChange = readMessageChange(echo, read);
+        if (messageChange) result.changes.push(messageChange);
+        else result.messages.push(read);
+      }
+      continue;
+    }
+    if (change.field !== 'messages') continue;
     for (const message of value.messages ?? []) {
-      const sender = contactOf(contacts, message);
-      result.messages.push(readMessage(message, sender));
       const identity = message.type === 'system' ? readSystemIdentity(message) : null;
-      if (identity) result.identityUpdates.push(identity);
+      const read = readMessage(message, contactOf(contacts, message));
+      const messageChange = readMessageChange(message, read);
+      if (messageChange) {
+        result.changes.push(messageChange);
+        continue;
+      }
+      if (identity) {
+        result.identityUpdates.push(identity);
+        // Identity changes are applied before the messages: the announcement belongs to the contact under its new ids.
+        read.fromNumber = identity.phoneNumber ?? read.fromNumber;
+        read.fromUserId = identity.userId ?? read.fromUserId;
+        read.fromParentUserId = identity.parentUserId ?? read.fromParentUserId;
+      }
+      result.messages.push(read);
     }
     for (const status of value.statuses ?? []) {
       const read = readStatus(status, contacts);
@@ -242,13 +317,49 @@ export function readNotification(notification: CloudWebhookNotification): ReadNo
   return result;
 }
 
-/** The notification's contact entry of a message's sender: by BSUID, else by number, else the only one. */
+/**
+ * The notification's contact entry of a message's sender: by BSUID, else by number; never by
+ * position, so an entry naming someone else (a shared contact, another sender) gives nothing away.
+ */
 function contactOf(contacts: CloudContact[], message: CloudMessage): CloudContact | undefined {
   return (
     contacts.find((c) => !!message.from_user_id && c.user_id === message.from_user_id) ??
-    contacts.find((c) => !!message.from && c.wa_id === message.from) ??
-    (contacts.length === 1 ? contacts[0] : undefined)
+    contacts.find((c) => !!message.from && c.wa_id === message.from)
   );
+}
+
+/** An echo's customer entry in `contacts`: by BSUID, else by number. */
+function recipientOf(contacts: CloudContact[], echo: CloudMessage): CloudContact | undefined {
+  return contacts.find((c) => !!echo.to_user_id && c.user_id === echo.to_user_id) ?? contacts.find((c) => !!echo.to && c.wa_id === echo.to);
+}
+
+/** An echo names the customer it went to (`to`, `to_user_id`): the contact its event belongs to. */
+function echoedTo(echo: CloudMessage, contacts: CloudContact[]): Partial<InboundMessage> {
+  const contact = recipientOf(contacts, echo);
+  return {
+    fromNumber: phoneOf(echo.to ?? contact?.wa_id),
+    fromUserId: text(echo.to_user_id) ?? text(contact?.user_id),
+    fromParentUserId: text(echo.to_parent_user_id) ?? text(contact?.parent_user_id),
+  };
+}
+
+/** An `edit` or `revoke` of an earlier message; null for any other message (or one naming no original). */
+function readMessageChange(m: CloudMessage, read: InboundMessage): MessageChange | null {
+  if (m.type !== 'edit' && m.type !== 'revoke') return null;
+  const originalMessageId = text(m.type === 'edit' ? m.edit?.original_message_id : m.revoke?.original_message_id);
+  if (!originalMessageId) return null;
+  const replacement =
+    m.type === 'edit' && m.edit?.message && typeof m.edit.message === 'object'
+      ? readMessage({ ...m.edit.message, id: m.id, timestamp: m.timestamp, from: m.from }, undefined)
+      : undefined;
+  return {
+    kind: m.type,
+    providerMessageId: m.id,
+    originalMessageId,
+    at: read.receivedAt,
+    ...(replacement && replacement.type !== 'unsupported' ? { replacement } : {}),
+    unmatched: { ...read, type: 'unsupported', text: '', raw: m as unknown as Record<string, unknown> },
+  };
 }
 
 function readMessage(m: CloudMessage, contact: CloudContact | undefined): InboundMessage {
@@ -262,6 +373,7 @@ function readMessage(m: CloudMessage, contact: CloudContact | undefined): Inboun
     username: text(contact?.profile?.username),
     profileName: text(contact?.profile?.name),
     ...(m.context?.id ? { replyToMessageId: m.context.id } : {}),
+    ...messageDetails(m),
   };
   switch (m.type) {
     case 'text':
@@ -323,6 +435,35 @@ function readMessage(m: CloudMessage, contact: CloudContact | undefined): Inboun
   return { ...base, type: 'unsupported', text: m.system?.body ?? m.order?.text ?? '', raw: m as unknown as Record<string, unknown> };
 }
 
+/** Attribution and forwarding: only what the message carries, so a job's payload stays as small as before. */
+function messageDetails(m: CloudMessage): Partial<InboundMessage> {
+  const details: Partial<InboundMessage> = {};
+  if (m.referral && typeof m.referral === 'object') details.referral = readReferral(m.referral);
+  const product = m.context?.referred_product;
+  if (product && typeof product === 'object') {
+    details.referredProduct = { catalogId: text(product.catalog_id), productRetailerId: text(product.product_retailer_id) };
+  }
+  if (m.context?.forwarded === true) details.forwarded = true;
+  if (m.context?.frequently_forwarded === true) details.frequentlyForwarded = true;
+  return details;
+}
+
+function readReferral(r: CloudReferral): ReferralInfo {
+  return {
+    sourceUrl: text(r.source_url),
+    sourceId: text(r.source_id),
+    sourceType: text(r.source_type),
+    headline: text(r.headline),
+    body: text(r.body),
+    mediaType: text(r.media_type),
+    imageUrl: text(r.image_url),
+    videoUrl: text(r.video_url),
+    thumbnailUrl: text(r.thumbnail_url),
+    ctwaClid: text(r.ctwa_clid),
+    welcomeMessage: text(r.welcome_message?.text),
+  };
+}
+
 function readSharedContact(card: CloudSharedContact): SharedContact {
   const name = card.name ?? {};
   return {
@@ -368,9 +509,7 @@ function readSystemIdentity(m: CloudMessage): IdentityUpdate | null {
 /** A `user_preferences` entry about marketing messages (`stop` or `resume`); null for anything else or no user. */
 function readPreference(p: CloudUserPreference, contacts: CloudContact[]): MarketingPreference | null {
   if (p?.category !== 'marketing_messages' || (p.value !== 'stop' && p.value !== 'resume')) return null;
-  const contact =
-    contacts.find((c) => (!!p.user_id && c.user_id === p.user_id) || (!!p.wa_id && c.wa_id === p.wa_id)) ??
-    (contacts.length === 1 ? contacts[0] : undefined);
+  const contact = contacts.find((c) => (!!p.user_id && c.user_id === p.user_id) || (!!p.wa_id && c.wa_id === p.wa_id));
   const preference: MarketingPreference = {
     phoneNumber: phoneOf(text(p.wa_id) ?? undefined),
     userId: text(p.user_id) ?? text(contact?.user_id),
@@ -397,7 +536,7 @@ function readStatus(s: CloudStatus, contacts: CloudContact[]): StatusUpdate | nu
   if (!status) return null;
   const error = s.errors?.[0];
   const meaning = error || status === 'Failed' ? describeCloudError(null, error?.code, errorText(error)) : undefined;
-  const contact = contacts.find((c) => !!s.recipient_id && c.wa_id === s.recipient_id) ?? (contacts.length === 1 ? contacts[0] : undefined);
+  const contact = contacts.find((c) => !!s.recipient_id && c.wa_id === s.recipient_id);
   return {
     providerMessageId: s.id,
     status,

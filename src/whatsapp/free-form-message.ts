@@ -38,11 +38,10 @@ export interface MediaById {
 }
 
 /** A message's Cloud API body; `to` when the send names a number (MessagingService addresses every request to its contact finally). */
-const envelope = (to: string | undefined, type: string, content: unknown, replyTo?: string) => ({
+const envelope = (to: string | undefined, type: string, content: unknown) => ({
   messaging_product: 'whatsapp',
   recipient_type: 'individual',
   ...(to ? { to: to.replace(/^\+/, '') } : {}),
-  ...(replyTo ? { context: { message_id: replyTo } } : {}),
   type,
   [type]: content,
 });
@@ -98,7 +97,7 @@ function checkListSections(dto: SendListDto): void {
 /** The WhatsApp Cloud API bodies of the free-form sends. */
 export const FreeForm = {
   text: (dto: SendTextDto): FreeFormMessage => ({
-    request: envelope(dto.toNumber, 'text', { body: dto.text, preview_url: dto.previewUrl ?? false }, dto.replyToMessageId),
+    request: envelope(dto.toNumber, 'text', { body: dto.text, preview_url: dto.previewUrl ?? false }),
     preview: dto.text,
     messageType: 'Text',
   }),

@@ -112,7 +112,7 @@ export function inboundContent(message: InboundMessage, stored: StoredMedia | nu
       return plain(
         reaction.emoji,
         { emoji: reaction.emoji, reactedMessageId: reactedEventId, reactedProviderMessageId: reaction.messageId || null },
-        { reactedMessageId: reactedEventId },
+        { reactedMessageId: reactedEventId, reactedProviderMessageId: reaction.messageId || null },
       );
     }
     default:

@@ -4,6 +4,8 @@
  * shape (JobPayloads), so fields are only ever added, and every new one is optional.
  */
 
+import type { ReferralInfo, ReferredProductInfo } from '../conversations/message-details.js';
+
 /** The kinds of message a customer sends (`type` of the Cloud API `messages` webhook, folded). */
 export const INBOUND_KINDS = [
   'text',
@@ -146,6 +148,19 @@ export interface InboundMessage extends InboundSender {
   reaction?: { messageId: string; emoji: string };
   /** Unsupported kinds: the provider's message as it came. */
   raw?: Record<string, unknown>;
+  /** The click-to-WhatsApp ad or post the customer came from. */
+  referral?: ReferralInfo;
+  /** The catalog product the customer asks about. */
+  referredProduct?: ReferredProductInfo;
+  forwarded?: boolean;
+  /** Forwarded many times (WhatsApp's double arrow). */
+  frequentlyForwarded?: boolean;
+  /**
+   * A message the business wrote in the WhatsApp Business app on a number it shares with the API
+   * (Meta's `smb_message_echoes`): recorded as an outbound event (source BusinessApp), never sent.
+   * The sender fields then name the customer it went to.
+   */
+  businessAppEcho?: true;
 }
 
 /**

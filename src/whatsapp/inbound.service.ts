@@ -97,6 +97,7 @@ export class InboundService {
       const quoted = message.replyToMessageId ? known.get(message.replyToMessageId) : undefined;
       const id = newId();
       known.set(message.providerMessageId, { id, body: content.body });
+      const echo = message.businessAppEcho === true;
       recorded.push({
         id,
         message,
@@ -104,26 +105,43 @@ export class InboundService {
         conversation: conversations.get(senders[i].id)!,
         input: {
           sourceType: EventSourceType.WhatsApp,
-          direction: EventDirection.Inbound,
+          // An echo is the business's own message, sent already: outbound, Sent, and never queued to send.
+          direction: echo ? EventDirection.Outbound : EventDirection.Inbound,
           sourceId: message.providerMessageId,
-          status: 'Received',
+          status: echo ? 'Sent' : 'Received',
+          source: echo ? ('BusinessApp' as const) : null,
           body: content.body,
           creationTime: new Date(message.receivedAt),
           attachment: content.attachment,
           location: content.location,
           durationOrSize: content.durationOrSize,
-          replyTo: message.replyToMessageId ? { repliedToEventId: quoted?.id ?? null, repliedToBody: quoted?.body ?? null } : null,
+          replyTo: message.replyToMessageId
+            ? {
+                repliedToEventId: quoted?.id ?? null,
+                repliedToBody: quoted?.body ?? null,
+                repliedToProviderMessageId: message.replyToMessageId,
+              }
+            : null,
+          ...detailsOf(message),
         },
       });
     }
     await this.timeline.recordMany(manager, recorded);
+    await this.conversations.keepFirstReferrals(
+      manager,
+      workspaceId,
+      recorded.flatMap(({ message, conversation }) =>
+        message.referral ? [{ conversationId: conversation.id, referral: message.referral }] : [],
+      ),
+    );
     const keywordIn = this.policy.keywordsOf(manager, workspaceId);
     const webhooks: WebhookEvent[] = [];
     const downloads: OutboxEntry[] = [];
     for (const { id, message, content, conversation, input } of recorded) {
       const creationTime = input.creationTime;
-      // A stop or start word: once per message, as the message is recorded once.
-      const consent = message.type === 'text' ? await keywordIn(message.text) : null;
+      const echo = message.businessAppEcho === true;
+      // A stop or start word from the customer: once per message, as the message is recorded once.
+      const consent = message.type === 'text' && !echo ? await keywordIn(message.text) : null;
       if (consent) {
         await this.contacts.setConsent(manager, { workspaceId, serviceAccountId: null, name: 'WhatsApp' }, conversation.contactId, {
           whatsAppMarketing: { status: consent, source: 'Keyword', at: creationTime, onlyIfNewer: true },
@@ -134,13 +152,21 @@ export class InboundService {
         channelId: channel.id,
         conversationId: conversation.id,
         contactId: conversation.contactId,
-        messageId: message.providerMessageId,
-        direction: 'Inbound',
+        eventId: id,
+        providerMessageId: message.providerMessageId,
+        action: 'Created',
+        direction: echo ? 'Outbound' : 'Inbound',
+        ...(echo ? { status: 'Sent', source: 'BusinessApp' as const } : {}),
         messageType: content.messageType,
         creationTime: TimestampFormat.utc(creationTime),
         whatsAppUserId: message.fromUserId ?? null,
         whatsAppUsername: message.username ?? null,
         profileName: message.profileName ?? null,
+        replyTo: input.replyTo,
+        referral: message.referral ?? null,
+        referredProduct: message.referredProduct ?? null,
+        forwarded: message.forwarded ?? false,
+        frequentlyForwarded: message.frequentlyForwarded ?? false,
         ...content.webhook,
       });
       if (content.pendingMedia) {
@@ -232,6 +258,16 @@ function checkSandboxMessage(message: Omit<InboundMessage, 'providerMessageId' |
 }
 
 const isUuid = (value: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+
+/** Attribution and forwarding, as the timeline event keeps them (absent: null). */
+function detailsOf(message: InboundMessage) {
+  return {
+    referral: message.referral ?? null,
+    referredProduct: message.referredProduct ?? null,
+    forwarded: message.forwarded ?? null,
+    frequentlyForwarded: message.frequentlyForwarded ?? null,
+  };
+}
 
 /** Who sent a message, as contacts are matched: by number and BSUID, a new one named by the profile name. */
 function identityOf(message: InboundMessage): WhatsAppIdentity {

@@ -1,4 +1,18 @@
+import { TimestampFormat } from '../common/time/timestamp-format.js';
+import type { ConversationEvent } from '../conversations/conversation-event.entity.js';
+import { EventDirection } from '../conversations/conversation-enums.js';
+import {
+  messageDetailsView,
+  type EditedVersion,
+  type MessageSource,
+  type ReferralInfo,
+  type ReferredProductInfo,
+  type ReplyInfo,
+} from '../conversations/message-details.js';
 import type { SharedContact, WhatsAppMessageType } from './inbound-message.js';
+
+/** What happened to the message this webhook is about (API.md §14). */
+export type MessageWebhookAction = 'Created' | 'Edited' | 'Revoked' | 'StatusChanged';
 
 /** The WhatsApp Message Webhook (API.md §11, `whatsapp.message`), sent on every inbound message and outbound status change. */
 export interface WhatsAppMessageWebhookPayload {
@@ -6,7 +20,13 @@ export interface WhatsAppMessageWebhookPayload {
   channelId: string;
   conversationId: string;
   contactId: string;
+  /** The provider's message id when there is one (Meta's wamid), else {@link eventId}. */
   messageId: string;
+  /** Our conversation event id of the message: every operation that takes a message accepts it. */
+  eventId: string;
+  /** The provider's message id (Meta's wamid); null while the message has none. */
+  providerMessageId: string | null;
+  action: MessageWebhookAction;
   direction: 'Inbound' | 'Outbound';
   messageType: WhatsAppMessageType | string;
   body: string | null;
@@ -22,8 +42,22 @@ export interface WhatsAppMessageWebhookPayload {
   errorReason: string | null;
   buttonPayload: string | null;
   buttonText: string | null;
-  /** Reactions: our conversation event id of the message reacted to. */
+  /** Reactions: our conversation event id of the message reacted to (null when we never stored it). */
   reactedMessageId: string | null;
+  /** Reactions: the provider's id of the message reacted to. */
+  reactedProviderMessageId: string | null;
+  /** Replies: the quoted message, by our id and the provider's. */
+  replyTo: Required<ReplyInfo> | null;
+  referral: ReferralInfo | null;
+  referredProduct: ReferredProductInfo | null;
+  forwarded: boolean;
+  frequentlyForwarded: boolean;
+  /** Edited messages: the bodies before, oldest first. */
+  editHistory: EditedVersion[] | null;
+  /** Deleted messages: when (ISO 8601 UTC); body and file are gone. */
+  revokedAt: string | null;
+  /** Outbound: `BusinessApp` for a message sent from the WhatsApp Business app, `Api` otherwise. */
+  source: MessageSource | null;
   fileName: string | null;
   size: number | null;
   whatsAppUserId: string | null;
@@ -33,14 +67,24 @@ export interface WhatsAppMessageWebhookPayload {
   contacts: SharedContact[] | null;
 }
 
-type Required = Pick<
+type Given = Pick<
   WhatsAppMessageWebhookPayload,
-  'workspaceId' | 'channelId' | 'conversationId' | 'contactId' | 'messageId' | 'direction' | 'messageType' | 'creationTime'
+  | 'workspaceId'
+  | 'channelId'
+  | 'conversationId'
+  | 'contactId'
+  | 'eventId'
+  | 'providerMessageId'
+  | 'action'
+  | 'direction'
+  | 'messageType'
+  | 'creationTime'
 >;
 
 /** A complete payload: every field the caller does not give is null (isBillable false), as API.md §1 wants absent values. */
-export function messageWebhookPayload(fields: Required & Partial<WhatsAppMessageWebhookPayload>): WhatsAppMessageWebhookPayload {
+export function messageWebhookPayload(fields: Given & Partial<WhatsAppMessageWebhookPayload>): WhatsAppMessageWebhookPayload {
   return {
+    messageId: fields.providerMessageId ?? fields.eventId,
     body: null,
     mediaUrl: null,
     mimeType: null,
@@ -54,6 +98,15 @@ export function messageWebhookPayload(fields: Required & Partial<WhatsAppMessage
     buttonPayload: null,
     buttonText: null,
     reactedMessageId: null,
+    reactedProviderMessageId: null,
+    replyTo: null,
+    referral: null,
+    referredProduct: null,
+    forwarded: false,
+    frequentlyForwarded: false,
+    editHistory: null,
+    revokedAt: null,
+    source: fields.direction === 'Outbound' ? 'Api' : null,
     fileName: null,
     size: null,
     whatsAppUserId: null,
@@ -62,4 +115,33 @@ export function messageWebhookPayload(fields: Required & Partial<WhatsAppMessage
     contacts: null,
     ...fields,
   };
+}
+
+/** The webhook of a recorded WhatsApp message as it stands now (after an edit or a deletion, say). */
+export function eventWebhookPayload(event: ConversationEvent, action: MessageWebhookAction): WhatsAppMessageWebhookPayload {
+  const attachment = event.attachment ?? {};
+  const field = (name: string) => (typeof attachment[name] === 'string' ? attachment[name] : null);
+  const outbound = event.direction === EventDirection.Outbound;
+  return messageWebhookPayload({
+    workspaceId: event.workspaceId,
+    channelId: event.channelId,
+    conversationId: event.conversationId,
+    contactId: event.contactId,
+    eventId: event.id,
+    providerMessageId: event.sourceId,
+    action,
+    direction: outbound ? 'Outbound' : 'Inbound',
+    messageType: field('messageType') ?? 'Unsupported',
+    body: event.body,
+    mediaUrl: field('mediaUrl'),
+    mimeType: field('mimeType'),
+    fileName: field('fileName'),
+    status: outbound ? event.status : null,
+    latitude: event.location?.latitude ?? null,
+    longitude: event.location?.longitude ?? null,
+    creationTime: TimestampFormat.utc(event.creationTime),
+    isBillable: event.isBillable ?? false,
+    replyTo: event.replyTo && { repliedToProviderMessageId: null, ...event.replyTo },
+    ...messageDetailsView(event, outbound),
+  });
 }

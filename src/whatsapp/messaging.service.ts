@@ -119,12 +119,18 @@ export class MessagingService {
   async sendFreeForm(
     principal: Principal,
     channelId: string,
-    recipient: SendRecipient & SendWhen,
+    recipient: SendRecipient & SendWhen & { replyToMessageId?: string },
     message: FreeFormMessage,
   ): Promise<SendMessageResultDto> {
     const channel = await this.channels.getRecent(principal.workspaceId, channelId, 'whatsapp');
     const ready = message.media ? withStoredFile(message, await this.media.fileFor(principal.workspaceId, message.media)) : message;
-    return this.accept(principal, channel, recipient, ready.request, ready.preview, {
+    const request = recipient.replyToMessageId
+      ? {
+          ...ready.request,
+          context: { message_id: (await this.messageInChat(principal, channel, recipient, 'replyToMessageId')).sourceId },
+        }
+      : ready.request;
+    return this.accept(principal, channel, recipient, request, ready.preview, {
       attachment: { messageType: ready.messageType, ...ready.attachment },
       location: ready.location ?? null,
       media: ready.media && { fileId: ready.media.fileId },
@@ -151,19 +157,34 @@ export class MessagingService {
    */
   async sendReaction(principal: Principal, input: SendReactionDto): Promise<SendMessageResultDto> {
     const channel = await this.channels.getRecent(principal.workspaceId, input.channelId, 'whatsapp');
-    const target = await this.whatsAppMessage(principal.workspaceId, input.messageId);
-    const contact = await this.contacts.get(principal.workspaceId, target.contactId);
-    const sameRecipient = input.contactId
-      ? input.contactId === contact.id
-      : input.toNumber === contact.phoneNumber || input.toNumber === contact.whatsAppUserId;
-    if (target.channelId !== channel.id || !sameRecipient)
-      throw InvalidMessageId(
-        `messageId must be a message of the conversation with ${input.contactId ? 'contactId' : 'toNumber'} on this channel.`,
-      );
+    const target = await this.messageInChat(principal, channel, { ...input, replyToMessageId: input.messageId }, 'messageId');
     if (target.attachment?.messageType === 'Reaction') throw InvalidMessageId('messageId is a reaction: a reaction cannot be reacted to.');
-    if (!target.sourceId) throw InvalidMessageId('messageId has not reached WhatsApp (it has no WhatsApp message id yet).');
     const message = FreeForm.reaction(input.toNumber, { eventId: target.id, providerMessageId: target.sourceId, emoji: input.emoji });
     return this.sendFreeForm(principal, channel.id, input, message);
+  }
+
+  /**
+   * The message a reaction or a reply names (by our event id or the provider's): a WhatsApp message
+   * of the recipient's chat on this channel that reached WhatsApp, whose provider id the send carries.
+   */
+  private async messageInChat(
+    principal: Principal,
+    channel: Readonly<Channel>,
+    recipient: SendRecipient & { replyToMessageId?: string },
+    member: 'messageId' | 'replyToMessageId',
+  ): Promise<MessageRef & { sourceId: string }> {
+    const target = await this.whatsAppMessage(principal.workspaceId, recipient.replyToMessageId!, member);
+    const contact = await this.contacts.get(principal.workspaceId, target.contactId);
+    const sameRecipient = recipient.contactId
+      ? recipient.contactId === contact.id
+      : recipient.toNumber === contact.phoneNumber || recipient.toNumber === contact.whatsAppUserId;
+    if (target.channelId !== channel.id || !sameRecipient)
+      throw InvalidMessageId(
+        `${member} must be a message of the conversation with ${recipient.contactId ? 'contactId' : 'toNumber'} on this channel.`,
+        [member],
+      );
+    if (!target.sourceId) throw InvalidMessageId(`${member} has not reached WhatsApp (it has no WhatsApp message id yet).`, [member]);
+    return { ...target, sourceId: target.sourceId };
   }
 
   /**
@@ -184,10 +205,14 @@ export class MessagingService {
   }
 
   /** A WhatsApp message of the workspace by our event id (404 when unknown or another workspace's; 400 when not a WhatsApp message). */
-  private async whatsAppMessage(workspaceId: string, eventId: string): Promise<MessageRef> {
-    const event = await this.events.findMessageRef(workspaceId, eventId);
+  private async whatsAppMessage(
+    workspaceId: string,
+    id: string,
+    member: 'messageId' | 'replyToMessageId' = 'messageId',
+  ): Promise<MessageRef> {
+    const event = await this.events.findMessageRef(workspaceId, id);
     if (!event) throw MessageNotFound();
-    if (event.sourceType !== EventSourceType.WhatsApp) throw InvalidMessageId('messageId must be a WhatsApp message.');
+    if (event.sourceType !== EventSourceType.WhatsApp) throw InvalidMessageId(`${member} must be a WhatsApp message.`, [member]);
     return event;
   }
 

@@ -105,9 +105,12 @@ export class StatusService {
             channelId,
             conversationId: event.conversation_id,
             contactId: event.contact_id,
-            // A message that never reached the provider has no provider id: its conversation event id stands in.
-            messageId: event.source_id ?? event.id,
+            // A message that never reached the provider has no provider id: `messageId` is then its event id.
+            eventId: event.id,
+            providerMessageId: event.source_id,
+            action: 'StatusChanged',
             direction: 'Outbound',
+            source: event.source ?? 'Api',
             messageType,
             body: event.body,
             status: change.status,

@@ -7,11 +7,18 @@ import type { PagedResult } from '../common/paging/paged-result.js';
 import { pgError } from '../database/pg-errors.js';
 import type { ListTemplatesQueryDto } from './dto/template.dto.js';
 import { toTemplateComponents, type TemplateDefinitionDto } from './dto/template-definition.dto.js';
-import { CloudApiWhatsAppProvider } from './providers/cloud-api.provider.js';
+import { CloudApiWhatsAppProvider, STALE_CURSOR } from './providers/cloud-api.provider.js';
 import { SharedInvalidation } from '../common/cache/shared-invalidation.js';
 import type { WhatsAppTemplate } from './whatsapp-template.entity.js';
 import { WhatsAppTemplatesRepository, type AccountTemplate } from './whatsapp-templates.repository.js';
-import { DuplicateTemplate, InvalidTemplate, NotACloudChannel, NotASandboxChannel, TemplateNotFound } from './whatsapp.errors.js';
+import {
+  DuplicateTemplate,
+  InvalidTemplate,
+  NotACloudChannel,
+  NotASandboxChannel,
+  TemplateNotFound,
+  TemplateSyncFailed,
+} from './whatsapp.errors.js';
 
 /** One page of `GET /{waba-id}/message_templates`. */
 export interface GraphTemplatePage {
@@ -67,9 +74,18 @@ export class TemplatesService {
     const channel = await this.channels.findUnscopedForOperator(channelId);
     const { firstUrl, fetchPage } = this.cloudApi.templatePages(channel);
     if (channel.whatsAppProvider !== 'cloud-api') throw NotACloudChannel();
-    const templates: AccountTemplate[] = [];
+    let templates: AccountTemplate[] = [];
+    let restarted = false;
     for (let url: string | undefined = firstUrl, pages = 0; url && pages < 100; pages++) {
       const page = await fetchPage(url);
+      if (page === STALE_CURSOR) {
+        // Meta refused a cursor it handed out (v24.0+): start over once, without cursors.
+        if (restarted) throw TemplateSyncFailed('The WhatsApp Business Account refused its own template cursor twice.');
+        restarted = true;
+        templates = [];
+        url = firstUrl;
+        continue;
+      }
       templates.push(...page.data);
       url = page.paging?.next;
     }

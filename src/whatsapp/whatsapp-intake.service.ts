@@ -1,3 +1,4 @@
+import { MessageChangesService } from './message-changes.service.js';
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { SharedInvalidation } from '../common/cache/shared-invalidation.js';
 import { NotFoundError } from '../common/errors/domain-error.js';
@@ -6,7 +7,7 @@ import { SendGovernor } from '../governor/send-governor.service.js';
 import { Outbox } from '../queue/outbox.service.js';
 import { Retention } from '../queue/retention.service.js';
 import { backoffDelay } from '../queue/retry-later.js';
-import { readNotification, type CloudWebhookNotification } from './cloud-webhook.js';
+import { readNotification, type CloudWebhookNotification, type MessageChange } from './cloud-webhook.js';
 import { InboundService, type InboundMessage } from './inbound.service.js';
 import { StatusService } from './status.service.js';
 import { WhatsAppContactsService } from './whatsapp-contacts.service.js';
@@ -69,6 +70,7 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
     private readonly outbox: Outbox,
     private readonly writes: SharedInvalidation,
     private readonly governor: SendGovernor,
+    private readonly messageChanges: MessageChangesService,
   ) {
     // Only a process with lanes listens: an API replica's own writes wake nothing it runs.
     if (config.runsWorker) writes.on(INTAKE_WRITTEN, () => this.wake());
@@ -188,15 +190,15 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
     return this.intake.claimUnscoped(CLAIM_BATCH, this.config.whatsapp.intakeLeaseMs / 1000);
   }
 
-  /** The rows in order: each run of rows carrying only messages in one transaction, other rows one by one. */
+  /** The rows in order: each run of rows carrying only messages (and edits) in one transaction, other rows one by one. */
   private async processRows(rows: ClaimedRow[]): Promise<void> {
-    const read = rows.map((row) => ({ row, messages: messagesOnly(row) }));
+    const read = rows.map((row) => ({ row, content: messagesOnly(row) }));
     for (let start = 0; start < read.length;) {
-      const batch = !!read[start].messages;
+      const batch = !!read[start].content;
       let end = start + 1;
-      while (end < read.length && !!read[end].messages === batch) end++;
+      while (end < read.length && !!read[end].content === batch) end++;
       const run = read.slice(start, end);
-      if (batch) await this.recordMessages(run as Array<{ row: ClaimedRow; messages: InboundMessage[] }>);
+      if (batch) await this.recordMessages(run as Array<{ row: ClaimedRow; content: MessagesOnly }>);
       else await this.processOneByOne(run.map((r) => r.row));
       start = end;
     }
@@ -207,24 +209,35 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
    * (a few statements for all, see {@link InboundService.receiveMany}). Should that fail, each row
    * is processed on its own, with its own retries.
    */
-  private async recordMessages(rows: Array<{ row: ClaimedRow; messages: InboundMessage[] }>): Promise<void> {
-    const channels = new Map<string, { workspaceId: string; channelId: string; messages: InboundMessage[] }>();
-    for (const { row, messages } of rows) {
+  private async recordMessages(rows: Array<{ row: ClaimedRow; content: MessagesOnly }>): Promise<void> {
+    type ChannelRun = { workspaceId: string; channelId: string } & MessagesOnly;
+    const channels = new Map<string, ChannelRun>();
+    for (const { row, content } of rows) {
       const key = `${row.workspace_id}:${row.channel_id}`;
-      const channel = channels.get(key) ?? { workspaceId: row.workspace_id, channelId: row.channel_id, messages: [] };
-      channel.messages.push(...messages);
+      const channel = channels.get(key) ?? { workspaceId: row.workspace_id, channelId: row.channel_id, messages: [], changes: [] };
+      channel.messages.push(...content.messages);
+      channel.changes.push(...content.changes);
       channels.set(key, channel);
     }
     try {
-      await this.outbox.transaction(async (tx) => {
-        for (const { workspaceId, channelId, messages } of channels.values())
+      const discarded = await this.outbox.transaction(async (tx) => {
+        const files: Array<{ workspaceId: string; fileId: string }> = [];
+        for (const { workspaceId, channelId, messages, changes } of channels.values()) {
           await this.inbound.receiveMany(tx, workspaceId, channelId, messages);
+          // After the messages: an edit may change one of them.
+          for (const change of changes) {
+            const fileId = await this.messageChanges.applyWithin(tx, workspaceId, channelId, change);
+            if (fileId) files.push({ workspaceId, fileId });
+          }
+        }
         await this.intake.markProcessed(
           rows.map(({ row }) => row.id),
           tx.manager,
         );
+        return files;
       });
-      for (const { workspaceId, channelId, messages } of channels.values()) this.countReceived(workspaceId, channelId, messages.length);
+      for (const { workspaceId, fileId } of discarded) await this.messageChanges.discardFile(workspaceId, fileId);
+      for (const { workspaceId, channelId, messages } of channels.values()) this.countReceived(workspaceId, channelId, received(messages));
     } catch (err) {
       this.logger.warn({ err }, `Recording ${rows.length} WhatsApp notifications together failed; each is processed on its own`);
       await this.processOneByOne(rows.map(({ row }) => row));
@@ -280,23 +293,39 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
     await this.intake.retryLater(row.id, backoffDelay(row.attempts, err) / 1000, reason);
   }
 
-  /** Records a notification's messages, then its identity changes, statuses and marketing preferences. */
+  /** Applies a notification's identity changes, then records its messages, statuses and marketing preferences. */
   async process(workspaceId: string, channelId: string, notification: CloudWebhookNotification): Promise<void> {
-    const { messages, statuses, identityUpdates, preferences } = readNotification(notification ?? {});
-    for (const message of messages) await this.inbound.receive(workspaceId, channelId, message);
-    this.countReceived(workspaceId, channelId, messages.length);
-    // After the messages: a system message is recorded under the ids it was sent with, then the ids change.
+    const { messages, changes, statuses, identityUpdates, preferences } = readNotification(notification ?? {});
+    // Identity first (API.md §14): a message from a rotated BSUID in the same notification then finds
+    // the contact by its new id, and the system message announcing it is recorded under the new ids.
     for (const update of identityUpdates) await this.contacts.applyIdentityUpdate(workspaceId, update);
+    for (const message of messages) await this.inbound.receive(workspaceId, channelId, message);
+    this.countReceived(workspaceId, channelId, received(messages));
+    // After the messages: an edit may change a message of the same notification.
+    for (const change of changes) await this.messageChanges.apply(workspaceId, channelId, change);
     for (const status of statuses) await this.statuses.apply(workspaceId, channelId, status);
     for (const preference of preferences) await this.contacts.applyMarketingPreference(workspaceId, preference);
   }
 }
 
-/** The messages of a notification that carries nothing else (no statuses, identity changes or preferences); undefined otherwise, or when it cannot be read. */
-function messagesOnly(row: ClaimedRow): InboundMessage[] | undefined {
+/** How many of these messages the number received (echoes of the Business app's sends have their own throughput). */
+function received(messages: readonly InboundMessage[]): number {
+  return messages.filter((message) => !message.businessAppEcho).length;
+}
+
+/** What a notification of messages, edits and deletions alone carries: recorded in a batch with others. */
+interface MessagesOnly {
+  messages: InboundMessage[];
+  changes: MessageChange[];
+}
+
+/** The messages and edits of a notification that carries nothing else (no statuses, identity changes or preferences); undefined otherwise, or when it cannot be read. */
+function messagesOnly(row: ClaimedRow): MessagesOnly | undefined {
   try {
-    const { messages, statuses, identityUpdates, preferences } = readNotification((JSON.parse(row.body) as CloudWebhookNotification) ?? {});
-    return statuses.length + identityUpdates.length + preferences.length === 0 ? messages : undefined;
+    const { messages, changes, statuses, identityUpdates, preferences } = readNotification(
+      (JSON.parse(row.body) as CloudWebhookNotification) ?? {},
+    );
+    return statuses.length + identityUpdates.length + preferences.length === 0 ? { messages, changes } : undefined;
   } catch {
     return undefined;
   }

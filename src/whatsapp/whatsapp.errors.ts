@@ -26,8 +26,8 @@ export const InvalidSignature = () =>
 /** A `messageId` that is no conversation event of the workspace. */
 export const MessageNotFound = () => new NotFoundError('WhatsApp:MessageNotFound', 'The message was not found.');
 /** A `messageId` of the workspace that is not a message the operation can act on; `message` says why. */
-export const InvalidMessageId = (message: string) =>
-  new ValidationError('WhatsApp:InvalidMessageId', message, { validationErrors: [{ message, members: ['messageId'] }] });
+export const InvalidMessageId = (message: string, members: string[] = ['messageId']) =>
+  new ValidationError('WhatsApp:InvalidMessageId', message, { validationErrors: [{ message, members }] });
 /** A `mediaId` whose file is of another kind than the send takes. */
 export const MediaTypeMismatch = (expected: string, actual: string) => {
   const message = `mediaId must be an uploaded ${expected} file; it is ${/^[aeiou]/.test(actual) ? 'an' : 'a'} ${actual} file.`;

@@ -21,6 +21,7 @@ import { ConversationsModule } from '../conversations/conversations.module.js';
 import { MessagingService } from './messaging.service.js';
 import { TemplateBatchSender } from './template-batch.service.js';
 import { InboundService } from './inbound.service.js';
+import { MessageChangesService } from './message-changes.service.js';
 import { InboundMediaService } from './inbound-media.service.js';
 import { WhatsAppContactsService } from './whatsapp-contacts.service.js';
 import { StorageModule } from '../storage/storage.module.js';
@@ -55,6 +56,7 @@ import { MediaModule } from '../media/media.module.js';
     MessagingService,
     TemplateBatchSender,
     InboundService,
+    MessageChangesService,
     InboundMediaService,
     WhatsAppContactsService,
     StatusService,

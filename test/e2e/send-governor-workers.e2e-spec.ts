@@ -72,7 +72,7 @@ describeWithApp(
         });
         assert.equal(res.status, 200, res.text);
       }
-      const path = `/v21.0/${PHONE_NUMBER_ID}/messages`;
+      const path = `/v25.0/${PHONE_NUMBER_ID}/messages`;
       const sendsAt = (fake: FakeCloudApi) => fake.sends.filter((r) => r.path === path);
       await waitFor(async () => sendsAt(fx.fakeA).length + sendsAt(fx.fakeB).length >= SENDS, 60_000, `${SENDS} sends at the fakes`);
 

@@ -47,7 +47,7 @@ async function cloudChannel(t: TestApp, ws: WorkspaceFixture, fake: FakeCloudApi
   fake.templatePages = [{ data: [ORDER] }];
   const synced = await t.admin.post(`/admin/v1/channels/${created.body.id}/templates/sync`);
   assert.equal(synced.status, 200, synced.text);
-  return { id: created.body.id as string, sendsPath: `/v21.0/${phoneNumberId}/messages` };
+  return { id: created.body.id as string, sendsPath: `/v25.0/${phoneNumberId}/messages` };
 }
 
 describeWithApp(

@@ -201,7 +201,7 @@ describeWithApp(
         const received = fx.fake.sends.slice(before);
         assert.equal(received.length, 1, `${operation}: one provider call`);
         const [request] = received;
-        assert.equal(request.path, `/v21.0/${PHONE_NUMBER_ID}/messages`);
+        assert.equal(request.path, `/v25.0/${PHONE_NUMBER_ID}/messages`);
         assert.equal(request.auth, `Bearer ${TOKEN}`);
         assert.deepEqual(request.body, { ...envelope, ...expected }, operation);
         assert.equal(event.sourceId, answeredId(request), `${operation}: the provider's message id`);

@@ -53,8 +53,8 @@ describeWithApp(
         15_000,
         `event ${eventId} ${status}`,
       );
-    const uploadsTo = (channel: number) => fx.fake.uploads.filter((u) => u.path === `/v21.0/${CHANNELS[channel].phoneNumberId}/media`);
-    const sendsFrom = (channel: number) => fx.fake.sends.filter((s) => s.path === `/v21.0/${CHANNELS[channel].phoneNumberId}/messages`);
+    const uploadsTo = (channel: number) => fx.fake.uploads.filter((u) => u.path === `/v25.0/${CHANNELS[channel].phoneNumberId}/media`);
+    const sendsFrom = (channel: number) => fx.fake.sends.filter((s) => s.path === `/v25.0/${CHANNELS[channel].phoneNumberId}/messages`);
 
     before(async () => {
       files = await mediaFixtures();

@@ -85,7 +85,7 @@ describeWithApp(
       const events = (await fx.a.api.get(`/v2/conversations/service-account/${conversation.id}/timeline`)).body.items;
       const first = events.find((e: { sourceId: string }) => e.sourceId === 'wamid.q-1');
       const reply = events.find((e: { sourceId: string }) => e.sourceId === 'wamid.q-2');
-      assert.deepEqual(reply.replyTo, { repliedToEventId: first.eventId, repliedToBody: 'first' });
+      assert.deepEqual(reply.replyTo, { repliedToEventId: first.eventId, repliedToBody: 'first', repliedToProviderMessageId: 'wamid.q-1' });
       assert.equal(first.replyTo, null);
     });
 

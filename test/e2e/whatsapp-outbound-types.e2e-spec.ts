@@ -236,7 +236,7 @@ describeWithApp(
         const received = fx.fake.sends.slice(before);
         assert.equal(received.length, 1, `${operation}: one provider call`);
         const [request] = received;
-        assert.equal(request.path, `/v21.0/${PHONE_NUMBER_ID}/messages`);
+        assert.equal(request.path, `/v25.0/${PHONE_NUMBER_ID}/messages`);
         assert.equal(request.auth, `Bearer ${TOKEN}`);
         assert.deepEqual(request.body, { ...envelope, ...expected }, operation);
         assert.equal(event.sourceId, answeredId(request), `${operation}: the provider's message id`);
@@ -291,7 +291,7 @@ describeWithApp(
         10_000,
         'Mark As Read',
       );
-      assert.equal(read.path, `/v21.0/${PHONE_NUMBER_ID}/messages`);
+      assert.equal(read.path, `/v25.0/${PHONE_NUMBER_ID}/messages`);
       assert.equal(read.auth, `Bearer ${TOKEN}`);
       assert.deepEqual(read.body, { messaging_product: 'whatsapp', status: 'read', message_id: 'wamid.types-old-702' });
       assert.deepEqual(read.answer?.body, { success: true });
@@ -444,7 +444,8 @@ describeWithApp(
         ['sendContacts', { contacts: [{ name: { formattedName: 'A' }, phones: [{ type: 'CELL' }] }] }, 'contacts[0].phones[0].phone'],
         ['sendReaction', { messageId: '01970f3e-9b5c-7d2e-8f30-4b5c6d7e8f90', emoji: 'ok' }, 'emoji'],
         ['sendReaction', { messageId: '01970f3e-9b5c-7d2e-8f30-4b5c6d7e8f90', emoji: '👍👍' }, 'emoji'],
-        ['sendReaction', { messageId: 'not-an-id', emoji: '👍' }, 'messageId'],
+        ['sendReaction', { messageId: '', emoji: '👍' }, 'messageId'],
+        ['sendReaction', { messageId: 'x'.repeat(201), emoji: '👍' }, 'messageId'],
         ['sendList', { body: 'b', buttonText: 'x'.repeat(21), sections: [{ rows: [row('a')] }] }, 'buttonText'],
         ['sendList', { body: '', buttonText: 'Open', sections: [{ rows: [row('a')] }] }, 'body'],
         ['sendList', { body: 'x'.repeat(4097), buttonText: 'Open', sections: [{ rows: [row('a')] }] }, 'body'],
@@ -501,7 +502,7 @@ describeWithApp(
         ['sendCtaUrl', { body: 'b', displayText: 'x'.repeat(21), url: 'https://shop.example.com' }, 'displayText'],
         ['sendCtaUrl', { body: '', displayText: 'Open', url: 'https://shop.example.com' }, 'body'],
         ['sendCtaUrl', { body: 'x'.repeat(1025), displayText: 'Open', url: 'https://shop.example.com' }, 'body'],
-        ['markAsRead', { channelId: cloud.id, messageId: 'nope' }, 'messageId'],
+        ['markAsRead', { channelId: cloud.id, messageId: '' }, 'messageId'],
         [
           'markAsRead',
           { channelId: cloud.id, messageId: '01970f3e-9b5c-7d2e-8f30-4b5c6d7e8f90', typingIndicator: 'yes' },

@@ -246,8 +246,8 @@ describeWithApp(
       assert.deepEqual(
         fx.fake.requests.filter((r) => r.method === 'GET').map((r) => [r.path, r.auth]),
         [
-          ['/v21.0/555/message_templates?limit=100', 'Bearer EAAG-token'],
-          ['/v21.0/555/message_templates?limit=100&after=1', 'Bearer EAAG-token'],
+          ['/v25.0/555/message_templates?limit=100', 'Bearer EAAG-token'],
+          ['/v25.0/555/message_templates?limit=100&after=1', 'Bearer EAAG-token'],
         ],
       );
       const synced = await listed();

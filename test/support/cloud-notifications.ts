@@ -326,3 +326,101 @@ export function inboundCorpus(prefix: string, sender: CloudSender): CorpusEntry[
     entry('unknown', content.unknown(), 'Unsupported', ''),
   ];
 }
+
+/**
+ * A click-to-WhatsApp ad's `referral` as Meta's text messages reference shows it (an image ad;
+ * `video_url` and `thumbnail_url` come with a video ad instead of `image_url`).
+ */
+export function adReferral(sourceId: string, headline = 'Chat with us'): Record<string, unknown> {
+  return {
+    source_url: 'https://fb.me/3cr4Wqqkv',
+    source_id: sourceId,
+    source_type: 'ad',
+    body: 'Summer Succulents are here!',
+    headline,
+    media_type: 'image',
+    image_url: 'https://scontent.xx.fbcdn.net/v/t45.1/succulents.jpg',
+    ctwa_clid: `Aff-${sourceId}-n8ZTODiE79d22KtAwQKj9e_mIEOOj27vDVwFjN80dp4`,
+    welcome_message: { text: 'Hi there! Let us know how we can help!' },
+  };
+}
+
+/** `context` of a message sent with a product's "Message business" button. */
+export function productInquiry(businessPhone: string, contextId: string): Record<string, unknown> {
+  return {
+    context: { from: businessPhone, id: contextId, referred_product: { catalog_id: '194836987003835', product_retailer_id: 'di9ozbzfi4' } },
+  };
+}
+
+/** `context` of a forwarded message: `forwarded` up to five forwards, `frequently_forwarded` beyond. */
+export function forwardedContext(frequently: boolean): Record<string, unknown> {
+  return { context: frequently ? { frequently_forwarded: true } : { forwarded: true } };
+}
+
+/** A customer's edit (Coexistence numbers): the whole new message under `edit.message`. */
+export function edit(originalId: string, message: Record<string, unknown>): Record<string, unknown> {
+  return { type: 'edit', edit: { original_message_id: originalId, message } };
+}
+
+/** A customer's deletion of an earlier message. */
+export function revoke(originalId: string): Record<string, unknown> {
+  return { type: 'revoke', revoke: { original_message_id: originalId } };
+}
+
+/**
+ * An `smb_message_echoes` notification: a message the business sent from the WhatsApp Business app
+ * to `customer`, with the customer's `contacts[]` entry (2026) and `to` / `to_user_id`.
+ */
+export function echo(customer: CloudSender, id: string, messageContent: Record<string, unknown>, businessPhone = '15550783881') {
+  return envelope(
+    {
+      contacts: [contactEntry(customer)],
+      message_echoes: [
+        {
+          from: businessPhone,
+          ...(customer.phone ? { to: customer.phone } : {}),
+          ...(customer.userId ? { to_user_id: customer.userId } : {}),
+          id,
+          timestamp: nowSeconds(),
+          ...messageContent,
+        },
+      ],
+    },
+    'smb_message_echoes',
+  );
+}
+
+/** A `user_changed_user_id` system message: the user's BSUID rotated from `previousUserId` to `newUserId`. */
+export function userChangedUserId(previousUserId: string, newUserId: string, id: string, phone?: string): Record<string, unknown> {
+  return {
+    ...(phone ? { from: phone } : {}),
+    from_user_id: previousUserId,
+    id,
+    timestamp: nowSeconds(),
+    type: 'system',
+    system: {
+      body: 'User changed their WhatsApp user id',
+      ...(phone ? { wa_id: phone } : {}),
+      user_id: newUserId,
+      previous_user_id: previousUserId,
+      type: 'user_changed_user_id',
+    },
+  };
+}
+
+/** The messages of one notification, as `messages[]` entries: `from` only when the number is shared. */
+export function messageFrom(sender: CloudSender, id: string, messageContent: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+  return {
+    ...(sender.phone ? { from: sender.phone } : {}),
+    ...(sender.userId ? { from_user_id: sender.userId } : {}),
+    id,
+    timestamp: nowSeconds(),
+    ...extra,
+    ...messageContent,
+  };
+}
+
+/** One `messages` notification carrying several messages and `contacts[]` entries, in that order. */
+export function batch(contacts: CloudSender[], messages: Array<Record<string, unknown>>) {
+  return envelope({ ...(contacts.length > 0 ? { contacts: contacts.map(contactEntry) } : {}), messages });
+}

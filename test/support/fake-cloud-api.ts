@@ -69,6 +69,8 @@ export class FakeCloudApi {
   readonly media = new Map<string, FakeMedia>();
   /** Pages of `message_templates`: page i+1 is reached with the cursor of page i. */
   templatePages: TemplatePageData[] = [];
+  /** How many of the next requests with a cursor are refused as outdated (v24.0+). */
+  staleCursors = 0;
   /** Media uploads received (`POST /{phone-number-id}/media`), in order. */
   readonly uploads: CloudUpload[] = [];
   /** Answers for the next uploads, in order. */
@@ -128,7 +130,7 @@ export class FakeCloudApi {
     });
     await new Promise<void>((resolve) => fake.server.listen(0, '127.0.0.1', resolve));
     // Addressed by name, as the real graph.facebook.com is: the app's HTTP client must resolve names.
-    fake.url = `http://localhost:${(fake.server.address() as { port: number }).port}/v21.0`;
+    fake.url = `http://localhost:${(fake.server.address() as { port: number }).port}/v25.0`;
     return fake;
   }
 
@@ -141,7 +143,7 @@ export class FakeCloudApi {
   /** Requests for a media id's description, and downloads of its bytes. */
   mediaRequests(id: string): { info: CloudRequest[]; downloads: CloudRequest[] } {
     return {
-      info: this.requests.filter((r) => r.method === 'GET' && r.path === `/v21.0/${id}`),
+      info: this.requests.filter((r) => r.method === 'GET' && r.path === `/v25.0/${id}`),
       downloads: this.requests.filter((r) => r.path.startsWith(`/whatsapp_business/attachments/?mid=${id}&`)),
     };
   }
@@ -282,14 +284,14 @@ export class FakeCloudApi {
   private mediaInfo(req: IncomingMessage, path: string): CloudAnswer {
     if (this.tokenRefused(req.headers.authorization))
       return FakeCloudApi.error(401, 190, 'Error validating access token: Session has expired');
-    const id = decodeURIComponent(path.replace(/^\/v21\.0\//, '').split('?')[0]);
+    const id = decodeURIComponent(path.replace(/^\/v\d+\.\d+\//, '').split('?')[0]);
     const media = this.media.get(id);
     if (!media) return FakeCloudApi.error(400, 100, `Unsupported get request. Object with ID '${id}' does not exist`);
     if (media.metadataFailures) {
       media.metadataFailures--;
       return FakeCloudApi.error(500, 1, 'An unknown error occurred');
     }
-    const origin = this.url.replace(/\/v21\.0$/, '');
+    const origin = this.url.replace(/\/v\d+\.\d+$/, '');
     return {
       status: 200,
       body: {
@@ -376,6 +378,11 @@ export class FakeCloudApi {
 
   private templatePage(path: string): CloudAnswer {
     const url = new URL(path, this.url);
+    if (url.searchParams.has('after') && this.staleCursors > 0) {
+      // Graph API v24.0+: a cursor Meta no longer honours (Meta's changelog gives no code; 100 is its generic invalid parameter).
+      this.staleCursors--;
+      return FakeCloudApi.error(400, 100, '(#100) The pagination cursor is outdated or invalid. Request the first page again.');
+    }
     const index = Number(url.searchParams.get('after') ?? 0);
     if (index + 1 >= this.templatePages.length) return { status: 200, body: this.templatePages[index] ?? { data: [] } };
     url.searchParams.set('after', String(index + 1));

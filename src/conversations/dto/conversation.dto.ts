@@ -10,6 +10,7 @@ import { formatTimestamp, TimestampFormat } from '../../common/time/timestamp-fo
 import type { Contact } from '../../contacts/contact.entity.js';
 import { ContactType } from '../../contacts/contact-type.js';
 import { TagDto } from '../../tags/dto/tag.dto.js';
+import { ReferralDto } from './message-details.dto.js';
 import type { Tag } from '../../tags/tag.entity.js';
 import { type Conversation, ConversationStatus, EventDirection, EventSourceType } from '../conversation.entity.js';
 import { IsOptionalNotNull } from '../../common/validation/optional.js';
@@ -64,6 +65,10 @@ export class ListConversationsQueryDto extends SortedPagedRequestDto {
   @IsOptionalNotNull() @IsIsoDateTime() toDate?: string;
   /** Last event inbound and unanswered. */
   @IsOptionalNotNull() @Transform(toBoolean) @IsBoolean() isLost?: boolean;
+  /** Started from a click-to-WhatsApp ad or post (`true`), or not (`false`). */
+  @IsOptionalNotNull() @Transform(toBoolean) @IsBoolean() hasReferral?: boolean;
+  /** The conversation's first referral came from this ad or post id. */
+  @IsOptionalNotNull() @IsString() @MaxLength(200) referralSourceId?: string;
 }
 
 export class CreateConversationDto {
@@ -124,6 +129,8 @@ export class ConversationDto {
   lastEventsCount: number;
   @ApiProperty({ type: [TagDto] }) tags: TagDto[];
   unreadCount: number;
+  /** The click-to-WhatsApp ad or post of the conversation's first referral (API.md §14). */
+  @ApiProperty({ type: ReferralDto, nullable: true }) referral: ReferralDto | null;
 
   /** The conversation with its contact, channel, assignee's name and tags (ConversationViews loads them). */
   static from(
@@ -154,6 +161,7 @@ export class ConversationDto {
       lastEventsCount: conversation.lastEventsCount,
       tags: related.tags.map(TagDto.from),
       unreadCount: 0,
+      referral: conversation.referral,
     };
   }
 }

@@ -1,4 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { MESSAGE_SOURCES, messageDetailsView, type MessageSource } from '../message-details.js';
+import { EditedVersionDto, ReferralDto, ReferredProductDto } from './message-details.dto.js';
 import { formatTimestamp, TimestampFormat } from '../../common/time/timestamp-format.js';
 import { IntEnumProperty } from '../../openapi/int-enum.js';
 import type { ConversationEvent } from '../conversation-event.entity.js';
@@ -12,6 +14,8 @@ export class AiSummaryDto {
 export class ReplyInfoDto {
   @ApiProperty({ type: String, nullable: true }) repliedToEventId: string | null;
   @ApiProperty({ type: String, nullable: true }) repliedToBody: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'The provider’s id of the quoted message, kept even when we never stored it.' })
+  repliedToProviderMessageId: string | null;
 }
 
 export class InternalThreadDto {
@@ -65,6 +69,17 @@ export class ConversationTimelineDto {
   @ApiProperty({ type: InternalThreadDto, nullable: true }) internalThread: InternalThreadDto | null;
   @ApiProperty({ type: LocationMessageDto, nullable: true }) location: LocationMessageDto | null;
   @ApiProperty({ type: AssignationInfoDto, nullable: true }) assignation: AssignationInfoDto | null;
+  /** WhatsApp: the click-to-WhatsApp ad or post the message came from. */
+  @ApiProperty({ type: ReferralDto, nullable: true }) referral: ReferralDto | null;
+  @ApiProperty({ type: ReferredProductDto, nullable: true }) referredProduct: ReferredProductDto | null;
+  forwarded: boolean;
+  frequentlyForwarded: boolean;
+  /** An edited message's earlier bodies, oldest first. */
+  @ApiProperty({ type: [EditedVersionDto], nullable: true }) editHistory: EditedVersionDto[] | null;
+  /** ISO 8601 UTC: when the sender deleted the message (body and file are gone). */
+  @ApiProperty({ type: String, nullable: true }) revokedAt: string | null;
+  /** Outbound WhatsApp: `BusinessApp` for a message sent from the WhatsApp Business app, `Api` for ours. */
+  @ApiProperty({ enum: MESSAGE_SOURCES, nullable: true }) source: MessageSource | null;
 
   static from(event: ConversationEvent): ConversationTimelineDto {
     return {
@@ -88,10 +103,11 @@ export class ConversationTimelineDto {
       body: event.body,
       handlerName: event.handlerName,
       aiSummary: event.aiSummary,
-      replyTo: event.replyTo,
+      replyTo: event.replyTo && { repliedToProviderMessageId: null, ...event.replyTo },
       internalThread: event.internalThread,
       location: event.location,
       assignation: event.assignation,
+      ...messageDetailsView(event, event.sourceType === EventSourceType.WhatsApp && event.direction === EventDirection.Outbound),
     };
   }
 }

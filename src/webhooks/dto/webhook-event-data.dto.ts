@@ -1,5 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ContactDto } from '../../contacts/dto/contact.dto.js';
+import { EditedVersionDto, ReferralDto, ReferredProductDto, ReplyToDto } from '../../conversations/dto/message-details.dto.js';
+import { MESSAGE_SOURCES, type MessageSource } from '../../conversations/message-details.js';
 import type { WhatsAppMessageWebhookPayload } from '../../whatsapp/message-webhook.js';
 import type { ContactChange, WebhookEndpointDisabledData } from '../../queue/job-payloads.js';
 
@@ -86,7 +88,18 @@ export class WhatsAppMessageWebhook implements Omit<WhatsAppMessageWebhookPayloa
   channelId: string;
   conversationId: string;
   contactId: string;
-  messageId: string;
+  @ApiProperty({ description: 'The provider’s message id (Meta’s wamid) when there is one, else `eventId`.' }) messageId: string;
+  @ApiProperty({
+    description: 'Our conversation event id of the message; every operation that takes a message accepts it, or the provider’s id.',
+  })
+  eventId: string;
+  @ApiProperty({ type: String, nullable: true, description: 'The provider’s message id (Meta’s wamid); null while it has none.' })
+  providerMessageId: string | null;
+  @ApiProperty({
+    enum: ['Created', 'Edited', 'Revoked', 'StatusChanged'],
+    description: 'A new message, an edit or deletion of an earlier one (the webhook describes that message), or a status change.',
+  })
+  action: 'Created' | 'Edited' | 'Revoked' | 'StatusChanged';
   @ApiProperty({ enum: ['Inbound', 'Outbound'] }) direction: 'Inbound' | 'Outbound';
   messageType: string;
   @ApiProperty({ type: String, nullable: true }) body: string | null;
@@ -103,6 +116,21 @@ export class WhatsAppMessageWebhook implements Omit<WhatsAppMessageWebhookPayloa
   @ApiProperty({ type: String, nullable: true }) buttonPayload: string | null;
   @ApiProperty({ type: String, nullable: true }) buttonText: string | null;
   @ApiProperty({ type: String, nullable: true }) reactedMessageId: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Reactions: the provider’s id of the message reacted to.' })
+  reactedProviderMessageId: string | null;
+  @ApiProperty({ type: ReplyToDto, nullable: true }) replyTo: ReplyToDto | null;
+  @ApiProperty({ type: ReferralDto, nullable: true }) referral: ReferralDto | null;
+  @ApiProperty({ type: ReferredProductDto, nullable: true }) referredProduct: ReferredProductDto | null;
+  forwarded: boolean;
+  frequentlyForwarded: boolean;
+  @ApiProperty({ type: [EditedVersionDto], nullable: true }) editHistory: EditedVersionDto[] | null;
+  @ApiProperty({ type: String, nullable: true, description: 'ISO 8601 UTC: when the sender deleted it.' }) revokedAt: string | null;
+  @ApiProperty({
+    enum: MESSAGE_SOURCES,
+    nullable: true,
+    description: 'Outbound: `BusinessApp` for a message sent from the WhatsApp Business app.',
+  })
+  source: MessageSource | null;
   @ApiProperty({ type: String, nullable: true }) fileName: string | null;
   @ApiProperty({ type: Number, nullable: true }) size: number | null;
   @ApiProperty({ type: String, nullable: true }) whatsAppUserId: string | null;

@@ -39,14 +39,21 @@ export class SendBaseDto implements SendRecipient {
   sendAt?: string;
 }
 
-export class SendTextDto extends SendBaseDto {
-  @IsString() @MinLength(1) @MaxLength(4096) text: string;
-  @IsOptionalNotNull() @IsBoolean() previewUrl?: boolean;
-  /** Provider message id (`wamid.…`) of the message this one answers. */
-  @IsOptionalNotNull() @IsString() @MaxLength(200) replyToMessageId?: string;
+/** A send that may answer an earlier message (WhatsApp shows it quoted): every free-form send but a reaction. */
+export class ReplyableSendDto extends SendBaseDto {
+  /**
+   * The message this one answers: its `eventId` or its provider id (`wamid.…`, the webhook's
+   * `providerMessageId`), a WhatsApp message of this contact on this channel that reached WhatsApp.
+   */
+  @IsOptionalNotNull() @IsString() @MinLength(1) @MaxLength(200) replyToMessageId?: string;
 }
 
-export class SendImageDto extends SendBaseDto {
+export class SendTextDto extends ReplyableSendDto {
+  @IsString() @MinLength(1) @MaxLength(4096) text: string;
+  @IsOptionalNotNull() @IsBoolean() previewUrl?: boolean;
+}
+
+export class SendImageDto extends ReplyableSendDto {
   /** Public http(s) URL of a JPEG or PNG image; give this or `mediaId`. */
   @MediaUrlOr('mediaId') imageUrl?: string;
   /** Id of an image uploaded with Upload Image, Video, or PDF; give this or `imageUrl`. */
@@ -54,14 +61,14 @@ export class SendImageDto extends SendBaseDto {
   @IsOptionalNotNull() @IsString() @MaxLength(1024) caption?: string;
 }
 
-export class SendAudioDto extends SendBaseDto {
+export class SendAudioDto extends ReplyableSendDto {
   /** Public http(s) URL of an audio file; give this or `mediaId`. */
   @MediaUrlOr('mediaId') audioUrl?: string;
   /** Id of an audio file uploaded with Upload Audio File (sent to WhatsApp as OGG/Opus); give this or `audioUrl`. */
   @IsOptional() @IsUUID() mediaId?: string;
 }
 
-export class SendVideoDto extends SendBaseDto {
+export class SendVideoDto extends ReplyableSendDto {
   /** Public http(s) URL of an MP4 or 3GP video; give this or `mediaId`. */
   @MediaUrlOr('mediaId') videoUrl?: string;
   /** Id of a video uploaded with Upload Image, Video, or PDF; give this or `videoUrl`. */
@@ -69,7 +76,7 @@ export class SendVideoDto extends SendBaseDto {
   @IsOptionalNotNull() @IsString() @MaxLength(1024) caption?: string;
 }
 
-export class SendFileDto extends SendBaseDto {
+export class SendFileDto extends ReplyableSendDto {
   /** Public http(s) URL of the document; give this or `mediaId`. */
   @MediaUrlOr('mediaId') fileUrl?: string;
   /** Id of a PDF uploaded with Upload Image, Video, or PDF; give this or `fileUrl`. */
@@ -88,7 +95,7 @@ export class InteractiveButtonDto {
   @IsString() @MinLength(1) @MaxLength(20) title: string;
 }
 
-export class SendInteractiveButtonsDto extends SendBaseDto {
+export class SendInteractiveButtonsDto extends ReplyableSendDto {
   @IsString() @MinLength(1) @MaxLength(1024) body: string;
   @IsOptionalNotNull() @IsString() @MaxLength(60) header?: string;
   @IsOptionalNotNull() @IsString() @MaxLength(60) footer?: string;
@@ -100,7 +107,7 @@ export class SendInteractiveButtonsDto extends SendBaseDto {
   buttons: InteractiveButtonDto[];
 }
 
-export class SendLocationDto extends SendBaseDto {
+export class SendLocationDto extends ReplyableSendDto {
   /** Decimal degrees, -90 to 90. */
   @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(-90) @Max(90) latitude: number;
   /** Decimal degrees, -180 to 180. */
@@ -145,7 +152,7 @@ export class ContactCardDto {
   @IsOptional() @ValidateNestedObject() @Type(() => ContactOrgDto) org?: ContactOrgDto;
 }
 
-export class SendContactsDto extends SendBaseDto {
+export class SendContactsDto extends ReplyableSendDto {
   /** 1 to 10 contact cards. */
   @IsArray()
   @ArrayMinSize(1)
@@ -156,8 +163,11 @@ export class SendContactsDto extends SendBaseDto {
 }
 
 export class SendReactionDto extends SendBaseDto {
-  /** `conversationEventId` of the message reacted to: an inbound or outbound WhatsApp message of this contact on this channel. */
-  @IsUUID() messageId: string;
+  /**
+   * The message reacted to: its `eventId` (`conversationEventId`) or its provider id (`wamid.…`, the
+   * webhook's `providerMessageId`); an inbound or outbound WhatsApp message of this contact on this channel.
+   */
+  @IsString() @MinLength(1) @MaxLength(200) messageId: string;
   /** One emoji, or "" to remove the reaction. */
   @IsString() @IsReactionEmoji() emoji: string;
 }
@@ -175,7 +185,7 @@ export class ListSectionDto {
   @IsArray() @ArrayMinSize(1) @ArrayMaxSize(10) @ValidateNestedObject({ each: true }) @Type(() => ListRowDto) rows: ListRowDto[];
 }
 
-export class SendListDto extends SendBaseDto {
+export class SendListDto extends ReplyableSendDto {
   @IsString() @MinLength(1) @MaxLength(4096) body: string;
   /** Text header. */
   @IsOptional() @IsString() @MinLength(1) @MaxLength(60) header?: string;
@@ -191,7 +201,7 @@ export class SendListDto extends SendBaseDto {
   sections: ListSectionDto[];
 }
 
-export class SendCtaUrlDto extends SendBaseDto {
+export class SendCtaUrlDto extends ReplyableSendDto {
   @IsString() @MinLength(1) @MaxLength(1024) body: string;
   /** Text header. */
   @IsOptional() @IsString() @MinLength(1) @MaxLength(60) header?: string;
@@ -205,8 +215,8 @@ export class SendCtaUrlDto extends SendBaseDto {
 /** Mark As Read: the inbound message (and the earlier ones of the chat) shows read to the contact. */
 export class MarkAsReadDto {
   @IsUUID() channelId: string;
-  /** `conversationEventId` of an inbound WhatsApp message on this channel. */
-  @IsUUID() messageId: string;
+  /** An inbound WhatsApp message on this channel: its `eventId` (`conversationEventId`) or its provider id (`wamid.…`). */
+  @IsString() @MinLength(1) @MaxLength(200) messageId: string;
   /** Also show the contact a typing indicator (until the next message, at most 25 seconds). */
   @IsOptional() @IsBoolean() typingIndicator?: boolean;
 }

@@ -71,6 +71,8 @@ const MEANINGS = new Map<number, Meaning>([
   ],
   [132000, TEMPLATE_MISMATCH],
   [132012, TEMPLATE_MISMATCH],
+  // Graph API v23.0 and later: a template parameter Meta could not take.
+  [132018, TEMPLATE_MISMATCH],
   [
     132001,
     { errorCode: 'WhatsApp:TemplateNotFound', reason: 'The template does not exist in this language, or is not approved.', retry: false },

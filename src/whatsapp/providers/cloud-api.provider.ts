@@ -40,6 +40,10 @@ export const MEDIA_TOO_LARGE = 'WhatsApp:MediaTooLarge';
  * The WhatsApp Cloud API with the channel's own token: `POST {WHATSAPP_GRAPH_URL}/{phone-number-id}/messages`
  * (messages and Mark As Read) and `/{phone-number-id}/media` (uploads).
  */
+/** A page request refused because its cursor is outdated or invalid (Graph API v24.0 and later). */
+export const STALE_CURSOR = Symbol('stale template cursor');
+export type StaleCursor = typeof STALE_CURSOR;
+
 @Injectable()
 export class CloudApiWhatsAppProvider implements WhatsAppProvider {
   constructor(
@@ -48,20 +52,29 @@ export class CloudApiWhatsAppProvider implements WhatsAppProvider {
   ) {}
 
   /** The first page URL of the account's templates, and a reader for any page URL (the cursor's `next`). */
-  templatePages(channel: Readonly<Channel>): { firstUrl: string; fetchPage: (url: string) => Promise<GraphTemplatePage> } {
+  templatePages(channel: Readonly<Channel>): {
+    firstUrl: string;
+    fetchPage: (url: string) => Promise<GraphTemplatePage | StaleCursor>;
+  } {
     const { accessToken } = this.channels.whatsAppCredentials(channel);
     return {
-      firstUrl: `${this.config.whatsapp.graphUrl}/${channel.whatsAppWabaId}/message_templates?limit=100`,
+      firstUrl: this.templatesUrl(channel),
       fetchPage: async (url) => {
         const response = await graphRequest('GET', url, accessToken).catch((err: unknown) => {
           if (err instanceof GraphUnreachableError) throw TemplateSyncFailed(err.message);
           throw err;
         });
+        // Since v24.0 a cursor Meta no longer honours is a 400: the caller starts again without it.
+        if (response.status === 400 && url !== this.templatesUrl(channel)) return STALE_CURSOR;
         if (response.status !== 200)
           throw TemplateSyncFailed(`The WhatsApp Business Account answered HTTP ${response.status} for its templates.`);
         return response.body as GraphTemplatePage;
       },
     };
+  }
+
+  private templatesUrl(channel: Readonly<Channel>): string {
+    return `${this.config.whatsapp.graphUrl}/${channel.whatsAppWabaId}/message_templates?limit=100`;
   }
 
   /**
