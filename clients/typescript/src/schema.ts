@@ -2619,6 +2619,8 @@ export interface components {
             lastEventStatus: string | null;
             /** @description The contact's number; null for a WhatsApp user known only by their business-scoped user id. */
             phoneNumber: string | null;
+            /** @description The click-to-WhatsApp ad or post of the conversation's first referral (API.md §14). */
+            referral: components["schemas"]["ReferralDto"] | null;
             sentiment: string | null;
             /** @description 1 Open, 2 Closed */
             status: components["schemas"]["ConversationStatus"];
@@ -2677,16 +2679,30 @@ export interface components {
             direction: components["schemas"]["EventDirection"];
             /** @description `hh:mm:ss` for calls. */
             durationOrSize: string | null;
+            /** @description An edited message's earlier bodies, oldest first. */
+            editHistory: components["schemas"]["EditedVersionDto"][] | null;
             errorCode: string | null;
             eventId: string;
             failureReason: string | null;
+            forwarded: boolean;
+            frequentlyForwarded: boolean;
             handlerName: string | null;
             internalThread: components["schemas"]["InternalThreadDto"] | null;
             isAi: boolean;
             location: components["schemas"]["LocationMessageDto"] | null;
             ownerUserId: string | null;
+            /** @description WhatsApp: the click-to-WhatsApp ad or post the message came from. */
+            referral: components["schemas"]["ReferralDto"] | null;
+            referredProduct: components["schemas"]["ReferredProductDto"] | null;
             replyTo: components["schemas"]["ReplyInfoDto"] | null;
+            /** @description ISO 8601 UTC: when the sender deleted the message (body and file are gone). */
+            revokedAt: string | null;
             ringingDuration: string | null;
+            /**
+             * @description Outbound WhatsApp: `BusinessApp` for a message sent from the WhatsApp Business app, `Api` for ours.
+             * @enum {string|null}
+             */
+            source: "Api" | "BusinessApp" | null;
             sourceId: string | null;
             /** @description 1 Call, 2 WhatsApp, 3 Assignation */
             sourceType: components["schemas"]["EventSourceType"];
@@ -2936,6 +2952,12 @@ export interface components {
             /** @description Compared as the property's type; not used by HasValue and HasNoValue. */
             value?: (string | null) | number;
         };
+        EditedVersionDto: {
+            /** @description The body before this edit. */
+            body: string | null;
+            /** @description ISO 8601 UTC: when the edit replaced it. */
+            editedAt: string;
+        };
         ErrorEnvelopeDto: {
             error: components["schemas"]["ErrorInfoDto"];
             message: string;
@@ -3016,10 +3038,7 @@ export interface components {
         MarkAsReadDto: {
             /** Format: uuid */
             channelId: string;
-            /**
-             * Format: uuid
-             * @description `conversationEventId` of an inbound WhatsApp message on this channel.
-             */
+            /** @description An inbound WhatsApp message on this channel: its `eventId` (`conversationEventId`) or its provider id (`wamid.…`). */
             messageId: string;
             /** @description Also show the contact a typing indicator (until the next message, at most 25 seconds). */
             typingIndicator?: boolean;
@@ -3401,9 +3420,39 @@ export interface components {
             /** @description Deliveries to the endpoint created since then that ended Failed are sent again. */
             since: string;
         };
+        ReferralDto: {
+            body: string | null;
+            /** @description The click id, for Meta’s Conversions API. */
+            ctwaClid: string | null;
+            headline: string | null;
+            imageUrl: string | null;
+            /** @description `image` or `video`. */
+            mediaType: string | null;
+            /** @description The ad or post id. */
+            sourceId: string | null;
+            /** @description `ad` or `post`. */
+            sourceType: string | null;
+            /** @description The ad or post on Facebook or Instagram. */
+            sourceUrl: string | null;
+            thumbnailUrl: string | null;
+            videoUrl: string | null;
+            /** @description The ad’s welcome message. */
+            welcomeMessage: string | null;
+        };
+        ReferredProductDto: {
+            catalogId: string | null;
+            productRetailerId: string | null;
+        };
         ReplyInfoDto: {
             repliedToBody: string | null;
             repliedToEventId: string | null;
+            /** @description The provider’s id of the quoted message, kept even when we never stored it. */
+            repliedToProviderMessageId: string | null;
+        };
+        ReplyToDto: {
+            repliedToBody: string | null;
+            repliedToEventId: string | null;
+            repliedToProviderMessageId: string | null;
         };
         SandboxContactEmailDto: {
             email: string;
@@ -3577,6 +3626,11 @@ export interface components {
              */
             mediaId?: string;
             /**
+             * @description The message this one answers: its `eventId` or its provider id (`wamid.…`, the webhook's
+             *     `providerMessageId`), a WhatsApp message of this contact on this channel that reached WhatsApp.
+             */
+            replyToMessageId?: string;
+            /**
              * Format: date-time
              * @description When to send (ISO 8601; without an offset, UTC): later than now and at most 30 days ahead. The
              *     answer is then `status: "scheduled"` with `scheduledFor`; `DELETE /v1/scheduled/{conversationEventId}`
@@ -3600,6 +3654,11 @@ export interface components {
             contactId?: string;
             /** @description 1 to 10 contact cards. */
             contacts: components["schemas"]["ContactCardDto"][];
+            /**
+             * @description The message this one answers: its `eventId` or its provider id (`wamid.…`, the webhook's
+             *     `providerMessageId`), a WhatsApp message of this contact on this channel that reached WhatsApp.
+             */
+            replyToMessageId?: string;
             /**
              * Format: date-time
              * @description When to send (ISO 8601; without an offset, UTC): later than now and at most 30 days ahead. The
@@ -3628,6 +3687,11 @@ export interface components {
             footer?: string;
             /** @description Text header. */
             header?: string;
+            /**
+             * @description The message this one answers: its `eventId` or its provider id (`wamid.…`, the webhook's
+             *     `providerMessageId`), a WhatsApp message of this contact on this channel that reached WhatsApp.
+             */
+            replyToMessageId?: string;
             /**
              * Format: date-time
              * @description When to send (ISO 8601; without an offset, UTC): later than now and at most 30 days ahead. The
@@ -3669,6 +3733,11 @@ export interface components {
              */
             mediaId?: string;
             /**
+             * @description The message this one answers: its `eventId` or its provider id (`wamid.…`, the webhook's
+             *     `providerMessageId`), a WhatsApp message of this contact on this channel that reached WhatsApp.
+             */
+            replyToMessageId?: string;
+            /**
              * Format: date-time
              * @description When to send (ISO 8601; without an offset, UTC): later than now and at most 30 days ahead. The
              *     answer is then `status: "scheduled"` with `scheduledFor`; `DELETE /v1/scheduled/{conversationEventId}`
@@ -3702,6 +3771,11 @@ export interface components {
              */
             mediaId?: string;
             /**
+             * @description The message this one answers: its `eventId` or its provider id (`wamid.…`, the webhook's
+             *     `providerMessageId`), a WhatsApp message of this contact on this channel that reached WhatsApp.
+             */
+            replyToMessageId?: string;
+            /**
              * Format: date-time
              * @description When to send (ISO 8601; without an offset, UTC): later than now and at most 30 days ahead. The
              *     answer is then `status: "scheduled"` with `scheduledFor`; `DELETE /v1/scheduled/{conversationEventId}`
@@ -3727,6 +3801,11 @@ export interface components {
             contactId?: string;
             footer?: string;
             header?: string;
+            /**
+             * @description The message this one answers: its `eventId` or its provider id (`wamid.…`, the webhook's
+             *     `providerMessageId`), a WhatsApp message of this contact on this channel that reached WhatsApp.
+             */
+            replyToMessageId?: string;
             /**
              * Format: date-time
              * @description When to send (ISO 8601; without an offset, UTC): later than now and at most 30 days ahead. The
@@ -3755,6 +3834,11 @@ export interface components {
             footer?: string;
             /** @description Text header. */
             header?: string;
+            /**
+             * @description The message this one answers: its `eventId` or its provider id (`wamid.…`, the webhook's
+             *     `providerMessageId`), a WhatsApp message of this contact on this channel that reached WhatsApp.
+             */
+            replyToMessageId?: string;
             /** @description 1 to 10 sections, at most 10 rows in all, row ids unique. */
             sections: components["schemas"]["ListSectionDto"][];
             /**
@@ -3787,6 +3871,11 @@ export interface components {
             longitude: number;
             /** @description The place's name. */
             name?: string;
+            /**
+             * @description The message this one answers: its `eventId` or its provider id (`wamid.…`, the webhook's
+             *     `providerMessageId`), a WhatsApp message of this contact on this channel that reached WhatsApp.
+             */
+            replyToMessageId?: string;
             /**
              * Format: date-time
              * @description When to send (ISO 8601; without an offset, UTC): later than now and at most 30 days ahead. The
@@ -3856,8 +3945,8 @@ export interface components {
             /** @description One emoji, or "" to remove the reaction. */
             emoji: string;
             /**
-             * Format: uuid
-             * @description `conversationEventId` of the message reacted to: an inbound or outbound WhatsApp message of this contact on this channel.
+             * @description The message reacted to: its `eventId` (`conversationEventId`) or its provider id (`wamid.…`, the
+             *     webhook's `providerMessageId`); an inbound or outbound WhatsApp message of this contact on this channel.
              */
             messageId: string;
             /**
@@ -3914,7 +4003,10 @@ export interface components {
              */
             contactId?: string;
             previewUrl?: boolean;
-            /** @description Provider message id (`wamid.…`) of the message this one answers. */
+            /**
+             * @description The message this one answers: its `eventId` or its provider id (`wamid.…`, the webhook's
+             *     `providerMessageId`), a WhatsApp message of this contact on this channel that reached WhatsApp.
+             */
             replyToMessageId?: string;
             /**
              * Format: date-time
@@ -3945,6 +4037,11 @@ export interface components {
              * @description Id of a video uploaded with Upload Image, Video, or PDF; give this or `videoUrl`.
              */
             mediaId?: string;
+            /**
+             * @description The message this one answers: its `eventId` or its provider id (`wamid.…`, the webhook's
+             *     `providerMessageId`), a WhatsApp message of this contact on this channel that reached WhatsApp.
+             */
+            replyToMessageId?: string;
             /**
              * Format: date-time
              * @description When to send (ISO 8601; without an offset, UTC): later than now and at most 30 days ahead. The
@@ -4435,6 +4532,11 @@ export interface components {
             workspaceId: string;
         };
         WhatsAppMessageWebhook: {
+            /**
+             * @description A new message, an edit or deletion of an earlier one (the webhook describes that message), or a status change.
+             * @enum {string}
+             */
+            action: "Created" | "Edited" | "Revoked" | "StatusChanged";
             body: string | null;
             buttonPayload: string | null;
             buttonText: string | null;
@@ -4447,20 +4549,40 @@ export interface components {
             creationTime: string;
             /** @enum {string} */
             direction: "Inbound" | "Outbound";
+            editHistory: components["schemas"]["EditedVersionDto"][] | null;
             errorCode: string | null;
             errorReason: string | null;
+            /** @description Our conversation event id of the message; every operation that takes a message accepts it, or the provider’s id. */
+            eventId: string;
             fileName: string | null;
+            forwarded: boolean;
+            frequentlyForwarded: boolean;
             isBillable: boolean;
             latitude: number | null;
             longitude: number | null;
             mediaUrl: string | null;
+            /** @description The provider’s message id (Meta’s wamid) when there is one, else `eventId`. */
             messageId: string;
             messageType: string;
             mimeType: string | null;
             profileName: string | null;
+            /** @description The provider’s message id (Meta’s wamid); null while it has none. */
+            providerMessageId: string | null;
             reactedMessageId: string | null;
+            /** @description Reactions: the provider’s id of the message reacted to. */
+            reactedProviderMessageId: string | null;
+            referral: components["schemas"]["ReferralDto"] | null;
+            referredProduct: components["schemas"]["ReferredProductDto"] | null;
+            replyTo: components["schemas"]["ReplyToDto"] | null;
+            /** @description ISO 8601 UTC: when the sender deleted it. */
+            revokedAt: string | null;
             senderUserId: string | null;
             size: number | null;
+            /**
+             * @description Outbound: `BusinessApp` for a message sent from the WhatsApp Business app.
+             * @enum {string|null}
+             */
+            source: "Api" | "BusinessApp" | null;
             status: string | null;
             whatsAppUserId: string | null;
             whatsAppUsername: string | null;
@@ -13234,6 +13356,8 @@ export interface operations {
                 fromDate?: string;
                 /** @description Only conversations nobody (user or AI agent) is assigned to. */
                 getUnAssigned?: boolean;
+                /** @description Started from a click-to-WhatsApp ad or post (`true`), or not (`false`). */
+                hasReferral?: boolean;
                 /** @description Last event inbound and unanswered. */
                 isLost?: boolean;
                 /** @description Page size, at most 1000. */
@@ -13242,6 +13366,8 @@ export interface operations {
                 name?: string;
                 /** @description Contact phone number contains (digits). */
                 phoneNumber?: string;
+                /** @description The conversation's first referral came from this ad or post id. */
+                referralSourceId?: string;
                 /** @description Number of items to skip. */
                 skipCount?: number;
                 /** @description `"<Field> ASC|DESC"`, field names case-insensitive. */
