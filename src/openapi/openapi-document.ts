@@ -4,6 +4,7 @@ import { loadConfig } from '../config/load-config.js';
 import { ErrorEnvelopeDto } from '../common/errors/error-envelope.js';
 import { documentErrorResponses } from './error-responses.js';
 import { tidySchemas } from './schema-tidy.js';
+import { addRequestExamples } from './request-examples.js';
 import { annotateIntEnums, typeNullableEnumReferences } from './int-enum.js';
 import {
   describeCallbacks,
@@ -35,6 +36,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorEnvelopeDto] });
   markPublicOperations(document);
   nameOperationsBySummary(document);
+  addRequestExamples(document);
   describePathParameters(document);
   orderTags(document);
   describeCallbacks(document);

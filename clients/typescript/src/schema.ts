@@ -3950,6 +3950,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -3959,6 +3971,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -3968,6 +3992,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
@@ -3977,6 +4013,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -3986,6 +4034,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -3999,6 +4059,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4009,6 +4081,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4042,6 +4126,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4051,6 +4147,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4060,6 +4168,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
@@ -4069,6 +4189,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4078,6 +4210,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4091,6 +4235,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4101,6 +4257,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4137,6 +4305,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4146,6 +4326,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4155,6 +4347,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
@@ -4168,6 +4372,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4178,6 +4394,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4211,6 +4439,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4220,6 +4460,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4229,6 +4481,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
@@ -4238,6 +4502,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4247,6 +4523,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4260,6 +4548,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4270,6 +4570,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4305,6 +4617,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4314,6 +4638,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4323,6 +4659,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
@@ -4332,6 +4680,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4341,6 +4701,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4354,6 +4726,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4364,6 +4748,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4393,6 +4789,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4402,6 +4810,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
@@ -4415,6 +4835,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4425,6 +4857,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4458,6 +4902,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4467,6 +4923,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4476,6 +4944,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:NotFound",
+                     *         "details": null,
+                     *         "message": "Not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4489,6 +4969,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4499,6 +4991,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4531,6 +5035,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4540,6 +5056,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4549,6 +5077,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:NotFound",
+                     *         "details": null,
+                     *         "message": "Not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4558,6 +5098,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4567,6 +5119,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4580,6 +5144,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4590,6 +5166,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4625,6 +5213,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4634,6 +5234,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4643,6 +5255,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Workspaces:WorkspaceNotFound",
+                     *         "details": null,
+                     *         "message": "Workspace '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Workspace '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4652,6 +5276,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4661,6 +5297,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4674,6 +5322,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4684,6 +5344,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4721,6 +5393,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4730,6 +5414,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4739,6 +5435,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"] | components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4748,6 +5456,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4757,6 +5477,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4770,6 +5502,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4780,6 +5524,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4811,6 +5567,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4820,6 +5588,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"] | components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4833,6 +5613,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4843,6 +5635,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4878,6 +5682,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4887,6 +5703,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4896,6 +5724,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Workspaces:WorkspaceNotFound",
+                     *         "details": null,
+                     *         "message": "Workspace '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Workspace '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4905,6 +5745,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4914,6 +5766,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4927,6 +5791,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4937,6 +5813,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4968,6 +5856,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4977,6 +5877,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ServiceAccounts:NotFound",
+                     *         "details": null,
+                     *         "message": "Service account '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Service account '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4990,6 +5902,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5000,6 +5924,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5035,6 +5971,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5044,6 +5992,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5053,6 +6013,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Workspaces:WorkspaceNotFound",
+                     *         "details": null,
+                     *         "message": "Workspace '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Workspace '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5062,6 +6034,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5071,6 +6055,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5084,6 +6080,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5094,6 +6102,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5125,6 +6145,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5134,6 +6166,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Workspaces:WorkspaceNotFound",
+                     *         "details": null,
+                     *         "message": "Workspace '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Workspace '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5147,6 +6191,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5157,6 +6213,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5190,6 +6258,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthErrorDto"];
                 };
             };
@@ -5199,6 +6279,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthErrorDto"];
                 };
             };
@@ -5208,6 +6300,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5217,6 +6321,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5230,6 +6346,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5264,6 +6392,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5273,6 +6413,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5282,6 +6434,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5295,6 +6459,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5305,6 +6481,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5337,6 +6525,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5346,6 +6546,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5355,6 +6567,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5364,6 +6588,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
@@ -5373,6 +6609,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5382,6 +6630,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5395,6 +6655,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5405,6 +6677,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5436,6 +6720,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5445,6 +6741,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5454,6 +6762,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Campaigns:CampaignNotFound",
+                     *         "details": null,
+                     *         "message": "Campaign '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Campaign '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5467,6 +6787,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5477,6 +6809,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5508,6 +6852,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5517,6 +6873,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5526,6 +6894,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Campaigns:CampaignNotFound",
+                     *         "details": null,
+                     *         "message": "Campaign '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Campaign '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5535,6 +6915,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Campaigns:IllegalTransition",
+                     *         "details": null,
+                     *         "message": "A Completed campaign cannot pause.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A Completed campaign cannot pause.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5548,6 +6940,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5558,6 +6962,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5589,6 +7005,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5598,6 +7026,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5607,6 +7047,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Campaigns:CampaignNotFound",
+                     *         "details": null,
+                     *         "message": "Campaign '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Campaign '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5616,6 +7068,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Campaigns:IllegalTransition",
+                     *         "details": null,
+                     *         "message": "A Completed campaign cannot pause.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A Completed campaign cannot pause.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5629,6 +7093,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5639,6 +7115,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5676,6 +7164,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5685,6 +7185,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5694,6 +7206,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5703,6 +7227,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Campaigns:CampaignNotFound",
+                     *         "details": null,
+                     *         "message": "Campaign '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Campaign '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5716,6 +7252,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5726,6 +7274,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5757,6 +7317,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5766,6 +7338,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5775,6 +7359,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Campaigns:CampaignNotFound",
+                     *         "details": null,
+                     *         "message": "Campaign '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Campaign '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5784,6 +7380,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Campaigns:IllegalTransition",
+                     *         "details": null,
+                     *         "message": "A Completed campaign cannot pause.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A Completed campaign cannot pause.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5797,6 +7405,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5807,6 +7427,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5838,6 +7470,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5847,6 +7491,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5856,6 +7512,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Campaigns:CampaignNotFound",
+                     *         "details": null,
+                     *         "message": "Campaign '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Campaign '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5865,6 +7533,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Campaigns:IllegalTransition",
+                     *         "details": null,
+                     *         "message": "A Completed campaign cannot pause.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A Completed campaign cannot pause.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5878,6 +7558,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5888,6 +7580,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5923,6 +7627,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5932,6 +7648,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5941,6 +7669,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5950,6 +7690,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
@@ -5959,6 +7711,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5968,6 +7732,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5981,6 +7757,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5991,6 +7779,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6022,6 +7822,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6031,6 +7843,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6040,6 +7864,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
@@ -6053,6 +7889,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6063,6 +7911,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6096,6 +7956,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6105,6 +7977,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6114,6 +7998,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6127,6 +8023,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6137,6 +8045,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6165,6 +8085,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6174,6 +8106,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6187,6 +8131,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6197,6 +8153,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6229,6 +8197,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6238,6 +8218,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6247,15 +8239,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description A property with this name (case-insensitive) exists. */
+            /** @description A property with this name (case-insensitive) exists (`ContactProperties:DuplicateName`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ContactProperties:DuplicateName",
+                     *         "details": null,
+                     *         "message": "A contact property named 'City' already exists.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A contact property named 'City' already exists.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6265,6 +8281,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6274,6 +8302,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6287,6 +8327,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6297,6 +8349,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6332,6 +8396,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6341,6 +8417,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6350,6 +8438,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6359,15 +8459,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ContactProperties:PropertyNotFound",
+                     *         "details": null,
+                     *         "message": "Contact property '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Contact property '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description A property with this name (case-insensitive) exists. */
+            /** @description A property with this name (case-insensitive) exists (`ContactProperties:DuplicateName`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ContactProperties:DuplicateName",
+                     *         "details": null,
+                     *         "message": "A contact property named 'City' already exists.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A contact property named 'City' already exists.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6377,6 +8501,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6386,6 +8522,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6399,6 +8547,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6409,6 +8569,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6438,6 +8610,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6447,6 +8631,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6456,6 +8652,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ContactProperties:PropertyNotFound",
+                     *         "details": null,
+                     *         "message": "Contact property '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Contact property '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6469,6 +8677,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6479,6 +8699,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6510,6 +8742,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6519,6 +8763,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6528,6 +8784,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ContactProperties:PropertyNotFound",
+                     *         "details": null,
+                     *         "message": "Contact property '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Contact property '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6541,6 +8809,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6551,6 +8831,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6586,6 +8878,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6595,6 +8899,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6604,6 +8920,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6613,6 +8941,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ContactProperties:PropertyNotFound",
+                     *         "details": null,
+                     *         "message": "Contact property '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Contact property '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6622,6 +8962,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6631,6 +8983,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6644,6 +9008,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6654,6 +9030,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6697,6 +9085,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6706,6 +9106,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6715,6 +9127,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6728,6 +9152,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6738,6 +9174,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6770,6 +9218,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6779,6 +9239,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6788,15 +9260,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description A contact with this phone number (or WhatsApp user id) already exists in the workspace. */
+            /** @description A contact with this phone number (or WhatsApp user id) already exists in the workspace (`Contacts:DuplicatePhoneNumber`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Contacts:DuplicatePhoneNumber",
+                     *         "details": null,
+                     *         "message": "A contact with phone number '+966550100001' already exists.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A contact with phone number '+966550100001' already exists.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6806,6 +9302,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6815,6 +9323,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6828,6 +9348,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6838,6 +9370,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6869,6 +9413,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6878,6 +9434,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6887,6 +9455,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Contacts:ContactNotFound",
+                     *         "details": null,
+                     *         "message": "Contact '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Contact '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6900,6 +9480,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6910,6 +9502,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6945,6 +9549,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6954,6 +9570,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6963,6 +9591,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6972,6 +9612,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Contacts:ContactNotFound",
+                     *         "details": null,
+                     *         "message": "Contact '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Contact '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6981,6 +9633,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6990,6 +9654,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7003,6 +9679,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7013,6 +9701,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7049,6 +9749,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7058,6 +9770,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7067,6 +9791,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7076,6 +9812,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Contacts:ContactNotFound",
+                     *         "details": null,
+                     *         "message": "Contact '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Contact '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7089,6 +9837,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7099,6 +9859,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7136,6 +9908,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7145,6 +9929,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7154,6 +9950,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7163,6 +9971,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ContactProperties:PropertyNotFound",
+                     *         "details": null,
+                     *         "message": "Contact property '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Contact property '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7172,6 +9992,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7181,6 +10013,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7194,6 +10038,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7204,6 +10060,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7237,6 +10105,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7246,6 +10126,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7255,6 +10147,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ContactProperties:PropertyNotFound",
+                     *         "details": null,
+                     *         "message": "Contact property '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Contact property '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7268,6 +10172,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7278,6 +10194,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7309,6 +10237,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7318,6 +10258,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7327,6 +10279,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Contacts:ContactNotFound",
+                     *         "details": null,
+                     *         "message": "Contact '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Contact '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7340,6 +10304,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7350,6 +10326,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7385,6 +10373,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7394,6 +10394,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7403,6 +10415,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7412,15 +10436,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Contacts:ContactNotFound",
+                     *         "details": null,
+                     *         "message": "Contact '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Contact '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Another contact has this phone number (or WhatsApp user id). */
+            /** @description Another contact has this phone number (or WhatsApp user id) (`Contacts:DuplicatePhoneNumber`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Contacts:DuplicatePhoneNumber",
+                     *         "details": null,
+                     *         "message": "A contact with phone number '+966550100001' already exists.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A contact with phone number '+966550100001' already exists.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7430,6 +10478,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7439,6 +10499,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7452,6 +10524,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7462,6 +10546,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7491,6 +10587,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7500,6 +10608,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7509,6 +10629,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Contacts:ContactNotFound",
+                     *         "details": null,
+                     *         "message": "Contact '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Contact '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7522,6 +10654,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7532,6 +10676,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7564,6 +10720,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7573,6 +10741,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7582,6 +10762,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7591,6 +10783,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7600,6 +10804,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7613,6 +10829,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7623,6 +10851,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7655,6 +10895,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7664,6 +10916,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7673,6 +10937,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7682,6 +10958,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7691,6 +10979,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7704,6 +11004,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7714,6 +11026,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7750,6 +11074,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7759,6 +11095,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7768,6 +11116,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7781,6 +11141,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7791,6 +11163,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7826,6 +11210,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7835,6 +11231,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7844,6 +11252,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7853,15 +11273,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:InFlight",
+                     *         "details": null,
+                     *         "message": "A request with this Idempotency-Key is still being processed.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A request with this Idempotency-Key is still being processed.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7871,6 +11315,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7880,15 +11336,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The same `Idempotency-Key` was used with a different request body. */
+            /** @description The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:KeyReused",
+                     *         "details": null,
+                     *         "message": "This Idempotency-Key was used with a different request.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "This Idempotency-Key was used with a different request.",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7902,6 +11382,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7912,6 +11404,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7949,6 +11453,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7958,6 +11474,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7967,6 +11495,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7980,6 +11520,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7990,6 +11542,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8025,6 +11589,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8034,6 +11610,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8043,15 +11631,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:InFlight",
+                     *         "details": null,
+                     *         "message": "A request with this Idempotency-Key is still being processed.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A request with this Idempotency-Key is still being processed.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8061,6 +11673,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8070,15 +11694,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The same `Idempotency-Key` was used with a different request body. */
+            /** @description The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:KeyReused",
+                     *         "details": null,
+                     *         "message": "This Idempotency-Key was used with a different request.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "This Idempotency-Key was used with a different request.",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8092,6 +11740,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8102,6 +11762,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8133,6 +11805,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8142,6 +11826,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8151,6 +11847,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "OutboundIvr:FlowNotFound",
+                     *         "details": null,
+                     *         "message": "Outbound IVR flow '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Outbound IVR flow '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8164,6 +11872,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8174,6 +11894,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8209,6 +11941,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8218,6 +11962,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8227,6 +11983,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8236,6 +12004,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "OutboundIvr:FlowNotFound",
+                     *         "details": null,
+                     *         "message": "Outbound IVR flow '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Outbound IVR flow '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8245,6 +12025,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8254,6 +12046,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8267,6 +12071,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8277,6 +12093,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8306,6 +12134,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8315,6 +12155,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8324,6 +12176,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "OutboundIvr:FlowNotFound",
+                     *         "details": null,
+                     *         "message": "Outbound IVR flow '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Outbound IVR flow '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8337,6 +12201,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8347,6 +12223,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8378,6 +12266,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8387,6 +12287,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8396,6 +12308,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "OutboundIvr:RequestNotFound",
+                     *         "details": null,
+                     *         "message": "Outbound IVR request '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Outbound IVR request '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8409,6 +12333,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8419,6 +12355,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8450,6 +12398,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8459,6 +12419,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8468,6 +12440,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "OutboundIvr:RequestNotFound",
+                     *         "details": null,
+                     *         "message": "Outbound IVR request '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Outbound IVR request '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8481,6 +12465,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8491,6 +12487,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8519,6 +12527,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8528,6 +12548,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8541,6 +12573,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8551,6 +12595,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8581,6 +12637,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8590,6 +12658,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8599,6 +12679,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Policy:ScheduledItemNotFound",
+                     *         "details": null,
+                     *         "message": "No scheduled message or call '0190a1b2-0000-7000-8000-000000000000' was found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "No scheduled message or call '0190a1b2-0000-7000-8000-000000000000' was found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8612,6 +12704,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8622,6 +12726,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8650,6 +12766,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8659,6 +12787,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8672,6 +12812,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8682,6 +12834,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8714,6 +12878,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8723,6 +12899,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8732,6 +12920,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8741,6 +12941,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8750,6 +12962,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8763,6 +12987,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8773,6 +13009,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8811,6 +13059,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8820,6 +13080,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8829,6 +13101,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8838,6 +13122,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8847,6 +13143,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8860,6 +13168,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8870,6 +13190,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8908,6 +13240,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8917,6 +13261,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8926,6 +13282,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8935,6 +13303,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8944,6 +13324,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8957,6 +13349,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8967,6 +13371,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9002,6 +13418,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9011,6 +13439,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9020,6 +13460,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9033,6 +13485,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9043,6 +13507,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9075,6 +13551,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9084,6 +13572,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9093,15 +13593,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description A tag with this name exists. */
+            /** @description A tag with this name exists (`Tags:DuplicateName`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Tags:DuplicateName",
+                     *         "details": null,
+                     *         "message": "A tag named 'VIP' already exists.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A tag named 'VIP' already exists.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9111,6 +13635,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9120,6 +13656,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9133,6 +13681,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9143,6 +13703,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9178,6 +13750,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9187,6 +13771,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9196,6 +13792,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9205,15 +13813,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Tags:TagNotFound",
+                     *         "details": null,
+                     *         "message": "Tag '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Tag '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description A tag with this name exists. */
+            /** @description A tag with this name exists (`Tags:DuplicateName`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Tags:DuplicateName",
+                     *         "details": null,
+                     *         "message": "A tag named 'VIP' already exists.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A tag named 'VIP' already exists.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9223,6 +13855,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9232,6 +13876,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9245,6 +13901,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9255,6 +13923,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9284,6 +13964,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9293,6 +13985,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9302,15 +14006,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Tags:TagNotFound",
+                     *         "details": null,
+                     *         "message": "Tag '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Tag '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The tag is on a conversation. */
+            /** @description The tag is on a conversation (`Tags:TagInUse`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Tags:TagInUse",
+                     *         "details": null,
+                     *         "message": "Tag 'VIP' is on 3 conversations; remove it from them first.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Tag 'VIP' is on 3 conversations; remove it from them first.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9324,6 +14052,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9334,6 +14074,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9373,6 +14125,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9382,6 +14146,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9391,6 +14167,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9404,6 +14192,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9414,6 +14214,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9445,6 +14257,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9454,6 +14278,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9463,6 +14299,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Webhooks:DeliveryNotFound",
+                     *         "details": null,
+                     *         "message": "Webhook delivery '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Webhook delivery '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9476,6 +14324,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9486,6 +14346,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9519,6 +14391,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9528,6 +14412,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9537,6 +14433,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9550,6 +14458,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9560,6 +14480,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9592,6 +14524,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9601,6 +14545,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9610,6 +14566,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9619,6 +14587,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9628,6 +14608,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9641,6 +14633,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9651,6 +14655,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9682,6 +14698,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9691,6 +14719,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9700,6 +14740,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Webhooks:EndpointNotFound",
+                     *         "details": null,
+                     *         "message": "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9713,6 +14765,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9723,6 +14787,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9758,6 +14834,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9767,6 +14855,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9776,6 +14876,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9785,6 +14897,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Webhooks:EndpointNotFound",
+                     *         "details": null,
+                     *         "message": "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9794,6 +14918,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9803,6 +14939,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9816,6 +14964,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9826,6 +14986,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9855,6 +15027,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9864,6 +15048,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9873,6 +15069,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Webhooks:EndpointNotFound",
+                     *         "details": null,
+                     *         "message": "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9886,6 +15094,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9896,6 +15116,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9931,6 +15163,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9940,6 +15184,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9949,6 +15205,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9958,6 +15226,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Webhooks:EndpointNotFound",
+                     *         "details": null,
+                     *         "message": "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9967,6 +15247,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9976,6 +15268,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9989,6 +15293,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9999,6 +15315,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10030,6 +15358,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10039,6 +15379,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10048,6 +15400,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Webhooks:EndpointNotFound",
+                     *         "details": null,
+                     *         "message": "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10061,6 +15425,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10071,6 +15447,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10102,6 +15490,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10111,6 +15511,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10120,6 +15532,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Webhooks:EndpointNotFound",
+                     *         "details": null,
+                     *         "message": "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10133,6 +15557,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10143,6 +15579,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10178,6 +15626,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10187,6 +15647,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10196,6 +15668,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10205,6 +15689,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Webhooks:EndpointNotFound",
+                     *         "details": null,
+                     *         "message": "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10214,6 +15710,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10223,6 +15731,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10236,6 +15756,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10246,6 +15778,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10274,6 +15818,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10283,6 +15839,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10296,6 +15864,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10306,6 +15886,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10337,6 +15929,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10346,6 +15950,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10355,6 +15971,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10364,6 +15992,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
@@ -10373,6 +16013,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10382,6 +16034,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10395,6 +16059,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10405,6 +16081,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10440,6 +16128,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10449,6 +16149,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10458,6 +16170,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10467,15 +16191,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:InFlight",
+                     *         "details": null,
+                     *         "message": "A request with this Idempotency-Key is still being processed.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A request with this Idempotency-Key is still being processed.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10485,6 +16233,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10494,15 +16254,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The same `Idempotency-Key` was used with a different request body. */
+            /** @description The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:KeyReused",
+                     *         "details": null,
+                     *         "message": "This Idempotency-Key was used with a different request.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "This Idempotency-Key was used with a different request.",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10516,6 +16300,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10526,6 +16322,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10561,6 +16369,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10570,6 +16390,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10579,6 +16411,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10588,15 +16432,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:InFlight",
+                     *         "details": null,
+                     *         "message": "A request with this Idempotency-Key is still being processed.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A request with this Idempotency-Key is still being processed.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10606,6 +16474,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10615,15 +16495,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The same `Idempotency-Key` was used with a different request body. */
+            /** @description The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:KeyReused",
+                     *         "details": null,
+                     *         "message": "This Idempotency-Key was used with a different request.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "This Idempotency-Key was used with a different request.",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10637,6 +16541,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10647,6 +16563,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10682,6 +16610,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10691,6 +16631,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10700,6 +16652,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10709,15 +16673,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:InFlight",
+                     *         "details": null,
+                     *         "message": "A request with this Idempotency-Key is still being processed.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A request with this Idempotency-Key is still being processed.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10727,6 +16715,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10736,15 +16736,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The same `Idempotency-Key` was used with a different request body. */
+            /** @description The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:KeyReused",
+                     *         "details": null,
+                     *         "message": "This Idempotency-Key was used with a different request.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "This Idempotency-Key was used with a different request.",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10758,6 +16782,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10768,6 +16804,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10803,6 +16851,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10812,6 +16872,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10821,6 +16893,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10830,15 +16914,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:InFlight",
+                     *         "details": null,
+                     *         "message": "A request with this Idempotency-Key is still being processed.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A request with this Idempotency-Key is still being processed.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10848,6 +16956,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10857,15 +16977,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The same `Idempotency-Key` was used with a different request body. */
+            /** @description The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:KeyReused",
+                     *         "details": null,
+                     *         "message": "This Idempotency-Key was used with a different request.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "This Idempotency-Key was used with a different request.",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10879,6 +17023,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10889,6 +17045,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10924,6 +17092,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10933,6 +17113,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10942,6 +17134,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10951,15 +17155,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:InFlight",
+                     *         "details": null,
+                     *         "message": "A request with this Idempotency-Key is still being processed.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A request with this Idempotency-Key is still being processed.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10969,6 +17197,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10978,15 +17218,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The same `Idempotency-Key` was used with a different request body. */
+            /** @description The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:KeyReused",
+                     *         "details": null,
+                     *         "message": "This Idempotency-Key was used with a different request.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "This Idempotency-Key was used with a different request.",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11000,6 +17264,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11010,6 +17286,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11045,6 +17333,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11054,6 +17354,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11063,6 +17375,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11072,15 +17396,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:InFlight",
+                     *         "details": null,
+                     *         "message": "A request with this Idempotency-Key is still being processed.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A request with this Idempotency-Key is still being processed.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11090,6 +17438,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11099,15 +17459,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The same `Idempotency-Key` was used with a different request body. */
+            /** @description The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:KeyReused",
+                     *         "details": null,
+                     *         "message": "This Idempotency-Key was used with a different request.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "This Idempotency-Key was used with a different request.",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11121,6 +17505,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11131,6 +17527,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11166,6 +17574,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11175,6 +17595,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11184,6 +17616,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11193,15 +17637,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:InFlight",
+                     *         "details": null,
+                     *         "message": "A request with this Idempotency-Key is still being processed.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A request with this Idempotency-Key is still being processed.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11211,6 +17679,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11220,15 +17700,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The same `Idempotency-Key` was used with a different request body. */
+            /** @description The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:KeyReused",
+                     *         "details": null,
+                     *         "message": "This Idempotency-Key was used with a different request.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "This Idempotency-Key was used with a different request.",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11242,6 +17746,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11252,6 +17768,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11287,6 +17815,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11296,6 +17836,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11305,6 +17857,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11314,15 +17878,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:InFlight",
+                     *         "details": null,
+                     *         "message": "A request with this Idempotency-Key is still being processed.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A request with this Idempotency-Key is still being processed.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11332,6 +17920,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11341,15 +17941,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The same `Idempotency-Key` was used with a different request body. */
+            /** @description The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:KeyReused",
+                     *         "details": null,
+                     *         "message": "This Idempotency-Key was used with a different request.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "This Idempotency-Key was used with a different request.",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11363,6 +17987,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11373,6 +18009,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11408,6 +18056,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11417,6 +18077,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11426,6 +18098,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11435,15 +18119,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:InFlight",
+                     *         "details": null,
+                     *         "message": "A request with this Idempotency-Key is still being processed.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A request with this Idempotency-Key is still being processed.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11453,6 +18161,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11462,15 +18182,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The same `Idempotency-Key` was used with a different request body. */
+            /** @description The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:KeyReused",
+                     *         "details": null,
+                     *         "message": "This Idempotency-Key was used with a different request.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "This Idempotency-Key was used with a different request.",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11484,6 +18228,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11494,6 +18250,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11529,6 +18297,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11538,6 +18318,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11547,6 +18339,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11556,15 +18360,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:InFlight",
+                     *         "details": null,
+                     *         "message": "A request with this Idempotency-Key is still being processed.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A request with this Idempotency-Key is still being processed.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11574,6 +18402,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11583,15 +18423,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The same `Idempotency-Key` was used with a different request body. */
+            /** @description The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:KeyReused",
+                     *         "details": null,
+                     *         "message": "This Idempotency-Key was used with a different request.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "This Idempotency-Key was used with a different request.",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11605,6 +18469,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11615,6 +18491,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11650,6 +18538,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11659,6 +18559,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11668,6 +18580,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11677,15 +18601,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:InFlight",
+                     *         "details": null,
+                     *         "message": "A request with this Idempotency-Key is still being processed.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A request with this Idempotency-Key is still being processed.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11695,6 +18643,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11704,15 +18664,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The same `Idempotency-Key` was used with a different request body. */
+            /** @description The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:KeyReused",
+                     *         "details": null,
+                     *         "message": "This Idempotency-Key was used with a different request.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "This Idempotency-Key was used with a different request.",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11726,6 +18710,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11736,6 +18732,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11771,6 +18779,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11780,6 +18800,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11789,6 +18821,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11798,15 +18842,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:InFlight",
+                     *         "details": null,
+                     *         "message": "A request with this Idempotency-Key is still being processed.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A request with this Idempotency-Key is still being processed.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11816,6 +18884,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11825,15 +18905,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The same `Idempotency-Key` was used with a different request body. */
+            /** @description The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:KeyReused",
+                     *         "details": null,
+                     *         "message": "This Idempotency-Key was used with a different request.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "This Idempotency-Key was used with a different request.",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11847,6 +18951,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11857,6 +18973,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11894,6 +19022,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11903,6 +19043,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11912,6 +19064,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11921,6 +19085,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
@@ -11934,6 +19110,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11944,6 +19132,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11972,6 +19172,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11981,6 +19193,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11994,6 +19218,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12004,6 +19240,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12035,6 +19283,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12044,6 +19304,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12053,6 +19325,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Conversations:ConversationNotFound",
+                     *         "details": null,
+                     *         "message": "Conversation '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Conversation '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12066,6 +19350,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12076,6 +19372,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12111,6 +19419,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12120,6 +19440,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12129,6 +19461,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12138,6 +19482,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Conversations:ConversationNotFound",
+                     *         "details": null,
+                     *         "message": "Conversation '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Conversation '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12147,6 +19503,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12156,6 +19524,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12169,6 +19549,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12179,6 +19571,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12214,6 +19618,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12223,6 +19639,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12232,6 +19660,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12241,6 +19681,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Conversations:ConversationNotFound",
+                     *         "details": null,
+                     *         "message": "Conversation '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Conversation '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12250,6 +19702,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12259,6 +19723,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12272,6 +19748,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12282,6 +19770,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12317,6 +19817,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12326,6 +19838,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12335,6 +19859,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12344,6 +19880,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Conversations:ConversationNotFound",
+                     *         "details": null,
+                     *         "message": "Conversation '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Conversation '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12353,6 +19901,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12362,6 +19922,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12375,6 +19947,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12385,6 +19969,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12418,6 +20014,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12427,6 +20035,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12436,6 +20056,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Tags:TagNotFound",
+                     *         "details": null,
+                     *         "message": "Tag '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Tag '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12449,6 +20081,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12459,6 +20103,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12492,6 +20148,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12501,6 +20169,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12510,6 +20190,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Tags:TagNotFound",
+                     *         "details": null,
+                     *         "message": "Tag '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Tag '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12523,6 +20215,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12533,6 +20237,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12571,6 +20287,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12580,6 +20308,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12589,6 +20329,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12598,6 +20350,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Conversations:ConversationNotFound",
+                     *         "details": null,
+                     *         "message": "Conversation '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Conversation '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12611,6 +20375,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12621,6 +20397,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12679,6 +20467,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12688,6 +20488,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12697,6 +20509,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12706,6 +20530,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
@@ -12719,6 +20555,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12729,6 +20577,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12761,6 +20621,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12770,6 +20642,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12779,6 +20663,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12788,6 +20684,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
@@ -12797,6 +20705,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12806,6 +20726,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12819,6 +20751,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12829,6 +20773,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
