@@ -84,7 +84,7 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, { summary: string; 
         contacts: [
           {
             name: { formattedName: 'Sara Ahmed', firstName: 'Sara', lastName: 'Ahmed' },
-            phones: [{ phone: '+966501234567', type: 'CELL' }],
+            phones: [{ phone: '+966550100030', type: 'CELL' }],
             emails: [{ email: 'sara@example.com', type: 'WORK' }],
             org: { company: 'Example Co', title: 'Support lead' },
           },
