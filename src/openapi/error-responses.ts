@@ -53,7 +53,9 @@ export function documentErrorResponses(document: OpenAPIObject): void {
         response.content = { 'application/json': { schema } };
       }
       const json = response.content['application/json'];
-      if (json && !json.example && !json.examples) {
+      // Only the envelope: Service Login's OAuth errors have a body of their own.
+      const isEnvelope = json?.schema && /ErrorEnvelopeDto|ChannelNotFoundError/.test(JSON.stringify(json.schema));
+      if (json && isEnvelope && !json.example && !json.examples) {
         json.example = errorExample(status, { path, operation, description: response.description, admin, takesChannelId: channelInInput });
       }
       if (status === 429) response.headers = { ...rateLimitHeaders(), ...response.headers };

@@ -6258,18 +6258,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "Request:ValidationFailed",
-                     *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
-                     *         "validationErrors": null
-                     *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
-                     *       "statusCode": 400
-                     *     }
-                     */
                     "application/json": components["schemas"]["OAuthErrorDto"];
                 };
             };
@@ -6279,18 +6267,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "Auth:Unauthorized",
-                     *         "details": null,
-                     *         "message": "A valid bearer token is required.",
-                     *         "validationErrors": null
-                     *       },
-                     *       "message": "A valid bearer token is required.",
-                     *       "statusCode": 401
-                     *     }
-                     */
                     "application/json": components["schemas"]["OAuthErrorDto"];
                 };
             };
