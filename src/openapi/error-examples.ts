@@ -6,10 +6,10 @@ import { errorEnvelope, type ErrorEnvelopeDto } from '../common/errors/error-env
  * (as built in the features' `*.errors.ts`, the guards and the error envelope filter).
  */
 const CATALOGUE: Record<string, { status: number; message: string }> = {
-  'Request:ValidationFailed': { status: 400, message: 'name must be shorter than or equal to 200 characters' },
+  'Request:ValidationFailed': { status: 400, message: 'The request is invalid.' },
   'Auth:Unauthorized': { status: 401, message: 'A valid bearer token is required.' },
   'Admin:Unauthorized': { status: 401, message: 'The admin API key is required.' },
-  'Auth:InsufficientScope': { status: 403, message: "The token lacks the 'messaging-api' scope." },
+  'Auth:InsufficientScope': { status: 403, message: "The token lacks the 'messaging_api' scope." },
   'Request:NotFound': { status: 404, message: 'Not found.' },
   'Campaigns:CampaignNotFound': { status: 404, message: "Campaign '0190a1b2-0000-7000-8000-000000000000' was not found." },
   'Channels:ChannelNotFound': { status: 404, message: "Channel '0190a1b2-0000-7000-8000-000000000000' was not found." },

@@ -1,7 +1,9 @@
 import type { ExamplesObject, OpenAPIObject } from '@nestjs/swagger';
 import { DEMO_CHANNEL_ID } from '../database/demo-channel-id.js';
 import { REQUEST_EXAMPLES as WHATSAPP_SEND_EXAMPLES } from '../whatsapp/dto/request-examples.js';
+import { ADMIN_REQUEST_EXAMPLES } from './admin-request-examples.js';
 import { DEMO_NUMBERS } from './demo-numbers.js';
+import { example } from './example-object.js';
 import { forEachOperation } from './document-walk.js';
 
 /**
@@ -168,71 +170,6 @@ const UPDATE_CHANNEL_EXAMPLES: ExamplesObject = {
   stopWebhooks: { summary: 'Stop the WhatsApp Message Webhook', value: { webhookUrl: null } },
 };
 
-const example = (summary: string, value: unknown): ExamplesObject[string] => ({ summary, value });
-
-const SANDBOX_CHANNEL_CONFIG = {
-  name: 'Second sandbox line',
-  type: 3,
-  phoneNumber: '+14155550101',
-  whatsApp: { provider: 'sandbox' },
-  voice: { provider: 'sandbox', sandbox: { answer: true, pressDigits: ['1'], ringMs: 1000, talkMs: 2000 } },
-};
-
-const ADMIN_EXAMPLES: Record<string, ExamplesObject> = {
-  createWorkspace: { acme: example('A workspace', { name: 'Acme' }) },
-  createServiceAccount: { crm: example('A service account for the CRM', { name: 'CRM' }) },
-  createWorkspaceUser: {
-    member: example('A member', { email: 'agent@acme.example', name: 'Layla Agent', role: 2, phoneNumber: '+966550100010' }),
-  },
-  createChannel: { sandbox: example('A sandbox channel (WhatsApp and voice)', SANDBOX_CHANNEL_CONFIG) },
-  updateChannel: {
-    sandbox: example('The whole configuration (credentials left out keep their stored values)', {
-      ...SANDBOX_CHANNEL_CONFIG,
-      name: 'Support sandbox',
-    }),
-  },
-  setChannelLimits: {
-    tier: example("Meta's default throughput, the 1,000-recipient tier, 10 calls at once", {
-      throughputPerSecond: 80,
-      messagingLimit: 1000,
-      callsPerSecond: 1,
-      concurrentCalls: 10,
-    }),
-  },
-  injectSandboxInboundMessage: {
-    customerWrites: example('The customer writes (opens the service window for the free-form sends’ examples)', {
-      fromNumber: DEMO_NUMBERS.sandboxCustomer,
-      profileName: 'Omar',
-      type: 'text',
-      text: 'Hi, where is my order?',
-    }),
-    sharesLocation: example('The customer shares a location', {
-      fromNumber: DEMO_NUMBERS.sandboxCustomer,
-      type: 'location',
-      location: { latitude: 24.7136, longitude: 46.6753, name: 'Home' },
-    }),
-  },
-  injectSandboxUserPreference: {
-    stop: example('The user stops marketing messages in WhatsApp', { fromNumber: DEMO_NUMBERS.optingOut, value: 'stop' }),
-  },
-  createSandboxTemplate: {
-    deliveryWindow: example('An approved UTILITY template with two body placeholders', {
-      name: 'delivery_window',
-      language: 'en',
-      category: 'UTILITY',
-      status: 'APPROVED',
-      components: [
-        {
-          type: 'BODY',
-          text: 'Hi {{1}}, your delivery arrives between {{2}}.',
-          example: { body_text: [['Sara', '10:00 and 12:00']] },
-        },
-        { type: 'FOOTER', text: 'Reply STOP to opt out' },
-      ],
-    }),
-  },
-};
-
 const CONTACT_EXAMPLES: Record<string, ExamplesObject> = {
   createContact: CREATE_CONTACT_EXAMPLES,
   updateContact: {
@@ -364,7 +301,7 @@ export const REQUEST_BODY_EXAMPLES: Record<string, ExamplesObject> = {
   createOutboundIvr: CREATE_OUTBOUND_IVR_EXAMPLES,
   createOutboundIvrFlow: SAVE_FLOW_EXAMPLES,
   updateOutboundIvrFlow: SAVE_FLOW_EXAMPLES,
-  ...ADMIN_EXAMPLES,
+  ...ADMIN_REQUEST_EXAMPLES,
   ...CONTACT_EXAMPLES,
   ...CONVERSATION_EXAMPLES,
   ...WEBHOOK_EXAMPLES,

@@ -3955,10 +3955,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -4131,10 +4131,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -4310,10 +4310,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -4444,10 +4444,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -4622,10 +4622,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -4907,10 +4907,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -5040,10 +5040,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -5218,10 +5218,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -5398,10 +5398,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -5687,10 +5687,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -5976,10 +5976,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -6373,10 +6373,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -6415,10 +6415,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -6506,10 +6506,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -6548,10 +6548,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -6722,10 +6722,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -6854,10 +6854,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -7007,10 +7007,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -7145,10 +7145,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -7187,10 +7187,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -7319,10 +7319,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -7472,10 +7472,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -7608,10 +7608,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -7650,10 +7650,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -7824,10 +7824,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -7937,10 +7937,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -7979,10 +7979,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -8087,10 +8087,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -8178,10 +8178,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -8220,10 +8220,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -8377,10 +8377,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -8419,10 +8419,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -8612,10 +8612,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -8744,10 +8744,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -8859,10 +8859,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -8901,10 +8901,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -9066,10 +9066,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -9108,10 +9108,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -9199,10 +9199,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -9241,10 +9241,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -9415,10 +9415,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -9530,10 +9530,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -9572,10 +9572,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -9730,10 +9730,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -9772,10 +9772,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -9889,10 +9889,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -9931,10 +9931,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -10107,10 +10107,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -10239,10 +10239,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -10354,10 +10354,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -10396,10 +10396,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -10589,10 +10589,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -10701,10 +10701,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -10743,10 +10743,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -10876,10 +10876,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -10918,10 +10918,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -11055,10 +11055,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -11097,10 +11097,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -11191,10 +11191,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -11233,10 +11233,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -11434,10 +11434,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -11476,10 +11476,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -11570,10 +11570,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -11612,10 +11612,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -11807,10 +11807,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -11922,10 +11922,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -11964,10 +11964,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -12136,10 +12136,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -12268,10 +12268,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -12400,10 +12400,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -12529,10 +12529,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -12639,10 +12639,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -12768,10 +12768,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -12859,10 +12859,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -12901,10 +12901,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -13040,10 +13040,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -13082,10 +13082,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -13221,10 +13221,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -13263,10 +13263,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -13399,10 +13399,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -13441,10 +13441,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -13532,10 +13532,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -13574,10 +13574,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -13731,10 +13731,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -13773,10 +13773,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -13966,10 +13966,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -14106,10 +14106,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -14148,10 +14148,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -14259,10 +14259,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -14372,10 +14372,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -14414,10 +14414,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -14505,10 +14505,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -14547,10 +14547,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -14700,10 +14700,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -14815,10 +14815,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -14857,10 +14857,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -15029,10 +15029,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -15144,10 +15144,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -15186,10 +15186,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -15360,10 +15360,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -15492,10 +15492,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -15607,10 +15607,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -15649,10 +15649,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -15820,10 +15820,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -15910,10 +15910,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -15952,10 +15952,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -16109,10 +16109,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -16151,10 +16151,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -16350,10 +16350,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -16392,10 +16392,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -16591,10 +16591,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -16633,10 +16633,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -16832,10 +16832,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -16874,10 +16874,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -17073,10 +17073,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -17115,10 +17115,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -17314,10 +17314,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -17356,10 +17356,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -17555,10 +17555,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -17597,10 +17597,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -17796,10 +17796,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -17838,10 +17838,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -18037,10 +18037,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -18079,10 +18079,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -18278,10 +18278,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -18320,10 +18320,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -18519,10 +18519,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -18561,10 +18561,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -18760,10 +18760,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -18802,10 +18802,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -19003,10 +19003,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -19045,10 +19045,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -19174,10 +19174,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -19285,10 +19285,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -19400,10 +19400,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -19442,10 +19442,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -19599,10 +19599,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -19641,10 +19641,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -19798,10 +19798,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -19840,10 +19840,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -20016,10 +20016,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -20150,10 +20150,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -20268,10 +20268,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -20310,10 +20310,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -20448,10 +20448,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -20490,10 +20490,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
@@ -20602,10 +20602,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Request:ValidationFailed",
                      *         "details": null,
-                     *         "message": "name must be shorter than or equal to 200 characters",
+                     *         "message": "The request is invalid.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "name must be shorter than or equal to 200 characters",
+                     *       "message": "The request is invalid.",
                      *       "statusCode": 400
                      *     }
                      */
@@ -20644,10 +20644,10 @@ export interface operations {
                      *       "error": {
                      *         "code": "Auth:InsufficientScope",
                      *         "details": null,
-                     *         "message": "The token lacks the 'messaging-api' scope.",
+                     *         "message": "The token lacks the 'messaging_api' scope.",
                      *         "validationErrors": null
                      *       },
-                     *       "message": "The token lacks the 'messaging-api' scope.",
+                     *       "message": "The token lacks the 'messaging_api' scope.",
                      *       "statusCode": 403
                      *     }
                      */
