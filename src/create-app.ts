@@ -17,6 +17,7 @@ import { registerHttpMetrics } from './metrics/http-metrics.hook.js';
 import { registerLiveness } from './health/liveness.js';
 import { registerWhatsAppWebhookRoute } from './whatsapp/whatsapp-webhook-route.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
+import { FOCUS_CLIENT_CREDENTIALS_ON_AUTHORIZE } from './openapi/swagger-ui-authorize.js';
 import { assignRequestId, echoRequestId } from './logging/request-id.js';
 import { MULTIPART_OPTIONS } from './support/multipart-file.js';
 import { answerOversizedBodies } from './common/http/oversized-body.js';
@@ -77,6 +78,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
     jsonDocumentUrl: 'docs-json',
     customSiteTitle: 'Messaging API',
     swaggerOptions: { persistAuthorization: true },
+    customJsStr: FOCUS_CLIENT_CREDENTIALS_ON_AUTHORIZE,
   });
   return app;
 }

@@ -1,7 +1,6 @@
 import { Body, Controller, HttpCode, Post, UseFilters } from '@nestjs/common';
 import { AuthorizationHeader } from './authorization-header.decorator.js';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { TOKEN_REQUEST_EXAMPLES } from '../openapi/request-examples.js';
 import { NoStore } from '../common/http/no-store.decorator.js';
 import { RateLimit } from '../rate-limiting/rate-limit.decorator.js';
 import { RateLimitPolicy } from '../rate-limiting/rate-limit-policy.js';
@@ -28,7 +27,7 @@ export class TokenController {
       'OAuth 2.0 client credentials: exchanges a client id and secret for a bearer token. The client authenticates in the body (`client_id`, `client_secret`) or with HTTP Basic (RFC 6749 §2.3.1).',
   })
   @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
-  @ApiBody({ type: TokenRequestDto, examples: TOKEN_REQUEST_EXAMPLES })
+  @ApiBody({ type: TokenRequestDto })
   @ApiOkResponse({ type: TokenResponseDto })
   @ApiResponse({ status: 400, type: OAuthErrorDto, description: 'invalid_request, unsupported_grant_type or invalid_scope' })
   @ApiResponse({ status: 401, type: OAuthErrorDto, description: 'invalid_client' })

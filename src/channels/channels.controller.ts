@@ -1,6 +1,5 @@
 import { Body, Controller, Get, Param, Patch, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { UPDATE_CHANNEL_EXAMPLES } from '../openapi/request-examples.js';
 import { CurrentPrincipal, CurrentWorkspace, type Principal } from '../auth/principal.js';
 import { ParseIdPipe } from '../common/http/uuid-param.pipe.js';
 import { PagedRequestDto } from '../common/paging/paged-request.dto.js';
@@ -34,7 +33,7 @@ export class ChannelsController {
     description:
       "Changes only the fields given: the channel's `name`, `icon`, `webhookUrl` (WhatsApp Message Webhook) or `postCallWebhookUrl` (Call Webhook); `null` clears a URL or the icon. Providers and credentials are the operators' (admin Update Channel).",
   })
-  @ApiBody({ type: UpdateChannelDto, examples: UPDATE_CHANNEL_EXAMPLES })
+  @ApiBody({ type: UpdateChannelDto })
   async update(
     @CurrentPrincipal() principal: Principal,
     @Param('channelId', new ParseIdPipe('Channels:Channel')) channelId: string,

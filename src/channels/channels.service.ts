@@ -120,8 +120,9 @@ export class ChannelsService {
     this.invalidation.invalidate('channel', recentKey(workspaceId, id));
   }
 
-  async create(workspaceId: string, config: ChannelConfigDto): Promise<Channel> {
-    const channel = this.channels.create(workspaceId, { id: newId(), phoneNumberId: newId(), creatorId: null, lastModifierId: null });
+  /** `id` is chosen by the caller only for the demo channel, whose id the request examples name. */
+  async create(workspaceId: string, config: ChannelConfigDto, id: string = newId()): Promise<Channel> {
+    const channel = this.channels.create(workspaceId, { id, phoneNumberId: newId(), creatorId: null, lastModifierId: null });
     this.apply(channel, config);
     return this.channels.save(workspaceId, channel);
   }

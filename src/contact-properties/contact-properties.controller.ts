@@ -36,7 +36,7 @@ export class ContactPropertiesController {
     description:
       'Defines a custom property. `type` is the integer or its name (`"Select"`); `selectOptions` items are strings or `{ value, color }`; a Select needs at least one option. The `key` is derived from the name.',
   })
-  @ApiConflictResponse({ description: 'A property with this name (case-insensitive) exists.' })
+  @ApiConflictResponse({ description: 'A property with this name (case-insensitive) exists (`ContactProperties:DuplicateName`).' })
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateContactPropertyDto): Promise<ContactPropertyDefinitionDto> {
     return ContactPropertyDefinitionDto.from(await this.properties.create(principal.workspaceId, principal.serviceAccountId, body));
   }
@@ -47,7 +47,7 @@ export class ContactPropertiesController {
     description:
       'Changes the name, the required flag or the options; only the fields sent change. The type cannot change; removing an option that contacts hold is a 400 naming how many.',
   })
-  @ApiConflictResponse({ description: 'A property with this name (case-insensitive) exists.' })
+  @ApiConflictResponse({ description: 'A property with this name (case-insensitive) exists (`ContactProperties:DuplicateName`).' })
   async update(
     @CurrentPrincipal() principal: Principal,
     @PropertyId() id: string,

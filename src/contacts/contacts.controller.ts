@@ -1,6 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CREATE_CONTACT_EXAMPLES } from '../openapi/request-examples.js';
 import { CurrentPrincipal, CurrentWorkspace, type Principal } from '../auth/principal.js';
 import { ParseIdPipe } from '../common/http/uuid-param.pipe.js';
 import { PagedRequestDto } from '../common/paging/paged-request.dto.js';
@@ -41,8 +40,11 @@ export class ContactsController {
     description:
       'Creates a contact. The phone number is normalised to E.164; a number already in the workspace is a 409. `note` adds a first note.',
   })
-  @ApiConflictResponse({ description: 'A contact with this phone number (or WhatsApp user id) already exists in the workspace.' })
-  @ApiBody({ type: CreateContactDto, examples: CREATE_CONTACT_EXAMPLES })
+  @ApiConflictResponse({
+    description:
+      'A contact with this phone number (or WhatsApp user id) already exists in the workspace (`Contacts:DuplicatePhoneNumber`).',
+  })
+  @ApiBody({ type: CreateContactDto })
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateContactDto): Promise<ContactDto> {
     return this.views.one(await this.contacts.create(principal, body));
   }
@@ -91,7 +93,7 @@ export class ContactsController {
     summary: 'Update Contact',
     description: 'Changes only the fields present in the body; `note` appends a note. A phone number another contact has is a 409.',
   })
-  @ApiConflictResponse({ description: 'Another contact has this phone number (or WhatsApp user id).' })
+  @ApiConflictResponse({ description: 'Another contact has this phone number (or WhatsApp user id) (`Contacts:DuplicatePhoneNumber`).' })
   async update(@CurrentPrincipal() principal: Principal, @ContactId() id: string, @Body() body: UpdateContactDto): Promise<ContactDto> {
     return this.views.one(await this.contacts.update(principal, id, body));
   }

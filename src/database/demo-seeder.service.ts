@@ -5,6 +5,7 @@ import { ChannelType } from '../channels/channel.entity.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { AppConfig } from '../config/app-config.js';
 import { DEMO_TEMPLATES } from '../whatsapp/demo-templates.js';
+import { DEMO_CHANNEL_ID } from './demo-channel-id.js';
 import { TemplatesService } from '../whatsapp/templates.service.js';
 import { WorkspaceUserRole } from '../workspaces/workspace-user.entity.js';
 import { WorkspacesService } from '../workspaces/workspaces.service.js';
@@ -45,13 +46,17 @@ export class DemoSeeder implements OnApplicationBootstrap {
     const { workspace, webhookSecret } = await this.workspaces.create(DEMO_WORKSPACE_NAME);
     const account = await this.serviceAccounts.create(workspace.id, 'Demo integration');
     await this.workspaces.addUser(workspace.id, { email: 'owner@demo.example', name: 'Demo Owner', role: WorkspaceUserRole.Owner });
-    const channel = await this.channels.create(workspace.id, {
-      name: 'Demo sandbox',
-      type: ChannelType.PhoneNumberAndWhatsapp,
-      phoneNumber: '+14155550100',
-      whatsApp: { provider: 'sandbox' },
-      voice: { provider: 'sandbox', sandbox: { answer: true, pressDigits: ['1'], ringMs: 1000, talkMs: 2000 } },
-    });
+    const channel = await this.channels.create(
+      workspace.id,
+      {
+        name: 'Demo sandbox',
+        type: ChannelType.PhoneNumberAndWhatsapp,
+        phoneNumber: '+14155550100',
+        whatsApp: { provider: 'sandbox' },
+        voice: { provider: 'sandbox', sandbox: { answer: true, pressDigits: ['1'], ringMs: 1000, talkMs: 2000 } },
+      },
+      DEMO_CHANNEL_ID,
+    );
     for (const template of DEMO_TEMPLATES) await this.templates.createForOperator(channel.id, template);
     const lines = [
       'Demo workspace created. These credentials are shown only once:',

@@ -1,6 +1,7 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type { OperationObject, ParameterObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
 import { forEachOperation, resolveSchema } from './document-walk.js';
+import { errorExample } from './error-examples.js';
 
 const ENVELOPE = { $ref: '#/components/schemas/ErrorEnvelopeDto' };
 const CHANNEL_NOT_FOUND = { $ref: '#/components/schemas/ChannelNotFoundError' };
@@ -14,7 +15,7 @@ const WHY: Record<number, string> = {
   409: 'A conflict (see `error.code`).',
   413: 'The request body is larger than the limit.',
   415: 'The request body has a content type this operation does not take.',
-  422: 'The same `Idempotency-Key` was used with a different request body.',
+  422: 'The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`).',
   429: 'Rate limit reached: wait the `Retry-After` seconds.',
   503: 'A dependency is out of reach (`Database:Unavailable` while PostgreSQL restarts, `Redis:Unavailable` for the send governor’s check, `Storage:Unavailable` for media): nothing was written; try again after `Retry-After` seconds.',
 };
@@ -29,12 +30,16 @@ const WHY: Record<number, string> = {
  * - every operation: 429 with `Retry-After`; every authenticated one: 503 with `Retry-After`.
  * A route documents a status of its own (`@ApiConflictResponse({ description })` for a unique
  * conflict, `@ApiBadRequestResponse` for a rule on a body-less call) with its description only;
- * the envelope schema is filled in here for every 4xx that has no content of its own.
+ * the envelope schema is filled in here for every 4xx that has no content of its own, with an example
+ * of that status whose code the operation can return (`errorExample`; a code named in the
+ * description in backticks wins).
  */
 export function documentErrorResponses(document: OpenAPIObject): void {
   addSharedComponents(document);
-  forEachOperation(document, (operation) => {
+  forEachOperation(document, (operation, { path }) => {
     const derived = derivedStatuses(document, operation);
+    const admin = isAdmin(document, operation);
+    const channelInInput = takesChannelId(document, operation);
     const responses = operation.responses as Record<string, ResponseObject | ReferenceObject>;
     for (const [status, description] of derived) {
       const key = String(status);
@@ -47,6 +52,12 @@ export function documentErrorResponses(document: OpenAPIObject): void {
         const schema = status === 404 && derived.get(404)?.includes('ChannelNotFoundError') ? channelNotFoundSchema(operation) : ENVELOPE;
         response.content = { 'application/json': { schema } };
       }
+      const json = response.content['application/json'];
+      // Only the envelope: Service Login's OAuth errors have a body of their own.
+      const isEnvelope = json?.schema && /ErrorEnvelopeDto|ChannelNotFoundError/.test(JSON.stringify(json.schema));
+      if (json && isEnvelope && !json.example && !json.examples) {
+        json.example = errorExample(status, { path, operation, description: response.description, admin, takesChannelId: channelInInput });
+      }
       if (status === 429) response.headers = { ...rateLimitHeaders(), ...response.headers };
       if (status === 503) response.headers = { 'Retry-After': { $ref: '#/components/headers/Retry-After' }, ...response.headers };
     }
@@ -57,8 +68,7 @@ function derivedStatuses(document: OpenAPIObject, operation: OperationObject): M
   const statuses = new Map<number, string>();
   const parameters = (operation.parameters ?? []) as ParameterObject[];
   const security = operation.security ?? document.security ?? [];
-  const admin = security.some((requirement) => 'admin-key' in requirement);
-  if (admin) {
+  if (isAdmin(document, operation)) {
     statuses.set(401, 'Missing or wrong admin key.');
     statuses.set(404, 'The admin API is off (`ADMIN_API_KEY` unset), or an id that does not exist.');
   } else if (security.length > 0) {
@@ -79,12 +89,16 @@ function derivedStatuses(document: OpenAPIObject, operation: OperationObject): M
     );
   }
   if (parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key')) {
-    statuses.set(409, 'A request with the same `Idempotency-Key` is still running.');
+    statuses.set(409, 'A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`).');
     statuses.set(422, WHY[422]);
   }
   statuses.set(429, WHY[429]);
   if (security.length > 0) statuses.set(503, WHY[503]);
   return statuses;
+}
+
+function isAdmin(document: OpenAPIObject, operation: OperationObject): boolean {
+  return (operation.security ?? document.security ?? []).some((requirement) => 'admin-key' in requirement);
 }
 
 /** A `channelId` in the path, the query or the top level of the JSON body. */

@@ -7,6 +7,7 @@ import { finishComponentSchemas } from './component-schemas.js';
 import { useJsonSchema2020Keywords } from './oas31-keywords.js';
 import { describeWebhooks } from './webhooks-section.js';
 import { listErrorCodes } from './error-codes-enum.js';
+import { addRequestExamples } from './request-examples.js';
 import {
   describeCallbacks,
   describePathParameters,
@@ -42,6 +43,7 @@ export function buildOpenApiDocument(app: INestApplication, options: { errorCode
   const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorEnvelopeDto] });
   markPublicOperations(document);
   nameOperationsBySummary(document);
+  addRequestExamples(document);
   describePathParameters(document);
   orderTags(document);
   describeCallbacks(document);

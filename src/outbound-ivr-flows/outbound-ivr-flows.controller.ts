@@ -1,6 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { SAVE_FLOW_EXAMPLES } from '../openapi/request-examples.js';
 import { CurrentWorkspace } from '../auth/principal.js';
 import { ParseIdPipe } from '../common/http/uuid-param.pipe.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
@@ -28,7 +27,7 @@ export class OutboundIvrFlowsController {
   @HttpCode(200)
   @Idempotent()
   @ApiOperation({ summary: 'Create Outbound IVR Flow', description: 'Validated as a graph; starts at version 1.' })
-  @ApiBody({ type: SaveOutboundIvrFlow, examples: SAVE_FLOW_EXAMPLES })
+  @ApiBody({ type: SaveOutboundIvrFlow })
   async create(@CurrentWorkspace() workspaceId: string, @Body() body: SaveOutboundIvrFlow): Promise<OutboundIvrFlow> {
     return OutboundIvrFlow.from(await this.flows.create(workspaceId, body));
   }
@@ -54,7 +53,7 @@ export class OutboundIvrFlowsController {
     summary: 'Update Outbound IVR Flow',
     description: 'Replaces the flow as its next version; calls already running keep the version they started with.',
   })
-  @ApiBody({ type: SaveOutboundIvrFlow, examples: SAVE_FLOW_EXAMPLES })
+  @ApiBody({ type: SaveOutboundIvrFlow })
   async update(@CurrentWorkspace() workspaceId: string, @FlowId() id: string, @Body() body: SaveOutboundIvrFlow): Promise<OutboundIvrFlow> {
     return OutboundIvrFlow.from(await this.flows.update(workspaceId, id, body));
   }

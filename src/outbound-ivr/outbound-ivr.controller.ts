@@ -1,6 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCallbacks, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CREATE_OUTBOUND_IVR_EXAMPLES } from '../openapi/request-examples.js';
 import { CurrentPrincipal, CurrentWorkspace, type Principal } from '../auth/principal.js';
 import { ParseIdPipe } from '../common/http/uuid-param.pipe.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
@@ -36,7 +35,7 @@ export class OutboundIvrController {
       'Requests an outbound call. When the call terminates, the outcome (OutboundIvrWebhookPayload) is sent to webhookUrl. ' +
       'A second request with the same externalId returns the first record and places no new call.',
   })
-  @ApiBody({ type: CreateOutboundIvrRequest, examples: CREATE_OUTBOUND_IVR_EXAMPLES })
+  @ApiBody({ type: CreateOutboundIvrRequest })
   @ApiCallbacks({
     name: 'outboundIvrCompleted',
     callbackUrl: '{$request.body#/webhookUrl}',

@@ -17,7 +17,7 @@ export class TagsController {
   @Post()
   @HttpCode(200)
   @ApiOperation({ summary: 'Create Tag', description: 'Creates a tag for conversations; a name already used is a 409.' })
-  @ApiConflictResponse({ description: 'A tag with this name exists.' })
+  @ApiConflictResponse({ description: 'A tag with this name exists (`Tags:DuplicateName`).' })
   async create(@CurrentWorkspace() workspaceId: string, @Body() body: CreateTagDto): Promise<TagDto> {
     return TagDto.from(await this.tags.create(workspaceId, body));
   }
@@ -31,7 +31,7 @@ export class TagsController {
 
   @Put(':id')
   @ApiOperation({ summary: 'Update Tag', description: 'Changes only the fields present in the body; a name already used is a 409.' })
-  @ApiConflictResponse({ description: 'A tag with this name exists.' })
+  @ApiConflictResponse({ description: 'A tag with this name exists (`Tags:DuplicateName`).' })
   async update(@CurrentWorkspace() workspaceId: string, @TagId() id: string, @Body() body: UpdateTagDto): Promise<TagDto> {
     return TagDto.from(await this.tags.update(workspaceId, id, body));
   }
@@ -39,7 +39,7 @@ export class TagsController {
   @Delete(':id')
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete Tag', description: 'Deletes a tag; a tag still on a conversation is a 409.' })
-  @ApiConflictResponse({ description: 'The tag is on a conversation.' })
+  @ApiConflictResponse({ description: 'The tag is on a conversation (`Tags:TagInUse`).' })
   async remove(@CurrentWorkspace() workspaceId: string, @TagId() id: string): Promise<void> {
     await this.tags.remove(workspaceId, id);
   }

@@ -1,6 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { SEND_TEMPLATE_EXAMPLES } from '../openapi/request-examples.js';
 import { CurrentPrincipal, CurrentWorkspace, type Principal } from '../auth/principal.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { mapPage, PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
@@ -21,7 +20,6 @@ import {
   SendTextDto,
   SendVideoDto,
 } from './dto/send-message.dto.js';
-import { REQUEST_EXAMPLES } from './dto/request-examples.js';
 import { FreeForm } from './free-form-message.js';
 import { ListTemplatesQueryDto, ServiceAccountTemplateDto } from './dto/template.dto.js';
 import { MessagingService } from './messaging.service.js';
@@ -44,7 +42,7 @@ export class WhatsAppController {
     summary: 'Send Template',
     description: 'Sends a pre-approved WhatsApp template message; answers once it is queued for delivery.',
   })
-  @ApiBody({ type: SendTemplateDto, examples: SEND_TEMPLATE_EXAMPLES })
+  @ApiBody({ type: SendTemplateDto })
   sendTemplate(@CurrentPrincipal() principal: Principal, @Body() body: SendTemplateDto): Promise<SendMessageResultDto> {
     return this.messaging.sendTemplate(principal, body);
   }
@@ -62,7 +60,7 @@ export class WhatsAppController {
   @HttpCode(200)
   @Idempotent()
   @RateLimit(RateLimitPolicy.WhatsAppSends)
-  @ApiBody({ type: SendImageDto, examples: REQUEST_EXAMPLES.sendImage })
+  @ApiBody({ type: SendImageDto })
   @ApiOperation({
     summary: 'Send Image',
     description:
@@ -76,7 +74,7 @@ export class WhatsAppController {
   @HttpCode(200)
   @Idempotent()
   @RateLimit(RateLimitPolicy.WhatsAppSends)
-  @ApiBody({ type: SendAudioDto, examples: REQUEST_EXAMPLES.sendAudio })
+  @ApiBody({ type: SendAudioDto })
   @ApiOperation({
     summary: 'Send Audio',
     description:
@@ -90,7 +88,7 @@ export class WhatsAppController {
   @HttpCode(200)
   @Idempotent()
   @RateLimit(RateLimitPolicy.WhatsAppSends)
-  @ApiBody({ type: SendVideoDto, examples: REQUEST_EXAMPLES.sendVideo })
+  @ApiBody({ type: SendVideoDto })
   @ApiOperation({
     summary: 'Send Video',
     description:
@@ -104,7 +102,7 @@ export class WhatsAppController {
   @HttpCode(200)
   @Idempotent()
   @RateLimit(RateLimitPolicy.WhatsAppSends)
-  @ApiBody({ type: SendFileDto, examples: REQUEST_EXAMPLES.sendFile })
+  @ApiBody({ type: SendFileDto })
   @ApiOperation({
     summary: 'Send File',
     description:
@@ -127,7 +125,7 @@ export class WhatsAppController {
   @HttpCode(200)
   @Idempotent()
   @RateLimit(RateLimitPolicy.WhatsAppSends)
-  @ApiBody({ type: SendLocationDto, examples: REQUEST_EXAMPLES.sendLocation })
+  @ApiBody({ type: SendLocationDto })
   @ApiOperation({
     summary: 'Send Location',
     description: 'A map pin with an optional name and address; inside the 24-hour service window only.',
@@ -140,7 +138,7 @@ export class WhatsAppController {
   @HttpCode(200)
   @Idempotent()
   @RateLimit(RateLimitPolicy.WhatsAppSends)
-  @ApiBody({ type: SendContactsDto, examples: REQUEST_EXAMPLES.sendContacts })
+  @ApiBody({ type: SendContactsDto })
   @ApiOperation({ summary: 'Send Contacts', description: '1 to 10 contact cards; inside the 24-hour service window only.' })
   sendContacts(@CurrentPrincipal() principal: Principal, @Body() body: SendContactsDto): Promise<SendMessageResultDto> {
     return this.messaging.sendFreeForm(principal, body.channelId, body, FreeForm.contacts(body));
@@ -150,7 +148,7 @@ export class WhatsAppController {
   @HttpCode(200)
   @Idempotent()
   @RateLimit(RateLimitPolicy.WhatsAppSends)
-  @ApiBody({ type: SendReactionDto, examples: REQUEST_EXAMPLES.sendReaction })
+  @ApiBody({ type: SendReactionDto })
   @ApiOperation({
     summary: 'Send Reaction',
     description:
@@ -164,7 +162,7 @@ export class WhatsAppController {
   @HttpCode(200)
   @Idempotent()
   @RateLimit(RateLimitPolicy.WhatsAppSends)
-  @ApiBody({ type: SendListDto, examples: REQUEST_EXAMPLES.sendList })
+  @ApiBody({ type: SendListDto })
   @ApiOperation({
     summary: 'Send List',
     description: 'A button that opens a list of up to 10 rows in up to 10 sections; inside the 24-hour service window only.',
@@ -177,7 +175,7 @@ export class WhatsAppController {
   @HttpCode(200)
   @Idempotent()
   @RateLimit(RateLimitPolicy.WhatsAppSends)
-  @ApiBody({ type: SendCtaUrlDto, examples: REQUEST_EXAMPLES.sendCtaUrl })
+  @ApiBody({ type: SendCtaUrlDto })
   @ApiOperation({ summary: 'Send CTA URL', description: 'A button that opens an https URL; inside the 24-hour service window only.' })
   sendCtaUrl(@CurrentPrincipal() principal: Principal, @Body() body: SendCtaUrlDto): Promise<SendMessageResultDto> {
     return this.messaging.sendFreeForm(principal, body.channelId, body, FreeForm.ctaUrl(body));
@@ -186,7 +184,7 @@ export class WhatsAppController {
   @Post('markAsRead')
   @HttpCode(204)
   @RateLimit(RateLimitPolicy.WhatsAppSends)
-  @ApiBody({ type: MarkAsReadDto, examples: REQUEST_EXAMPLES.markAsRead })
+  @ApiBody({ type: MarkAsReadDto })
   @ApiOperation({
     summary: 'Mark As Read',
     description:

@@ -18,6 +18,11 @@ import { useJsonSchema2020Keywords } from '../../src/openapi/oas31-keywords.js';
 import { eventTypeCatalog } from '../../src/webhooks/webhook-event-catalog.js';
 import { ERROR_CODES } from '../../src/common/errors/error-codes.js';
 import { scanErrorCodes } from '../../scripts/error-codes.js';
+import { REQUEST_BODY_EXAMPLES } from '../../src/openapi/request-examples.js';
+import { DEMO_CHANNEL_ID } from '../../src/database/demo-channel-id.js';
+import type { ErrorEnvelopeDto } from '../../src/common/errors/error-envelope.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** What an integrator reads: the document built from the app's routes, as `npm run openapi` writes it. */
 describe('The OpenAPI document', () => {
@@ -194,6 +199,76 @@ describe('The OpenAPI document', () => {
     assert.ok(examples('createOutboundIvrFlow').length >= 1);
     assert.ok(examples('sendTemplate').every((v) => Array.isArray((v as { parameters?: unknown[] }).parameters)));
     assert.ok(examples('createContact').length >= 1);
+  });
+
+  it('gives every JSON request body an example, the intended one first, on the demo channel', () => {
+    const bodies = operations.flatMap(({ where, op }) => {
+      const content = (op.requestBody as { content?: Record<string, { examples?: Record<string, { value: unknown }> }> } | undefined)
+        ?.content;
+      const json = content?.['application/json'];
+      return json ? [{ where, id: op.operationId!, json }] : [];
+    });
+    assert.ok(bodies.length >= 48, `only ${bodies.length} JSON bodies`);
+    assert.deepEqual(
+      bodies.filter(({ json }) => Object.keys(json.examples ?? {}).length === 0).map(({ where }) => where),
+      [],
+      'JSON request bodies without an example',
+    );
+    // Keys are sorted in the document: the example Swagger UI fills in must still be the intended one.
+    for (const { where, id, json } of bodies) {
+      assert.equal(Object.keys(json.examples!)[0], Object.keys(REQUEST_BODY_EXAMPLES[id])[0], `${where}: the default example`);
+    }
+    const values = JSON.stringify(bodies.map(({ json }) => json.examples));
+    const channelIds = [...values.matchAll(/"channelIds?":\[?"([^"]+)"/g)].map((match) => match[1]);
+    assert.ok(channelIds.length >= 20);
+    assert.deepEqual([...new Set(channelIds)], [DEMO_CHANNEL_ID], 'examples name the demo channel');
+    assert.doesNotMatch(values, /966501234567|9665012345|96650111000/, "the README walkthrough's numbers");
+    const sendText = bodies.find(({ id }) => id === 'sendText')!.json.examples!;
+    assert.ok(
+      Object.values(sendText).every(({ value }) => !('contactId' in (value as object) && 'toNumber' in (value as object))),
+      'a send names toNumber or contactId, not both',
+    );
+  });
+
+  it('shows, on every error response, an example of its own status with a code the service has', () => {
+    const source = readdirSync('src', { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.parentPath.includes('openapi'))
+      .map((entry) => readFileSync(join(entry.parentPath, entry.name), 'utf8'))
+      .join('\n');
+    const shown = new Map<string, string>();
+    let checked = 0;
+    for (const { where, op } of operations) {
+      for (const [status, response] of Object.entries(responses(op))) {
+        if (Number(status) < 400) continue;
+        const json = response.content?.['application/json'];
+        if (!json || !/ErrorEnvelopeDto|ChannelNotFoundError/.test(JSON.stringify(json.schema))) continue;
+        const example = json.example as ErrorEnvelopeDto | undefined;
+        assert.equal(example?.statusCode, Number(status), `${where} ${status}`);
+        assert.ok(source.includes(`'${example.error.code}'`), `${where} ${status}: ${example.error.code} is not a code of the service`);
+        shown.set(`${op.operationId} ${status}`, example.error.code);
+        checked++;
+      }
+    }
+    assert.ok(checked >= 600, `only ${checked} error responses`);
+    const expected: Record<string, string> = {
+      'getContactById 401': 'Auth:Unauthorized',
+      'getContactById 404': 'Contacts:ContactNotFound',
+      'setPropertyValueOnContact 404': 'ContactProperties:PropertyNotFound',
+      'createContact 409': 'Contacts:DuplicatePhoneNumber',
+      'createContact 413': 'Request:PayloadTooLarge',
+      'createContact 415': 'Request:UnsupportedMediaType',
+      'sendText 404': 'Channels:ChannelNotFound',
+      'sendText 409': 'Idempotency:InFlight',
+      'sendText 422': 'Idempotency:KeyReused',
+      'sendText 429': 'RateLimit:Exceeded',
+      'sendText 503': 'Database:Unavailable',
+      'startCampaign 409': 'Campaigns:IllegalTransition',
+      'deleteTag 409': 'Tags:TagInUse',
+      'createWorkspace 401': 'Admin:Unauthorized',
+      'createWorkspace 404': 'Request:NotFound',
+      'createServiceAccount 404': 'Workspaces:WorkspaceNotFound',
+    };
+    for (const [key, code] of Object.entries(expected)) assert.equal(shown.get(key), code, key);
   });
 });
 

@@ -4669,6 +4669,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4678,6 +4690,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4687,6 +4711,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
@@ -4696,6 +4732,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4705,6 +4753,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4718,6 +4778,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4728,6 +4800,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4761,6 +4845,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4770,6 +4866,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4779,6 +4887,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
@@ -4788,6 +4908,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4797,6 +4929,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4810,6 +4954,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4820,6 +4976,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4856,6 +5024,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4865,6 +5045,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4874,6 +5066,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
@@ -4887,6 +5091,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4897,6 +5113,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4930,6 +5158,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4939,6 +5179,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4948,6 +5200,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
@@ -4957,6 +5221,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4966,6 +5242,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4979,6 +5267,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -4989,6 +5289,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5024,6 +5336,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5033,6 +5357,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5042,6 +5378,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
@@ -5051,6 +5399,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5060,6 +5420,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5073,6 +5445,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5083,6 +5467,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5112,6 +5508,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5121,6 +5529,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
@@ -5134,6 +5554,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5144,6 +5576,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5177,6 +5621,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5186,6 +5642,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5195,6 +5663,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:NotFound",
+                     *         "details": null,
+                     *         "message": "Not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5208,6 +5688,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5218,6 +5710,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5250,6 +5754,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5259,6 +5775,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5268,6 +5796,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:NotFound",
+                     *         "details": null,
+                     *         "message": "Not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5277,6 +5817,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5286,6 +5838,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5299,6 +5863,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5309,6 +5885,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5344,6 +5932,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5353,6 +5953,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5362,6 +5974,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Workspaces:WorkspaceNotFound",
+                     *         "details": null,
+                     *         "message": "Workspace '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Workspace '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5371,6 +5995,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5380,6 +6016,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5393,6 +6041,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5403,6 +6063,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5440,6 +6112,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5449,6 +6133,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5458,6 +6154,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"] | components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5467,6 +6175,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5476,6 +6196,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5489,6 +6221,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5499,6 +6243,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5530,6 +6286,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5539,6 +6307,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"] | components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5552,6 +6332,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5562,6 +6354,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5597,6 +6401,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5606,6 +6422,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5615,6 +6443,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Workspaces:WorkspaceNotFound",
+                     *         "details": null,
+                     *         "message": "Workspace '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Workspace '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5624,6 +6464,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5633,6 +6485,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5646,6 +6510,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5656,6 +6532,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5687,6 +6575,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5696,6 +6596,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ServiceAccounts:NotFound",
+                     *         "details": null,
+                     *         "message": "Service account '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Service account '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5709,6 +6621,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5719,6 +6643,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5754,6 +6690,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5763,6 +6711,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5772,6 +6732,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Workspaces:WorkspaceNotFound",
+                     *         "details": null,
+                     *         "message": "Workspace '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Workspace '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5781,6 +6753,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5790,6 +6774,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5803,6 +6799,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5813,6 +6821,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5844,6 +6864,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5853,6 +6885,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Workspaces:WorkspaceNotFound",
+                     *         "details": null,
+                     *         "message": "Workspace '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Workspace '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5866,6 +6910,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5876,6 +6932,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5927,6 +6995,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5936,6 +7016,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5949,6 +7041,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5983,6 +7087,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -5992,6 +7108,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6001,6 +7129,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6014,6 +7154,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6024,6 +7176,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6056,6 +7220,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6065,6 +7241,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6074,6 +7262,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6083,6 +7283,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
@@ -6092,6 +7304,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6101,6 +7325,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6114,6 +7350,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6124,6 +7372,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6155,6 +7415,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6164,6 +7436,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6173,6 +7457,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Campaigns:CampaignNotFound",
+                     *         "details": null,
+                     *         "message": "Campaign '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Campaign '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6186,6 +7482,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6196,6 +7504,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6227,6 +7547,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6236,6 +7568,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6245,6 +7589,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Campaigns:CampaignNotFound",
+                     *         "details": null,
+                     *         "message": "Campaign '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Campaign '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6254,6 +7610,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Campaigns:IllegalTransition",
+                     *         "details": null,
+                     *         "message": "A Completed campaign cannot pause.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A Completed campaign cannot pause.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6267,6 +7635,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6277,6 +7657,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6308,6 +7700,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6317,6 +7721,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6326,6 +7742,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Campaigns:CampaignNotFound",
+                     *         "details": null,
+                     *         "message": "Campaign '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Campaign '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6335,6 +7763,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Campaigns:IllegalTransition",
+                     *         "details": null,
+                     *         "message": "A Completed campaign cannot pause.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A Completed campaign cannot pause.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6348,6 +7788,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6358,6 +7810,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6395,6 +7859,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6404,6 +7880,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6413,6 +7901,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6422,6 +7922,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Campaigns:CampaignNotFound",
+                     *         "details": null,
+                     *         "message": "Campaign '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Campaign '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6435,6 +7947,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6445,6 +7969,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6476,6 +8012,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6485,6 +8033,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6494,6 +8054,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Campaigns:CampaignNotFound",
+                     *         "details": null,
+                     *         "message": "Campaign '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Campaign '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6503,6 +8075,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Campaigns:IllegalTransition",
+                     *         "details": null,
+                     *         "message": "A Completed campaign cannot pause.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A Completed campaign cannot pause.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6516,6 +8100,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6526,6 +8122,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6557,6 +8165,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6566,6 +8186,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6575,6 +8207,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Campaigns:CampaignNotFound",
+                     *         "details": null,
+                     *         "message": "Campaign '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Campaign '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6584,6 +8228,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Campaigns:IllegalTransition",
+                     *         "details": null,
+                     *         "message": "A Completed campaign cannot pause.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A Completed campaign cannot pause.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6597,6 +8253,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6607,6 +8275,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6642,6 +8322,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6651,6 +8343,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6660,6 +8364,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6669,6 +8385,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
@@ -6678,6 +8406,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6687,6 +8427,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6700,6 +8452,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6710,6 +8474,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6741,6 +8517,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6750,6 +8538,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6759,6 +8559,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
@@ -6772,6 +8584,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6782,6 +8606,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6815,6 +8651,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6824,6 +8672,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6833,6 +8693,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6846,6 +8718,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6856,6 +8740,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6884,6 +8780,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6893,6 +8801,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6906,6 +8826,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6916,6 +8848,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6948,6 +8892,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6957,6 +8913,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6966,15 +8934,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description A property with this name (case-insensitive) exists. */
+            /** @description A property with this name (case-insensitive) exists (`ContactProperties:DuplicateName`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ContactProperties:DuplicateName",
+                     *         "details": null,
+                     *         "message": "A contact property named 'City' already exists.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A contact property named 'City' already exists.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6984,6 +8976,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -6993,6 +8997,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7006,6 +9022,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7016,6 +9044,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7051,6 +9091,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7060,6 +9112,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7069,6 +9133,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7078,15 +9154,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ContactProperties:PropertyNotFound",
+                     *         "details": null,
+                     *         "message": "Contact property '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Contact property '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description A property with this name (case-insensitive) exists. */
+            /** @description A property with this name (case-insensitive) exists (`ContactProperties:DuplicateName`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ContactProperties:DuplicateName",
+                     *         "details": null,
+                     *         "message": "A contact property named 'City' already exists.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A contact property named 'City' already exists.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7096,6 +9196,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7105,6 +9217,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7118,6 +9242,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7128,6 +9264,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7157,6 +9305,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7166,6 +9326,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7175,6 +9347,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ContactProperties:PropertyNotFound",
+                     *         "details": null,
+                     *         "message": "Contact property '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Contact property '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7188,6 +9372,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7198,6 +9394,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7229,6 +9437,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7238,6 +9458,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7247,6 +9479,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ContactProperties:PropertyNotFound",
+                     *         "details": null,
+                     *         "message": "Contact property '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Contact property '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7260,6 +9504,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7270,6 +9526,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7305,6 +9573,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7314,6 +9594,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7323,6 +9615,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7332,6 +9636,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ContactProperties:PropertyNotFound",
+                     *         "details": null,
+                     *         "message": "Contact property '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Contact property '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7341,6 +9657,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7350,6 +9678,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7363,6 +9703,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7373,6 +9725,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7416,6 +9780,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7425,6 +9801,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7434,6 +9822,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7447,6 +9847,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7457,6 +9869,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7489,6 +9913,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7498,6 +9934,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7507,15 +9955,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description A contact with this phone number (or WhatsApp user id) already exists in the workspace. */
+            /** @description A contact with this phone number (or WhatsApp user id) already exists in the workspace (`Contacts:DuplicatePhoneNumber`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Contacts:DuplicatePhoneNumber",
+                     *         "details": null,
+                     *         "message": "A contact with phone number '+966550100001' already exists.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A contact with phone number '+966550100001' already exists.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7525,6 +9997,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7534,6 +10018,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7547,6 +10043,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7557,6 +10065,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7588,6 +10108,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7597,6 +10129,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7606,6 +10150,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Contacts:ContactNotFound",
+                     *         "details": null,
+                     *         "message": "Contact '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Contact '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7619,6 +10175,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7629,6 +10197,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7664,6 +10244,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7673,6 +10265,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7682,6 +10286,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7691,6 +10307,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Contacts:ContactNotFound",
+                     *         "details": null,
+                     *         "message": "Contact '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Contact '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7700,6 +10328,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7709,6 +10349,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7722,6 +10374,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7732,6 +10396,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7768,6 +10444,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7777,6 +10465,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7786,6 +10486,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7795,6 +10507,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Contacts:ContactNotFound",
+                     *         "details": null,
+                     *         "message": "Contact '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Contact '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7808,6 +10532,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7818,6 +10554,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7855,6 +10603,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7864,6 +10624,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7873,6 +10645,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7882,6 +10666,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ContactProperties:PropertyNotFound",
+                     *         "details": null,
+                     *         "message": "Contact property '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Contact property '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7891,6 +10687,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7900,6 +10708,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7913,6 +10733,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7923,6 +10755,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7956,6 +10800,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7965,6 +10821,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7974,6 +10842,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ContactProperties:PropertyNotFound",
+                     *         "details": null,
+                     *         "message": "Contact property '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Contact property '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7987,6 +10867,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -7997,6 +10889,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8028,6 +10932,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8037,6 +10953,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8046,6 +10974,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Contacts:ContactNotFound",
+                     *         "details": null,
+                     *         "message": "Contact '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Contact '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8059,6 +10999,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8069,6 +11021,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8104,6 +11068,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8113,6 +11089,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8122,6 +11110,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8131,15 +11131,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Contacts:ContactNotFound",
+                     *         "details": null,
+                     *         "message": "Contact '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Contact '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Another contact has this phone number (or WhatsApp user id). */
+            /** @description Another contact has this phone number (or WhatsApp user id) (`Contacts:DuplicatePhoneNumber`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Contacts:DuplicatePhoneNumber",
+                     *         "details": null,
+                     *         "message": "A contact with phone number '+966550100001' already exists.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A contact with phone number '+966550100001' already exists.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8149,6 +11173,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8158,6 +11194,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8171,6 +11219,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8181,6 +11241,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8210,6 +11282,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8219,6 +11303,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8228,6 +11324,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Contacts:ContactNotFound",
+                     *         "details": null,
+                     *         "message": "Contact '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Contact '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8241,6 +11349,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8251,6 +11371,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8283,6 +11415,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8292,6 +11436,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8301,6 +11457,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8310,6 +11478,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8319,6 +11499,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8332,6 +11524,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8342,6 +11546,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8374,6 +11590,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8383,6 +11611,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8392,6 +11632,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8401,6 +11653,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8410,6 +11674,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8423,6 +11699,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8433,6 +11721,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8469,6 +11769,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8478,6 +11790,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8487,6 +11811,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8500,6 +11836,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8510,6 +11858,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8545,6 +11905,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8554,6 +11926,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8563,6 +11947,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8572,15 +11968,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:InFlight",
+                     *         "details": null,
+                     *         "message": "A request with this Idempotency-Key is still being processed.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A request with this Idempotency-Key is still being processed.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8590,6 +12010,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8599,15 +12031,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The same `Idempotency-Key` was used with a different request body. */
+            /** @description The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:KeyReused",
+                     *         "details": null,
+                     *         "message": "This Idempotency-Key was used with a different request.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "This Idempotency-Key was used with a different request.",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8621,6 +12077,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8631,6 +12099,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8668,6 +12148,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8677,6 +12169,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8686,6 +12190,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8699,6 +12215,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8709,6 +12237,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8744,6 +12284,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8753,6 +12305,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8762,15 +12326,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:InFlight",
+                     *         "details": null,
+                     *         "message": "A request with this Idempotency-Key is still being processed.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A request with this Idempotency-Key is still being processed.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8780,6 +12368,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8789,15 +12389,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The same `Idempotency-Key` was used with a different request body. */
+            /** @description The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:KeyReused",
+                     *         "details": null,
+                     *         "message": "This Idempotency-Key was used with a different request.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "This Idempotency-Key was used with a different request.",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8811,6 +12435,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8821,6 +12457,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8852,6 +12500,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8861,6 +12521,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8870,6 +12542,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "OutboundIvr:FlowNotFound",
+                     *         "details": null,
+                     *         "message": "Outbound IVR flow '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Outbound IVR flow '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8883,6 +12567,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8893,6 +12589,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8928,6 +12636,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8937,6 +12657,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8946,6 +12678,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8955,6 +12699,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "OutboundIvr:FlowNotFound",
+                     *         "details": null,
+                     *         "message": "Outbound IVR flow '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Outbound IVR flow '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8964,6 +12720,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8973,6 +12741,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8986,6 +12766,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -8996,6 +12788,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9025,6 +12829,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9034,6 +12850,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9043,6 +12871,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "OutboundIvr:FlowNotFound",
+                     *         "details": null,
+                     *         "message": "Outbound IVR flow '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Outbound IVR flow '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9056,6 +12896,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9066,6 +12918,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9097,6 +12961,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9106,6 +12982,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9115,6 +13003,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "OutboundIvr:RequestNotFound",
+                     *         "details": null,
+                     *         "message": "Outbound IVR request '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Outbound IVR request '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9128,6 +13028,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9138,6 +13050,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9169,6 +13093,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9178,6 +13114,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9187,6 +13135,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "OutboundIvr:RequestNotFound",
+                     *         "details": null,
+                     *         "message": "Outbound IVR request '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Outbound IVR request '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9200,6 +13160,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9210,6 +13182,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9238,6 +13222,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9247,6 +13243,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9260,6 +13268,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9270,6 +13290,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9300,6 +13332,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9309,6 +13353,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9318,6 +13374,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Policy:ScheduledItemNotFound",
+                     *         "details": null,
+                     *         "message": "No scheduled message or call '0190a1b2-0000-7000-8000-000000000000' was found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "No scheduled message or call '0190a1b2-0000-7000-8000-000000000000' was found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9331,6 +13399,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9341,6 +13421,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9369,6 +13461,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9378,6 +13482,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9391,6 +13507,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9401,6 +13529,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9433,6 +13573,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9442,6 +13594,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9451,6 +13615,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9460,6 +13636,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9469,6 +13657,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9482,6 +13682,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9492,6 +13704,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9530,6 +13754,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9539,6 +13775,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9548,6 +13796,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9557,6 +13817,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9566,6 +13838,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9579,6 +13863,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9589,6 +13885,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9627,6 +13935,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9636,6 +13956,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9645,6 +13977,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9654,6 +13998,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9663,6 +14019,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9676,6 +14044,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9686,6 +14066,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9721,6 +14113,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9730,6 +14134,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9739,6 +14155,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9752,6 +14180,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9762,6 +14202,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9794,6 +14246,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9803,6 +14267,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9812,15 +14288,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description A tag with this name exists. */
+            /** @description A tag with this name exists (`Tags:DuplicateName`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Tags:DuplicateName",
+                     *         "details": null,
+                     *         "message": "A tag named 'VIP' already exists.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A tag named 'VIP' already exists.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9830,6 +14330,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9839,6 +14351,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9852,6 +14376,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9862,6 +14398,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9897,6 +14445,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9906,6 +14466,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9915,6 +14487,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9924,15 +14508,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Tags:TagNotFound",
+                     *         "details": null,
+                     *         "message": "Tag '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Tag '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description A tag with this name exists. */
+            /** @description A tag with this name exists (`Tags:DuplicateName`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Tags:DuplicateName",
+                     *         "details": null,
+                     *         "message": "A tag named 'VIP' already exists.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A tag named 'VIP' already exists.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9942,6 +14550,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9951,6 +14571,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9964,6 +14596,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -9974,6 +14618,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10003,6 +14659,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10012,6 +14680,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10021,15 +14701,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Tags:TagNotFound",
+                     *         "details": null,
+                     *         "message": "Tag '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Tag '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The tag is on a conversation. */
+            /** @description The tag is on a conversation (`Tags:TagInUse`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Tags:TagInUse",
+                     *         "details": null,
+                     *         "message": "Tag 'VIP' is on 3 conversations; remove it from them first.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Tag 'VIP' is on 3 conversations; remove it from them first.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10043,6 +14747,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10053,6 +14769,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10092,6 +14820,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10101,6 +14841,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10110,6 +14862,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10123,6 +14887,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10133,6 +14909,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10164,6 +14952,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10173,6 +14973,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10182,6 +14994,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Webhooks:DeliveryNotFound",
+                     *         "details": null,
+                     *         "message": "Webhook delivery '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Webhook delivery '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10195,6 +15019,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10205,6 +15041,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10238,6 +15086,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10247,6 +15107,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10256,6 +15128,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10269,6 +15153,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10279,6 +15175,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10311,6 +15219,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10320,6 +15240,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10329,6 +15261,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10338,6 +15282,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10347,6 +15303,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10360,6 +15328,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10370,6 +15350,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10401,6 +15393,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10410,6 +15414,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10419,6 +15435,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Webhooks:EndpointNotFound",
+                     *         "details": null,
+                     *         "message": "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10432,6 +15460,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10442,6 +15482,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10477,6 +15529,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10486,6 +15550,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10495,6 +15571,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10504,6 +15592,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Webhooks:EndpointNotFound",
+                     *         "details": null,
+                     *         "message": "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10513,6 +15613,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10522,6 +15634,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10535,6 +15659,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10545,6 +15681,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10574,6 +15722,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10583,6 +15743,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10592,6 +15764,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Webhooks:EndpointNotFound",
+                     *         "details": null,
+                     *         "message": "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10605,6 +15789,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10615,6 +15811,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10650,6 +15858,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10659,6 +15879,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10668,6 +15900,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10677,6 +15921,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Webhooks:EndpointNotFound",
+                     *         "details": null,
+                     *         "message": "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10686,6 +15942,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10695,6 +15963,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10708,6 +15988,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10718,6 +16010,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10749,6 +16053,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10758,6 +16074,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10767,6 +16095,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Webhooks:EndpointNotFound",
+                     *         "details": null,
+                     *         "message": "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10780,6 +16120,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10790,6 +16142,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10821,6 +16185,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10830,6 +16206,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10839,6 +16227,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Webhooks:EndpointNotFound",
+                     *         "details": null,
+                     *         "message": "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10852,6 +16252,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10862,6 +16274,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10897,6 +16321,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10906,6 +16342,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10915,6 +16363,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10924,6 +16384,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Webhooks:EndpointNotFound",
+                     *         "details": null,
+                     *         "message": "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10933,6 +16405,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10942,6 +16426,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10955,6 +16451,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10965,6 +16473,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -10993,6 +16513,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11002,6 +16534,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11015,6 +16559,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11025,6 +16581,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11056,6 +16624,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11065,6 +16645,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11074,6 +16666,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11083,6 +16687,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
@@ -11092,6 +16708,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11101,6 +16729,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11114,6 +16754,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11124,6 +16776,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11159,6 +16823,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11168,6 +16844,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11177,6 +16865,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11186,15 +16886,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:InFlight",
+                     *         "details": null,
+                     *         "message": "A request with this Idempotency-Key is still being processed.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A request with this Idempotency-Key is still being processed.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11204,6 +16928,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11213,15 +16949,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The same `Idempotency-Key` was used with a different request body. */
+            /** @description The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:KeyReused",
+                     *         "details": null,
+                     *         "message": "This Idempotency-Key was used with a different request.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "This Idempotency-Key was used with a different request.",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11235,6 +16995,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11245,6 +17017,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11280,6 +17064,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11289,6 +17085,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11298,6 +17106,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11307,15 +17127,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:InFlight",
+                     *         "details": null,
+                     *         "message": "A request with this Idempotency-Key is still being processed.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A request with this Idempotency-Key is still being processed.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11325,6 +17169,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11334,15 +17190,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The same `Idempotency-Key` was used with a different request body. */
+            /** @description The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:KeyReused",
+                     *         "details": null,
+                     *         "message": "This Idempotency-Key was used with a different request.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "This Idempotency-Key was used with a different request.",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11356,6 +17236,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11366,6 +17258,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11401,6 +17305,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11410,6 +17326,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11419,6 +17347,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11428,15 +17368,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:InFlight",
+                     *         "details": null,
+                     *         "message": "A request with this Idempotency-Key is still being processed.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A request with this Idempotency-Key is still being processed.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11446,6 +17410,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11455,15 +17431,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The same `Idempotency-Key` was used with a different request body. */
+            /** @description The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:KeyReused",
+                     *         "details": null,
+                     *         "message": "This Idempotency-Key was used with a different request.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "This Idempotency-Key was used with a different request.",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11477,6 +17477,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11487,6 +17499,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11522,6 +17546,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11531,6 +17567,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11540,6 +17588,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11549,15 +17609,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:InFlight",
+                     *         "details": null,
+                     *         "message": "A request with this Idempotency-Key is still being processed.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A request with this Idempotency-Key is still being processed.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11567,6 +17651,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11576,15 +17672,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The same `Idempotency-Key` was used with a different request body. */
+            /** @description The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:KeyReused",
+                     *         "details": null,
+                     *         "message": "This Idempotency-Key was used with a different request.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "This Idempotency-Key was used with a different request.",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11598,6 +17718,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11608,6 +17740,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11643,6 +17787,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11652,6 +17808,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11661,6 +17829,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11670,15 +17850,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:InFlight",
+                     *         "details": null,
+                     *         "message": "A request with this Idempotency-Key is still being processed.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A request with this Idempotency-Key is still being processed.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11688,6 +17892,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11697,15 +17913,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The same `Idempotency-Key` was used with a different request body. */
+            /** @description The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:KeyReused",
+                     *         "details": null,
+                     *         "message": "This Idempotency-Key was used with a different request.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "This Idempotency-Key was used with a different request.",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11719,6 +17959,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11729,6 +17981,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11764,6 +18028,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11773,6 +18049,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11782,6 +18070,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11791,15 +18091,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:InFlight",
+                     *         "details": null,
+                     *         "message": "A request with this Idempotency-Key is still being processed.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A request with this Idempotency-Key is still being processed.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11809,6 +18133,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11818,15 +18154,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The same `Idempotency-Key` was used with a different request body. */
+            /** @description The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:KeyReused",
+                     *         "details": null,
+                     *         "message": "This Idempotency-Key was used with a different request.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "This Idempotency-Key was used with a different request.",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11840,6 +18200,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11850,6 +18222,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11885,6 +18269,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11894,6 +18290,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11903,6 +18311,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11912,15 +18332,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:InFlight",
+                     *         "details": null,
+                     *         "message": "A request with this Idempotency-Key is still being processed.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A request with this Idempotency-Key is still being processed.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11930,6 +18374,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11939,15 +18395,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The same `Idempotency-Key` was used with a different request body. */
+            /** @description The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:KeyReused",
+                     *         "details": null,
+                     *         "message": "This Idempotency-Key was used with a different request.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "This Idempotency-Key was used with a different request.",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11961,6 +18441,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -11971,6 +18463,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12006,6 +18510,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12015,6 +18531,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12024,6 +18552,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12033,15 +18573,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:InFlight",
+                     *         "details": null,
+                     *         "message": "A request with this Idempotency-Key is still being processed.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A request with this Idempotency-Key is still being processed.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12051,6 +18615,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12060,15 +18636,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The same `Idempotency-Key` was used with a different request body. */
+            /** @description The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:KeyReused",
+                     *         "details": null,
+                     *         "message": "This Idempotency-Key was used with a different request.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "This Idempotency-Key was used with a different request.",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12082,6 +18682,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12092,6 +18704,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12127,6 +18751,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12136,6 +18772,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12145,6 +18793,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12154,15 +18814,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:InFlight",
+                     *         "details": null,
+                     *         "message": "A request with this Idempotency-Key is still being processed.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A request with this Idempotency-Key is still being processed.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12172,6 +18856,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12181,15 +18877,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The same `Idempotency-Key` was used with a different request body. */
+            /** @description The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:KeyReused",
+                     *         "details": null,
+                     *         "message": "This Idempotency-Key was used with a different request.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "This Idempotency-Key was used with a different request.",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12203,6 +18923,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12213,6 +18945,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12248,6 +18992,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12257,6 +19013,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12266,6 +19034,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12275,15 +19055,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:InFlight",
+                     *         "details": null,
+                     *         "message": "A request with this Idempotency-Key is still being processed.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A request with this Idempotency-Key is still being processed.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12293,6 +19097,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12302,15 +19118,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The same `Idempotency-Key` was used with a different request body. */
+            /** @description The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:KeyReused",
+                     *         "details": null,
+                     *         "message": "This Idempotency-Key was used with a different request.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "This Idempotency-Key was used with a different request.",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12324,6 +19164,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12334,6 +19186,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12369,6 +19233,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12378,6 +19254,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12387,6 +19275,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12396,15 +19296,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:InFlight",
+                     *         "details": null,
+                     *         "message": "A request with this Idempotency-Key is still being processed.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A request with this Idempotency-Key is still being processed.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12414,6 +19338,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12423,15 +19359,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The same `Idempotency-Key` was used with a different request body. */
+            /** @description The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:KeyReused",
+                     *         "details": null,
+                     *         "message": "This Idempotency-Key was used with a different request.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "This Idempotency-Key was used with a different request.",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12445,6 +19405,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12455,6 +19427,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12490,6 +19474,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12499,6 +19495,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12508,6 +19516,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12517,15 +19537,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running. */
+            /** @description A request with the same `Idempotency-Key` is still running (`Idempotency:InFlight`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:InFlight",
+                     *         "details": null,
+                     *         "message": "A request with this Idempotency-Key is still being processed.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A request with this Idempotency-Key is still being processed.",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12535,6 +19579,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12544,15 +19600,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description The same `Idempotency-Key` was used with a different request body. */
+            /** @description The same `Idempotency-Key` was used with a different request body (`Idempotency:KeyReused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Idempotency:KeyReused",
+                     *         "details": null,
+                     *         "message": "This Idempotency-Key was used with a different request.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "This Idempotency-Key was used with a different request.",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12566,6 +19646,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12576,6 +19668,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12613,6 +19717,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12622,6 +19738,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12631,6 +19759,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12640,6 +19780,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
@@ -12653,6 +19805,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12663,6 +19827,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12691,6 +19867,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12700,6 +19888,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12713,6 +19913,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12723,6 +19935,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12754,6 +19978,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12763,6 +19999,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12772,6 +20020,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Conversations:ConversationNotFound",
+                     *         "details": null,
+                     *         "message": "Conversation '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Conversation '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12785,6 +20045,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12795,6 +20067,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12830,6 +20114,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12839,6 +20135,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12848,6 +20156,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12857,6 +20177,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Conversations:ConversationNotFound",
+                     *         "details": null,
+                     *         "message": "Conversation '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Conversation '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12866,6 +20198,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12875,6 +20219,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12888,6 +20244,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12898,6 +20266,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12933,6 +20313,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12942,6 +20334,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12951,6 +20355,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12960,6 +20376,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Conversations:ConversationNotFound",
+                     *         "details": null,
+                     *         "message": "Conversation '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Conversation '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12969,6 +20397,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12978,6 +20418,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -12991,6 +20443,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13001,6 +20465,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13036,6 +20512,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13045,6 +20533,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13054,6 +20554,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13063,6 +20575,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Conversations:ConversationNotFound",
+                     *         "details": null,
+                     *         "message": "Conversation '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Conversation '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13072,6 +20596,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13081,6 +20617,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13094,6 +20642,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13104,6 +20664,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13137,6 +20709,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13146,6 +20730,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13155,6 +20751,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Tags:TagNotFound",
+                     *         "details": null,
+                     *         "message": "Tag '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Tag '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13168,6 +20776,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13178,6 +20798,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13211,6 +20843,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13220,6 +20864,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13229,6 +20885,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Tags:TagNotFound",
+                     *         "details": null,
+                     *         "message": "Tag '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Tag '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13242,6 +20910,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13252,6 +20932,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13290,6 +20982,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13299,6 +21003,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13308,6 +21024,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13317,6 +21045,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Conversations:ConversationNotFound",
+                     *         "details": null,
+                     *         "message": "Conversation '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Conversation '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13330,6 +21070,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13340,6 +21092,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13402,6 +21166,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13411,6 +21187,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13420,6 +21208,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13429,6 +21229,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
@@ -13442,6 +21254,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13452,6 +21276,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13484,6 +21320,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13493,6 +21341,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13502,6 +21362,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13511,6 +21383,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
@@ -13520,6 +21404,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13529,6 +21425,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13542,6 +21450,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
@@ -13552,6 +21472,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
