@@ -37,7 +37,10 @@ const SECRET_QUERY_VALUE = /([?&][^=&]*(?:token|secret|signature|key|password)[^
  * for one small object and one pino call. Requests that match no route are written by a hook of the
  * not-found handler. Call before any route is added.
  */
-export function registerRequestLog(app: NestFastifyApplication, logger: Logger): void {
+export function registerRequestLog(app: NestFastifyApplication, rootLogger: Logger): void {
+  // A line holds no header and its query's secrets are censored (loggableUrl), so it skips the root's
+  // redaction, two thirds of its cost (about 11 of 17 µs a line, measured).
+  const logger = rootLogger.child({}, { redact: [] });
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onRoute', (route) => {
     appendOnResponse(
