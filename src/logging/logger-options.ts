@@ -35,7 +35,7 @@ export function loggerOptions(config: AppConfig, destination?: DestinationStream
   const options = {
     level: config.logLevel,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-    // Fastify assigned the id (see request-id.ts); a request's own log lines carry the same one.
+    // Fastify assigned the id (see request-id.ts); pino-http's request logger reuses it.
     genReqId: (req: IncomingMessage) => req.id ?? requestIdOf(req),
     autoLogging: false,
     customProps: () => ({ role: config.role }),
