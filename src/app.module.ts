@@ -14,6 +14,7 @@ import { AppConfigModule } from './config/config.module.js';
 import { typeormOptions } from './database/typeorm-options.js';
 import { HealthModule } from './health/health.module.js';
 import { loggerOptions } from './logging/logger-options.js';
+import { LOG_DESTINATION } from './logging/log-destination.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { QueueModule } from './queue/queue.module.js';
 import { RateLimitGuard } from './rate-limiting/rate-limit.guard.js';
@@ -39,7 +40,7 @@ import { CampaignsModule } from './campaigns/campaigns.module.js';
 @Module({
   imports: [
     AppConfigModule,
-    LoggerModule.forRootAsync({ inject: [AppConfig], useFactory: loggerOptions }),
+    LoggerModule.forRootAsync({ inject: [AppConfig, { token: LOG_DESTINATION, optional: true }], useFactory: loggerOptions }),
     TypeOrmModule.forRootAsync({
       inject: [AppConfig],
       // Migrations ran before the app was created (createApp), under a lock.

@@ -1,9 +1,11 @@
+import type { AddressInfo } from 'node:net';
 import { type DynamicModule, Logger as NestLogger, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import fastifyMultipart from '@fastify/multipart';
-import { Logger } from 'nestjs-pino';
+import { Logger, PinoLogger } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module.js';
 import { registerQueueDashboard } from './admin/queue-dashboard.js';
 import { answerFrameworkError } from './common/errors/framework-errors.js';
@@ -19,6 +21,12 @@ import { registerWhatsAppWebhookRoute } from './whatsapp/whatsapp-webhook-route.
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { FOCUS_CLIENT_CREDENTIALS_ON_AUTHORIZE } from './openapi/swagger-ui-authorize.js';
 import { assignRequestId, echoRequestId } from './logging/request-id.js';
+import { logDestinationModule } from './logging/log-destination.js';
+import { registerRequestLog } from './logging/request-log.hook.js';
+import { WiringAtDebugLogger } from './logging/wiring-at-debug.logger.js';
+import { apiStartedMessage, listeningUrl } from './common/http/listening-url.js';
+import { demoCredentialsText } from './database/demo-credentials.js';
+import { DemoSeeder } from './database/demo-seeder.service.js';
 import { MULTIPART_OPTIONS } from './support/multipart-file.js';
 import { answerOversizedBodies } from './common/http/oversized-body.js';
 import { enableCors } from './common/http/cors.js';
@@ -28,6 +36,11 @@ export interface CreateAppOptions {
   preview?: boolean;
   /** Modules booted beside AppModule (tests mount probe controllers this way). */
   extraModules?: Array<Type<unknown> | DynamicModule>;
+  /**
+   * Where the logs go instead of stdout (tests read them). The logger is built once per process
+   * (nestjs-pino), so only the first app of a process takes it.
+   */
+  logDestination?: DestinationStream;
 }
 
 function rootModule(extraModules: CreateAppOptions['extraModules'] = []): Type<unknown> | DynamicModule {
@@ -50,7 +63,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
     genReqId: assignRequestId,
     frameworkErrors: answerFrameworkError,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(rootModule(options.extraModules), adapter, {
+  const extraModules = [...(options.extraModules ?? []), ...(options.logDestination ? [logDestinationModule(options.logDestination)] : [])];
+  const app = await NestFactory.create<NestFastifyApplication>(rootModule(extraModules), adapter, {
     bufferLogs: true,
     preview: options.preview,
     abortOnError: false,
@@ -58,9 +72,10 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
     rawBody: true,
   });
   if (!options.preview) {
-    app.useLogger(app.get(Logger));
-    // Before any route is added: each route gets its own latency observer.
+    app.useLogger(new WiringAtDebugLogger(app.get(Logger)));
+    // Before any route is added: each route gets its own latency observer and request-line writer.
     registerHttpMetrics(app);
+    registerRequestLog(app, rootLogger());
   }
   app.useGlobalPipes(new CaseInsensitiveKeysPipe(), createValidationPipe());
   // Upload routes read multipart bodies as streams (src/support).
@@ -83,6 +98,12 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestFas
   return app;
 }
 
+/** The pino logger nestjs-pino built (app.get(Logger) builds it): the request lines go to it. */
+function rootLogger(): NonNullable<typeof PinoLogger.root> {
+  if (!PinoLogger.root) throw new Error('The pino logger is not built yet');
+  return PinoLogger.root;
+}
+
 /**
  * Keep-alive sockets that finish a response while the server closes are closed right after it,
  * so close() waits for in-flight requests but not for idle keep-alive clients.
@@ -101,9 +122,11 @@ export async function startApp(): Promise<NestFastifyApplication> {
   const app = await createApp();
   if (config.runsApi) {
     await app.listen({ port: config.http.port, host: config.http.host });
-    new NestLogger('Bootstrap').log(
-      `API on ${config.http.publicBaseUrl} (Swagger UI at ${config.http.publicBaseUrl}/docs), role=${config.role}`,
-    );
+    const url = listeningUrl(config.http.host, (app.getHttpServer().address() as AddressInfo).port);
+    new NestLogger('Bootstrap').log(apiStartedMessage(url, config.role));
+    // Last, below every start line, and on stdout as it is: log redaction would (rightly) hide the secret.
+    const demo = app.get(DemoSeeder).takeCreatedCredentials();
+    if (demo) process.stdout.write(demoCredentialsText(demo, url));
   } else {
     await app.init();
     new NestLogger('Bootstrap').log(`Worker started, role=${config.role}`);

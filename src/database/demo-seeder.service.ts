@@ -4,6 +4,7 @@ import { ServiceAccountsService } from '../auth/service-accounts.service.js';
 import { ChannelType } from '../channels/channel.entity.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { AppConfig } from '../config/app-config.js';
+import { type DemoCredentials } from './demo-credentials.js';
 import { DEMO_TEMPLATES } from '../whatsapp/demo-templates.js';
 import { DEMO_CHANNEL_ID } from './demo-channel-id.js';
 import { TemplatesService } from '../whatsapp/templates.service.js';
@@ -15,12 +16,13 @@ const SEED_LOCK = 727_001;
 
 /**
  * With SEED_DEMO=true, the first start creates a demo workspace with a service account, a user and
- * a sandbox channel (WhatsApp and voice) with the templates the request examples use, and prints the
- * client credentials once.
+ * a sandbox channel (WhatsApp and voice) with the templates the request examples use. Its credentials
+ * are printed once, by the start, after the server listens (see {@link takeCreatedCredentials}).
  */
 @Injectable()
 export class DemoSeeder implements OnApplicationBootstrap {
   private readonly logger = new Logger('DemoSeed');
+  private created: DemoCredentials | undefined;
 
   constructor(
     private readonly config: AppConfig,
@@ -42,6 +44,13 @@ export class DemoSeeder implements OnApplicationBootstrap {
     });
   }
 
+  /** The credentials of the workspace this start created, once (undefined afterwards, and when none was created). */
+  takeCreatedCredentials(): DemoCredentials | undefined {
+    const created = this.created;
+    this.created = undefined;
+    return created;
+  }
+
   private async seed(): Promise<void> {
     const { workspace, webhookSecret } = await this.workspaces.create(DEMO_WORKSPACE_NAME);
     const account = await this.serviceAccounts.create(workspace.id, 'Demo integration');
@@ -58,17 +67,13 @@ export class DemoSeeder implements OnApplicationBootstrap {
       DEMO_CHANNEL_ID,
     );
     for (const template of DEMO_TEMPLATES) await this.templates.createForOperator(channel.id, template);
-    const lines = [
-      'Demo workspace created. These credentials are shown only once:',
-      `  client_id:      ${account.clientId}`,
-      `  client_secret:  ${account.clientSecret}`,
-      `  webhook secret: ${webhookSecret}`,
-      `Demo channel id (the request examples' channelId): ${channel.id}`,
-      `Get a token:  curl -s -X POST ${this.config.http.publicBaseUrl}/connect/token -d grant_type=client_credentials -d client_id=${account.clientId} -d client_secret=<client_secret>`,
-      `Swagger UI:   ${this.config.http.publicBaseUrl}/docs`,
-    ];
-    // Printed to stdout directly: log redaction would (rightly) hide the secret.
-    process.stdout.write(`\n${lines.join('\n')}\n\n`);
+    this.created = {
+      workspaceId: workspace.id,
+      clientId: account.clientId,
+      clientSecret: account.clientSecret,
+      webhookSecret,
+      channelId: channel.id,
+    };
     this.logger.log(`Seeded demo workspace ${workspace.id}`);
   }
 }

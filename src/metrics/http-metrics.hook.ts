@@ -1,5 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
+import { appendOnResponse } from '../common/http/route-hooks.js';
 import { HttpMetrics } from './metrics.module.js';
 
 /**
@@ -17,11 +18,7 @@ export function registerHttpMetrics(app: NestFastifyApplication): void {
       done();
     };
   const fastify = app.getHttpAdapter().getInstance();
-  fastify.addHook('onRoute', (route) => {
-    route.onResponse = [...asArray(route.onResponse), observerOf(route.url)];
-  });
+  fastify.addHook('onRoute', (route) => appendOnResponse(route, observerOf(route.url)));
   const unmatched = observerOf('unmatched');
   fastify.addHook('onResponse', (request, reply, done) => (request.is404 ? unmatched.call(fastify, request, reply, done) : done()));
 }
-
-const asArray = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);

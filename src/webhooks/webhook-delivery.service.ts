@@ -23,6 +23,7 @@ import { EndpointGate, MAX_THROTTLE_WAIT_MS, type EndpointAttempt, type RunAttem
 import { EndpointHealth } from './endpoint-health.js';
 import { EndpointSecrets } from './endpoint-secrets.js';
 import { assertEventType } from './webhook-event-catalog.js';
+import { failedAttemptRecord } from './failed-attempt-log.js';
 
 export type DeliverWebhookJob = JobPayloads[JobName.DeliverWebhook] & { workspaceId: string };
 
@@ -253,7 +254,18 @@ export class WebhookDeliveryService {
         ]);
       });
     }
-    if (verdict.outcome === 'failed') this.logger.warn(`Webhook ${claimed.id} (${claimed.kind}) failed for good: ${error}`);
+    if (outcome.kind !== 'success') {
+      const targetUrl = claimed.endpoint?.url ?? claimed.target_url;
+      const record = failedAttemptRecord({
+        deliveryId: claimed.id,
+        kind: claimed.kind,
+        targetUrl,
+        attempt,
+        outcome,
+        nextAttemptAt: verdict.nextAttemptAt,
+      });
+      this.logger.warn(record);
+    }
   }
 
   private async signingSecrets(workspaceId: string): Promise<string[]> {
