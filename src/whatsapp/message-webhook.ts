@@ -1,21 +1,18 @@
 import { TimestampFormat } from '../common/time/timestamp-format.js';
 import type { ConversationEvent } from '../conversations/conversation-event.entity.js';
 import { EventDirection } from '../conversations/conversation-enums.js';
-import {
-  messageDetailsView,
-  type EditedVersion,
-  type MessageSource,
-  type ReferralInfo,
-  type ReferredProductInfo,
-  type ReplyInfo,
-} from '../conversations/message-details.js';
+import { messageDetailsView, type MessageDetailsView, type ReplyInfo } from '../conversations/message-details.js';
 import type { SharedContact, WhatsAppMessageType } from './inbound-message.js';
 
 /** What happened to the message this webhook is about (API.md §14). */
 export type MessageWebhookAction = 'Created' | 'Edited' | 'Revoked' | 'StatusChanged';
 
-/** The WhatsApp Message Webhook (API.md §11, `whatsapp.message`), sent on every inbound message and outbound status change. */
-export interface WhatsAppMessageWebhookPayload {
+/**
+ * The WhatsApp Message Webhook (API.md §11, `whatsapp.message`), sent on every inbound message and
+ * outbound status change, with a message's details of 2026 ({@link MessageDetailsView}: referral,
+ * referred product, forwarding, edit history, deletion, source).
+ */
+export interface WhatsAppMessageWebhookPayload extends MessageDetailsView {
   workspaceId: string;
   channelId: string;
   conversationId: string;
@@ -48,16 +45,6 @@ export interface WhatsAppMessageWebhookPayload {
   reactedProviderMessageId: string | null;
   /** Replies: the quoted message, by our id and the provider's. */
   replyTo: Required<ReplyInfo> | null;
-  referral: ReferralInfo | null;
-  referredProduct: ReferredProductInfo | null;
-  forwarded: boolean;
-  frequentlyForwarded: boolean;
-  /** Edited messages: the bodies before, oldest first. */
-  editHistory: EditedVersion[] | null;
-  /** Deleted messages: when (ISO 8601 UTC); body and file are gone. */
-  revokedAt: string | null;
-  /** Outbound: `BusinessApp` for a message sent from the WhatsApp Business app, `Api` otherwise. */
-  source: MessageSource | null;
   fileName: string | null;
   size: number | null;
   whatsAppUserId: string | null;
