@@ -8,7 +8,9 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 import { DEMO_CHANNEL_ID } from '../../src/database/demo-channel-id.js';
 import { forEachOperation } from '../../src/openapi/document-walk.js';
 import { REQUEST_BODY_EXAMPLES } from '../../src/openapi/request-examples.js';
-import { describeWithApp, type Peer } from '../support/describe-with-app.js';
+import { DemoSeeder } from '../../src/database/demo-seeder.service.js';
+import type { DemoCredentials } from '../../src/database/demo-credentials.js';
+import { describeWithApp } from '../support/describe-with-app.js';
 import { waitFor } from '../support/fixtures.js';
 
 /**
@@ -56,31 +58,6 @@ async function tryItOut(page: Page, tag: string, operationId: string, path: stri
 /** The example body Swagger UI fills in (the first), as the document gives it. */
 const defaultExample = (operationId: string) =>
   (Object.values(REQUEST_BODY_EXAMPLES[operationId])[0] as { value: Record<string, unknown> }).value;
-
-/**
- * What `npm start` prints once when it seeds the demo workspace: the client credentials, read from
- * this process's stdout while the app boots (the seed writes them there and nowhere else).
- */
-function demoCredentialsFromStdout(): Promise<Peer & { clientId: () => string; clientSecret: () => string }> {
-  let printed = '';
-  const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = (chunk: string | Uint8Array, ...rest: unknown[]) => {
-    printed += chunk.toString();
-    return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
-  };
-  const field = (name: string) => () => {
-    const match = new RegExp(`${name}:\\s+(\\S+)`).exec(printed);
-    assert.ok(match, `the demo seed printed no ${name}`);
-    return match[1];
-  };
-  return Promise.resolve({
-    clientId: field('client_id'),
-    clientSecret: field('client_secret'),
-    close: () => {
-      process.stdout.write = write;
-    },
-  });
-}
 
 interface DOMRectLike {
   left: number;
@@ -180,7 +157,7 @@ const AUTHORIZE_SCREENSHOT = join(tmpdir(), 'swagger-ui-demo-authorize.png');
 describeWithApp(
   'Swagger UI in Chromium on the demo workspace: Authorize with client credentials, then Try it out with the examples',
   // As `npm start` runs it: the demo seed on, webhooks to localhost allowed.
-  { env: { SEED_DEMO: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }, workspaces: 0, peers: { demo: demoCredentialsFromStdout } },
+  { env: { SEED_DEMO: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }, workspaces: 0 },
   (fx) => {
     // Chromium starts while the app boots (describeWithApp's own hook), not after it.
     const userDataDir = mkdtempSync(join(tmpdir(), 'swagger-ui-chromium-'));
@@ -191,6 +168,14 @@ describeWithApp(
     let page: Page;
     /** Ids the browser's run made (the contact and the property), for the examples that need them in their path. */
     const made: Record<string, string> = {};
+    // What `npm start` prints once, after listening, when it seeds the demo (test/e2e/first-start and the
+    // first-run test read it from the printed lines); the test app does not print, so it asks the seeder.
+    let credentials: DemoCredentials | undefined;
+    const demo = (): DemoCredentials => {
+      credentials ??= fx.t.app.get(DemoSeeder).takeCreatedCredentials();
+      assert.ok(credentials, 'the demo seed created a workspace');
+      return credentials;
+    };
 
     before(async () => {
       const context = await launching;
@@ -233,8 +218,8 @@ describeWithApp(
         .catch(() => false);
       await page.screenshot({ path: AUTHORIZE_SCREENSHOT });
       assert.ok(onScreen, 'the client_id field is on screen when Authorize opens');
-      await clientIdInput.fill(fx.demo.clientId());
-      await oauth.locator('#client_secret_clientCredentials').fill(fx.demo.clientSecret());
+      await clientIdInput.fill(demo().clientId);
+      await oauth.locator('#client_secret_clientCredentials').fill(demo().clientSecret);
       const [tokenResponse] = await Promise.all([
         page.waitForResponse((r) => new URL(r.url()).pathname === '/connect/token'),
         oauth.locator('button.modal-btn.authorize').click(),
@@ -339,8 +324,8 @@ describeWithApp(
     async function demoToken(): Promise<string> {
       const response = await fx.t.http.post<{ access_token: string }>('/connect/token', {
         grant_type: 'client_credentials',
-        client_id: fx.demo.clientId(),
-        client_secret: fx.demo.clientSecret(),
+        client_id: demo().clientId,
+        client_secret: demo().clientSecret,
       });
       return response.body.access_token;
     }

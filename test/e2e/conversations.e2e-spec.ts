@@ -23,6 +23,7 @@ const CONVERSATION_FIELDS = [
   'lastEventStatus',
   'lastEventsCount',
   'phoneNumber',
+  'referral',
   'sentiment',
   'status',
   'tags',
