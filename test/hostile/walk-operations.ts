@@ -247,7 +247,7 @@ function bodies(w: WalkWorld): Record<string, ValidInputs['body']> {
     createCampaign: () => campaignBody(w.channelId, w.templateName, w.contactId),
     createTag: () => ({ name: `Walk tag ${uniqueSuffix()}`, icon: 'star', description: 'A tag', isPinned: true }),
     updateTag: () => ({ name: `Walk tag ${uniqueSuffix()}`, icon: 'star', description: 'A tag', isPinned: false }),
-    sendText: send(w, { text: 'Hello', previewUrl: false, replyToMessageId: 'wamid.abc' }),
+    sendText: send(w, { text: 'Hello', previewUrl: false, replyToMessageId: w.inboundEventId }),
     sendImage: send(w, { imageUrl: `${MEDIA}/a.jpg`, caption: 'A picture' }),
     sendAudio: send(w, { audioUrl: `${MEDIA}/a.mp3` }),
     sendVideo: send(w, { videoUrl: `${MEDIA}/a.mp4`, caption: 'A film' }),
