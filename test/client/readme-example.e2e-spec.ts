@@ -6,15 +6,15 @@ import { after, before, it } from 'node:test';
 import { promisify } from 'node:util';
 import { describeWithApp } from '../support/describe-with-app.js';
 import { createChannel } from '../support/fixtures.js';
+import { codeBlocks } from '../support/readme-walkthrough.js';
 import { DEMO_TEMPLATES } from '../../src/whatsapp/demo-templates.js';
 
 const run = promisify(execFile);
 const README = 'clients/typescript/README.md';
 
-/** The first ```ts block under `## Use`: what an integrator copies. */
+/** The first ```ts block under `## Use`: what an integrator copies (the first-run test runs the same block). */
 function useExample(markdown: string): string {
-  const section = markdown.split(/^## Use$/m)[1]?.split(/^## /m)[0] ?? '';
-  const block = /^```ts\n([\s\S]*?)^```$/m.exec(section)?.[1];
+  const [block] = codeBlocks(markdown, '## Use', '## Webhooks', 'ts');
   if (!block) throw new Error(`${README}: no \`\`\`ts block under ## Use`);
   return block;
 }

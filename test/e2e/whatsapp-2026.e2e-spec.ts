@@ -25,7 +25,7 @@ describeWithApp(
       receiver: () => WebhookReceiver.start(),
     },
     env: ({ fake }) => ({ WHATSAPP_GRAPH_URL: fake.url, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_REQUESTS_PER_MINUTE: '100000' }),
-    workspaces: 1,
+    workspaces: 2,
   },
   (fx) => {
     let channel: { id: string };
@@ -96,6 +96,13 @@ describeWithApp(
       assert.deepEqual(bodies.find((b) => b.type === 'reaction')?.reaction, { message_id: 'wamid.ids-1', emoji: '👍' });
       assert.deepEqual(bodies.find((b) => b.type === 'text' && b.text.body === 'On its way')?.context, { message_id: 'wamid.ids-1' });
 
+      // Another workspace's message, by its wamid: a 404, as by its event id.
+      const bChannel = await createCloudChannel(fx.t, fx.b.workspaceId, null, { phoneNumberId: '106540352242999', accessToken: TOKEN });
+      for (const messageId of ['wamid.ids-1', created.eventId]) {
+        const foreign = await fx.b.api.post('/v1/whatsapp/service-account/markAsRead', { channelId: bChannel.id, messageId });
+        assert.equal(foreign.status, 404, foreign.text);
+        assert.equal(foreign.body.error.code, 'WhatsApp:MessageNotFound');
+      }
       // A wamid of no message of the workspace is a 404, a message of another chat a 400.
       const unknown = await fx.a.api.post('/v1/whatsapp/service-account/markAsRead', { channelId: channel.id, messageId: 'wamid.nobody' });
       assert.equal(unknown.status, 404);
