@@ -123,9 +123,6 @@ export interface CloudStatus {
   timestamp: string;
   recipient_id?: string;
   recipient_user_id?: string;
-  /** Meta's name since May 2026; `parent_recipient_user_id` before. */
-  recipient_parent_user_id?: string;
-  parent_recipient_user_id?: string;
   pricing?: { billable?: boolean; pricing_model?: string; category?: string; type?: string };
   errors?: CloudError[];
 }
