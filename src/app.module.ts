@@ -12,6 +12,7 @@ import { IdempotencyModule } from './common/idempotency/idempotency.module.js';
 import { AppConfig } from './config/app-config.js';
 import { AppConfigModule } from './config/config.module.js';
 import { typeormOptions } from './database/typeorm-options.js';
+import { transactionsModule } from './database/transactions.js';
 import { HealthModule } from './health/health.module.js';
 import { loggerOptions } from './logging/logger-options.js';
 import { LOG_DESTINATION } from './logging/log-destination.js';
@@ -46,6 +47,8 @@ import { CampaignsModule } from './campaigns/campaigns.module.js';
       // Migrations ran before the app was created (createApp), under a lock.
       useFactory: (config: AppConfig) => typeormOptions(config.database.url, config.database.poolSize),
     }),
+    // Ambient transactions: services mark methods @Transactional(); repositories join them.
+    transactionsModule(),
     CommonModule,
     MetricsModule,
     QueueModule,

@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DataSource } from 'typeorm';
 import { resetConfig } from '../../src/config/load-config.js';
 import { createApp } from '../../src/create-app.js';
+import { inTransaction } from '../../src/database/transactions.js';
 import { Outbox } from '../../src/queue/outbox.service.js';
 import { WebhookKind } from '../../src/webhooks/webhook-kind.js';
 import { WebhookPublisher } from '../../src/webhooks/webhook-publisher.js';
@@ -37,7 +37,6 @@ export const webhookDelivery: Scenario = {
     const worker = spawnWorker(ctx);
     const publisherApp = await startPublisher(ctx);
     try {
-      const dataSource = publisherApp.get(DataSource);
       const publisher = publisherApp.get(WebhookPublisher);
       const outbox = publisherApp.get(Outbox);
       await waitUntil(() => /Worker started/.test(worker.log), 30_000, 'the worker');
@@ -56,7 +55,7 @@ export const webhookDelivery: Scenario = {
             targetUrl,
             payload: { n: published + i, callId: `bench-${published + i}` },
           }));
-          const jobs = await dataSource.transaction((manager) => publisher.publish(manager, events));
+          const jobs = await inTransaction(() => publisher.publish(events));
           const now = performance.timeOrigin + performance.now();
           for (const job of jobs) committedAt.set(String(job.payload.deliveryId), now);
           outbox.afterCommit();

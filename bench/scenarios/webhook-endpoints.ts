@@ -1,6 +1,6 @@
 import { createServer as createTcpServer, type Socket } from 'node:net';
 import { createServer } from 'node:http';
-import { DataSource } from 'typeorm';
+import { inTransaction } from '../../src/database/transactions.js';
 import { WebhookEventType } from '../../src/queue/queue-names.js';
 import { WebhookPublisher } from '../../src/webhooks/webhook-publisher.js';
 import { spawnWorker, type BenchContext } from '../context.js';
@@ -83,13 +83,12 @@ async function withWorkerAndPublisher<T>(
   const app = await startPublisher(ctx);
   try {
     await waitUntil(() => /Worker started/.test(worker.log), 30_000, 'the worker');
-    const dataSource = app.get(DataSource);
     const publisher = app.get(WebhookPublisher);
     /** Writes one `contact.created` event per id in one transaction; returns the commit time. */
     const publish = async (ids: string[]) => {
-      await dataSource.transaction(async (manager) => {
+      await inTransaction(async () => {
         for (const id of ids) {
-          await publisher.emit(manager, ctx.workspaceId, WebhookEventType.ContactCreated, { id } as never, { orderingKey: id });
+          await publisher.emit(ctx.workspaceId, WebhookEventType.ContactCreated, { id } as never, { orderingKey: id });
         }
       });
       return now();

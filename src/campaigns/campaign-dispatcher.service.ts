@@ -3,6 +3,7 @@ import type { Principal } from '../auth/principal.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { ContactPropertiesService } from '../contact-properties/contact-properties.service.js';
 import { ContactsService } from '../contacts/contacts.service.js';
+import { ContactPropertyValues } from '../contacts/contact-property-values.service.js';
 import { Outbox } from '../queue/outbox.service.js';
 import { JobName } from '../queue/queue-names.js';
 import { TemplateBatchSender, type TemplateBatchItem, type TemplateBatchOutcome } from '../whatsapp/template-batch.service.js';
@@ -65,6 +66,7 @@ export class CampaignDispatcher {
     private readonly campaigns: CampaignsRepository,
     private readonly recipients: CampaignRecipientsRepository,
     private readonly contacts: ContactsService,
+    private readonly propertyValues: ContactPropertyValues,
     private readonly properties: ContactPropertiesService,
     private readonly batchSender: TemplateBatchSender,
     private readonly outbox: Outbox,
@@ -146,8 +148,8 @@ export class CampaignDispatcher {
       const { items, settlements } = await this.itemsOf(workspaceId, template, definitions, batch);
       let outcomes: TemplateBatchOutcome[];
       try {
-        outcomes = await this.batchSender.send(principal, sends, items, async (manager, accepted) => {
-          const linked = await this.recipients.withManager(manager).linkMany(workspaceId, campaignId, accepted);
+        outcomes = await this.batchSender.send(principal, sends, items, async (accepted) => {
+          const linked = await this.recipients.linkMany(workspaceId, campaignId, accepted);
           if (linked.size < accepted.length) throw new RecipientNotLinked();
           this.pacer.accepted(
             campaignId,
@@ -265,7 +267,7 @@ export class CampaignDispatcher {
     for (const [name, definitionId] of definitions)
       values.set(
         name,
-        await this.contacts.propertyText(workspaceId, { contactId: contact.id, phoneNumber: contact.phoneNumber }, definitionId),
+        await this.propertyValues.textOf(workspaceId, { contactId: contact.id, phoneNumber: contact.phoneNumber }, definitionId),
       );
     return { name: contact.name, company: contact.company, property: (name: string) => values.get(name.toLowerCase()) ?? null };
   }
@@ -293,6 +295,6 @@ export class CampaignDispatcher {
   private async next(workspaceId: string, campaignId: string, delayMs: number | null, after: string | null = null): Promise<void> {
     const runAt = delayMs === null ? null : new Date(Date.now() + delayMs);
     const payload = after === null ? { campaignId } : { campaignId, after };
-    await this.outbox.transaction((tx) => tx.enqueue([{ jobName: JobName.DispatchCampaign, workspaceId, runAt, payload }]));
+    await this.outbox.enqueue([{ jobName: JobName.DispatchCampaign, workspaceId, runAt, payload }]);
   }
 }

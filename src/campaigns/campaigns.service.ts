@@ -9,7 +9,7 @@ import { parseIsoDateTime } from '../common/time/iso-date-time.js';
 import { ContactPropertiesService } from '../contact-properties/contact-properties.service.js';
 import type { ContactCriteria } from '../contacts/contact-criteria.js';
 import { ContactsService } from '../contacts/contacts.service.js';
-import { Outbox, type OutboxTransaction } from '../queue/outbox.service.js';
+import { Outbox } from '../queue/outbox.service.js';
 import { JobName } from '../queue/queue-names.js';
 import { MessagingService } from '../whatsapp/messaging.service.js';
 import { OutboundIvrService } from '../outbound-ivr/outbound-ivr.service.js';
@@ -21,6 +21,7 @@ import { CampaignRecipientsRepository } from './campaign-recipients.repository.j
 import { CampaignsRepository, type CampaignMove } from './campaigns.repository.js';
 import { CampaignNotFound, IllegalCampaignTransition, InvalidCampaign } from './campaigns.errors.js';
 import type { CampaignCountsDto, CampaignRecipientDto, CreateCampaignDto, RecipientStatus } from './dto/campaign.dto.js';
+import { inTransaction } from '../database/transactions.js';
 
 /** How far ahead a campaign may be scheduled (as `sendAt`, API.md §13). */
 const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 3600 * 1000;
@@ -127,11 +128,11 @@ export class CampaignsService {
     const now = new Date();
     const later = campaign.scheduledAt !== null && campaign.scheduledAt > now;
     let snapshotted = 0;
-    const started = await this.outbox.transaction(async (tx) => {
+    const started = await inTransaction(async () => {
       const patch = later ? { status: 'Scheduled' as const } : { status: 'Running' as const, startedAt: now };
-      await this.moveIn(tx, campaign, 'start', ['Draft'], patch);
-      snapshotted = await this.recipients.withManager(tx.manager).snapshot(workspaceId, id, audience);
-      await this.enqueueDispatch(tx, workspaceId, id, later ? campaign.scheduledAt : null);
+      await this.moveIn(campaign, 'start', ['Draft'], patch);
+      snapshotted = await this.recipients.snapshot(workspaceId, id, audience);
+      await this.enqueueDispatch(workspaceId, id, later ? campaign.scheduledAt : null);
       return { ...campaign, ...patch };
     });
     if (snapshotted >= ANALYZE_AFTER_ROWS) await this.refreshRecipientStatistics();
@@ -159,12 +160,12 @@ export class CampaignsService {
   async resume(workspaceId: string, id: string): Promise<Campaign> {
     const campaign = await this.get(workspaceId, id);
     const waits = campaign.startedAt === null && campaign.scheduledAt !== null && campaign.scheduledAt > new Date();
-    return this.outbox.transaction(async (tx) => {
+    return inTransaction(async () => {
       const patch = waits
         ? { status: 'Scheduled' as const, pausedReason: null }
         : { status: 'Running' as const, pausedReason: null, startedAt: campaign.startedAt ?? new Date() };
-      await this.moveIn(tx, campaign, 'resume', ['Paused'], patch);
-      await this.enqueueDispatch(tx, workspaceId, id, waits ? campaign.scheduledAt : null);
+      await this.moveIn(campaign, 'resume', ['Paused'], patch);
+      await this.enqueueDispatch(workspaceId, id, waits ? campaign.scheduledAt : null);
       return { ...campaign, ...patch };
     });
   }
@@ -176,9 +177,9 @@ export class CampaignsService {
   async cancel(workspaceId: string, id: string): Promise<Campaign> {
     const campaign = await this.get(workspaceId, id);
     const patch = { status: 'Cancelled' as const, pausedReason: null, completedAt: new Date() };
-    await this.outbox.transaction(async (tx) => {
-      await this.moveIn(tx, campaign, 'be cancelled', ['Draft', 'Scheduled', 'Running', 'Paused'], patch);
-      await this.recipients.withManager(tx.manager).cancelPending(workspaceId, id);
+    await inTransaction(async () => {
+      await this.moveIn(campaign, 'be cancelled', ['Draft', 'Scheduled', 'Running', 'Paused'], patch);
+      await this.recipients.cancelPending(workspaceId, id);
     });
     // One that left meanwhile is a 409 here: it was sent (or placed), and stays so.
     const leftAlready = (err: unknown) => {
@@ -199,22 +200,16 @@ export class CampaignsService {
   }
 
   /** The move inside `tx`; a 409 naming the status it found when the campaign was not in one of `from`. */
-  private async moveIn(
-    tx: OutboxTransaction,
-    campaign: Campaign,
-    action: string,
-    from: CampaignStatus[],
-    patch: CampaignMove,
-  ): Promise<void> {
-    const campaigns = this.campaigns.withManager(tx.manager);
+  private async moveIn(campaign: Campaign, action: string, from: CampaignStatus[], patch: CampaignMove): Promise<void> {
+    const campaigns = this.campaigns;
     if (await campaigns.move(campaign.workspaceId, campaign.id, from, patch)) return;
     const now = await campaigns.statusOf(campaign.workspaceId, campaign.id);
     if (!now) throw CampaignNotFound(campaign.id);
     throw IllegalCampaignTransition(action, now);
   }
 
-  private async enqueueDispatch(tx: OutboxTransaction, workspaceId: string, campaignId: string, runAt: Date | null): Promise<void> {
-    await tx.enqueue([{ jobName: JobName.DispatchCampaign, workspaceId, runAt, payload: { campaignId } }]);
+  private async enqueueDispatch(workspaceId: string, campaignId: string, runAt: Date | null): Promise<void> {
+    await this.outbox.enqueue([{ jobName: JobName.DispatchCampaign, workspaceId, runAt, payload: { campaignId } }]);
   }
 
   /**

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import type { EntityManager } from 'typeorm';
 import { SharedInvalidation } from '../common/cache/shared-invalidation.js';
 import { SecretBox } from '../common/crypto/secret-box.js';
 import { AppConfig } from '../config/app-config.js';
@@ -61,14 +60,14 @@ export class ChannelsService {
    * {@link get} for paths that read a channel per message (sends and their workers): served from
    * memory for up to {@link RECENT_TTL_MS}. A change is seen at once by every process (a Redis
    * message drops the entry everywhere); the TTL bounds it if that message is lost. The result is
-   * shared: never modify it. In a transaction, pass its manager: a miss is read through it, not
-   * through a second pooled connection (transactions holding the whole pool would wait on each other).
+   * shared: never modify it. In a transaction, a miss is read through it, not through a second
+   * pooled connection (transactions holding the whole pool would wait on each other).
    */
-  async getRecent(workspaceId: string, id: string, capability?: ChannelCapability, manager?: EntityManager): Promise<Readonly<Channel>> {
+  async getRecent(workspaceId: string, id: string, capability?: ChannelCapability): Promise<Readonly<Channel>> {
     const key = recentKey(workspaceId, id);
     let channel = this.recent.get(key);
     if (!channel) {
-      channel = withCapability(await (manager ? this.channels.withManager(manager) : this.channels).findById(workspaceId, id), id);
+      channel = withCapability(await this.channels.findById(workspaceId, id), id);
       this.recent.set(key, channel);
     }
     return withCapability(channel, id, capability);
@@ -80,9 +79,9 @@ export class ChannelsService {
   }
 
   /** The channels of these ids, deleted ones included (for records that name the channel they came through). */
-  /** With a manager, read in that transaction (no second connection taken from the pool while it is open). */
-  getManyIncludingDeleted(workspaceId: string, ids: readonly string[], manager?: EntityManager): Promise<Channel[]> {
-    return (manager ? this.channels.withManager(manager) : this.channels).findByIdsIncludingDeleted(workspaceId, ids);
+  /** With a read in that transaction (no second connection taken from the pool while it is open). */
+  getManyIncludingDeleted(workspaceId: string, ids: readonly string[]): Promise<Channel[]> {
+    return this.channels.findByIdsIncludingDeleted(workspaceId, ids);
   }
 
   /** Operators' lookup by id alone: admin routes (admin key) name a channel without its workspace. */

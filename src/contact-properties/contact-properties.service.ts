@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { newId } from '../common/id.js';
+import { Transactional } from '../database/transactions.js';
 import { pgError } from '../database/pg-errors.js';
 import { type ContactPropertyDefinition, ContactPropertyType, type SelectOption } from './contact-property-definition.entity.js';
 import { ContactPropertyDefinitionsRepository } from './contact-property-definitions.repository.js';
@@ -29,18 +29,12 @@ export function propertyKey(name: string): string {
 export class ContactPropertiesService {
   constructor(private readonly definitions: ContactPropertyDefinitionsRepository) {}
 
-  /** With a manager, read in that transaction (no second connection taken from the pool while it is open). */
-  list(workspaceId: string, manager?: EntityManager): Promise<ContactPropertyDefinition[]> {
-    return (manager ? this.definitions.withManager(manager) : this.definitions).list(workspaceId);
+  list(workspaceId: string): Promise<ContactPropertyDefinition[]> {
+    return this.definitions.list(workspaceId);
   }
 
   async get(workspaceId: string, id: string): Promise<ContactPropertyDefinition> {
-    return this.getWith(this.definitions, workspaceId, id);
-  }
-
-  /** {@link get} in the caller's transaction: a second pooled connection per request can starve the pool. */
-  async getInTransaction(manager: EntityManager, workspaceId: string, id: string): Promise<ContactPropertyDefinition> {
-    return this.getWith(this.definitions.withManager(manager), workspaceId, id);
+    return this.getWith(workspaceId, id);
   }
 
   /** Definitions by id, of this workspace only (unknown or foreign ids are simply absent). */
@@ -67,34 +61,32 @@ export class ContactPropertiesService {
       creatorId: actorId,
       lastModifierId: actorId,
     });
-    return this.saveUnique(this.definitions, definition);
+    return this.saveUnique(definition);
   }
 
+  @Transactional()
   async update(workspaceId: string, id: string, actorId: string, input: UpdateContactPropertyDto): Promise<ContactPropertyDefinition> {
-    return this.definitions.transaction(async (manager) => {
-      const definitions = this.definitions.withManager(manager);
-      const definition = await this.getWith(definitions, workspaceId, id, { lock: true });
-      if (input.type !== undefined && input.type !== definition.type) throw PropertyTypeImmutable();
-      if (input.name !== undefined) {
-        definition.name = input.name.trim();
-        definition.normalizedName = definition.name.toLowerCase();
-        definition.key = propertyKey(definition.name);
+    const definition = await this.getWith(workspaceId, id, { lock: true });
+    if (input.type !== undefined && input.type !== definition.type) throw PropertyTypeImmutable();
+    if (input.name !== undefined) {
+      definition.name = input.name.trim();
+      definition.normalizedName = definition.name.toLowerCase();
+      definition.key = propertyKey(definition.name);
+    }
+    if (input.isRequired !== undefined) definition.isRequired = input.isRequired;
+    if (input.selectOptions !== undefined) {
+      if (definition.type !== ContactPropertyType.Select)
+        throw InvalidPropertyDefinition('selectOptions are only for Select properties.', 'selectOptions');
+      const next = uniqueOptions(input.selectOptions);
+      const removed = definition.selectOptions.map((o) => o.value).filter((value) => !next.some((o) => o.value === value));
+      if (removed.length > 0) {
+        const count = await this.definitions.contactsHoldingOptions(workspaceId, id, removed);
+        if (count > 0) throw SelectOptionInUse(removed, count);
       }
-      if (input.isRequired !== undefined) definition.isRequired = input.isRequired;
-      if (input.selectOptions !== undefined) {
-        if (definition.type !== ContactPropertyType.Select)
-          throw InvalidPropertyDefinition('selectOptions are only for Select properties.', 'selectOptions');
-        const next = uniqueOptions(input.selectOptions);
-        const removed = definition.selectOptions.map((o) => o.value).filter((value) => !next.some((o) => o.value === value));
-        if (removed.length > 0) {
-          const count = await definitions.contactsHoldingOptions(workspaceId, id, removed);
-          if (count > 0) throw SelectOptionInUse(removed, count);
-        }
-        definition.selectOptions = next;
-      }
-      definition.lastModifierId = actorId;
-      return this.saveUnique(definitions, definition);
-    });
+      definition.selectOptions = next;
+    }
+    definition.lastModifierId = actorId;
+    return this.saveUnique(definition);
   }
 
   /** Deletes the definition; its values on contacts go with it (ON DELETE CASCADE). */
@@ -102,23 +94,15 @@ export class ContactPropertiesService {
     if ((await this.definitions.delete(workspaceId, { id })) === 0) throw PropertyNotFound(id);
   }
 
-  private async getWith(
-    definitions: ContactPropertyDefinitionsRepository,
-    workspaceId: string,
-    id: string,
-    options: { lock?: boolean } = {},
-  ): Promise<ContactPropertyDefinition> {
-    const definition = await definitions.findById(workspaceId, id, options);
+  private async getWith(workspaceId: string, id: string, options: { lock?: boolean } = {}): Promise<ContactPropertyDefinition> {
+    const definition = await this.definitions.findById(workspaceId, id, options);
     if (!definition) throw PropertyNotFound(id);
     return definition;
   }
 
-  private async saveUnique(
-    definitions: ContactPropertyDefinitionsRepository,
-    definition: ContactPropertyDefinition,
-  ): Promise<ContactPropertyDefinition> {
+  private async saveUnique(definition: ContactPropertyDefinition): Promise<ContactPropertyDefinition> {
     try {
-      return await definitions.save(definition.workspaceId, definition);
+      return await this.definitions.save(definition.workspaceId, definition);
     } catch (err) {
       if (pgError.is(err, 'unique')) throw PropertyNameTaken(definition.name);
       throw err;

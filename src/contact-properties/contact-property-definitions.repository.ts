@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { EntityManager, Repository } from 'typeorm';
+import type { Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '../database/workspace-scoped.repository.js';
 import { ContactPropertyDefinition } from './contact-property-definition.entity.js';
 
@@ -8,11 +8,6 @@ import { ContactPropertyDefinition } from './contact-property-definition.entity.
 export class ContactPropertyDefinitionsRepository extends WorkspaceScopedRepository<ContactPropertyDefinition> {
   constructor(@InjectRepository(ContactPropertyDefinition) repository: Repository<ContactPropertyDefinition>) {
     super(repository);
-  }
-
-  /** Runs `work` in one transaction; bind repositories to it with `withManager(manager)`. */
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.manager.transaction(work);
   }
 
   /** The workspace's definitions, oldest first (the id breaks ties). */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../auth/principal.js';
+import { inTransaction } from '../database/transactions.js';
 import { ContactType } from './contact.entity.js';
 import { ContactHistoryRepository } from './contact-history.repository.js';
 import { builtInChanges } from './contact-history.js';
@@ -28,8 +29,8 @@ export class ContactImportService {
     const unique = [...new Map(parsed.map((p) => [p.card.phoneNumber, p.card])).values()];
     const idByPhone = new Map<string, string>();
     let createdCount = 0;
-    await this.contacts.transaction(async (manager) => {
-      const contacts = this.contacts.withManager(manager);
+    await inTransaction(async () => {
+      const contacts = this.contacts;
       const now = new Date();
       // Set-based: one statement for all the cards' contacts and one for their history, not a statement per row.
       const inserted = await contacts.insertManyWhereNumberFree(workspaceId, principal.serviceAccountId, now, unique);
@@ -44,7 +45,7 @@ export class ContactImportService {
             newValue: change.newValue,
           })),
         );
-      await this.historyEntries.withManager(manager).recordCreations(workspaceId, principal.serviceAccountId, now, history);
+      await this.historyEntries.recordCreations(workspaceId, principal.serviceAccountId, now, history);
       const existing = unique.map((card) => card.phoneNumber).filter((phone) => !idByPhone.has(phone));
       if (existing.length) {
         for (const [phone, id] of await contacts.findIdsByPhones(workspaceId, existing)) idByPhone.set(phone, id);

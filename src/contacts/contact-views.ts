@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { ContactPropertiesService } from '../contact-properties/contact-properties.service.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
 import { readAll } from '../database/read-all.js';
@@ -20,19 +19,6 @@ export class ContactViews {
     private readonly properties: ContactPropertiesService,
   ) {}
 
-  /** Set on the views {@link inTransaction} returns. */
-  private manager: EntityManager | undefined;
-
-  /**
-   * These views reading in the caller's transaction: they see what it wrote but did not commit yet, and
-   * take no other connection while it holds one (callers holding the whole pool would wait on each other).
-   */
-  inTransaction(manager: EntityManager): ContactViews {
-    const bound = new ContactViews(this.values.withManager(manager), this.notes.withManager(manager), this.properties);
-    bound.manager = manager;
-    return bound;
-  }
-
   async one(contact: Contact): Promise<ContactDto> {
     return (await this.many([contact]))[0];
   }
@@ -45,10 +31,10 @@ export class ContactViews {
     if (contacts.length === 0) return [];
     const workspaceId = contacts[0].workspaceId;
     const ids = contacts.map((c) => c.id);
-    const [values, notes, definitions] = await readAll(this.manager, [
+    const [values, notes, definitions] = await readAll([
       () => this.values.ofContacts(workspaceId, ids),
       () => this.notes.ofContacts(workspaceId, ids),
-      () => this.properties.list(workspaceId, this.manager),
+      () => this.properties.list(workspaceId),
     ]);
     const definitionById = new Map(definitions.map((d) => [d.id, d]));
     const valuesByContact = groupBy(values, (v) => v.contactId);

@@ -6,6 +6,8 @@ import { PagedRequestDto } from '../common/paging/paged-request.dto.js';
 import { mapPage, PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
 import { ContactViews } from './contact-views.js';
 import { ContactsService } from './contacts.service.js';
+import { ContactConsent } from './contact-consent.service.js';
+import { ContactPropertyValues } from './contact-property-values.service.js';
 import {
   ContactDto,
   ContactHistoryEntryDto,
@@ -29,6 +31,8 @@ const PagedContacts = PagedResultOf(ContactDto, 'PagedResultOfContactDto');
 export class ContactsController {
   constructor(
     private readonly contacts: ContactsService,
+    private readonly propertyValues: ContactPropertyValues,
+    private readonly consents: ContactConsent,
     private readonly views: ContactViews,
     private readonly imports: ContactImportService,
   ) {}
@@ -117,7 +121,7 @@ export class ContactsController {
     @PropertyId() propertyId: string,
     @Body() body: SetPropertyValueDto,
   ): Promise<ContactDto> {
-    return this.views.one(await this.contacts.setPropertyValue(principal, contactId, propertyId, body.value));
+    return this.views.one(await this.propertyValues.set(principal, contactId, propertyId, body.value));
   }
 
   @Delete(':contactId/properties/:propertyId')
@@ -130,7 +134,7 @@ export class ContactsController {
     @ContactId('contactId') contactId: string,
     @PropertyId() propertyId: string,
   ): Promise<ContactDto> {
-    return this.views.one(await this.contacts.setPropertyValue(principal, contactId, propertyId, null));
+    return this.views.one(await this.propertyValues.set(principal, contactId, propertyId, null));
   }
 
   @Get(':contactId/consent')
@@ -154,7 +158,7 @@ export class ContactsController {
     @ContactId('contactId') contactId: string,
     @Body() body: UpdateContactConsentDto,
   ): Promise<ContactConsentDto> {
-    return ContactConsentDto.from(await this.contacts.updateConsent(principal, contactId, body));
+    return ContactConsentDto.from(await this.consents.update(principal, contactId, body));
   }
 
   @Get(':contactId/history')

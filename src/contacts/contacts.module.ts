@@ -16,6 +16,10 @@ import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { ContactsController } from './contacts.controller.js';
 import { ContactsRepository } from './contacts.repository.js';
 import { ContactsService } from './contacts.service.js';
+import { ContactChanges } from './contact-changes.service.js';
+import { ContactConsent } from './contact-consent.service.js';
+import { ContactIdentity } from './contact-identity.service.js';
+import { ContactPropertyValues } from './contact-property-values.service.js';
 import { PropertyStatisticsController } from './property-statistics.controller.js';
 import { PropertyStatisticsService } from './property-statistics.service.js';
 
@@ -29,6 +33,10 @@ import { PropertyStatisticsService } from './property-statistics.service.js';
   controllers: [ContactsController, PropertyStatisticsController],
   providers: [
     ContactsService,
+    ContactChanges,
+    ContactConsent,
+    ContactIdentity,
+    ContactPropertyValues,
     ContactViews,
     ContactImportService,
     PropertyStatisticsService,
@@ -37,6 +45,6 @@ import { PropertyStatisticsService } from './property-statistics.service.js';
     ContactHistoryRepository,
     ContactNotesRepository,
   ],
-  exports: [ContactsService, ContactViews],
+  exports: [ContactsService, ContactConsent, ContactIdentity, ContactPropertyValues, ContactViews],
 })
 export class ContactsModule {}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Brackets, In, type EntityManager, type QueryDeepPartialEntity, type Repository, type SelectQueryBuilder } from 'typeorm';
+import { Brackets, In, type QueryDeepPartialEntity, type Repository, type SelectQueryBuilder } from 'typeorm';
 import { ContactPropertyType } from '../contact-properties/contact-property-type.js';
 import { newId } from '../common/id.js';
 import type { PagedRequestDto } from '../common/paging/paged-request.dto.js';
@@ -13,6 +13,7 @@ import { hasCriteria, type CheckedContactCriteria, type PropertyCondition } from
 import { CONSENT_KINDS, CONSENT_STATUS_COLUMN, type ConsentKind, type ConsentStatus } from './consent.js';
 import { Contact, ContactType } from './contact.entity.js';
 import { SearchOperator } from './dto/search-contacts.dto.js';
+import { whatsAppMatchesAmong, type WhatsAppIds } from './whatsapp-ids.js';
 
 const SORTABLE = { name: 'c.name', creationtime: 'c.creation_time', lastmodificationtime: 'c.last_modification_time' };
 const DEFAULT_SORT = { column: 'c.creation_time', direction: 'DESC' as const };
@@ -32,24 +33,6 @@ const COLUMN: Record<ContactPropertyType, string> = {
 };
 
 /** The WhatsApp ids a message or a send names a contact by. */
-export interface WhatsAppIds {
-  phoneNumber: string | null;
-  userId: string | null;
-  parentUserId?: string | null;
-}
-
-/** Among `found`, the contact with the sender's number, and the one with its BSUID (else its parent BSUID). They may be the same contact. */
-export function whatsAppMatchesAmong(found: readonly Contact[], ids: WhatsAppIds): { byPhone: Contact | null; byUser: Contact | null } {
-  const { phoneNumber, userId, parentUserId } = ids;
-  return {
-    byPhone: (phoneNumber && found.find((c) => c.phoneNumber === phoneNumber)) || null,
-    byUser:
-      (userId && found.find((c) => c.whatsAppUserId === userId)) ||
-      (parentUserId && found.find((c) => c.whatsAppParentUserId === parentUserId)) ||
-      null,
-  };
-}
-
 /** A contact a vCard describes, for {@link ContactsRepository.insertManyWhereNumberFree}. */
 export type ImportedContact = Pick<Contact, 'name' | 'phoneNumber' | 'email' | 'company' | 'position'>;
 
@@ -68,11 +51,6 @@ const INSERT_IMPORTED_SQL = `
 export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
   constructor(@InjectRepository(Contact) repository: Repository<Contact>) {
     super(repository);
-  }
-
-  /** Runs `work` in one transaction; bind repositories to it with `withManager(manager)`. */
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.manager.transaction(work);
   }
 
   /** Inserts a new contact of the workspace (one statement); a number the workspace has is a unique violation. */
@@ -152,7 +130,7 @@ export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
   }
 
   /**
-   * Serialises, until the transaction ends (bind it with `withManager`), the work of every
+   * Serialises, until the caller's transaction ends, the work of every
    * transaction on these WhatsApp ids of the workspace: creating, completing or merging the
    * contacts they name. Taken in one order, so two transactions never wait on each other in a circle.
    */

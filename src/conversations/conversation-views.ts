@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { ChannelsService } from '../channels/channels.service.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
 import { readAll } from '../database/read-all.js';
@@ -19,19 +18,6 @@ export class ConversationViews {
     private readonly conversationTags: ConversationTagsRepository,
   ) {}
 
-  /** Set on the views {@link inTransaction} returns. */
-  private manager: EntityManager | undefined;
-
-  /**
-   * These views reading in the caller's transaction: they see what it wrote but did not commit yet, and
-   * take no other connection while it holds one (twenty callers in a pool of ten would wait on each other).
-   */
-  inTransaction(manager: EntityManager): ConversationViews {
-    const bound = new ConversationViews(this.contacts, this.channels, this.workspaces, this.conversationTags.withManager(manager));
-    bound.manager = manager;
-    return bound;
-  }
-
   async one(conversation: Conversation): Promise<ConversationDto> {
     return (await this.many([conversation]))[0];
   }
@@ -46,11 +32,10 @@ export class ConversationViews {
     const distinct = (ids: Array<string | null>) => [...new Set(ids.filter((id): id is string => !!id))];
     const contactIds = distinct(conversations.map((c) => c.contactId));
     const userIds = distinct(conversations.flatMap((c) => [c.assigneeUserId, c.assignedAiAgentId]));
-    const [contacts, channels, users, tagLinks] = await readAll(this.manager, [
-      () =>
-        this.manager ? this.contacts.findByIdsIn(this.manager, workspaceId, contactIds) : this.contacts.findByIds(workspaceId, contactIds),
-      () => this.channels.getManyIncludingDeleted(workspaceId, distinct(conversations.map((c) => c.channelId)), this.manager),
-      () => this.workspaces.findUsersByUserIds(workspaceId, userIds, this.manager),
+    const [contacts, channels, users, tagLinks] = await readAll([
+      () => this.contacts.findByIds(workspaceId, contactIds),
+      () => this.channels.getManyIncludingDeleted(workspaceId, distinct(conversations.map((c) => c.channelId))),
+      () => this.workspaces.findUsersByUserIds(workspaceId, userIds),
       () =>
         this.conversationTags.withTags(
           workspaceId,

@@ -1,7 +1,7 @@
 import type { ReferralInfo } from './message-details.js';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Brackets, type EntityManager, type Repository } from 'typeorm';
+import { Brackets, type Repository } from 'typeorm';
 import { newId } from '../common/id.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
 import { pageWithTotal } from '../common/paging/page-with-total.js';
@@ -68,11 +68,6 @@ export interface LastEvent {
 export class ConversationsRepository extends WorkspaceScopedRepository<Conversation> {
   constructor(@InjectRepository(Conversation) repository: Repository<Conversation>) {
     super(repository);
-  }
-
-  /** Runs `work` in one transaction; bind repositories to it with `withManager(manager)`. */
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.manager.transaction(work);
   }
 
   /** The open conversation of a contact on a channel. */

@@ -1,10 +1,9 @@
 import type { ReferralInfo } from './message-details.js';
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import type { Principal } from '../auth/principal.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
-import { ContactsService } from '../contacts/contacts.service.js';
+import { ContactIdentity } from '../contacts/contact-identity.service.js';
 import { pgError } from '../database/pg-errors.js';
 import { WebhookEventType } from '../queue/queue-names.js';
 import { TagsService } from '../tags/tags.service.js';
@@ -20,6 +19,7 @@ import { ConversationsRepository } from './conversations.repository.js';
 import { AiAgentNotFound, AnotherConversationOpen, BothAssignees, ConversationNotFound, UserNotFound } from './conversations.errors.js';
 import type { AssignConversationDto, CreateConversationDto, ListConversationsQueryDto, TimelineQueryDto } from './dto/conversation.dto.js';
 import { TimelineService, type ConversationRef } from './timeline.service.js';
+import { inTransaction } from '../database/transactions.js';
 
 type ConversationEventType =
   | WebhookEventType.ConversationCreated
@@ -43,7 +43,7 @@ export class ConversationsService {
     private readonly events: ConversationEventsRepository,
     private readonly conversationTags: ConversationTagsRepository,
     private readonly channels: ChannelsService,
-    private readonly contacts: ContactsService,
+    private readonly identities: ContactIdentity,
     private readonly tags: TagsService,
     private readonly workspaces: WorkspacesService,
     private readonly timeline: TimelineService,
@@ -56,22 +56,22 @@ export class ConversationsService {
   }
 
   /** The open conversation of a contact on a channel, opened when there is none (safe under concurrency), in the caller's transaction. */
-  async findOrOpen(manager: EntityManager, workspaceId: string, channelId: string, contactId: string): Promise<Conversation> {
-    const conversations = this.conversations.withManager(manager);
+  async findOrOpen(workspaceId: string, channelId: string, contactId: string): Promise<Conversation> {
+    const conversations = this.conversations;
     const open = await conversations.findOpen(workspaceId, channelId, contactId);
     if (open) return open;
     const opened = await conversations.open(workspaceId, channelId, contactId);
-    if (opened) await this.announce(manager, workspaceId, opened, WebhookEventType.ConversationCreated, channelId);
+    if (opened) await this.announce(workspaceId, opened, WebhookEventType.ConversationCreated, channelId);
     return (await conversations.findOpen(workspaceId, channelId, contactId))!;
   }
 
   /** {@link findOrOpen} for writing to the timeline, which needs only the ids: no read-back of a new conversation. */
-  async findOrOpenRef(manager: EntityManager, workspaceId: string, channelId: string, contactId: string): Promise<ConversationRef> {
-    const conversations = this.conversations.withManager(manager);
+  async findOrOpenRef(workspaceId: string, channelId: string, contactId: string): Promise<ConversationRef> {
+    const conversations = this.conversations;
     const found = await conversations.findOpenId(workspaceId, channelId, contactId);
     if (found) return { id: found, workspaceId, channelId, contactId };
     const opened = await conversations.open(workspaceId, channelId, contactId);
-    if (opened) await this.announce(manager, workspaceId, opened, WebhookEventType.ConversationCreated, channelId);
+    if (opened) await this.announce(workspaceId, opened, WebhookEventType.ConversationCreated, channelId);
     const id = opened ?? (await conversations.findOpenId(workspaceId, channelId, contactId))!;
     return { id, workspaceId, channelId, contactId };
   }
@@ -80,20 +80,15 @@ export class ConversationsService {
    * {@link findOrOpenRef} for many contacts on a channel, set-based: one read, one insert of the
    * missing conversations (each announced), and one read of those a concurrent request opened first.
    */
-  async findOrOpenRefs(
-    manager: EntityManager,
-    workspaceId: string,
-    channelId: string,
-    contactIds: readonly string[],
-  ): Promise<Map<string, ConversationRef>> {
-    const conversations = this.conversations.withManager(manager);
+  async findOrOpenRefs(workspaceId: string, channelId: string, contactIds: readonly string[]): Promise<Map<string, ConversationRef>> {
+    const conversations = this.conversations;
     const found = await conversations.findOpenIds(workspaceId, channelId, contactIds);
     const missing = [...new Set(contactIds)].filter((contactId) => !found.has(contactId));
     if (missing.length > 0) {
       const opened = await conversations.openMany(workspaceId, channelId, missing);
       // Whether anyone takes the event is asked once for the channel, not once per conversation.
-      if (opened.size > 0 && (await this.webhooks.wants(manager, workspaceId, WebhookEventType.ConversationCreated, channelId)))
-        for (const id of opened.values()) await this.announce(manager, workspaceId, id, WebhookEventType.ConversationCreated);
+      if (opened.size > 0 && (await this.webhooks.wants(workspaceId, WebhookEventType.ConversationCreated, channelId)))
+        for (const id of opened.values()) await this.announce(workspaceId, id, WebhookEventType.ConversationCreated);
       const raced = missing.filter((contactId) => !opened.has(contactId));
       const openedMeanwhile = await conversations.findOpenIds(workspaceId, channelId, raced);
       for (const [contactId, id] of [...opened, ...openedMeanwhile]) found.set(contactId, id);
@@ -107,21 +102,19 @@ export class ConversationsService {
    */
   /** Keeps the first click-to-WhatsApp referral of each conversation (ConversationDto.referral, a List Conversations filter). */
   async keepFirstReferrals(
-    manager: EntityManager,
     workspaceId: string,
     referrals: ReadonlyArray<{ conversationId: string; referral: ReferralInfo }>,
   ): Promise<void> {
-    await this.conversations.withManager(manager).keepFirstReferrals(workspaceId, referrals);
+    await this.conversations.keepFirstReferrals(workspaceId, referrals);
   }
 
   async moveToContact(
-    manager: EntityManager,
     workspaceId: string,
     fromContactId: string,
     toContactId: string,
   ): Promise<{ conversationIds: string[]; events: number }> {
-    const conversationIds = await this.conversations.withManager(manager).moveToContact(workspaceId, fromContactId, toContactId);
-    const events = await this.events.withManager(manager).moveToContact(workspaceId, fromContactId, toContactId);
+    const conversationIds = await this.conversations.moveToContact(workspaceId, fromContactId, toContactId);
+    const events = await this.events.moveToContact(workspaceId, fromContactId, toContactId);
     return { conversationIds, events };
   }
 
@@ -132,31 +125,31 @@ export class ConversationsService {
     const assignees = assign
       ? await this.assignees(principal.workspaceId, input.assignToUserId ?? null, input.assignToAiAgentId ?? null)
       : null;
-    return this.conversations.transaction(async (manager) => {
-      const contact = await this.contacts.findOrCreateByPhone(manager, principal, input.phoneNumber, input.contactName);
-      const conversation = await this.findOrOpen(manager, principal.workspaceId, input.channelId, contact.id);
-      return assignees ? this.applyAssignment(manager, principal, conversation, assignees) : conversation;
+    return inTransaction(async () => {
+      const contact = await this.identities.findOrCreateByPhone(principal, input.phoneNumber, input.contactName);
+      const conversation = await this.findOrOpen(principal.workspaceId, input.channelId, contact.id);
+      return assignees ? this.applyAssignment(principal, conversation, assignees) : conversation;
     });
   }
 
   async assign(principal: Principal, id: string, input: AssignConversationDto): Promise<Conversation> {
     if (input.assignedUserId && input.assignedAiAgentId) throw BothAssignees();
     const assignees = await this.assignees(principal.workspaceId, input.assignedUserId ?? null, input.assignedAiAgentId ?? null);
-    return this.conversations.transaction(async (manager) => {
-      const conversation = await this.getWith(this.conversations.withManager(manager), principal.workspaceId, id, { lock: true });
-      return this.applyAssignment(manager, principal, conversation, assignees);
+    return inTransaction(async () => {
+      const conversation = await this.getWith(this.conversations, principal.workspaceId, id, { lock: true });
+      return this.applyAssignment(principal, conversation, assignees);
     });
   }
 
   async setStatus(workspaceId: string, id: string, status: ConversationStatus): Promise<Conversation> {
     try {
-      await this.conversations.transaction(async (manager) => {
-        const conversations = this.conversations.withManager(manager);
+      await inTransaction(async () => {
+        const conversations = this.conversations;
         const conversation = await this.getWith(conversations, workspaceId, id, { lock: true });
         if (conversation.status === status) return;
         // Reopening while another conversation of the contact is open on the channel would break the one-open rule.
         await conversations.update(workspaceId, { id }, { status });
-        await this.announce(manager, workspaceId, id, WebhookEventType.ConversationStatusChanged);
+        await this.announce(workspaceId, id, WebhookEventType.ConversationStatusChanged);
       });
     } catch (err) {
       if (pgError.is(err, 'unique')) throw AnotherConversationOpen();
@@ -178,16 +171,16 @@ export class ConversationsService {
   /** Tag a conversation: its tags become exactly `tagIds`. */
   async replaceTags(workspaceId: string, id: string, tagIds: string[]): Promise<Conversation> {
     const tags = await this.tags.getMany(workspaceId, tagIds);
-    return this.conversations.transaction(async (manager) => {
-      const conversation = await this.getWith(this.conversations.withManager(manager), workspaceId, id, { lock: true });
-      const conversationTags = this.conversationTags.withManager(manager);
+    return inTransaction(async () => {
+      const conversation = await this.getWith(this.conversations, workspaceId, id, { lock: true });
+      const conversationTags = this.conversationTags;
       await conversationTags.delete(workspaceId, { conversationId: id });
       await conversationTags.add(
         workspaceId,
         id,
         tags.map((tag) => tag.id),
       );
-      await this.announce(manager, workspaceId, id, WebhookEventType.ConversationTagsChanged);
+      await this.announce(workspaceId, id, WebhookEventType.ConversationTagsChanged);
       return conversation;
     });
   }
@@ -195,18 +188,18 @@ export class ConversationsService {
   /** Adds one tag; idempotent, and concurrent adds of different tags all survive (no read-modify-write). */
   async addTag(workspaceId: string, id: string, tagId: string): Promise<Conversation> {
     const [conversation] = await Promise.all([this.get(workspaceId, id), this.tags.get(workspaceId, tagId)]);
-    await this.conversations.transaction(async (manager) => {
-      await this.conversationTags.withManager(manager).add(workspaceId, id, [tagId]);
-      await this.announce(manager, workspaceId, id, WebhookEventType.ConversationTagsChanged);
+    await inTransaction(async () => {
+      await this.conversationTags.add(workspaceId, id, [tagId]);
+      await this.announce(workspaceId, id, WebhookEventType.ConversationTagsChanged);
     });
     return conversation;
   }
 
   async removeTag(workspaceId: string, id: string, tagId: string): Promise<Conversation> {
     const [conversation] = await Promise.all([this.get(workspaceId, id), this.tags.get(workspaceId, tagId)]);
-    await this.conversations.transaction(async (manager) => {
-      const removed = await this.conversationTags.withManager(manager).delete(workspaceId, { conversationId: id, tagId });
-      if (removed > 0) await this.announce(manager, workspaceId, id, WebhookEventType.ConversationTagsChanged);
+    await inTransaction(async () => {
+      const removed = await this.conversationTags.delete(workspaceId, { conversationId: id, tagId });
+      if (removed > 0) await this.announce(workspaceId, id, WebhookEventType.ConversationTagsChanged);
     });
     return conversation;
   }
@@ -216,18 +209,12 @@ export class ConversationsService {
    * A caller that knows the conversation's channel passes it: then the conversation is read only when
    * an endpoint takes the event (a conversation opened for a call or a message usually has none).
    */
-  private async announce(
-    manager: EntityManager,
-    workspaceId: string,
-    id: string,
-    type: ConversationEventType,
-    channelId?: string,
-  ): Promise<void> {
-    if (channelId !== undefined && !(await this.webhooks.wants(manager, workspaceId, type, channelId))) return;
-    const conversation = await this.conversations.withManager(manager).findById(workspaceId, id);
-    if (!conversation || !(await this.webhooks.wants(manager, workspaceId, type, conversation.channelId))) return;
-    const dto = await this.views.inTransaction(manager).one(conversation);
-    await this.webhooks.emit(manager, workspaceId, type, dto, { channelId: conversation.channelId, orderingKey: conversation.id });
+  private async announce(workspaceId: string, id: string, type: ConversationEventType, channelId?: string): Promise<void> {
+    if (channelId !== undefined && !(await this.webhooks.wants(workspaceId, type, channelId))) return;
+    const conversation = await this.conversations.findById(workspaceId, id);
+    if (!conversation || !(await this.webhooks.wants(workspaceId, type, conversation.channelId))) return;
+    const dto = await this.views.one(conversation);
+    await this.webhooks.emit(workspaceId, type, dto, { channelId: conversation.channelId, orderingKey: conversation.id });
   }
 
   private async getWith(
@@ -250,18 +237,13 @@ export class ConversationsService {
     return { userId, aiAgentId, user, agent };
   }
 
-  private async applyAssignment(
-    manager: EntityManager,
-    principal: Principal,
-    conversation: Conversation,
-    to: Assignees,
-  ): Promise<Conversation> {
+  private async applyAssignment(principal: Principal, conversation: Conversation, to: Assignees): Promise<Conversation> {
     const { userId, aiAgentId, user, agent } = to;
     if (userId && !user) throw UserNotFound(userId);
     if (aiAgentId && !agent) throw AiAgentNotFound(aiAgentId);
-    const conversations = this.conversations.withManager(manager);
+    const conversations = this.conversations;
     await conversations.update(principal.workspaceId, { id: conversation.id }, { assigneeUserId: userId, assignedAiAgentId: aiAgentId });
-    await this.timeline.record(manager, conversation, {
+    await this.timeline.record(conversation, {
       sourceType: EventSourceType.Assignation,
       direction: EventDirection.Internal,
       body: user ? `Assigned to ${user.name}` : agent ? `Assigned to ${agent.name}` : 'Unassigned',
@@ -275,7 +257,7 @@ export class ConversationsService {
         assignedByUserName: principal.name ?? null,
       },
     });
-    await this.announce(manager, principal.workspaceId, conversation.id, WebhookEventType.ConversationAssigned);
+    await this.announce(principal.workspaceId, conversation.id, WebhookEventType.ConversationAssigned);
     return this.getWith(conversations, principal.workspaceId, conversation.id);
   }
 }

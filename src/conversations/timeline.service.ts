@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { newId } from '../common/id.js';
 import type { PendingResponse } from '../common/idempotency/stored-response.js';
 import type { OutboxEntry, OutboxRow } from '../queue/outbox.service.js';
@@ -30,8 +29,8 @@ export class TimelineService {
   ) {}
 
   /** Records an event in the caller's transaction. */
-  async record(manager: EntityManager, conversation: ConversationRef, input: NewConversationEvent): Promise<ConversationEvent> {
-    const events = this.events.withManager(manager);
+  async record(conversation: ConversationRef, input: NewConversationEvent): Promise<ConversationEvent> {
+    const events = this.events;
     const event = events.create(conversation.workspaceId, {
       ...input,
       id: newId(),
@@ -41,7 +40,7 @@ export class TimelineService {
       creationTime: input.creationTime ?? new Date(),
     });
     await events.insert(conversation.workspaceId, event);
-    await this.conversations.withManager(manager).stampLastEvent(conversation.workspaceId, conversation.id, event);
+    await this.conversations.stampLastEvent(conversation.workspaceId, conversation.id, event);
     return event;
   }
 
@@ -50,12 +49,11 @@ export class TimelineService {
    * the order given, then each conversation's last-event fields (its last event of the list) and count.
    */
   async recordMany(
-    manager: EntityManager,
     entries: Array<{ id: string; conversation: ConversationRef; input: NewConversationEvent }>,
   ): Promise<ConversationEvent[]> {
     if (entries.length === 0) return [];
     const workspaceId = entries[0].conversation.workspaceId;
-    const events = this.events.withManager(manager);
+    const events = this.events;
     const recorded = entries.map(({ id, conversation, input }) =>
       events.create(conversation.workspaceId, {
         ...input,
@@ -72,7 +70,7 @@ export class TimelineService {
       const stamp = stamps.get(event.conversationId);
       stamps.set(event.conversationId, { conversationId: event.conversationId, last: event, count: (stamp?.count ?? 0) + 1 });
     }
-    await this.conversations.withManager(manager).stampLastEvents(workspaceId, [...stamps.values()]);
+    await this.conversations.stampLastEvents(workspaceId, [...stamps.values()]);
     return recorded;
   }
 

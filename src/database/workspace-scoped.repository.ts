@@ -9,6 +9,7 @@ import type {
   SelectQueryBuilder,
 } from 'typeorm';
 import { EntityRows } from './entity-rows.js';
+import { currentManager, isInTransaction } from './transactions.js';
 
 /** An entity that belongs to one workspace. */
 export interface WorkspaceOwned extends ObjectLiteral {
@@ -27,8 +28,8 @@ export type ScopedFindOptions<E extends ObjectLiteral> = Omit<FindManyOptions<E>
 
 /**
  * The only way feature code reaches a workspace's rows. Every method takes the workspace first and
- * refuses to run without it; the filter is added here, not by each caller. `withManager` binds the
- * repository to a transaction. Reads that truly span workspaces (operators' routes, provider
+ * refuses to run without it; the filter is added here, not by each caller. Every statement runs in
+ * the ambient transaction when one is open (`@Transactional()` on the calling service). Reads that truly span workspaces (operators' routes, provider
  * callbacks authenticated by their own signature) go through {@link unscoped} with a reason, so
  * each one is named and greppable.
  *
@@ -36,18 +37,15 @@ export type ScopedFindOptions<E extends ObjectLiteral> = Omit<FindManyOptions<E>
  * exports it only if another module must read those rows; usually it exports a service instead.
  */
 export abstract class WorkspaceScopedRepository<E extends WorkspaceOwned> {
-  protected constructor(protected readonly repository: Repository<E>) {}
+  protected constructor(private readonly base: Repository<E>) {}
 
-  /** The same repository bound to `manager` (a transaction); `undefined` keeps this one. */
-  withManager(manager: EntityManager | undefined): this {
-    if (!manager || manager === this.repository.manager) return this;
-    const bound = Object.create(Object.getPrototypeOf(this) as object) as this;
-    Object.assign(bound, this, { repository: manager.getRepository<E>(this.repository.target) });
-    return bound;
+  /** The entity's repository in the ambient transaction, or the plain one outside a transaction. */
+  protected get repository(): Repository<E> {
+    return boundToCurrent(this.base);
   }
 
   protected get manager(): EntityManager {
-    return this.repository.manager;
+    return currentManager();
   }
 
   /** `where` narrowed to the workspace; throws when the workspace is missing. */
@@ -57,7 +55,7 @@ export abstract class WorkspaceScopedRepository<E extends WorkspaceOwned> {
   }
 
   private get entityName(): string {
-    return this.repository.metadata.name;
+    return this.base.metadata.name;
   }
 
   find(workspaceId: string, where: FindOptionsWhere<E> = {}, options: ScopedFindOptions<E> = {}): Promise<E[]> {
@@ -74,8 +72,7 @@ export abstract class WorkspaceScopedRepository<E extends WorkspaceOwned> {
   /** The row of the workspace with this id; `lock` takes it FOR UPDATE (in a transaction). */
   async findById(workspaceId: string, id: string, options: { lock?: boolean } = {}): Promise<E | null> {
     // As TypeORM's pessimistic lock does: outside a transaction the lock would end with the statement.
-    if (options.lock && !this.manager.queryRunner?.isTransactionActive)
-      throw new Error('findById with lock needs a transaction (withManager)');
+    if (options.lock && !isInTransaction()) throw new Error('findById with lock needs a transaction (@Transactional)');
     const [found] = await this.selectEntities(workspaceId, `AND id = $2${options.lock ? ' FOR UPDATE' : ''}`, [id]);
     return found ?? null;
   }
@@ -156,7 +153,7 @@ export abstract class WorkspaceScopedRepository<E extends WorkspaceOwned> {
   }
 
   private get rows(): EntityRows<E> {
-    return (this.entityRows ??= new EntityRows<E>(this.repository.metadata));
+    return (this.entityRows ??= new EntityRows<E>(this.base.metadata));
   }
 
   private entityRows?: EntityRows<E>;
@@ -169,4 +166,10 @@ export abstract class WorkspaceScopedRepository<E extends WorkspaceOwned> {
     void reason;
     return this.repository;
   }
+}
+
+/** `repository` in the ambient transaction: TypeORM keeps one repository per manager, so this allocates nothing after the first call. */
+export function boundToCurrent<E extends ObjectLiteral>(repository: Repository<E>): Repository<E> {
+  const manager = currentManager();
+  return manager === repository.manager ? repository : manager.getRepository<E>(repository.target);
 }

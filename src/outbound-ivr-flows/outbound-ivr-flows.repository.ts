@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { EntityManager, Repository } from 'typeorm';
+import type { Repository } from 'typeorm';
+import { inTransaction } from '../database/transactions.js';
 import { pageWithTotal } from '../common/paging/page-with-total.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
 import type { SortOrder } from '../common/paging/sorting.js';
@@ -29,18 +30,18 @@ export class OutboundIvrFlowsRepository extends WorkspaceScopedRepository<Outbou
     super(repository);
   }
 
-  /** A new flow at version 1 with its definition; `inTransaction` runs last in its transaction (the Idempotency-Key's answer is stored there). */
+  /** A new flow at version 1 with its definition; `alsoInTransaction` runs last in its transaction (the Idempotency-Key's answer is stored there). */
   createWithFirstVersion(
     workspaceId: string,
     id: string,
     fields: FlowHeadFields,
     definition: FlowDefinition,
-    inTransaction?: (manager: EntityManager, flow: OutboundIvrFlowHead) => Promise<void>,
+    alsoInTransaction?: (flow: OutboundIvrFlowHead) => Promise<void>,
   ): Promise<OutboundIvrFlowHead> {
-    return this.manager.transaction(async (manager) => {
-      const flow = await this.withManager(manager).save(workspaceId, this.create(workspaceId, { id, ...fields, version: 1 }));
-      await this.versions.withManager(manager).insert(workspaceId, flow.id, 1, definition);
-      await inTransaction?.(manager, flow);
+    return inTransaction(async () => {
+      const flow = await this.save(workspaceId, this.create(workspaceId, { id, ...fields, version: 1 }));
+      await this.versions.insert(workspaceId, flow.id, 1, definition);
+      await alsoInTransaction?.(flow);
       return flow;
     });
   }
@@ -55,13 +56,12 @@ export class OutboundIvrFlowsRepository extends WorkspaceScopedRepository<Outbou
     fields: FlowHeadFields,
     definition: FlowDefinition,
   ): Promise<OutboundIvrFlowHead | null> {
-    return this.manager.transaction(async (manager) => {
-      const heads = this.withManager(manager);
-      const flow = await heads.findById(workspaceId, id, { lock: true });
+    return inTransaction(async () => {
+      const flow = await this.findById(workspaceId, id, { lock: true });
       if (!flow) return null;
       Object.assign(flow, fields, { version: flow.version + 1 });
-      await heads.save(workspaceId, flow);
-      await this.versions.withManager(manager).insert(workspaceId, id, flow.version, definition);
+      await this.save(workspaceId, flow);
+      await this.versions.insert(workspaceId, id, flow.version, definition);
       return flow;
     });
   }

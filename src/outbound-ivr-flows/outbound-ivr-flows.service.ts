@@ -40,11 +40,8 @@ export class OutboundIvrFlowsService {
   /** With an Idempotency-Key, the answer is stored in the flow's transaction (API.md §1): a retry never makes a second flow. */
   async create(workspaceId: string, input: SaveOutboundIvrFlow): Promise<StoredFlow> {
     const definition = soundDefinition(input);
-    const flow = await this.flows.createWithFirstVersion(workspaceId, newId(), headFields(input), definition, (manager, created) =>
-      this.idempotency.storeResponse(
-        manager,
-        PendingResponse.of(workspaceId, () => OutboundIvrFlow.from({ flow: created, definition })),
-      ),
+    const flow = await this.flows.createWithFirstVersion(workspaceId, newId(), headFields(input), definition, (created) =>
+      this.idempotency.storeResponse(PendingResponse.of(workspaceId, () => OutboundIvrFlow.from({ flow: created, definition }))),
     );
     return { flow, definition };
   }

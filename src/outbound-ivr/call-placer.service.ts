@@ -83,9 +83,7 @@ export class CallPlacer {
     const waitMs = await this.governor.callStart(channel, ref.id);
     if (waitMs > 0) {
       const runAt = new Date(Date.now() + waitMs);
-      await this.outbox.transaction((tx) =>
-        tx.enqueue([{ jobName: JobName.PlaceIvrCall, workspaceId: ref.workspaceId, runAt, payload: { requestId: ref.id } }]),
-      );
+      await this.outbox.enqueue([{ jobName: JobName.PlaceIvrCall, workspaceId: ref.workspaceId, runAt, payload: { requestId: ref.id } }]);
       return;
     }
     const script = await this.prepareScript(request);

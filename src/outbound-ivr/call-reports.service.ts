@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ChannelsService } from '../channels/channels.service.js';
-import type { OutboxTransaction } from '../queue/outbox.service.js';
 import { formatTimestamp, TimestampFormat } from '../common/time/timestamp-format.js';
-import { ContactsService } from '../contacts/contacts.service.js';
+import { ContactIdentity } from '../contacts/contact-identity.service.js';
 import { EventDirection, EventSourceType } from '../conversations/conversation-enums.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
 import { TimelineService } from '../conversations/timeline.service.js';
@@ -46,23 +45,22 @@ export function callLength(seconds: number): string {
 export class CallReportsService {
   constructor(
     private readonly channels: ChannelsService,
-    private readonly contacts: ContactsService,
+    private readonly identities: ContactIdentity,
     private readonly conversations: ConversationsService,
     private readonly timeline: TimelineService,
     private readonly webhooks: WebhookPublisher,
   ) {}
 
-  async record(tx: OutboxTransaction, report: CallReport, extraEvents: WebhookEvent[] = []): Promise<void> {
-    const { manager } = tx;
+  async record(report: CallReport, extraEvents: WebhookEvent[] = []): Promise<void> {
     const events = [...extraEvents];
     // A channel deleted mid-call keeps its calls' outcomes but gets no timeline or Call Webhook.
-    const channel = await this.channels.getRecent(report.workspaceId, report.channelId, undefined, manager).catch(() => null);
+    const channel = await this.channels.getRecent(report.workspaceId, report.channelId, undefined).catch(() => null);
     if (channel) {
       const actor = { workspaceId: report.workspaceId, serviceAccountId: null };
-      const contactId = await this.contacts.idByPhone(manager, actor, report.contactNumber);
-      const conversation = await this.conversations.findOrOpenRef(manager, report.workspaceId, channel.id, contactId);
+      const contactId = await this.identities.idByPhone(actor, report.contactNumber);
+      const conversation = await this.conversations.findOrOpenRef(report.workspaceId, channel.id, contactId);
       const length = callLength(report.durationSeconds);
-      await this.timeline.record(manager, conversation, {
+      await this.timeline.record(conversation, {
         sourceType: EventSourceType.Call,
         direction: report.type === CallType.Inbound ? EventDirection.Inbound : EventDirection.Outbound,
         sourceId: report.sourceId,
@@ -104,6 +102,6 @@ export class CallReportsService {
         },
       });
     }
-    tx.pushAfterCommit(await this.webhooks.publish(manager, events));
+    await this.webhooks.publish(events);
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { AppConfig } from '../config/app-config.js';
-import { Outbox, type OutboxEntry, type OutboxTransaction } from '../queue/outbox.service.js';
+import { Outbox, type OutboxEntry } from '../queue/outbox.service.js';
 import { JobName } from '../queue/queue-names.js';
 import { WebhookKind } from '../webhooks/webhook-kind.js';
 import { toWebhookPayload } from './dto/outbound-ivr-request.dto.js';
@@ -15,6 +15,7 @@ import { SendGovernor } from '../governor/send-governor.service.js';
 import type { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
 import { OutboundIvrRequestsRepository } from './outbound-ivr-requests.repository.js';
 import type { CallSession } from './providers/voice-provider.js';
+import { inTransaction } from '../database/transactions.js';
 
 /** Names one call record; provider callbacks resolve it before they reach the tracker. */
 export interface CallRef {
@@ -91,21 +92,21 @@ export class CallTracker {
   /** Runs `work` on the call under its row lock; its jobs (webhooks, hang-up) are pushed once the transaction commits. */
   private async withCall<T>(ref: CallRef, work: (call: LiveCall) => Promise<T>): Promise<T | undefined> {
     const result = await this.inTurn(() =>
-      this.outbox.transaction(async (tx) => {
-        const requests = this.requests.withManager(tx.manager);
+      inTransaction(async () => {
+        const requests = this.requests;
         const record = await requests.findById(ref.workspaceId, ref.id, { lock: true });
         if (!record) return undefined;
         const call = new LiveCall(record);
         const value = await work(call);
         if (Object.keys(call.changes).length > 0) await requests.update(ref.workspaceId, { id: ref.id }, call.changes);
-        if (call.finishedNow) await this.report(tx, record);
+        if (call.finishedNow) await this.report(record);
         if (call.needsHangUp) {
           const hangUp: OutboxEntry<JobName.HangUpIvrCall> = {
             jobName: JobName.HangUpIvrCall,
             workspaceId: ref.workspaceId,
             payload: { requestId: ref.id },
           };
-          await tx.enqueue([hangUp]);
+          await this.outbox.enqueue([hangUp]);
         }
         return { value, ended: call.finishedNow ? record.channelId : null };
       }),
@@ -116,7 +117,7 @@ export class CallTracker {
   }
 
   /** The outcome webhook to the request's webhookUrl, and the call's timeline event and Call Webhook. */
-  private report(tx: OutboxTransaction, record: OutboundIvrRequestEntity): Promise<void> {
+  private report(record: OutboundIvrRequestEntity): Promise<void> {
     const outcome = {
       workspaceId: record.workspaceId,
       kind: WebhookKind.OutboundIvrCompleted,
@@ -125,7 +126,6 @@ export class CallTracker {
     };
     const digit = record.pressedDigit ? `, digit ${record.pressedDigit}` : '';
     return this.reports.record(
-      tx,
       {
         workspaceId: record.workspaceId,
         channelId: record.channelId,

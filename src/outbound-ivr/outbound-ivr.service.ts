@@ -22,7 +22,8 @@ import {
   IvrRecipientOptedOut,
   OutboundIvrNotFound,
 } from './outbound-ivr.errors.js';
-import { ContactsService } from '../contacts/contacts.service.js';
+import { ContactIdentity } from '../contacts/contact-identity.service.js';
+import { ContactConsent } from '../contacts/contact-consent.service.js';
 import { isWhatsAppUserId } from '../common/phone/whatsapp-user-id.js';
 import { SendScheduler } from '../send-policy/send-scheduler.service.js';
 import { ScheduledItemNotCancellable } from '../send-policy/send-policy.errors.js';
@@ -37,7 +38,8 @@ export class OutboundIvrService {
     private readonly outbox: Outbox,
     private readonly flows: OutboundIvrFlowsService,
     private readonly config: AppConfig,
-    private readonly contacts: ContactsService,
+    private readonly identities: ContactIdentity,
+    private readonly consents: ContactConsent,
     private readonly scheduler: SendScheduler,
   ) {}
 
@@ -53,7 +55,7 @@ export class OutboundIvrService {
     if (isWhatsAppUserId(input.destinationNumber))
       input = { ...input, destinationNumber: await this.numberOf(workspaceId, input.destinationNumber) };
     // API.md §13: no call to a contact opted out of calls (one indexed read of the number's contact).
-    if ((await this.contacts.consentByPhone(workspaceId, input.destinationNumber, 'calls')) === 'OptedOut')
+    if ((await this.consents.ofPhone(workspaceId, input.destinationNumber, 'calls')) === 'OptedOut')
       throw IvrRecipientOptedOut(input.destinationNumber);
     const flowVersion = input.flowId ? (await this.flows.getCurrentVersion(workspaceId, input.flowId)).version : null;
     // API.md §13: at `sendAt`, and not inside the contact's quiet hours when they cover calls.
@@ -126,7 +128,7 @@ export class OutboundIvrService {
 
   /** The phone number of the contact a WhatsApp user id names: a call needs one (API.md §7.1), so none is a 400 saying why. */
   private async numberOf(workspaceId: string, whatsAppUserId: string): Promise<string> {
-    const contact = await this.contacts.findByWhatsAppUserId(workspaceId, whatsAppUserId);
+    const contact = await this.identities.findByWhatsAppUserId(workspaceId, whatsAppUserId);
     if (!contact) {
       throw IvrPhoneNumberRequired(
         `Calls need a phone number: no contact has WhatsApp user id '${whatsAppUserId}', so there is no number to call.`,

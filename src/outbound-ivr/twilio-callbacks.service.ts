@@ -18,6 +18,7 @@ import { OutboundIvrRequestsRepository } from './outbound-ivr-requests.repositor
 import { InvalidTwilioSignature, OutboundIvrNotFound } from './outbound-ivr.errors.js';
 import { renderGreeting, renderInstructions } from './providers/twiml.js';
 import { twilioCallUrls } from './providers/twilio-voice.provider.js';
+import { inTransaction } from '../database/transactions.js';
 
 export interface SignedCallback {
   /** Path and query as requested; with PUBLIC_BASE_URL, the URL the provider signed. */
@@ -94,9 +95,9 @@ export class TwilioCallbacksService {
       hangupTime,
       creationTime: new Date(),
     };
-    await this.outbox.transaction(async (tx) => {
-      if (!(await this.inboundCalls.withManager(tx.manager).insertIgnoring(channel.workspaceId, call))) return; // reported before
-      await this.reports.record(tx, {
+    await inTransaction(async () => {
+      if (!(await this.inboundCalls.insertIgnoring(channel.workspaceId, call))) return; // reported before
+      await this.reports.record({
         workspaceId: channel.workspaceId,
         channelId: channel.id,
         callId: call.providerCallId,

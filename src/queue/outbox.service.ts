@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager, type EntitySubscriberInterface, type QueryRunner, type TransactionCommitEvent } from 'typeorm';
+import { DataSource, type EntitySubscriberInterface, type QueryRunner, type TransactionCommitEvent } from 'typeorm';
+import { currentManager } from '../database/transactions.js';
 import { newId } from '../common/id.js';
 import type { OutboxEntry } from './job-payloads.js';
 import { QUEUE_OF_JOB } from './queue-names.js';
@@ -39,27 +40,20 @@ export function outboxRows(entries: OutboxEntry[], firstParam = 1): { rows: Outb
   return { rows, placeholders, params };
 }
 
-/** A transaction opened by {@link Outbox.transaction}: its manager, and jobs pushed to Bull once it commits. */
-export interface OutboxTransaction {
-  readonly manager: EntityManager;
-  /** Writes jobs in this transaction; they are pushed to Bull after it commits. */
-  enqueue(entries: OutboxEntry[]): Promise<OutboxRow[]>;
-  /** Rows written in this transaction by another writer (the webhook publisher), pushed after commit too. */
-  pushAfterCommit(rows: OutboxRow[]): void;
-}
-
 /**
- * The one way request code hands work to workers: `enqueue` inside the transaction that makes
- * the change, then `afterCommit` (or rely on the relay's polling) to push it to Bull promptly.
+ * The one way code hands work to workers: {@link Outbox.enqueue} inside the transaction that makes
+ * the change (the ambient one, `@Transactional()` on the calling service); the jobs are pushed to
+ * Bull as soon as it commits, and the relay's polling remains the safety net if this process dies
+ * in between.
  */
 @Injectable()
 export class Outbox {
-  /** Rows written by {@link pushOnCommit} callers, by the transaction (query runner) that wrote them. */
+  /** Rows waiting for their transaction (query runner) to commit. */
   private readonly awaitingCommit = new WeakMap<QueryRunner, OutboxRow[]>();
 
   constructor(
     private readonly relay: OutboxRelay,
-    private readonly dataSource: DataSource,
+    dataSource: DataSource,
   ) {
     const listener: EntitySubscriberInterface = {
       afterTransactionCommit: (event: TransactionCommitEvent) => this.settle(event.queryRunner, true),
@@ -69,12 +63,27 @@ export class Outbox {
   }
 
   /**
-   * Pushes rows written with `manager` to Bull once its transaction commits (dropped if it rolls
-   * back): for writers deep inside a transaction they did not open, which cannot reach its
-   * `OutboxTransaction`. Outside a transaction the rows are pushed at once.
+   * Writes jobs in the ambient transaction; they are pushed to Bull once it commits (dropped if it
+   * rolls back). Outside a transaction they are written and pushed at once. Returns the rows, whose
+   * ids are the Bull job ids.
    */
-  pushOnCommit(manager: EntityManager, rows: OutboxRow[]): void {
-    const runner = manager.queryRunner;
+  async enqueue(entries: OutboxEntry[]): Promise<OutboxRow[]> {
+    if (entries.length === 0) return [];
+    const { rows, placeholders, params } = outboxRows(entries);
+    await currentManager().query(
+      `INSERT INTO outbox_messages (${OUTBOX_COLUMNS}) VALUES ${placeholders.map((p) => `(${p})`).join(', ')}`,
+      params,
+    );
+    this.pushOnCommit(rows);
+    return rows;
+  }
+
+  /**
+   * Pushes rows another writer put in the ambient transaction (a statement that writes outbox rows
+   * together with other changes, see {@link outboxRows}) once it commits; at once outside one.
+   */
+  pushOnCommit(rows: OutboxRow[]): void {
+    const runner = currentManager().queryRunner;
     if (rows.length === 0) return;
     if (!runner?.isTransactionActive) return this.pushCommitted(rows);
     const pending = this.awaitingCommit.get(runner);
@@ -88,40 +97,6 @@ export class Outbox {
     if (!rows) return;
     this.awaitingCommit.delete(runner);
     if (committed) this.pushCommitted(rows);
-  }
-
-  /**
-   * Runs `work` in a transaction and, once it has committed, pushes the jobs it wrote to Bull
-   * (the relay's polling remains the safety net if this process dies in between).
-   */
-  async transaction<T>(work: (tx: OutboxTransaction) => Promise<T>): Promise<T> {
-    const written: OutboxRow[] = [];
-    const value = await this.dataSource.transaction((manager) =>
-      work({
-        manager,
-        enqueue: async (entries) => {
-          const rows = await this.write(manager, entries);
-          written.push(...rows);
-          return rows;
-        },
-        pushAfterCommit: (rows) => written.push(...rows),
-      }),
-    );
-    if (written.length > 0) this.pushCommitted(written);
-    return value;
-  }
-
-  /** Writes the jobs with `manager` (the caller's transaction). Returns their ids, which are the Bull job ids. */
-  async enqueue(manager: EntityManager, entries: OutboxEntry[]): Promise<string[]> {
-    return (await this.write(manager, entries)).map((row) => row.id);
-  }
-
-  /** {@link enqueue}, returning the rows, for {@link pushCommitted}. */
-  async write(manager: EntityManager, entries: OutboxEntry[]): Promise<OutboxRow[]> {
-    if (entries.length === 0) return [];
-    const { rows, placeholders, params } = outboxRows(entries);
-    await manager.query(`INSERT INTO outbox_messages (${OUTBOX_COLUMNS}) VALUES ${placeholders.map((p) => `(${p})`).join(', ')}`, params);
-    return rows;
   }
 
   /** After the transaction that wrote `rows` committed: pushes them to Bull at once, without a relay round. */

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import type { EntityManager } from 'typeorm';
 import { SharedInvalidation } from '../common/cache/shared-invalidation.js';
 import { ContactPropertiesService } from '../contact-properties/contact-properties.service.js';
 import { ContactPropertyType } from '../contact-properties/contact-property-type.js';
@@ -93,17 +92,17 @@ export class SendPolicyService {
    * word OptedOut, a start word OptedIn, else null. Read in the caller's transaction, and only for a
    * text short enough to be a word.
    */
-  async keywordIn(manager: EntityManager, workspaceId: string, text: string | undefined): Promise<'OptedOut' | 'OptedIn' | null> {
+  async keywordIn(workspaceId: string, text: string | undefined): Promise<'OptedOut' | 'OptedIn' | null> {
     if (!mayBeKeyword(text)) return null;
-    return keywordConsent(text, view(await this.policies.withManager(manager).ofWorkspace(workspaceId)));
+    return keywordConsent(text, view(await this.policies.ofWorkspace(workspaceId)));
   }
 
   /** {@link keywordIn} for many texts of one workspace: its words are read once, when a first text may be one. */
-  keywordsOf(manager: EntityManager, workspaceId: string): (text: string | undefined) => Promise<'OptedOut' | 'OptedIn' | null> {
+  keywordsOf(workspaceId: string): (text: string | undefined) => Promise<'OptedOut' | 'OptedIn' | null> {
     let policy: Promise<SendPolicyDto> | undefined;
     return async (text) => {
       if (!mayBeKeyword(text)) return null;
-      policy ??= this.policies.withManager(manager).ofWorkspace(workspaceId).then(view);
+      policy ??= this.policies.ofWorkspace(workspaceId).then(view);
       return keywordConsent(text, await policy);
     };
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { parseIsoDateTime } from '../common/time/iso-date-time.js';
-import { ContactsService } from '../contacts/contacts.service.js';
+import { ContactPropertyValues } from '../contacts/contact-property-values.service.js';
 import type { ContactRef } from '../contacts/contact-property-values.repository.js';
 import { quietPeriodEnd, type QuietHoursScope } from './quiet-hours.js';
 import type { TimeZonePolicy } from './send-policy.entity.js';
@@ -28,7 +28,7 @@ export interface SendTiming {
 export class SendScheduler {
   constructor(
     private readonly policy: SendPolicyService,
-    private readonly contacts: ContactsService,
+    private readonly propertyValues: ContactPropertyValues,
   ) {}
 
   /**
@@ -51,7 +51,7 @@ export class SendScheduler {
    */
   async zoneOf(workspaceId: string, policy: TimeZonePolicy, recipient: ContactRef): Promise<string> {
     if (policy.property) {
-      const value = await this.contacts.propertyText(workspaceId, recipient, policy.property);
+      const value = await this.propertyValues.textOf(workspaceId, recipient, policy.property);
       if (value && isTimeZone(value)) return value;
     }
     const byNumber = policy.fromPhoneNumber && recipient.phoneNumber ? zoneOfPhoneNumber(recipient.phoneNumber) : null;

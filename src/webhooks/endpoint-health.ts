@@ -8,6 +8,7 @@ import { WebhookEndpointsRepository } from './webhook-endpoints.repository.js';
 import { WebhookDeliveryStatus } from './webhook-kind.js';
 import { WebhookPublisher } from './webhook-publisher.js';
 import { EndpointPresence } from './endpoint-presence.js';
+import { inTransaction } from '../database/transactions.js';
 
 /**
  * What an endpoint's attempt leads to besides its own delivery: auto-disable after
@@ -48,11 +49,11 @@ export class EndpointHealth {
   /** Disables the endpoint, stops its pending deliveries and tells the workspace's other endpoints, in one transaction. */
   private async disable(workspaceId: string, endpointId: string, failingSince: Date): Promise<void> {
     const reason = `No successful attempt since ${failingSince.toISOString()} while attempts failed (WEBHOOK_DISABLE_AFTER).`;
-    await this.outbox.transaction(async (tx) => {
-      const endpoint = await this.endpoints.withManager(tx.manager).disable(workspaceId, endpointId, reason);
+    await inTransaction(async () => {
+      const endpoint = await this.endpoints.disable(workspaceId, endpointId, reason);
       if (!endpoint) return; // another worker disabled it first
-      await this.deliveries.withManager(tx.manager).failPendingOfEndpoint(workspaceId, endpointId, 'Stopped: the endpoint was disabled');
-      await this.publisher.emit(tx.manager, workspaceId, WebhookEventType.WebhookEndpointDisabled, {
+      await this.deliveries.failPendingOfEndpoint(workspaceId, endpointId, 'Stopped: the endpoint was disabled');
+      await this.publisher.emit(workspaceId, WebhookEventType.WebhookEndpointDisabled, {
         endpointId,
         url: endpoint.url,
         disabledReason: reason,
@@ -68,15 +69,13 @@ export class EndpointHealth {
   private async releaseNextOfKey(workspaceId: string, endpointId: string, orderingKey: string): Promise<void> {
     const next = await this.deliveries.findNextOfKey(workspaceId, endpointId, orderingKey);
     if (!next) return;
-    await this.outbox.transaction((tx) =>
-      tx.enqueue([
-        {
-          jobName: JobName.DeliverWebhook,
-          workspaceId,
-          runAt: next.runAt,
-          payload: { deliveryId: next.id, attempt: next.attempt, endpointId },
-        },
-      ]),
-    );
+    await this.outbox.enqueue([
+      {
+        jobName: JobName.DeliverWebhook,
+        workspaceId,
+        runAt: next.runAt,
+        payload: { deliveryId: next.id, attempt: next.attempt, endpointId },
+      },
+    ]);
   }
 }

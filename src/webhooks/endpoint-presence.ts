@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import type { EntityManager } from 'typeorm';
 import { SharedInvalidation } from '../common/cache/shared-invalidation.js';
 import { WebhookEndpointsRepository, type EndpointFilter } from './webhook-endpoints.repository.js';
 
@@ -29,11 +28,11 @@ export class EndpointPresence {
     this.invalidation.invalidate('webhook-endpoints', workspaceId);
   }
 
-  /** In a transaction, pass its manager: a miss is read through it, not through a second pooled connection. */
-  async takes(manager: EntityManager | undefined, workspaceId: string, kind: string, channelId: string | null): Promise<boolean> {
+  /** In a transaction, a miss is read through it, not through a second pooled connection. */
+  async takes(workspaceId: string, kind: string, channelId: string | null): Promise<boolean> {
     let filters = this.known.get(workspaceId);
     if (!filters) {
-      filters = await this.endpoints.withManager(manager).enabledFilters(workspaceId);
+      filters = await this.endpoints.enabledFilters(workspaceId);
       this.known.set(workspaceId, filters);
     }
     return filters.some(

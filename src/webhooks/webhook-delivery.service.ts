@@ -24,6 +24,7 @@ import { EndpointHealth } from './endpoint-health.js';
 import { EndpointSecrets } from './endpoint-secrets.js';
 import { assertEventType } from './webhook-event-catalog.js';
 import { failedAttemptRecord } from './failed-attempt-log.js';
+import { inTransaction } from '../database/transactions.js';
 
 export type DeliverWebhookJob = JobPayloads[JobName.DeliverWebhook] & { workspaceId: string };
 
@@ -86,7 +87,7 @@ export class WebhookDeliveryService {
       return items.map(() => undefined);
     }, batching);
     this.checkBacks = new StatementBatcher(async (entries) => {
-      await this.outbox.transaction((tx) => tx.enqueue([...entries]));
+      await this.outbox.enqueue([...entries]);
       return entries.map(() => undefined);
     }, batching);
     this.dueChecks = new StatementBatcher((items) => this.deliveries.dueMany(items), batching);
@@ -167,8 +168,8 @@ export class WebhookDeliveryService {
 
   /** Queues a finished event (succeeded or failed) for a new cycle of attempts, same `webhook-id`. */
   async redeliver(workspaceId: string, id: string): Promise<WebhookDelivery> {
-    await this.outbox.transaction(async (tx) => {
-      const deliveries = this.deliveries.withManager(tx.manager);
+    await inTransaction(async () => {
+      const deliveries = this.deliveries;
       const delivery = await deliveries.findById(workspaceId, id, { lock: true });
       if (!delivery) throw DeliveryNotFound(id);
       if (delivery.status === WebhookDeliveryStatus.Pending) throw DeliveryInProgress(id);
@@ -177,7 +178,7 @@ export class WebhookDeliveryService {
         { id },
         { status: WebhookDeliveryStatus.Pending, cycleAttempts: 0, nextAttemptAt: new Date(), leaseUntil: null },
       );
-      await tx.enqueue([{ jobName: JobName.DeliverWebhook, workspaceId, payload: { deliveryId: id, attempt: 1 } }]);
+      await this.outbox.enqueue([{ jobName: JobName.DeliverWebhook, workspaceId, payload: { deliveryId: id, attempt: 1 } }]);
     });
     const redelivered = await this.deliveries.findById(workspaceId, id);
     if (!redelivered) throw DeliveryNotFound(id);
@@ -197,9 +198,7 @@ export class WebhookDeliveryService {
   /** Another worker holds the attempt (or held it and died): look again once its lease has run out. */
   private async checkBackAfterLease(workspaceId: string, deliveryId: string, leaseUntil: Date, attempt: number): Promise<void> {
     const runAt = new Date(Math.max(leaseUntil.getTime(), Date.now()) + 100);
-    await this.outbox.transaction((tx) =>
-      tx.enqueue([{ jobName: JobName.DeliverWebhook, workspaceId, runAt, payload: { deliveryId, attempt } }]),
-    );
+    await this.outbox.enqueue([{ jobName: JobName.DeliverWebhook, workspaceId, runAt, payload: { deliveryId, attempt } }]);
   }
 
   private judge(outcome: AttemptOutcome, attempt: number): Verdict {
@@ -242,9 +241,9 @@ export class WebhookDeliveryService {
         nextAttemptAt: verdict.nextAttemptAt,
         leaseUntil: null,
       };
-      await this.outbox.transaction(async (tx) => {
-        await this.deliveries.withManager(tx.manager).update(workspaceId, { id: claimed.id }, changes);
-        await tx.enqueue([
+      await inTransaction(async () => {
+        await this.deliveries.update(workspaceId, { id: claimed.id }, changes);
+        await this.outbox.enqueue([
           {
             jobName: JobName.DeliverWebhook,
             workspaceId,

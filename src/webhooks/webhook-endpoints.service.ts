@@ -20,6 +20,7 @@ import { assertWebhookTarget } from './webhook-target.js';
 import { assertEndpointHeaders } from './endpoint-headers.js';
 import { DeliveryNotFound, EndpointNotFound } from './webhooks.errors.js';
 import { EndpointPresence } from './endpoint-presence.js';
+import { inTransaction } from '../database/transactions.js';
 
 type EndpointFields = Pick<
   WebhookEndpoint,
@@ -102,9 +103,9 @@ export class WebhookEndpointsService {
 
   /** Deletes the endpoint; its pending deliveries end (Failed, saying why), its log stays. */
   async remove(workspaceId: string, id: string): Promise<void> {
-    await this.outbox.transaction(async (tx) => {
-      if ((await this.endpoints.withManager(tx.manager).delete(workspaceId, { id })) === 0) throw EndpointNotFound(id);
-      await this.deliveries.withManager(tx.manager).failPendingOfEndpoint(workspaceId, id, 'Cancelled: the endpoint was deleted');
+    await inTransaction(async () => {
+      if ((await this.endpoints.delete(workspaceId, { id })) === 0) throw EndpointNotFound(id);
+      await this.deliveries.failPendingOfEndpoint(workspaceId, id, 'Cancelled: the endpoint was deleted');
     });
     this.presence.changed(workspaceId);
   }
@@ -136,11 +137,7 @@ export class WebhookEndpointsService {
     const entry = this.eventTypes().find((e) => e.type === eventType)!;
     const defs = (entry.schema.$defs ?? {}) as Record<string, JsonSchema>;
     const data = sampleOf((entry.schema.properties as Record<string, JsonSchema>).data ?? {}, defs);
-    const rows = await this.outbox.transaction(async (tx) => {
-      const written = await this.publisher.writeForEndpoint(tx.manager, workspaceId, id, eventType, data);
-      tx.pushAfterCommit(written);
-      return written;
-    });
+    const rows = await this.publisher.writeForEndpoint(workspaceId, id, eventType, data);
     const deliveryId = (rows[0]?.payload as { deliveryId?: string } | undefined)?.deliveryId;
     const delivery = deliveryId ? await this.deliveries.findById(workspaceId, deliveryId) : null;
     if (!delivery) throw DeliveryNotFound(deliveryId ?? id);
@@ -151,9 +148,9 @@ export class WebhookEndpointsService {
   async recover(workspaceId: string, id: string, since: string): Promise<number> {
     await this.get(workspaceId, id);
     const from = parseIsoDateTime(since)!;
-    return this.outbox.transaction(async (tx) => {
-      const ids = await this.deliveries.withManager(tx.manager).requeueFailedSince(workspaceId, id, from);
-      await tx.enqueue(
+    return inTransaction(async () => {
+      const ids = await this.deliveries.requeueFailedSince(workspaceId, id, from);
+      await this.outbox.enqueue(
         ids.map((deliveryId) => ({ jobName: JobName.DeliverWebhook, workspaceId, payload: { deliveryId, attempt: 1, endpointId: id } })),
       );
       return ids.length;

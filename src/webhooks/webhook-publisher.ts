@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { newId } from '../common/id.js';
 import type { WebhookEventData, WebhookEventEnvelope } from '../queue/job-payloads.js';
 import { Outbox, type OutboxRow } from '../queue/outbox.service.js';
@@ -49,8 +48,8 @@ function stringOrNull(value: unknown): string | null {
  * Records webhook events in the caller's transaction, together with the outbox jobs that deliver
  * them: the event exists exactly when the change that caused it does. Each event becomes one
  * delivery row per target: the channel's or request's URL it names, and every endpoint of the
- * workspace that takes it (API.md §11.1), in one statement. In an `Outbox.transaction`, hand the
- * rows returned to `tx.pushAfterCommit`.
+ * workspace that takes it (API.md §11.1), in one statement. Their jobs are pushed to Bull once
+ * the caller's transaction commits.
  */
 @Injectable()
 export class WebhookPublisher {
@@ -65,19 +64,19 @@ export class WebhookPublisher {
    * (from memory). Lets a producer skip the transaction it would open only to publish.
    */
   async wanted(workspaceId: string, kind: WebhookKind, channelId: string | null, targetUrl: string | null): Promise<boolean> {
-    return targetUrl !== null || (await this.presence.takes(undefined, workspaceId, kind, channelId));
+    return targetUrl !== null || (await this.presence.takes(workspaceId, kind, channelId));
   }
 
   /**
-   * Returns the outbox rows written, to push once the transaction committed (`tx.pushAfterCommit`).
-   * An event without a URL is written only when an endpoint takes it.
+   * Writes the events' deliveries; an event without a URL is written only when an endpoint takes
+   * it. Returns their jobs' outbox rows (pushed to Bull once the caller's transaction commits).
    */
-  async publish(manager: EntityManager, events: WebhookEvent[]): Promise<OutboxRow[]> {
+  async publish(events: WebhookEvent[]): Promise<OutboxRow[]> {
     const toWrite: EventToFanOut[] = [];
     for (const event of events) {
       if (event.targetUrl !== null && !isHttpUrl(event.targetUrl)) throw InvalidWebhookTarget(event.targetUrl);
       const channelId = stringOrNull(event.payload.channelId);
-      if (event.targetUrl === null && !(await this.presence.takes(manager, event.workspaceId, event.kind, channelId))) continue;
+      if (event.targetUrl === null && !(await this.presence.takes(event.workspaceId, event.kind, channelId))) continue;
       toWrite.push({
         workspaceId: event.workspaceId,
         kind: event.kind,
@@ -88,7 +87,7 @@ export class WebhookPublisher {
         orderingKey: stringOrNull(event.payload.conversationId) ?? stringOrNull(event.payload.contactId),
       });
     }
-    return toWrite.length === 0 ? [] : this.write(manager, toWrite);
+    return toWrite.length === 0 ? [] : this.write(toWrite);
   }
 
   /**
@@ -96,15 +95,9 @@ export class WebhookPublisher {
    * caller's transaction; call it after the change (its row lock orders the events of one key).
    * Its jobs are pushed once that transaction commits.
    */
-  async emit<T extends WebhookEventType>(
-    manager: EntityManager,
-    workspaceId: string,
-    type: T,
-    data: WebhookEventData[T],
-    route: EventRoute = {},
-  ): Promise<void> {
-    if (!(await this.wants(manager, workspaceId, type, route.channelId ?? null))) return;
-    const rows = await this.write(manager, [
+  async emit<T extends WebhookEventType>(workspaceId: string, type: T, data: WebhookEventData[T], route: EventRoute = {}): Promise<void> {
+    if (!(await this.wants(workspaceId, type, route.channelId ?? null))) return;
+    await this.write([
       {
         workspaceId,
         kind: type,
@@ -113,32 +106,25 @@ export class WebhookPublisher {
         orderingKey: route.orderingKey ?? null,
       },
     ]);
-    this.outbox.pushOnCommit(manager, rows);
   }
 
   /**
    * Whether an enabled endpoint of the workspace takes the event (from memory, {@link EndpointPresence}):
    * a producer asks before building an event's data, so that a workspace without endpoints pays nothing for it.
    */
-  wants(manager: EntityManager, workspaceId: string, type: WebhookEventType, channelId: string | null = null): Promise<boolean> {
-    return this.presence.takes(manager, workspaceId, type, channelId);
+  wants(workspaceId: string, type: WebhookEventType, channelId: string | null = null): Promise<boolean> {
+    return this.presence.takes(workspaceId, type, channelId);
   }
 
   /** A sample or an operational event for one endpoint only, whatever its filters (the test event). */
-  async writeForEndpoint(
-    manager: EntityManager,
-    workspaceId: string,
-    endpointId: string,
-    type: string,
-    data: unknown,
-  ): Promise<OutboxRow[]> {
-    return this.write(manager, [{ workspaceId, kind: type, envelope: envelope(workspaceId, type, data), onlyEndpointId: endpointId }]);
+  async writeForEndpoint(workspaceId: string, endpointId: string, type: string, data: unknown): Promise<OutboxRow[]> {
+    return this.write([{ workspaceId, kind: type, envelope: envelope(workspaceId, type, data), onlyEndpointId: endpointId }]);
   }
 
-  private async write(manager: EntityManager, events: EventToFanOut[]): Promise<OutboxRow[]> {
-    const written = await this.deliveries.withManager(manager).insertFanningOut(events);
-    return this.outbox.write(
-      manager,
+  /** Writes the deliveries and their jobs; the jobs are pushed once the caller's transaction commits. */
+  private async write(events: EventToFanOut[]): Promise<OutboxRow[]> {
+    const written = await this.deliveries.insertFanningOut(events);
+    return this.outbox.enqueue(
       written.map((row) => ({
         jobName: JobName.DeliverWebhook,
         workspaceId: row.workspaceId,

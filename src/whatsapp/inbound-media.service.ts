@@ -15,6 +15,7 @@ import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
 import type { MediaKind } from './inbound-message.js';
 import type { WhatsAppMessageWebhookPayload } from './message-webhook.js';
 import { CloudApiWhatsAppProvider, type MediaFetch } from './providers/cloud-api.provider.js';
+import { inTransaction } from '../database/transactions.js';
 
 /** The largest inbound file kept (API.md §7.1): Meta refuses larger uploads anyway. */
 export const INBOUND_MEDIA_MAX_BYTES = 100 * 1024 * 1024;
@@ -186,10 +187,8 @@ export class InboundMediaService {
           size: stored.size,
         }
       : { mediaStatus: 'Failed', errorCode, errorReason };
-    return this.outbox.transaction(async (tx) => {
-      const settled = await this.events
-        .withManager(tx.manager)
-        .settleMedia(workspaceId, job.eventId, patch, stored ? String(stored.size) : null);
+    return inTransaction(async () => {
+      const settled = await this.events.settleMedia(workspaceId, job.eventId, patch, stored ? String(stored.size) : null);
       if (!settled) return false;
       if (channel) {
         const payload: WhatsAppMessageWebhookPayload = stored
@@ -201,11 +200,9 @@ export class InboundMediaService {
               size: stored.size,
             }
           : { ...job.webhook, mediaUrl: null, errorCode, errorReason };
-        tx.pushAfterCommit(
-          await this.webhooks.publish(tx.manager, [
-            { workspaceId, kind: WebhookKind.WhatsAppMessage, targetUrl: channel.webhookUrl ?? null, payload: { ...payload } },
-          ]),
-        );
+        await this.webhooks.publish([
+          { workspaceId, kind: WebhookKind.WhatsAppMessage, targetUrl: channel.webhookUrl ?? null, payload: { ...payload } },
+        ]);
       }
       return true;
     });

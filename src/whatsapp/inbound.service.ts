@@ -6,7 +6,7 @@ import { ConversationEventsRepository } from '../conversations/conversation-even
 import { EventDirection, EventSourceType } from '../conversations/conversation-enums.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
 import { TimelineService } from '../conversations/timeline.service.js';
-import { Outbox, type OutboxEntry, type OutboxTransaction } from '../queue/outbox.service.js';
+import { Outbox, type OutboxEntry } from '../queue/outbox.service.js';
 import { JobName } from '../queue/queue-names.js';
 import { MediaStorage } from '../storage/media-storage.js';
 import { MediaNotFound } from '../storage/storage.errors.js';
@@ -18,8 +18,10 @@ import { messageWebhookPayload, type WhatsAppMessageWebhookPayload } from './mes
 import { userPreferencesNotification } from './cloud-webhook.js';
 import { InvalidSandboxMessage, NotASandboxChannel } from './whatsapp.errors.js';
 import { WhatsAppContactsService } from './whatsapp-contacts.service.js';
-import { ContactsService, type WhatsAppIdentity } from '../contacts/contacts.service.js';
+import { ContactConsent } from '../contacts/contact-consent.service.js';
+import type { WhatsAppIdentity } from '../contacts/contact-identity.service.js';
 import { SendPolicyService } from '../send-policy/send-policy.service.js';
+import { inTransaction } from '../database/transactions.js';
 
 export type { InboundMessage } from './inbound-message.js';
 
@@ -42,12 +44,12 @@ export class InboundService {
     private readonly storage: MediaStorage,
     private readonly webhooks: WebhookPublisher,
     private readonly outbox: Outbox,
-    private readonly contacts: ContactsService,
+    private readonly consents: ContactConsent,
     private readonly policy: SendPolicyService,
   ) {}
 
   async receive(workspaceId: string, channelId: string, message: InboundMessage): Promise<void> {
-    await this.outbox.transaction((tx) => this.receiveMany(tx, workspaceId, channelId, [message]));
+    await inTransaction(() => this.receiveMany(workspaceId, channelId, [message]));
   }
 
   /**
@@ -57,7 +59,7 @@ export class InboundService {
    * last-event fields), the consent words, then the webhooks and the downloads of files still at
    * the provider.
    */
-  async receiveMany(tx: OutboxTransaction, workspaceId: string, channelId: string, messages: readonly InboundMessage[]): Promise<void> {
+  async receiveMany(workspaceId: string, channelId: string, messages: readonly InboundMessage[]): Promise<void> {
     const named = messages.filter((message) => {
       if (message.fromNumber || message.fromUserId || message.fromParentUserId) return true;
       // Nobody to record it for; trying again cannot help.
@@ -65,9 +67,8 @@ export class InboundService {
       return false;
     });
     if (named.length === 0) return;
-    const { manager } = tx;
-    const channel = await this.channels.getRecent(workspaceId, channelId, 'whatsapp', manager);
-    const events = this.events.withManager(manager);
+    const channel = await this.channels.getRecent(workspaceId, channelId, 'whatsapp');
+    const events = this.events;
     // Serialise on the message ids so a redelivered webhook cannot record a message twice.
     const ids = named.map((message) => message.providerMessageId);
     await events.lockSources(channelId, ids);
@@ -75,12 +76,10 @@ export class InboundService {
     const fresh = [...new Map(named.filter((m) => !before.has(m.providerMessageId)).map((m) => [m.providerMessageId, m])).values()];
     if (fresh.length === 0) return;
     const senders = await this.whatsAppContacts.senders(
-      manager,
       workspaceId,
       fresh.map((message) => ({ identity: identityOf(message), providerMessageId: message.providerMessageId })),
     );
     const conversations = await this.conversations.findOrOpenRefs(
-      manager,
       workspaceId,
       channel.id,
       senders.map((contact) => contact.id),
@@ -126,15 +125,14 @@ export class InboundService {
         },
       });
     }
-    await this.timeline.recordMany(manager, recorded);
+    await this.timeline.recordMany(recorded);
     await this.conversations.keepFirstReferrals(
-      manager,
       workspaceId,
       recorded.flatMap(({ message, conversation }) =>
         message.referral ? [{ conversationId: conversation.id, referral: message.referral }] : [],
       ),
     );
-    const keywordIn = this.policy.keywordsOf(manager, workspaceId);
+    const keywordIn = this.policy.keywordsOf(workspaceId);
     const webhooks: WebhookEvent[] = [];
     const downloads: OutboxEntry[] = [];
     for (const { id, message, content, conversation, input } of recorded) {
@@ -143,7 +141,7 @@ export class InboundService {
       // A stop or start word from the customer: once per message, as the message is recorded once.
       const consent = message.type === 'text' && !echo ? await keywordIn(message.text) : null;
       if (consent) {
-        await this.contacts.setConsent(manager, { workspaceId, serviceAccountId: null, name: 'WhatsApp' }, conversation.contactId, {
+        await this.consents.set({ workspaceId, serviceAccountId: null, name: 'WhatsApp' }, conversation.contactId, {
           whatsAppMarketing: { status: consent, source: 'Keyword', at: creationTime, onlyIfNewer: true },
         });
       }
@@ -178,8 +176,8 @@ export class InboundService {
         webhooks.push({ workspaceId, kind: WebhookKind.WhatsAppMessage, targetUrl: channel.webhookUrl ?? null, payload: { ...webhook } });
       }
     }
-    tx.pushAfterCommit(await this.webhooks.publish(manager, webhooks));
-    await tx.enqueue(downloads);
+    await this.webhooks.publish(webhooks);
+    await this.outbox.enqueue(downloads);
   }
 
   /**
@@ -195,18 +193,16 @@ export class InboundService {
     if (mediaFileId && !(await this.storage.findById(channel.workspaceId, mediaFileId))) throw MediaNotFound();
     const reaction = message.reaction && (await this.reactedProviderId(channel.workspaceId, message.reaction));
     const providerMessageId = `wamid.sandbox.in.${newId()}`;
-    await this.outbox.transaction((tx) =>
-      tx.enqueue([
-        {
-          jobName: JobName.ReceiveWhatsAppMessage,
-          workspaceId: channel.workspaceId,
-          payload: {
-            channelId: channel.id,
-            message: { ...message, ...(reaction ? { reaction } : {}), providerMessageId, receivedAt: new Date().toISOString() },
-          },
+    await this.outbox.enqueue([
+      {
+        jobName: JobName.ReceiveWhatsAppMessage,
+        workspaceId: channel.workspaceId,
+        payload: {
+          channelId: channel.id,
+          message: { ...message, ...(reaction ? { reaction } : {}), providerMessageId, receivedAt: new Date().toISOString() },
         },
-      ]),
-    );
+      },
+    ]);
     return providerMessageId;
   }
 
@@ -223,15 +219,13 @@ export class InboundService {
     if (channel.whatsAppProvider !== 'sandbox') throw NotASandboxChannel('User preferences are injected only on sandbox channels.');
     if (!user.phoneNumber && !user.userId)
       throw InvalidSandboxMessage('fromNumber or fromUserId is required.', ['fromNumber', 'fromUserId']);
-    await this.outbox.transaction((tx) =>
-      tx.enqueue([
-        {
-          jobName: JobName.ProcessWhatsAppWebhook,
-          workspaceId: channel.workspaceId,
-          payload: { channelId: channel.id, notification: userPreferencesNotification(user, value) },
-        },
-      ]),
-    );
+    await this.outbox.enqueue([
+      {
+        jobName: JobName.ProcessWhatsAppWebhook,
+        workspaceId: channel.workspaceId,
+        payload: { channelId: channel.id, notification: userPreferencesNotification(user, value) },
+      },
+    ]);
   }
 
   /** A reaction may name the message by our event id: the provider's message id stands in, as in a real notification. */

@@ -3,7 +3,7 @@ import { ChannelsService } from '../channels/channels.service.js';
 import type { ConversationEvent } from '../conversations/conversation-event.entity.js';
 import { ConversationEventsRepository, type MessageContentPatch } from '../conversations/conversation-events.repository.js';
 import { EventDirection, EventSourceType } from '../conversations/conversation-enums.js';
-import { Outbox, type OutboxTransaction } from '../queue/outbox.service.js';
+import { Outbox } from '../queue/outbox.service.js';
 import { MediaStorage } from '../storage/media-storage.js';
 import { WebhookKind } from '../webhooks/webhook-kind.js';
 import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
@@ -11,6 +11,7 @@ import type { MessageChange } from './cloud-webhook.js';
 import { inboundContent } from './inbound-content.js';
 import { InboundService } from './inbound.service.js';
 import { eventWebhookPayload } from './message-webhook.js';
+import { inTransaction } from '../database/transactions.js';
 
 /**
  * Edits and deletions of earlier WhatsApp messages (API.md §14): by the customer, or by the business
@@ -33,7 +34,7 @@ export class MessageChangesService {
   ) {}
 
   async apply(workspaceId: string, channelId: string, change: MessageChange): Promise<void> {
-    const discarded = await this.outbox.transaction((tx) => this.applyWithin(tx, workspaceId, channelId, change));
+    const discarded = await inTransaction(() => this.applyWithin(workspaceId, channelId, change));
     if (discarded) await this.discardFile(workspaceId, discarded);
   }
 
@@ -41,8 +42,8 @@ export class MessageChangesService {
    * {@link apply} in the caller's transaction (the intake records a batch of messages and edits in
    * one). Returns the stored file a deletion leaves behind: the caller discards it once committed.
    */
-  async applyWithin(tx: OutboxTransaction, workspaceId: string, channelId: string, change: MessageChange): Promise<string | null> {
-    const events = this.events.withManager(tx.manager);
+  async applyWithin(workspaceId: string, channelId: string, change: MessageChange): Promise<string | null> {
+    const events = this.events;
     // The original's recording holds the same lock: an edit waits for a message still being recorded.
     await events.lockSources(channelId, [change.originalMessageId]);
     const original = await events.findOne(workspaceId, {
@@ -53,19 +54,17 @@ export class MessageChangesService {
     // A customer changes what they sent, the business (an echo) what it sent.
     const direction = change.unmatched.businessAppEcho ? EventDirection.Outbound : EventDirection.Inbound;
     if (!original || original.direction !== direction) {
-      await this.inbound.receiveMany(tx, workspaceId, channelId, [change.unmatched]);
+      await this.inbound.receiveMany(workspaceId, channelId, [change.unmatched]);
       return null;
     }
     const changed = change.kind === 'edit' ? edited(original, change) : revoked(original, change);
     if (!changed) return null; // applied before (a redelivery), or a change of a deleted message
     await events.rewriteContent(workspaceId, original.id, changed.patch);
-    const channel = await this.channels.getRecent(workspaceId, channelId, 'whatsapp', tx.manager);
+    const channel = await this.channels.getRecent(workspaceId, channelId, 'whatsapp');
     const payload = eventWebhookPayload({ ...original, ...changed.patch }, change.kind === 'edit' ? 'Edited' : 'Revoked');
-    tx.pushAfterCommit(
-      await this.webhooks.publish(tx.manager, [
-        { workspaceId, kind: WebhookKind.WhatsAppMessage, targetUrl: channel.webhookUrl ?? null, payload: { ...payload } },
-      ]),
-    );
+    await this.webhooks.publish([
+      { workspaceId, kind: WebhookKind.WhatsAppMessage, targetUrl: channel.webhookUrl ?? null, payload: { ...payload } },
+    ]);
     return changed.discardFileId;
   }
 

@@ -6,6 +6,8 @@ import { DomainError, NotFoundError } from '../common/errors/domain-error.js';
 import type { Principal } from '../auth/principal.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { ContactsService } from '../contacts/contacts.service.js';
+import { ContactIdentity } from '../contacts/contact-identity.service.js';
+import { ContactConsent } from '../contacts/contact-consent.service.js';
 import { ConversationEventsRepository, type MessageRef } from '../conversations/conversation-events.repository.js';
 import type { LocationInfo } from '../conversations/conversation-event.entity.js';
 import { EventDirection, EventSourceType } from '../conversations/conversation-enums.js';
@@ -24,7 +26,6 @@ import type { MarkAsReadDto, SendReactionDto } from './dto/send-message.dto.js';
 import type { SendRecipient } from './dto/send-recipient.js';
 import { isWhatsAppUserId } from '../common/phone/whatsapp-user-id.js';
 import type { Contact } from '../contacts/contact.entity.js';
-import type { EntityManager } from 'typeorm';
 import { InvalidMessageId, MESSAGING_LIMIT_REACHED, MessageNotFound, RecipientOptedOut, ServiceWindowExpired } from './whatsapp.errors.js';
 import { WhatsAppMediaService } from './whatsapp-media.service.js';
 import { outboundEvent } from './outbound-event.js';
@@ -47,6 +48,7 @@ import {
   type RecipientReservation,
   type ReservedStart,
 } from '../governor/send-governor.service.js';
+import { inTransaction } from '../database/transactions.js';
 
 /** The customer service window a contact's message opens for free-form sends. */
 const SERVICE_WINDOW_MS = 24 * 3600 * 1000;
@@ -75,6 +77,8 @@ export class MessagingService {
   constructor(
     private readonly channels: ChannelsService,
     private readonly contacts: ContactsService,
+    private readonly identities: ContactIdentity,
+    private readonly consents: ContactConsent,
     private readonly conversations: ConversationsService,
     private readonly timeline: TimelineService,
     private readonly events: ConversationEventsRepository,
@@ -147,7 +151,7 @@ export class MessagingService {
     if (recipient.contactId) return { kind: 'contact', contact: await this.contacts.get(workspaceId, recipient.contactId) };
     const to = recipient.toNumber!;
     if (!isWhatsAppUserId(to)) return { kind: 'phone', phoneNumber: to };
-    const contact = await this.contacts.findByWhatsAppUserId(workspaceId, to);
+    const contact = await this.identities.findByWhatsAppUserId(workspaceId, to);
     return contact ? { kind: 'contact', contact } : { kind: 'new-user-id', userId: to };
   }
 
@@ -197,11 +201,9 @@ export class MessagingService {
     if (target.channelId !== channel.id || target.direction !== EventDirection.Inbound || !target.sourceId)
       throw InvalidMessageId('messageId must be an inbound WhatsApp message of this channel.');
     const request = markReadRequest(target.sourceId, input.typingIndicator);
-    await this.outbox.transaction((tx) =>
-      tx.enqueue([
-        { jobName: JobName.MarkWhatsAppMessageRead, workspaceId: principal.workspaceId, payload: { channelId: channel.id, request } },
-      ]),
-    );
+    await this.outbox.enqueue([
+      { jobName: JobName.MarkWhatsAppMessageRead, workspaceId: principal.workspaceId, payload: { channelId: channel.id, request } },
+    ]);
   }
 
   /** A WhatsApp message of the workspace by our event id (404 when unknown or another workspace's; 400 when not a WhatsApp message). */
@@ -280,19 +282,19 @@ export class MessagingService {
       if (inOpenConversation) this.outbox.pushCommitted([inOpenConversation.job]);
       const result =
         inOpenConversation ||
-        (await this.outbox.transaction(async (tx) => {
-          const contact = await this.contactOf(tx.manager, principal, destination);
+        (await inTransaction(async () => {
+          const contact = await this.contactOf(principal, destination);
           if (
             options.needsServiceWindow &&
-            !(await this.events.withManager(tx.manager).hasInboundWhatsAppSince(workspaceId, channel.id, contact.id, serviceWindowStart()))
+            !(await this.events.hasInboundWhatsAppSince(workspaceId, channel.id, contact.id, serviceWindowStart()))
           )
             throw ServiceWindowExpired();
-          if (cap) await this.refuseOverCapLocked(tx.manager, workspaceId, contact.id, labelOf(destination), cap);
-          const conversation = await this.conversations.findOrOpen(tx.manager, workspaceId, channel.id, contact.id);
-          const recorded = await this.timeline.record(tx.manager, conversation, event);
-          await tx.enqueue([job(recorded.id)]);
-          await options.onAccepted?.(tx.manager, { contactId: contact.id, eventId: recorded.id, scheduled: dueAt !== null });
-          await this.idempotency.storeResponse(tx.manager, response, { contactId: contact.id, eventId: recorded.id });
+          if (cap) await this.refuseOverCapLocked(workspaceId, contact.id, labelOf(destination), cap);
+          const conversation = await this.conversations.findOrOpen(workspaceId, channel.id, contact.id);
+          const recorded = await this.timeline.record(conversation, event);
+          await this.outbox.enqueue([job(recorded.id)]);
+          await options.onAccepted?.({ contactId: contact.id, eventId: recorded.id, scheduled: dueAt !== null });
+          await this.idempotency.storeResponse(response, { contactId: contact.id, eventId: recorded.id });
           return { contactId: contact.id, eventId: recorded.id };
         }));
       return SendMessageResultDto.accepted(result, message, dueAt);
@@ -357,14 +359,8 @@ export class MessagingService {
    * The cap counted again in the send's transaction, under the contact's lock, just before the send
    * is recorded: of two marketing sends at once, the second sees the first.
    */
-  private async refuseOverCapLocked(
-    manager: EntityManager,
-    workspaceId: string,
-    contactId: string,
-    label: string,
-    cap: FrequencyCap,
-  ): Promise<void> {
-    const events = this.events.withManager(manager);
+  private async refuseOverCapLocked(workspaceId: string, contactId: string, label: string, cap: FrequencyCap): Promise<void> {
+    const events = this.events;
     await events.lockMarketingCount(workspaceId, contactId);
     const { count, days } = cap.marketingPerDays;
     const sent = await events.countMarketingSince(workspaceId, { contactId }, new Date(Date.now() - days * DAY_MS));
@@ -397,16 +393,16 @@ export class MessagingService {
       destination.kind === 'contact'
         ? destination.contact.whatsAppMarketingConsent
         : destination.kind === 'phone'
-          ? await this.contacts.consentByPhone(workspaceId, destination.phoneNumber, 'whatsAppMarketing')
+          ? await this.consents.ofPhone(workspaceId, destination.phoneNumber, 'whatsAppMarketing')
           : 'Unknown';
     if (status === 'OptedOut') throw RecipientOptedOut(labelOf(destination));
   }
 
   /** The send's contact, in its transaction: found or created by number or BSUID, or the one named. */
-  private async contactOf(manager: EntityManager, principal: Principal, destination: Destination): Promise<Pick<Contact, 'id'>> {
+  private async contactOf(principal: Principal, destination: Destination): Promise<Pick<Contact, 'id'>> {
     if (destination.kind === 'contact') return destination.contact;
-    if (destination.kind === 'phone') return this.contacts.findOrCreateByPhone(manager, principal, destination.phoneNumber);
-    return this.contacts.findOrCreateByWhatsAppUserId(manager, principal, destination.userId);
+    if (destination.kind === 'phone') return this.identities.findOrCreateByPhone(principal, destination.phoneNumber);
+    return this.identities.findOrCreateByWhatsAppUserId(principal, destination.userId);
   }
 
   /**
@@ -517,7 +513,7 @@ export class MessagingService {
         await release();
         const payload = { eventId, channelId, request, ...(attempt.media ? { media: attempt.media } : {}) };
         const runAt = new Date(Date.now() + turn.comeBackInMs);
-        await this.outbox.transaction((tx) => tx.enqueue([{ jobName: JobName.SendWhatsAppMessage, workspaceId, runAt, payload }]));
+        await this.outbox.enqueue([{ jobName: JobName.SendWhatsAppMessage, workspaceId, runAt, payload }]);
         return null;
       }
       // Marked only once its start is due: a worker that dies while waiting for it leaves a send that was never asked.
@@ -659,7 +655,7 @@ export class MessagingService {
 }
 
 /** Runs in the transaction that records an accepted send (see {@link MessagingService.sendTemplate}). */
-export type AcceptedHook = (manager: EntityManager, accepted: { contactId: string; eventId: string; scheduled: boolean }) => Promise<void>;
+export type AcceptedHook = (accepted: { contactId: string; eventId: string; scheduled: boolean }) => Promise<void>;
 
 /** What a run of a send got: the provider's answer (or an outcome without asking), the channel as asked, and this run's claim when it asked. */
 interface AskedProvider {

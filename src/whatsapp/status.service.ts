@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import type { Channel } from '../channels/channel.entity.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { TimestampFormat } from '../common/time/timestamp-format.js';
@@ -12,6 +11,7 @@ import { messageWebhookPayload } from './message-webhook.js';
 import { ContactsService } from '../contacts/contacts.service.js';
 import { WhatsAppContactsService } from './whatsapp-contacts.service.js';
 import { RECIPIENT_OPTED_OUT } from './providers/cloud-api-errors.js';
+import { inTransaction } from '../database/transactions.js';
 
 type Status = StatusUpdate['status'];
 
@@ -47,7 +47,7 @@ export class StatusService {
     // A message sent to a number reports the recipient's BSUID: the contact learns it (when it has none).
     if (event && update.recipientUserId) {
       const userId = update.recipientUserId;
-      await this.contacts.transaction((manager) => this.whatsAppContacts.learnUserId(manager, workspaceId, event.contact_id, userId));
+      await inTransaction(() => this.whatsAppContacts.learnUserId(workspaceId, event.contact_id, userId));
     }
   }
 
@@ -80,9 +80,9 @@ export class StatusService {
     const event =
       !channel || !(await this.webhooks.wanted(workspaceId, WebhookKind.WhatsAppMessage, channel.id, webhookUrl))
         ? (await this.events.moveOutboundStatus(workspaceId, ref, move, from))[0]
-        : await this.outbox.transaction(async (tx) => {
-            const [moved] = await this.events.withManager(tx.manager).moveOutboundStatus(workspaceId, ref, move, from);
-            if (moved) tx.pushAfterCommit(await this.publish(tx.manager, webhookUrl, channel.id, moved, change));
+        : await inTransaction(async () => {
+            const [moved] = await this.events.moveOutboundStatus(workspaceId, ref, move, from);
+            if (moved) await this.publish(webhookUrl, channel.id, moved, change);
             return moved;
           });
     // Meta's 131050 (at the send or in a failed status): the recipient stopped marketing messages.
@@ -92,9 +92,9 @@ export class StatusService {
     return event;
   }
 
-  private publish(manager: EntityManager, webhookUrl: string | null, channelId: string, event: MovedEvent, change: StatusChange) {
+  private publish(webhookUrl: string | null, channelId: string, event: MovedEvent, change: StatusChange) {
     const messageType = (event.attachment?.messageType as string | undefined) ?? 'Text';
-    return this.webhooks.publish(manager, [
+    return this.webhooks.publish([
       {
         workspaceId: event.workspace_id,
         kind: WebhookKind.WhatsAppMessage,

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import type { Principal } from '../auth/principal.js';
 import type { Channel } from '../channels/channel.entity.js';
 import { ChannelsService } from '../channels/channels.service.js';
@@ -21,6 +20,7 @@ import { outboundEvent } from './outbound-event.js';
 import { buildTemplateMessage, templateAttachment } from './template-message.js';
 import type { WhatsAppTemplate } from './whatsapp-template.entity.js';
 import { TemplatesService } from './templates.service.js';
+import { inTransaction } from '../database/transactions.js';
 
 /** Recipients whose policy is checked at once (reads and a Redis call each). */
 const CHECKS_AT_ONCE = 32;
@@ -51,7 +51,7 @@ export interface AcceptedSend {
 export type TemplateBatchOutcome = ({ kind: 'accepted' } & AcceptedSend) | { kind: 'refused'; contactId: string; error: DomainError };
 
 /** Runs in the batch's transaction with the sends it records (a campaign links its recipients there); throwing rolls them all back. */
-export type BatchAcceptedHook = (manager: EntityManager, accepted: AcceptedSend[]) => Promise<void>;
+export type BatchAcceptedHook = (accepted: AcceptedSend[]) => Promise<void>;
 
 /** A recipient that passed the policy, ready to be recorded. */
 interface Checked {
@@ -116,11 +116,11 @@ export class TemplateBatchSender {
     }
     let overCap: Checked[] = [];
     try {
-      const accepted = await this.outbox.transaction(async (tx) => {
+      const accepted = await inTransaction(async () => {
         const cap = checked.find((c) => c.cap)?.cap ?? null;
-        const [sendable, over] = cap ? await this.splitByCap(tx.manager, workspaceId, checked, cap) : [checked, []];
+        const [sendable, over] = cap ? await this.splitByCap(workspaceId, checked, cap) : [checked, []];
         overCap = over;
-        return this.record(tx.manager, principal, channel, template, sendable, (jobs) => tx.enqueue(jobs), onAccepted);
+        return this.record(principal, channel, template, sendable, (jobs) => this.outbox.enqueue(jobs), onAccepted);
       });
       await releaseAll(overCap);
       const capRefusals = overCap.map((c): TemplateBatchOutcome => {
@@ -159,13 +159,8 @@ export class TemplateBatchSender {
    * The frequency cap counted again in the batch's transaction, under the contacts' locks, as for
    * one send: those still under it, and those over it (a concurrent send got there first).
    */
-  private async splitByCap(
-    manager: EntityManager,
-    workspaceId: string,
-    checked: Checked[],
-    cap: FrequencyCap,
-  ): Promise<[Checked[], Checked[]]> {
-    const events = this.events.withManager(manager);
+  private async splitByCap(workspaceId: string, checked: Checked[], cap: FrequencyCap): Promise<[Checked[], Checked[]]> {
+    const events = this.events;
     const capped = checked.filter((c) => c.cap);
     const ids = capped.map((c) => c.contact.id);
     await events.lockMarketingCounts(workspaceId, ids);
@@ -177,7 +172,6 @@ export class TemplateBatchSender {
 
   /** The batch's sends in its transaction: conversations, events and stamps, outbox rows, then the hook. */
   private async record(
-    manager: EntityManager,
     principal: Principal,
     channel: Readonly<Channel>,
     template: Readonly<WhatsAppTemplate>,
@@ -189,7 +183,6 @@ export class TemplateBatchSender {
     const { workspaceId } = principal;
     const attachment = templateAttachment(template);
     const refs = await this.conversations.findOrOpenRefs(
-      manager,
       workspaceId,
       channel.id,
       sendable.map((c) => c.contact.id),
@@ -199,7 +192,7 @@ export class TemplateBatchSender {
       conversation: refs.get(c.contact.id)!,
       input: outboundEvent(principal.name ?? null, c.preview, attachment, c.dueAt),
     }));
-    await this.timeline.recordMany(manager, entries);
+    await this.timeline.recordMany(entries);
     await enqueue(
       sendable.map((c, i) => ({
         jobName: JobName.SendWhatsAppMessage,
@@ -209,7 +202,7 @@ export class TemplateBatchSender {
       })),
     );
     const accepted = sendable.map((c, i) => ({ contactId: c.contact.id, eventId: entries[i].id, scheduled: c.dueAt !== null }));
-    await onAccepted(manager, accepted);
+    await onAccepted(accepted);
     return accepted;
   }
 }

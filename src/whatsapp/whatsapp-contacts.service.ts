@@ -1,9 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import type { Actor } from '../auth/principal.js';
 import type { Contact } from '../contacts/contact.entity.js';
-import { whatsAppMatchesAmong } from '../contacts/contacts.repository.js';
-import { ContactsService, type WhatsAppIdentity } from '../contacts/contacts.service.js';
+import { ContactConsent } from '../contacts/contact-consent.service.js';
+import { ContactIdentity, whatsAppMatchesAmong, type WhatsAppIdentity } from '../contacts/contact-identity.service.js';
+import { ContactsService } from '../contacts/contacts.service.js';
+import { inTransaction, Transactional } from '../database/transactions.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
 import { WebhookEventType } from '../queue/queue-names.js';
 import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
@@ -26,7 +27,9 @@ export class WhatsAppContactsService {
   private readonly logger = new Logger(WhatsAppContactsService.name);
 
   constructor(
-    private readonly contacts: ContactsService,
+    private readonly contacts: ContactIdentity,
+    private readonly consents: ContactConsent,
+    private readonly contactRecords: ContactsService,
     private readonly conversations: ConversationsService,
     private readonly webhooks: WebhookPublisher,
   ) {}
@@ -36,31 +39,26 @@ export class WhatsAppContactsService {
    * exists and knows every id the message names. Otherwise the ids are locked (two messages of a
    * new user do not create two contacts) and the contact is completed, merged or created.
    */
-  async sender(
-    manager: EntityManager,
-    workspaceId: string,
-    identity: WhatsAppIdentity,
-    providerMessageId: string | null,
-  ): Promise<Contact> {
-    const match = await this.contacts.matchWhatsApp(manager, workspaceId, identity);
+  async sender(workspaceId: string, identity: WhatsAppIdentity, providerMessageId: string | null): Promise<Contact> {
+    const match = await this.contacts.matchWhatsApp(workspaceId, identity);
     const known = match.byUser ?? match.byPhone;
     const oneContact = !match.byUser || !match.byPhone || match.byUser.id === match.byPhone.id;
     if (known && oneContact && this.contacts.knowsWhatsApp(known, identity)) return known;
-    await this.contacts.lockWhatsApp(manager, workspaceId, identity);
-    const { byPhone, byUser } = await this.contacts.matchWhatsApp(manager, workspaceId, identity);
+    await this.contacts.lockWhatsApp(workspaceId, identity);
+    const { byPhone, byUser } = await this.contacts.matchWhatsApp(workspaceId, identity);
     const actor = whatsAppActor(workspaceId);
     if (byPhone && byUser && byPhone.id !== byUser.id) {
-      if (!byPhone.whatsAppUserId) return this.merge(manager, actor, byUser, byPhone, identity, providerMessageId);
+      if (!byPhone.whatsAppUserId) return this.merge(actor, byUser, byPhone, identity, providerMessageId);
       // The number's contact is another WhatsApp user (a number given up and taken by someone else):
       // the BSUID says whose message this is; each contact keeps its number.
-      return this.contacts.learnWhatsApp(manager, actor, byUser, { ...identity, phoneNumber: null });
+      return this.contacts.learnWhatsApp(actor, byUser, { ...identity, phoneNumber: null });
     }
     const found = byUser ?? byPhone;
-    if (found) return this.contacts.learnWhatsApp(manager, actor, found, identity);
-    const created = await this.contacts.createForWhatsApp(manager, actor, identity);
+    if (found) return this.contacts.learnWhatsApp(actor, found, identity);
+    const created = await this.contacts.createForWhatsApp(actor, identity);
     if (created) return created;
     // Created meanwhile by a path that does not take these locks (Create Contact): it is there now.
-    const after = await this.contacts.matchWhatsApp(manager, workspaceId, identity);
+    const after = await this.contacts.matchWhatsApp(workspaceId, identity);
     return (after.byUser ?? after.byPhone)!;
   }
 
@@ -69,12 +67,10 @@ export class WhatsAppContactsService {
    * all of them; a sender that is new, lacks an id or names two contacts takes the one-by-one path.
    */
   async senders(
-    manager: EntityManager,
     workspaceId: string,
     messages: ReadonlyArray<{ identity: WhatsAppIdentity; providerMessageId: string }>,
   ): Promise<Contact[]> {
     const known = await this.contacts.findWhatsAppCandidates(
-      manager,
       workspaceId,
       messages.map((m) => m.identity),
     );
@@ -86,7 +82,7 @@ export class WhatsAppContactsService {
         found.push(match);
         continue;
       }
-      const contact = await this.sender(manager, workspaceId, identity, providerMessageId);
+      const contact = await this.sender(workspaceId, identity, providerMessageId);
       // The contacts that path may have completed, merged away or created are read from its answer
       // from now on; earlier messages of a contact merged into this one are this one's now.
       const changed = new Set([byPhone?.id, byUser?.id, contact.id]);
@@ -110,9 +106,9 @@ export class WhatsAppContactsService {
       parentUserId: preference.parentUserId,
       profileName: preference.profileName,
     };
-    await this.contacts.transaction(async (manager) => {
-      const contact = await this.sender(manager, workspaceId, identity, null);
-      await this.contacts.setConsent(manager, whatsAppActor(workspaceId), contact.id, {
+    await inTransaction(async () => {
+      const contact = await this.sender(workspaceId, identity, null);
+      await this.consents.set(whatsAppActor(workspaceId), contact.id, {
         whatsAppMarketing: { status: preference.status, source: 'Provider', at: new Date(preference.at), onlyIfNewer: true },
       });
     });
@@ -121,11 +117,9 @@ export class WhatsAppContactsService {
   /** Meta refused a message with 131050 (the recipient stopped marketing messages): the contact is OptedOut, source Provider. */
   async providerOptedOut(workspaceId: string, contactId: string): Promise<void> {
     try {
-      await this.contacts.transaction((manager) =>
-        this.contacts.setConsent(manager, whatsAppActor(workspaceId), contactId, {
-          whatsAppMarketing: { status: 'OptedOut', source: 'Provider' },
-        }),
-      );
+      await this.consents.set(whatsAppActor(workspaceId), contactId, {
+        whatsAppMarketing: { status: 'OptedOut', source: 'Provider' },
+      });
     } catch (err) {
       if (!(err instanceof NotFoundError)) throw err; // the contact was deleted meanwhile
     }
@@ -135,14 +129,15 @@ export class WhatsAppContactsService {
    * The contact a status names by BSUID learns it (`recipient_user_id` of a message sent to its
    * number), unless it has one or another contact holds it. One statement when there is nothing to learn.
    */
-  async learnUserId(manager: EntityManager, workspaceId: string, contactId: string, userId: string): Promise<void> {
-    const { byUser } = await this.contacts.matchWhatsApp(manager, workspaceId, { phoneNumber: null, userId });
+  @Transactional()
+  async learnUserId(workspaceId: string, contactId: string, userId: string): Promise<void> {
+    const { byUser } = await this.contacts.matchWhatsApp(workspaceId, { phoneNumber: null, userId });
     if (byUser) return;
-    const contact = await this.contacts.findInTransaction(manager, workspaceId, contactId);
+    const contact = await this.contactRecords.findById(workspaceId, contactId);
     if (!contact || contact.whatsAppUserId) return;
-    await this.contacts.lockWhatsApp(manager, workspaceId, { phoneNumber: contact.phoneNumber, userId });
-    if ((await this.contacts.matchWhatsApp(manager, workspaceId, { phoneNumber: null, userId })).byUser) return;
-    await this.contacts.learnWhatsApp(manager, whatsAppActor(workspaceId), contact, { phoneNumber: null, userId });
+    await this.contacts.lockWhatsApp(workspaceId, { phoneNumber: contact.phoneNumber, userId });
+    if ((await this.contacts.matchWhatsApp(workspaceId, { phoneNumber: null, userId })).byUser) return;
+    await this.contacts.learnWhatsApp(whatsAppActor(workspaceId), contact, { phoneNumber: null, userId });
   }
 
   /**
@@ -151,21 +146,20 @@ export class WhatsAppContactsService {
    * left where it is; an update naming no contact we know changes nothing.
    */
   async applyIdentityUpdate(workspaceId: string, update: IdentityUpdate): Promise<void> {
-    await this.contacts.transaction(async (manager) => {
+    await inTransaction(async () => {
       const previous = { phoneNumber: update.previousNumber, userId: update.previousUserId };
       const next = { phoneNumber: update.phoneNumber, userId: update.userId };
-      await this.contacts.lockWhatsApp(manager, workspaceId, previous);
-      await this.contacts.lockWhatsApp(manager, workspaceId, next);
-      const before = await this.contacts.matchWhatsApp(manager, workspaceId, previous);
+      await this.contacts.lockWhatsApp(workspaceId, previous);
+      await this.contacts.lockWhatsApp(workspaceId, next);
+      const before = await this.contacts.matchWhatsApp(workspaceId, previous);
       const contact = before.byUser ?? before.byPhone;
       if (!contact) {
         this.logger.log(`An identity update names no contact of workspace ${workspaceId}; nothing to change`);
         return;
       }
-      const holders = await this.contacts.matchWhatsApp(manager, workspaceId, next);
+      const holders = await this.contacts.matchWhatsApp(workspaceId, next);
       const free = (holder: Contact | null) => !holder || holder.id === contact.id;
       await this.contacts.learnWhatsApp(
-        manager,
         whatsAppActor(workspaceId),
         contact,
         {
@@ -179,16 +173,15 @@ export class WhatsAppContactsService {
   }
 
   private async merge(
-    manager: EntityManager,
     actor: Actor,
     survivor: Contact,
     merged: Contact,
     identity: WhatsAppIdentity,
     providerMessageId: string | null,
   ): Promise<Contact> {
-    const moved = await this.conversations.moveToContact(manager, actor.workspaceId, merged.id, survivor.id);
-    const absorbed = await this.contacts.absorb(manager, actor, survivor, merged);
-    await this.webhooks.emit(manager, actor.workspaceId, WebhookEventType.ContactMerged, {
+    const moved = await this.conversations.moveToContact(actor.workspaceId, merged.id, survivor.id);
+    const absorbed = await this.contacts.absorb(actor, survivor, merged);
+    await this.webhooks.emit(actor.workspaceId, WebhookEventType.ContactMerged, {
       contactId: absorbed.contact.id,
       name: absorbed.contact.name,
       phoneNumber: absorbed.contact.phoneNumber,
@@ -206,6 +199,6 @@ export class WhatsAppContactsService {
     });
     this.logger.log(`Contact ${merged.id} merged into ${survivor.id} (workspace ${actor.workspaceId})`);
     // The survivor took the merged contact's number; the rest of what the message says (username, parent BSUID) follows.
-    return this.contacts.learnWhatsApp(manager, actor, absorbed.contact, { ...identity, phoneNumber: null });
+    return this.contacts.learnWhatsApp(actor, absorbed.contact, { ...identity, phoneNumber: null });
   }
 }

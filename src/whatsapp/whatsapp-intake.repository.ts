@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { EntityManager, Repository } from 'typeorm';
+import type { Repository } from 'typeorm';
+import { currentManager } from '../database/transactions.js';
 import { newId } from '../common/id.js';
 import { deleteBatch } from '../database/sql-helpers.js';
 import { WhatsAppIntakeRow } from './whatsapp-intake.entity.js';
@@ -30,8 +31,9 @@ export interface ClaimedRow {
 export class WhatsAppIntakeRepository {
   constructor(@InjectRepository(WhatsAppIntakeRow) private readonly repository: Repository<WhatsAppIntakeRow>) {}
 
+  /** The ambient transaction's manager, or the plain one outside a transaction. */
   private get manager() {
-    return this.repository.manager;
+    return currentManager();
   }
 
   /** One INSERT for all the entries. */
@@ -59,9 +61,9 @@ export class WhatsAppIntakeRepository {
     );
   }
 
-  /** In `manager`'s transaction when given (rows recorded in it). */
-  async markProcessed(ids: string[], manager: EntityManager = this.manager): Promise<void> {
-    await manager.query(`UPDATE whatsapp_intake SET processed_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[])`, [ids]);
+  /** In the caller's transaction when there is one (the rows recorded in it). */
+  async markProcessed(ids: string[]): Promise<void> {
+    await this.manager.query(`UPDATE whatsapp_intake SET processed_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[])`, [ids]);
   }
 
   /** Done with the row, keeping why it could not be processed. */

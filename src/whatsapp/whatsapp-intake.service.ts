@@ -12,6 +12,7 @@ import { InboundService, type InboundMessage } from './inbound.service.js';
 import { StatusService } from './status.service.js';
 import { WhatsAppContactsService } from './whatsapp-contacts.service.js';
 import { WhatsAppIntakeRepository, type ClaimedRow, type IntakeEntry } from './whatsapp-intake.repository.js';
+import { inTransaction } from '../database/transactions.js';
 
 /** Edge: at most this many INSERTs at once; requests arriving meanwhile go into the next one (one statement for many). */
 const MAX_WRITES_IN_FLIGHT = 2;
@@ -220,20 +221,17 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
       channels.set(key, channel);
     }
     try {
-      const discarded = await this.outbox.transaction(async (tx) => {
+      const discarded = await inTransaction(async () => {
         const files: Array<{ workspaceId: string; fileId: string }> = [];
         for (const { workspaceId, channelId, messages, changes } of channels.values()) {
-          await this.inbound.receiveMany(tx, workspaceId, channelId, messages);
+          await this.inbound.receiveMany(workspaceId, channelId, messages);
           // After the messages: an edit may change one of them.
           for (const change of changes) {
-            const fileId = await this.messageChanges.applyWithin(tx, workspaceId, channelId, change);
+            const fileId = await this.messageChanges.applyWithin(workspaceId, channelId, change);
             if (fileId) files.push({ workspaceId, fileId });
           }
         }
-        await this.intake.markProcessed(
-          rows.map(({ row }) => row.id),
-          tx.manager,
-        );
+        await this.intake.markProcessed(rows.map(({ row }) => row.id));
         return files;
       });
       for (const { workspaceId, fileId } of discarded) await this.messageChanges.discardFile(workspaceId, fileId);

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import { newId } from '../common/id.js';
+import { inTransaction } from '../database/transactions.js';
 import { WorkspaceScopedRepository } from '../database/workspace-scoped.repository.js';
 import { WhatsAppMediaUpload } from './whatsapp-media-upload.entity.js';
 
@@ -44,9 +45,9 @@ export class WhatsAppMediaUploadsRepository extends WorkspaceScopedRepository<Wh
    * second finds the first one's id instead of uploading again.
    */
   exclusively<T>(channelId: string, mediaFileId: string, work: (uploads: this) => Promise<T>): Promise<T> {
-    return this.manager.transaction(async (manager) => {
-      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`whatsapp-media:${channelId}:${mediaFileId}`]);
-      return work(this.withManager(manager));
+    return inTransaction(async () => {
+      await this.manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`whatsapp-media:${channelId}:${mediaFileId}`]);
+      return work(this);
     });
   }
 }

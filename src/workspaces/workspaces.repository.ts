@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import { pageWithTotal } from '../common/paging/page-with-total.js';
+import { boundToCurrent } from '../database/workspace-scoped.repository.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
 import { Workspace } from './workspace.entity.js';
 
@@ -10,7 +11,11 @@ export type WorkspaceSecrets = Pick<Workspace, 'webhookSecretSealed' | 'previous
 /** Workspaces themselves: not workspace-owned rows, so a plain repository (operators' routes and the webhook signer read them). */
 @Injectable()
 export class WorkspacesRepository {
-  constructor(@InjectRepository(Workspace) private readonly repository: Repository<Workspace>) {}
+  constructor(@InjectRepository(Workspace) private readonly base: Repository<Workspace>) {}
+
+  private get repository(): Repository<Workspace> {
+    return boundToCurrent(this.base);
+  }
 
   save(workspace: Omit<Workspace, 'creationTime'>): Promise<Workspace> {
     return this.repository.save(workspace);

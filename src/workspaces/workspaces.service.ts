@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { pgError } from '../database/pg-errors.js';
 import { SecretBox } from '../common/crypto/secret-box.js';
 import { newWebhookSecret, WEBHOOK_SECRET_ROTATION_OVERLAP_MS } from '../common/crypto/webhook-secret.js';
@@ -96,9 +95,8 @@ export class WorkspacesService {
   }
 
   /** The users and AI agents of these user ids (for records that name them). */
-  /** With a manager, read in that transaction (no second connection taken from the pool while it is open). */
-  findUsersByUserIds(workspaceId: string, userIds: readonly string[], manager?: EntityManager): Promise<WorkspaceUser[]> {
-    return (manager ? this.users.withManager(manager) : this.users).findByUserIds(workspaceId, userIds);
+  findUsersByUserIds(workspaceId: string, userIds: readonly string[]): Promise<WorkspaceUser[]> {
+    return this.users.findByUserIds(workspaceId, userIds);
   }
 
   /** A user (`isAiAgent` false) or an AI agent (true) of the workspace by its user id; null when there is none. */

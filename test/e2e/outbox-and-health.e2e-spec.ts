@@ -3,6 +3,7 @@ import { before, it } from 'node:test';
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
 import { DataSource, In, IsNull } from 'typeorm';
+import { inTransaction } from '../../src/database/transactions.js';
 import { Outbox } from '../../src/queue/outbox.service.js';
 import { OutboxMessage } from '../../src/queue/outbox-message.entity.js';
 import { OutboxRelay } from '../../src/queue/outbox.relay.js';
@@ -34,11 +35,11 @@ describeWithApp(
     });
 
     async function enqueueInTransaction(marker: string): Promise<string> {
-      const [id] = await dataSource.transaction((manager) =>
-        outbox.enqueue(manager, [{ jobName: JobName.PurgeExpiredIdempotencyKeys, payload: { reason: marker } }]),
+      const [row] = await inTransaction(() =>
+        outbox.enqueue([{ jobName: JobName.PurgeExpiredIdempotencyKeys, payload: { reason: marker } }]),
       );
       outbox.afterCommit();
-      return id;
+      return row.id;
     }
 
     it('moves a committed row to Bull with the row id as the job id', async () => {
@@ -51,8 +52,10 @@ describeWithApp(
     });
 
     it('picks up rows left behind without a kick (as after a crash between commit and push)', async () => {
-      const [id] = await dataSource.transaction((manager) =>
-        outbox.enqueue(manager, [{ jobName: JobName.PurgeExpiredIdempotencyKeys, payload: { reason: 'left-behind' } }]),
+      // Written with the plain data source, not through the ambient transaction: no push after commit.
+      const [{ id }] = await dataSource.query<Array<{ id: string }>>(
+        `INSERT INTO outbox_messages (id, queue, job_name, payload) VALUES (gen_random_uuid(), $1, $2, $3) RETURNING id`,
+        [QueueName.Maintenance, JobName.PurgeExpiredIdempotencyKeys, { reason: 'left-behind' }],
       );
       const job = await waitFor(() => queue.getJob(id), 5000, 'the poll to dispatch the row');
       assert.equal(job.data.reason, 'left-behind');
@@ -61,8 +64,8 @@ describeWithApp(
     it('writes nothing when the transaction rolls back', async () => {
       const before = await dataSource.getRepository(OutboxMessage).count();
       await assert.rejects(
-        dataSource.transaction(async (manager) => {
-          await outbox.enqueue(manager, [{ jobName: JobName.PurgeExpiredIdempotencyKeys, payload: { reason: 'rolled-back' } }]);
+        inTransaction(async () => {
+          await outbox.enqueue([{ jobName: JobName.PurgeExpiredIdempotencyKeys, payload: { reason: 'rolled-back' } }]);
           throw new Error('business rule failed');
         }),
       );

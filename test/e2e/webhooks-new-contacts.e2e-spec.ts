@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { ContactsService } from '../../src/contacts/contacts.service.js';
-import { Outbox } from '../../src/queue/outbox.service.js';
+import { ContactIdentity } from '../../src/contacts/contact-identity.service.js';
 import { InboundService } from '../../src/whatsapp/inbound.service.js';
 import { approvedTemplate } from '../support/cloud-channel.js';
 import { describeWithApp } from '../support/describe-with-app.js';
 import { createChannel, waitFor } from '../support/fixtures.js';
 import { verifySignature, WebhookReceiver } from '../support/webhook-receiver.js';
+import { inTransaction } from '../../src/database/transactions.js';
 
 const TEMPLATE = { ...approvedTemplate('hello', 'UTILITY', 'Hello {{1}}'), language: 'en' };
 /** Transactions left open after creating a contact, as the worker's round of inbound messages leaves its own while it records the rest. */
@@ -33,9 +33,8 @@ describeWithApp(
       assert.equal(endpoint.status, 200, endpoint.text);
       const channel = await createChannel(fx.t, fx.a.workspaceId, { phoneNumber: '+14155550770' });
       assert.equal((await fx.t.admin.post(`/admin/v1/channels/${channel.id}/templates`, TEMPLATE)).status, 200);
-      const contacts = fx.t.app.get(ContactsService);
+      const identities = fx.t.app.get(ContactIdentity);
       const inbound = fx.t.app.get(InboundService);
-      const outbox = fx.t.app.get(Outbox);
 
       // Transactions that created a contact (with its contact.created event) and are not done yet.
       const heldNumbers = Array.from({ length: HELD }, (_, i) => `+1415555${String(1000 + i)}`);
@@ -43,8 +42,8 @@ describeWithApp(
       let release!: () => void;
       const released = new Promise<void>((resolve) => (release = resolve));
       const held = heldNumbers.map((phone) =>
-        contacts.transaction(async (manager) => {
-          await contacts.idByPhone(manager, { workspaceId: fx.a.workspaceId, serviceAccountId: null }, phone);
+        inTransaction(async () => {
+          await identities.idByPhone({ workspaceId: fx.a.workspaceId, serviceAccountId: null }, phone);
           opened++;
           await released;
         }),
@@ -70,22 +69,19 @@ describeWithApp(
         // Recorded as the worker records a claimed round: one transaction for the messages of a channel, two rounds at once.
         const rounds = [inboundNumbers.slice(0, INBOUND / 2), inboundNumbers.slice(INBOUND / 2)];
         const received = rounds.map((senders, round) =>
-          outbox
-            .transaction((tx) =>
-              inbound.receiveMany(
-                tx,
-                fx.a.workspaceId,
-                channel.id,
-                senders.map((fromNumber, i) => ({
-                  providerMessageId: `wamid.new-sender-${round}-${i}`,
-                  fromNumber,
-                  type: 'text' as const,
-                  text: 'hi',
-                  receivedAt: new Date().toISOString(),
-                })),
-              ),
-            )
-            .finally(() => senders.forEach((fromNumber) => answeredAt.set(fromNumber, Date.now()))),
+          inTransaction(() =>
+            inbound.receiveMany(
+              fx.a.workspaceId,
+              channel.id,
+              senders.map((fromNumber, i) => ({
+                providerMessageId: `wamid.new-sender-${round}-${i}`,
+                fromNumber,
+                type: 'text' as const,
+                text: 'hi',
+                receivedAt: new Date().toISOString(),
+              })),
+            ),
+          ).finally(() => senders.forEach((fromNumber) => answeredAt.set(fromNumber, Date.now()))),
         );
         const all = Promise.allSettled([...sends, ...received]);
         await Promise.race([all, sleep(BOUND_MS)]);

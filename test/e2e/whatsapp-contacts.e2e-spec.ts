@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { describeWithApp } from '../support/describe-with-app.js';
-import { DataSource } from 'typeorm';
 import * as cloud from '../support/cloud-notifications.js';
 import { FakeCloudApi } from '../support/fake-cloud-api.js';
 import { waitFor } from '../support/fixtures.js';
 import { verifySignature, WebhookReceiver } from '../support/webhook-receiver.js';
+import { inTransaction } from '../../src/database/transactions.js';
 
 const APP_SECRET = 'identity-app-secret';
 
@@ -180,12 +180,11 @@ describeWithApp(
       const { StatusService } = await import('../../src/whatsapp/status.service.js');
       const { TimelineService } = await import('../../src/conversations/timeline.service.js');
       const { ConversationsService } = await import('../../src/conversations/conversations.service.js');
-      const dataSource = fx.t.app.get(DataSource);
-      await dataSource.transaction(async (manager) => {
-        const ref = await fx.t.app.get(ConversationsService).findOrOpenRef(manager, fx.a.workspaceId, channel.id, plain.id);
+      await inTransaction(async () => {
+        const ref = await fx.t.app.get(ConversationsService).findOrOpenRef(fx.a.workspaceId, channel.id, plain.id);
         await fx.t.app
           .get(TimelineService)
-          .record(manager, ref, { sourceType: 2, direction: 2, status: 'Sent', sourceId: 'wamid.out-kai', body: 'x' });
+          .record(ref, { sourceType: 2, direction: 2, status: 'Sent', sourceId: 'wamid.out-kai', body: 'x' });
       });
       await fx.t.app.get(StatusService).apply(fx.a.workspaceId, channel.id, {
         providerMessageId: 'wamid.out-kai',

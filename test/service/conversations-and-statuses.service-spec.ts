@@ -13,6 +13,7 @@ import { WhatsAppModule } from '../../src/whatsapp/whatsapp.module.js';
 import { WorkspacesModule } from '../../src/workspaces/workspaces.module.js';
 import { WorkspacesService } from '../../src/workspaces/workspaces.service.js';
 import { serviceTestModule, type ServiceTestContext } from './support/service-module.js';
+import { inTransaction } from '../../src/database/transactions.js';
 
 describe('Conversations and delivery statuses (service tier)', () => {
   let ctx: ServiceTestContext;
@@ -47,9 +48,7 @@ describe('Conversations and delivery statuses (service tier)', () => {
   it('find-or-open under concurrency: twenty racing callers get one open conversation', async () => {
     const contact = await newContact();
     const opened = await Promise.all(
-      Array.from({ length: 20 }, () =>
-        ctx.dataSource.transaction((manager) => conversations.findOrOpen(manager, principal.workspaceId, channelId, contact.id)),
-      ),
+      Array.from({ length: 20 }, () => inTransaction(() => conversations.findOrOpen(principal.workspaceId, channelId, contact.id))),
     );
     assert.equal(new Set(opened.map((c) => c.id)).size, 1, 'every caller got the same conversation');
     const [{ n }] = await ctx.dataSource.query('SELECT count(*)::int AS n FROM conversations WHERE contact_id = $1', [contact.id]);
@@ -59,9 +58,9 @@ describe('Conversations and delivery statuses (service tier)', () => {
   it('status moves go forward only, and the conversation shows the last event’s status', async () => {
     const contact = await newContact();
     const providerMessageId = `wamid.${randomUUID()}`;
-    const event = await ctx.dataSource.transaction(async (manager) => {
-      const conversation = await conversations.findOrOpenRef(manager, principal.workspaceId, channelId, contact.id);
-      return timeline.record(manager, conversation, {
+    const event = await inTransaction(async () => {
+      const conversation = await conversations.findOrOpenRef(principal.workspaceId, channelId, contact.id);
+      return timeline.record(conversation, {
         sourceType: EventSourceType.WhatsApp,
         direction: EventDirection.Outbound,
         status: 'Sent',
@@ -98,9 +97,9 @@ describe('Conversations and delivery statuses (service tier)', () => {
     const { workspace } = await ctx.get(WorkspacesService).create('Other');
     const contact = await newContact();
     const providerMessageId = `wamid.${randomUUID()}`;
-    await ctx.dataSource.transaction(async (manager) => {
-      const conversation = await conversations.findOrOpenRef(manager, principal.workspaceId, channelId, contact.id);
-      await timeline.record(manager, conversation, {
+    await inTransaction(async () => {
+      const conversation = await conversations.findOrOpenRef(principal.workspaceId, channelId, contact.id);
+      await timeline.record(conversation, {
         sourceType: EventSourceType.WhatsApp,
         direction: EventDirection.Outbound,
         status: 'Sent',

@@ -10,6 +10,7 @@ import { ContactPropertiesService } from '../../src/contact-properties/contact-p
 import { ContactPropertyType } from '../../src/contact-properties/contact-property-definition.entity.js';
 import { ContactsModule } from '../../src/contacts/contacts.module.js';
 import { ContactsService } from '../../src/contacts/contacts.service.js';
+import { ContactPropertyValues } from '../../src/contacts/contact-property-values.service.js';
 import { EntityRows } from '../../src/database/entity-rows.js';
 import { OutboundIvrFlowsRepository } from '../../src/outbound-ivr-flows/outbound-ivr-flows.repository.js';
 import { OutboundIvrFlowsModule } from '../../src/outbound-ivr-flows/outbound-ivr-flows.module.js';
@@ -40,11 +41,12 @@ describe('Entity rows read by fixed SQL, against TypeORM’s find (service tier)
     await channels.remove(workspaceId, gone.id);
     const properties = ctx.get(ContactPropertiesService);
     const contacts = ctx.get(ContactsService);
+    const propertyValues = ctx.get(ContactPropertyValues);
     const score = await properties.create(workspaceId, principal.serviceAccountId, { name: 'Score', type: ContactPropertyType.Number });
     const since = await properties.create(workspaceId, principal.serviceAccountId, { name: 'Since', type: ContactPropertyType.Date });
     const contact = await contacts.create(principal, { name: 'Rania', phoneNumber: '+966501234567', note: 'Prefers mornings.' });
-    await contacts.setPropertyValue(principal, contact.id, score.id, 12.5);
-    await contacts.setPropertyValue(principal, contact.id, since.id, '2026-01-02T03:04:05.678Z');
+    await propertyValues.set(principal, contact.id, score.id, 12.5);
+    await propertyValues.set(principal, contact.id, since.id, '2026-01-02T03:04:05.678Z');
     const flows = ctx.get(OutboundIvrFlowsService);
     const flow = {
       name: 'Rows',

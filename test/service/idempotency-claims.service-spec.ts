@@ -6,6 +6,7 @@ import { IdempotencyService } from '../../src/common/idempotency/idempotency.ser
 import { PendingResponse, runIdempotent, storeResponseCte } from '../../src/common/idempotency/stored-response.js';
 import { pgError } from '../../src/database/pg-errors.js';
 import { serviceTestModule, type ServiceTestContext } from './support/service-module.js';
+import { currentManager, inTransaction } from '../../src/database/transactions.js';
 
 const HASH = 'a'.repeat(64);
 
@@ -60,17 +61,17 @@ describe('Idempotency-Key claims carry a token that the response writes match (s
   });
 
   it('rolls back the slow request’s change in its transaction (409 Idempotency:InFlight); the retry’s commits', async () => {
-    const late = ctx.dataSource.transaction(async (manager) => {
-      await manager.query(`INSERT INTO idem_probe VALUES (1)`);
-      await service.storeResponse(manager, pendingFor(slow).value);
+    const late = inTransaction(async () => {
+      await currentManager().query(`INSERT INTO idem_probe VALUES (1)`);
+      await service.storeResponse(pendingFor(slow).value);
     });
     await assert.rejects(late, (err) => err instanceof DomainError && err.code === 'Idempotency:InFlight');
     assert.equal(await probeRows(), 0, 'the slow request changed nothing');
     assert.deepEqual(await record(), { claim_token: again, response_status: null }, 'the retry’s claim is untouched');
 
-    await ctx.dataSource.transaction(async (manager) => {
-      await manager.query(`INSERT INTO idem_probe VALUES (2)`);
-      await service.storeResponse(manager, pendingFor(again).value);
+    await inTransaction(async () => {
+      await currentManager().query(`INSERT INTO idem_probe VALUES (2)`);
+      await service.storeResponse(pendingFor(again).value);
     });
     assert.equal(await probeRows(), 1);
     assert.equal((await record()).response_status, 200);

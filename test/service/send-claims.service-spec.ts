@@ -14,6 +14,7 @@ import { WhatsAppModule } from '../../src/whatsapp/whatsapp.module.js';
 import { WorkspacesModule } from '../../src/workspaces/workspaces.module.js';
 import { WorkspacesService } from '../../src/workspaces/workspaces.service.js';
 import { serviceTestModule, type ServiceTestContext } from './support/service-module.js';
+import { inTransaction } from '../../src/database/transactions.js';
 
 describe('Send claims: one run of a send asks the provider (service tier)', () => {
   let ctx: ServiceTestContext;
@@ -27,9 +28,9 @@ describe('Send claims: one run of a send asks the provider (service tier)', () =
     const contact = await ctx
       .get(ContactsService)
       .create(principal, { name: 'Layla', phoneNumber: `+96655${Math.floor(1_000_000 + Math.random() * 8_999_999)}` });
-    const event = await ctx.dataSource.transaction(async (manager) => {
-      const conversation = await ctx.get(ConversationsService).findOrOpenRef(manager, principal.workspaceId, channelId, contact.id);
-      return ctx.get(TimelineService).record(manager, conversation, {
+    const event = await inTransaction(async () => {
+      const conversation = await ctx.get(ConversationsService).findOrOpenRef(principal.workspaceId, channelId, contact.id);
+      return ctx.get(TimelineService).record(conversation, {
         sourceType: EventSourceType.WhatsApp,
         direction: EventDirection.Outbound,
         status,

@@ -7,6 +7,7 @@ import { ContactPropertiesService } from '../../src/contact-properties/contact-p
 import { ContactPropertyType } from '../../src/contact-properties/contact-property-definition.entity.js';
 import { ContactsModule } from '../../src/contacts/contacts.module.js';
 import { ContactsService } from '../../src/contacts/contacts.service.js';
+import { ContactPropertyValues } from '../../src/contacts/contact-property-values.service.js';
 import { WorkspacesModule } from '../../src/workspaces/workspaces.module.js';
 import { WorkspacesService } from '../../src/workspaces/workspaces.service.js';
 import { serviceTestModule, type ServiceTestContext } from './support/service-module.js';
@@ -14,6 +15,7 @@ import { serviceTestModule, type ServiceTestContext } from './support/service-mo
 describe('Set Property Value on Contact (service tier)', () => {
   let ctx: ServiceTestContext;
   let contacts: ContactsService;
+  let propertyValues: ContactPropertyValues;
   let properties: ContactPropertiesService;
   let principal: Principal;
   let other: Principal;
@@ -25,6 +27,7 @@ describe('Set Property Value on Contact (service tier)', () => {
   before(async () => {
     ctx = await serviceTestModule([WorkspacesModule, ContactPropertiesModule, ContactsModule]);
     contacts = ctx.get(ContactsService);
+    propertyValues = ctx.get(ContactPropertyValues);
     properties = ctx.get(ContactPropertiesService);
     const workspaces = ctx.get(WorkspacesService);
     const a = await workspaces.create('A');
@@ -40,10 +43,10 @@ describe('Set Property Value on Contact (service tier)', () => {
       type: ContactPropertyType.Text,
     });
     const contact = await contactWith();
-    await contacts.setPropertyValue(principal, contact.id, tier.id, 'gold');
-    await contacts.setPropertyValue(principal, contact.id, tier.id, 'gold'); // the same value again: no change, no entry
-    await contacts.setPropertyValue(principal, contact.id, tier.id, 'platinum');
-    await contacts.setPropertyValue(principal, contact.id, tier.id, null);
+    await propertyValues.set(principal, contact.id, tier.id, 'gold');
+    await propertyValues.set(principal, contact.id, tier.id, 'gold'); // the same value again: no change, no entry
+    await propertyValues.set(principal, contact.id, tier.id, 'platinum');
+    await propertyValues.set(principal, contact.id, tier.id, null);
     const entries = (await history(contact.id)).filter((e) => e.propertyDefinitionId === tier.id).reverse();
     assert.deepEqual(
       entries.map((e) => [e.oldValue, e.newValue]),
@@ -65,8 +68,8 @@ describe('Set Property Value on Contact (service tier)', () => {
       selectOptions: [{ value: 'Open' }, { value: 'Won' }],
     });
     const contact = await contactWith();
-    await assert.rejects(contacts.setPropertyValue(principal, contact.id, status.id, null), { message: "Property 'Status' is required." });
-    await assert.rejects(contacts.setPropertyValue(principal, contact.id, status.id, 'Lost'), {
+    await assert.rejects(propertyValues.set(principal, contact.id, status.id, null), { message: "Property 'Status' is required." });
+    await assert.rejects(propertyValues.set(principal, contact.id, status.id, 'Lost'), {
       message: "Invalid select option 'Lost' for property 'Status'.",
     });
     assert.equal((await history(contact.id)).filter((e) => e.propertyDefinitionId === status.id).length, 0);
@@ -78,10 +81,8 @@ describe('Set Property Value on Contact (service tier)', () => {
       type: ContactPropertyType.Number,
     });
     const theirs = await contactWith(other);
-    await assert.rejects(contacts.setPropertyValue(principal, theirs.id, mine.id, 5), { code: 'Contacts:ContactNotFound' });
-    await assert.rejects(contacts.setPropertyValue(other, theirs.id, mine.id, 5), (err: { code?: string }) =>
-      /NotFound/.test(err.code ?? ''),
-    );
+    await assert.rejects(propertyValues.set(principal, theirs.id, mine.id, 5), { code: 'Contacts:ContactNotFound' });
+    await assert.rejects(propertyValues.set(other, theirs.id, mine.id, 5), (err: { code?: string }) => /NotFound/.test(err.code ?? ''));
   });
 
   it('applies concurrent sets on one contact one after the other: the history chains without gaps', async () => {
@@ -90,7 +91,7 @@ describe('Set Property Value on Contact (service tier)', () => {
       type: ContactPropertyType.Number,
     });
     const contact = await contactWith();
-    await Promise.all(Array.from({ length: 12 }, (_, i) => contacts.setPropertyValue(principal, contact.id, score.id, i + 1)));
+    await Promise.all(Array.from({ length: 12 }, (_, i) => propertyValues.set(principal, contact.id, score.id, i + 1)));
     const entries = (await history(contact.id)).filter((e) => e.propertyDefinitionId === score.id).reverse();
     assert.equal(entries.length, 12);
     assert.equal(entries[0].oldValue, null);

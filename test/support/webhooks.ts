@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import { inTransaction } from '../../src/database/transactions.js';
 import { Outbox } from '../../src/queue/outbox.service.js';
 import { WebhookKind } from '../../src/webhooks/webhook-kind.js';
 import { WebhookPublisher } from '../../src/webhooks/webhook-publisher.js';
@@ -12,9 +12,7 @@ export async function publishEvent(
   payload: Record<string, unknown> = { hello: 'world' },
   kind = WebhookKind.Call,
 ): Promise<string> {
-  const [job] = await t.app
-    .get(DataSource)
-    .transaction((manager) => t.app.get(WebhookPublisher).publish(manager, [{ workspaceId, kind, targetUrl, payload }]));
+  const [job] = await inTransaction(() => t.app.get(WebhookPublisher).publish([{ workspaceId, kind, targetUrl, payload }]));
   t.app.get(Outbox).afterCommit();
   return String(job.payload.deliveryId);
 }

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import DataLoader from 'dataloader';
 
 export interface StatementBatcherOptions {
@@ -19,6 +20,9 @@ export class StatementBatcher<In, Out> {
   private readonly waiting: Array<() => void> = [];
 
   constructor(run: (items: readonly In[]) => Promise<Out[]>, options: StatementBatcherOptions) {
+    // A statement carries the items of many callers: it runs in the context the batcher was built in
+    // (no ambient transaction), never in the transaction of whichever caller happened to trigger it.
+    run = AsyncLocalStorage.bind(run);
     this.loader = new DataLoader<In, Out, In>(
       async (items) => {
         this.inFlight++;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { LessThanOrEqual, type EntityManager } from 'typeorm';
+import { LessThanOrEqual } from 'typeorm';
 import { newId } from '../id.js';
 import { DomainError, ErrorKind } from '../errors/domain-error.js';
 import { IdempotencyRecordsRepository, type KeyClaim } from './idempotency-records.repository.js';
@@ -70,10 +70,10 @@ export class IdempotencyService {
    * values only the change knows (see {@link PendingResponse}); the key's record is then never in
    * flight once the change has committed. No-op without a response (no key).
    */
-  async storeResponse(manager: EntityManager, response: PendingResponse | undefined, values: Record<string, unknown> = {}): Promise<void> {
+  async storeResponse(response: PendingResponse | undefined, values: Record<string, unknown> = {}): Promise<void> {
     if (!response) return;
     const claim = { key: response.key, token: response.token };
-    if (!(await this.records.withManager(manager).storeIfInFlight(response.workspaceId, claim, response.status, response.complete(values))))
+    if (!(await this.records.storeIfInFlight(response.workspaceId, claim, response.status, response.complete(values))))
       throw IdempotencyKeyInFlight(); // rolls the change back: the key is another request's now
     response.stored();
   }

@@ -10,6 +10,7 @@ import { statusNotification } from '../cloud-webhook.js';
 import type { SandboxMessage } from '../sandbox-message.entity.js';
 import { SandboxMessagesRepository } from '../sandbox-messages.repository.js';
 import type { MarkReadOutcome, MediaUpload, SendOutcome, UploadOutcome, WhatsAppProvider } from './whatsapp-provider.js';
+import { inTransaction } from '../../database/transactions.js';
 
 const STATUS_STEP_MS = 300;
 
@@ -29,9 +30,9 @@ export class SandboxWhatsAppProvider implements WhatsAppProvider {
   async send(channel: Readonly<Channel>, request: Record<string, unknown>): Promise<SendOutcome> {
     const providerMessageId = `wamid.sandbox.${newId()}`;
     const recipient = { to: request.to as string | undefined, recipient: request.recipient as string | undefined };
-    await this.outbox.transaction(async (tx) => {
-      await this.messages.withManager(tx.manager).record(channel.workspaceId, channel.id, providerMessageId, request);
-      await tx.enqueue(
+    await inTransaction(async () => {
+      await this.messages.record(channel.workspaceId, channel.id, providerMessageId, request);
+      await this.outbox.enqueue(
         (['sent', 'delivered', 'read'] as const).map((status, i) => ({
           jobName: JobName.ProcessWhatsAppWebhook,
           workspaceId: channel.workspaceId,

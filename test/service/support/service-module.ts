@@ -5,6 +5,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { getQueueToken } from '@nestjs/bull';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { transactionsModule } from '../../../src/database/transactions.js';
 import { LoggerModule } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { CommonModule } from '../../../src/common/common.module.js';
@@ -110,6 +111,7 @@ export async function serviceTestModule(
       AppConfigModule,
       LoggerModule.forRoot({ pinoHttp: { level: process.env.TEST_LOG_LEVEL ?? 'silent' } }),
       TypeOrmModule.forRootAsync({ inject: [AppConfig], useFactory: (config: AppConfig) => typeormOptions(config.database.url, 10) }),
+      transactionsModule(),
       CommonModule,
       MetricsModule,
       StubQueueModule,
