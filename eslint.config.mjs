@@ -47,6 +47,8 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/require-await': 'error',
       'architecture/no-foreign-entity': 'error',
+      'architecture/no-foreign-repository': 'error',
+      'architecture/no-connection-in-services': 'error',
       'no-restricted-syntax': [
         'error',
         {

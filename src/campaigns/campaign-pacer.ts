@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ChannelsService } from '../channels/channels.service.js';
-import { ConversationEventsRepository } from '../conversations/conversation-events.repository.js';
+import { MessageEvents } from '../conversations/message-events.service.js';
 import { SendGovernor } from '../governor/send-governor.service.js';
 import type { Campaign } from './campaign.entity.js';
 import { CampaignRecipientsRepository } from './campaign-recipients.repository.js';
@@ -25,7 +25,7 @@ export class CampaignPacer {
 
   constructor(
     private readonly recipients: CampaignRecipientsRepository,
-    private readonly events: ConversationEventsRepository,
+    private readonly events: MessageEvents,
     private readonly channels: ChannelsService,
     private readonly governor: SendGovernor,
   ) {}

@@ -9,6 +9,8 @@ import type { Contact } from './contact.entity.js';
 import { PropertyRequired, ValueMissing } from './contacts.errors.js';
 import { sameValue, toTypedValue, valueAsString, type TypedValue } from './property-value.js';
 
+export type { ContactRef } from './contact-property-values.repository.js';
+
 /** The custom property values of contacts: the specification's Set Property Value, and reads of one value for other features. */
 @Injectable()
 export class ContactPropertyValues {

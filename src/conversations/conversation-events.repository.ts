@@ -1,5 +1,4 @@
 import { isUuid } from '../common/id.js';
-import type { MessageSource } from './message-details.js';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { QueryDeepPartialEntity, Repository } from 'typeorm';
@@ -13,6 +12,7 @@ import { storeResponseCte, type PendingResponse, type ResponseCte } from '../com
 import { ConversationEvent } from './conversation-event.entity.js';
 import { ConversationStatus, EventDirection, EventSourceType } from './conversation.entity.js';
 import { lastEventPreview, lastEventUpdateSql } from './conversations.repository.js';
+import type { MessageContentPatch, MessageRef, MovedEvent, OutboundEventRef, SettledMediaEvent, StatusMove } from './message-events.js';
 
 const TIMELINE_SORTABLE = { creationtime: 'e.creation_time' };
 
@@ -75,54 +75,6 @@ const RECORD_IN_OPEN_CONVERSATION_SQL = (outboxPlaceholders: string, contactMatc
   )${response ? `, ${response.cte}` : ''}
   SELECT contact_id${response ? `, ${response.storedColumn}` : ''} FROM event`;
 const RECORD_PARAMS = 14;
-
-/** An outbound event as a status move returns it (its row, snake_case). */
-export interface MovedEvent {
-  id: string;
-  workspace_id: string;
-  conversation_id: string;
-  contact_id: string;
-  source_id: string | null;
-  body: string | null;
-  attachment: Record<string, unknown> | null;
-  creation_time: Date;
-  is_billable: boolean | null;
-  /** `BusinessApp` for a message sent from the WhatsApp Business app; null for ours. */
-  source: MessageSource | null;
-}
-
-/** An inbound event whose file {@link ConversationEventsRepository.settleMedia} settled (its row, snake_case). */
-export interface SettledMediaEvent {
-  id: string;
-  conversation_id: string;
-  contact_id: string;
-  channel_id: string;
-  source_id: string | null;
-  body: string | null;
-  attachment: Record<string, unknown>;
-  creation_time: Date;
-}
-
-/** What an edit or a deletion changes of a message. */
-export type MessageContentPatch = Partial<
-  Pick<ConversationEvent, 'body' | 'attachment' | 'location' | 'durationOrSize' | 'editHistory' | 'revokedAt'>
->;
-
-/** A timeline event as {@link ConversationEventsRepository.findMessageRef} reads it. */
-export type MessageRef = Pick<ConversationEvent, 'id' | 'channelId' | 'contactId' | 'sourceType' | 'direction' | 'sourceId' | 'attachment'>;
-
-/** Which outbound event: ours by id, or the WhatsApp provider's message id on a channel. */
-export type OutboundEventRef = { eventId: string } | { channelId: string; providerMessageId: string };
-
-/** A status an outbound event moves to; `providerMessageId` is kept when the event has none yet. */
-export interface StatusMove {
-  status: string;
-  providerMessageId: string | null;
-  errorCode: string | null;
-  failureReason: string | null;
-  /** Whether the provider charges for the message, when the status says (kept when null). */
-  isBillable?: boolean | null;
-}
 
 /**
  * One statement: the event moves only from one of the given statuses (so concurrent updates

@@ -14,6 +14,7 @@ import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { ConversationViews } from './conversation-views.js';
 import { ConversationsController } from './conversations.controller.js';
 import { ConversationsService } from './conversations.service.js';
+import { MessageEvents } from './message-events.service.js';
 import { TimelineService } from './timeline.service.js';
 
 @Module({
@@ -27,6 +28,7 @@ import { TimelineService } from './timeline.service.js';
   ],
   controllers: [ConversationsController],
   providers: [
+    MessageEvents,
     ConversationsService,
     ConversationViews,
     TimelineService,
@@ -34,6 +36,6 @@ import { TimelineService } from './timeline.service.js';
     ConversationEventsRepository,
     ConversationTagsRepository,
   ],
-  exports: [ConversationsService, TimelineService, ConversationEventsRepository],
+  exports: [ConversationsService, TimelineService, MessageEvents],
 })
 export class ConversationsModule {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { parseIsoDateTime } from '../common/time/iso-date-time.js';
 import { ContactPropertyValues } from '../contacts/contact-property-values.service.js';
-import type { ContactRef } from '../contacts/contact-property-values.repository.js';
+import type { ContactRef } from '../contacts/contact-property-values.service.js';
 import { quietPeriodEnd, type QuietHoursScope } from './quiet-hours.js';
 import type { TimeZonePolicy } from './send-policy.entity.js';
 import { InvalidSendAt } from './send-policy.errors.js';

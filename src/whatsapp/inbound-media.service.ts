@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { Channel } from '../channels/channel.entity.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { NotFoundError } from '../common/errors/domain-error.js';
-import { ConversationEventsRepository } from '../conversations/conversation-events.repository.js';
+import { MessageEvents } from '../conversations/message-events.service.js';
 import type { DownloadMediaPayload } from '../queue/job-payloads.js';
 import { Outbox } from '../queue/outbox.service.js';
 import { RetryLaterError } from '../queue/retry-later.js';
@@ -79,7 +79,7 @@ export class InboundMediaService {
   private readonly logger = new Logger(InboundMediaService.name);
 
   constructor(
-    private readonly events: ConversationEventsRepository,
+    private readonly events: MessageEvents,
     private readonly channels: ChannelsService,
     private readonly cloudApi: CloudApiWhatsAppProvider,
     private readonly storage: MediaStorage,

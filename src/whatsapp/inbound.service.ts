@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ChannelsService } from '../channels/channels.service.js';
 import { newId } from '../common/id.js';
 import { TimestampFormat } from '../common/time/timestamp-format.js';
-import { ConversationEventsRepository } from '../conversations/conversation-events.repository.js';
+import { MessageEvents } from '../conversations/message-events.service.js';
 import { EventDirection, EventSourceType } from '../conversations/conversation-enums.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
 import { TimelineService } from '../conversations/timeline.service.js';
@@ -36,7 +36,7 @@ export class InboundService {
   private readonly logger = new Logger(InboundService.name);
 
   constructor(
-    private readonly events: ConversationEventsRepository,
+    private readonly events: MessageEvents,
     private readonly channels: ChannelsService,
     private readonly whatsAppContacts: WhatsAppContactsService,
     private readonly conversations: ConversationsService,
@@ -231,7 +231,7 @@ export class InboundService {
   /** A reaction may name the message by our event id: the provider's message id stands in, as in a real notification. */
   private async reactedProviderId(workspaceId: string, reaction: { messageId: string; emoji: string }) {
     if (!isUuid(reaction.messageId)) return reaction;
-    const event = await this.events.findOne(workspaceId, { id: reaction.messageId, sourceType: EventSourceType.WhatsApp });
+    const event = await this.events.findWhatsAppMessageById(workspaceId, reaction.messageId);
     return { ...reaction, messageId: event?.sourceId ?? reaction.messageId };
   }
 }

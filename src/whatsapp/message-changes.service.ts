@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ChannelsService } from '../channels/channels.service.js';
 import type { ConversationEvent } from '../conversations/conversation-event.entity.js';
-import { ConversationEventsRepository, type MessageContentPatch } from '../conversations/conversation-events.repository.js';
-import { EventDirection, EventSourceType } from '../conversations/conversation-enums.js';
+import { MessageEvents, type MessageContentPatch } from '../conversations/message-events.service.js';
+import { EventDirection } from '../conversations/conversation-enums.js';
 import { Outbox } from '../queue/outbox.service.js';
 import { MediaStorage } from '../storage/media-storage.js';
 import { WebhookKind } from '../webhooks/webhook-kind.js';
@@ -25,7 +25,7 @@ export class MessageChangesService {
   private readonly logger = new Logger(MessageChangesService.name);
 
   constructor(
-    private readonly events: ConversationEventsRepository,
+    private readonly events: MessageEvents,
     private readonly channels: ChannelsService,
     private readonly inbound: InboundService,
     private readonly storage: MediaStorage,
@@ -46,11 +46,7 @@ export class MessageChangesService {
     const events = this.events;
     // The original's recording holds the same lock: an edit waits for a message still being recorded.
     await events.lockSources(channelId, [change.originalMessageId]);
-    const original = await events.findOne(workspaceId, {
-      channelId,
-      sourceType: EventSourceType.WhatsApp,
-      sourceId: change.originalMessageId,
-    });
+    const original = await events.findWhatsAppMessage(workspaceId, channelId, change.originalMessageId);
     // A customer changes what they sent, the business (an echo) what it sent.
     const direction = change.unmatched.businessAppEcho ? EventDirection.Outbound : EventDirection.Inbound;
     if (!original || original.direction !== direction) {

@@ -8,7 +8,7 @@ import { ChannelsService } from '../channels/channels.service.js';
 import { ContactsService } from '../contacts/contacts.service.js';
 import { ContactIdentity } from '../contacts/contact-identity.service.js';
 import { ContactConsent } from '../contacts/contact-consent.service.js';
-import { ConversationEventsRepository, type MessageRef } from '../conversations/conversation-events.repository.js';
+import { MessageEvents, type MessageRef } from '../conversations/message-events.service.js';
 import type { LocationInfo } from '../conversations/conversation-event.entity.js';
 import { EventDirection, EventSourceType } from '../conversations/conversation-enums.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
@@ -33,7 +33,7 @@ import { TemplatesService } from './templates.service.js';
 import { StatusService, type StatusChange } from './status.service.js';
 import { SendPolicyService } from '../send-policy/send-policy.service.js';
 import { SendScheduler } from '../send-policy/send-scheduler.service.js';
-import type { ContactRef } from '../contacts/contact-property-values.repository.js';
+import type { ContactRef } from '../contacts/contact-property-values.service.js';
 import type { FrequencyCap } from '../send-policy/send-policy.entity.js';
 import { FrequencyCapReached, ScheduledItemNotCancellable } from '../send-policy/send-policy.errors.js';
 import { TimestampFormat } from '../common/time/timestamp-format.js';
@@ -81,7 +81,7 @@ export class MessagingService {
     private readonly consents: ContactConsent,
     private readonly conversations: ConversationsService,
     private readonly timeline: TimelineService,
-    private readonly events: ConversationEventsRepository,
+    private readonly events: MessageEvents,
     private readonly templates: TemplatesService,
     private readonly outbox: Outbox,
     private readonly sandbox: SandboxWhatsAppProvider,

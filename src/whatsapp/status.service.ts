@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Channel } from '../channels/channel.entity.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { TimestampFormat } from '../common/time/timestamp-format.js';
-import { ConversationEventsRepository, type MovedEvent, type OutboundEventRef } from '../conversations/conversation-events.repository.js';
+import { MessageEvents, type MovedEvent, type OutboundEventRef } from '../conversations/message-events.service.js';
 import { Outbox } from '../queue/outbox.service.js';
 import { WebhookKind } from '../webhooks/webhook-kind.js';
 import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
@@ -32,7 +32,7 @@ const MOVABLE_FROM: Record<Status, string[]> = {
 @Injectable()
 export class StatusService {
   constructor(
-    private readonly events: ConversationEventsRepository,
+    private readonly events: MessageEvents,
     private readonly channels: ChannelsService,
     private readonly webhooks: WebhookPublisher,
     private readonly outbox: Outbox,

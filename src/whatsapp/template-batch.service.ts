@@ -6,7 +6,7 @@ import { newId } from '../common/id.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { inLanes } from '../common/batching/in-lanes.js';
 import type { Contact } from '../contacts/contact.entity.js';
-import { ConversationEventsRepository } from '../conversations/conversation-events.repository.js';
+import { MessageEvents } from '../conversations/message-events.service.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
 import { TimelineService } from '../conversations/timeline.service.js';
 import { SendGovernor, type RecipientReservation } from '../governor/send-governor.service.js';
@@ -76,7 +76,7 @@ export class TemplateBatchSender {
     private readonly channels: ChannelsService,
     private readonly templates: TemplatesService,
     private readonly messaging: MessagingService,
-    private readonly events: ConversationEventsRepository,
+    private readonly events: MessageEvents,
     private readonly conversations: ConversationsService,
     private readonly timeline: TimelineService,
     private readonly outbox: Outbox,
