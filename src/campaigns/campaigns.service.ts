@@ -11,7 +11,7 @@ import type { ContactCriteria } from '../contacts/contact-criteria.js';
 import { ContactsService } from '../contacts/contacts.service.js';
 import { Outbox } from '../queue/outbox.service.js';
 import { JobName } from '../queue/queue-names.js';
-import { MessagingService } from '../whatsapp/messaging.service.js';
+import { SendAcceptance } from '../whatsapp/outbound/send-acceptance.service.js';
 import { OutboundIvrService } from '../outbound-ivr/outbound-ivr.service.js';
 import { buildTemplateMessage } from '../whatsapp/template-message.js';
 import { TemplatesService } from '../whatsapp/templates.service.js';
@@ -44,7 +44,7 @@ export class CampaignsService {
     private readonly templates: TemplatesService,
     private readonly contacts: ContactsService,
     private readonly properties: ContactPropertiesService,
-    private readonly messaging: MessagingService,
+    private readonly sends: SendAcceptance,
     private readonly outbox: Outbox,
     private readonly ivr: OutboundIvrService,
   ) {}
@@ -186,7 +186,7 @@ export class CampaignsService {
       if (!(err instanceof DomainError)) throw err;
     };
     for (const eventId of await this.recipients.waitingEventIds(workspaceId, id))
-      await this.messaging.cancelScheduled(workspaceId, eventId).catch(leftAlready);
+      await this.sends.cancelScheduled(workspaceId, eventId).catch(leftAlready);
     for (const callId of await this.recipients.waitingCallIds(workspaceId, id))
       await this.ivr.cancelScheduled(workspaceId, callId).catch(leftAlready);
     return { ...campaign, ...patch };

@@ -35,13 +35,13 @@ export interface JobPayloads {
     /**
      * The attempt (Bull's `attemptsMade`) that asked the provider. A run of that same attempt finding
      * it follows a run whose worker died mid-call: a stalled job runs again with the same count, a
-     * failed attempt's retry with a higher one (see MessagingService.askProvider).
+     * failed attempt's retry with a higher one (see SendDelivery.askInTurn).
      */
     sending?: number;
     /**
      * The message was recorded Scheduled (`sendAt`, quiet hours): its run reads the status first,
      * to move it to Pending or find it cancelled. Other runs read the status with their claim (see
-     * MessagingService.deliver).
+     * SendDelivery.deliver).
      */
     scheduled?: true;
   };

@@ -4,14 +4,14 @@ import { CurrentWorkspace } from '../auth/principal.js';
 import { ParseIdPipe } from '../common/http/uuid-param.pipe.js';
 import { OutboundIvrService } from '../outbound-ivr/outbound-ivr.service.js';
 import { ScheduledItemNotFound } from '../send-policy/send-policy.errors.js';
-import { MessagingService } from '../whatsapp/messaging.service.js';
+import { SendAcceptance } from '../whatsapp/outbound/send-acceptance.service.js';
 
 @ApiTags('Send Policy')
 @ApiBearerAuth()
 @Controller('v1/scheduled')
 export class ScheduledController {
   constructor(
-    private readonly messaging: MessagingService,
+    private readonly sends: SendAcceptance,
     private readonly ivr: OutboundIvrService,
   ) {}
 
@@ -26,7 +26,7 @@ export class ScheduledController {
   })
   @ApiNoContentResponse({ description: 'Cancelled: nothing will be sent or called.' })
   async cancel(@CurrentWorkspace() workspaceId: string, @Param('id', new ParseIdPipe('Policy:ScheduledItem')) id: string): Promise<void> {
-    if (await this.messaging.cancelScheduled(workspaceId, id)) return;
+    if (await this.sends.cancelScheduled(workspaceId, id)) return;
     if (await this.ivr.cancelScheduled(workspaceId, id)) return;
     throw ScheduledItemNotFound(id);
   }

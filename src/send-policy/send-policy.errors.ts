@@ -26,3 +26,10 @@ export const ScheduledItemNotFound = (id: string) =>
 /** The message or call has left already (or was never scheduled, or was cancelled): nothing to cancel. */
 export const ScheduledItemNotCancellable = (id: string, why: string) =>
   new ConflictError('Policy:ScheduledItemNotCancellable', `'${id}' cannot be cancelled: ${why}.`);
+
+/** A MARKETING template to a contact opted out of WhatsApp marketing messages (API.md §13). */
+export const RecipientOptedOut = (recipient: string) =>
+  new ValidationError(
+    'WhatsApp:RecipientOptedOut',
+    `${recipient} has opted out of WhatsApp marketing messages: a MARKETING template is not sent to them (UTILITY and AUTHENTICATION templates are).`,
+  );

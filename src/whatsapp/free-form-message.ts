@@ -37,7 +37,7 @@ export interface MediaById {
   mediaType: MediaType;
 }
 
-/** A message's Cloud API body; `to` when the send names a number (MessagingService addresses every request to its contact finally). */
+/** A message's Cloud API body; `to` when the send names a number (SendAcceptance addresses every request to its contact finally). */
 const envelope = (to: string | undefined, type: string, content: unknown) => ({
   messaging_product: 'whatsapp',
   recipient_type: 'individual',

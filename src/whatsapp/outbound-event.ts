@@ -23,3 +23,6 @@ export function outboundEvent(
     location,
   };
 }
+
+/** A status move the provider had no part in (scheduling, cancelling). */
+export const NO_PROVIDER_OUTCOME = (status: string) => ({ status, providerMessageId: null, errorCode: null, failureReason: null });

@@ -15,7 +15,7 @@ export class SendClaim {
   @PrimaryColumn('uuid', { primaryKeyConstraintName: 'PK_send_claims' }) eventId: string;
   @Column('uuid') workspaceId: string;
   /**
-   * The run holding the claim: its job attempt's name (MessagingService.askInTurn), so that a run
+   * The run holding the claim: its job attempt's name (SendDelivery.askInTurn), so that a run
    * gives up only its own claim, and the run of a stalled job taken over finds the one it left.
    */
   @Column({ type: 'varchar', length: 200 }) holder: string;

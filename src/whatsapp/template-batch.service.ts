@@ -15,7 +15,9 @@ import { JobName } from '../queue/queue-names.js';
 import type { FrequencyCap } from '../send-policy/send-policy.entity.js';
 import { FrequencyCapReached } from '../send-policy/send-policy.errors.js';
 import type { TemplateParameterDto } from './dto/send-template.dto.js';
-import { addressed, addressOf, labelOf, MessagingService, serviceWindowStart, type Destination } from './messaging.service.js';
+import { SendPolicyGate } from '../send-policy/send-policy-gate.service.js';
+import { labelOf, type Destination } from '../send-policy/send-recipient.js';
+import { addressed, addressOf, serviceWindowStart } from './outbound/addressing.js';
 import { outboundEvent } from './outbound-event.js';
 import { buildTemplateMessage, templateAttachment } from './template-message.js';
 import type { WhatsAppTemplate } from './whatsapp-template.entity.js';
@@ -75,7 +77,7 @@ export class TemplateBatchSender {
   constructor(
     private readonly channels: ChannelsService,
     private readonly templates: TemplatesService,
-    private readonly messaging: MessagingService,
+    private readonly policy: SendPolicyGate,
     private readonly events: MessageEvents,
     private readonly conversations: ConversationsService,
     private readonly timeline: TimelineService,
@@ -145,7 +147,7 @@ export class TemplateBatchSender {
     const { request, preview } = buildTemplateMessage(template, undefined, item.parameters);
     const destination: Destination = { kind: 'contact', contact: item.contact };
     const marketing = template.category.toUpperCase() === 'MARKETING';
-    const { dueAt, cap } = await this.messaging.checkPolicy(channel.workspaceId, destination, undefined, marketing);
+    const { dueAt, cap } = await this.policy.check(channel.workspaceId, destination, undefined, marketing);
     const address = addressOf(destination);
     // As for one send: a scheduled send is counted against the messaging limit when it leaves, not now.
     const reservation =

@@ -19,7 +19,7 @@ export type CloudComponent =
 export type CloudTemplateRequest = {
   messaging_product: 'whatsapp';
   recipient_type: 'individual';
-  /** The recipient's number; a recipient known only by BSUID is addressed with `recipient` instead (see MessagingService). */
+  /** The recipient's number; a recipient known only by BSUID is addressed with `recipient` instead (see SendAcceptance). */
   to?: string;
   recipient?: string;
   type: 'template';

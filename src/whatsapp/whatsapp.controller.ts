@@ -22,7 +22,7 @@ import {
 } from './dto/send-message.dto.js';
 import { FreeForm } from './free-form-message.js';
 import { ListTemplatesQueryDto, ServiceAccountTemplateDto } from './dto/template.dto.js';
-import { MessagingService } from './messaging.service.js';
+import { SendAcceptance } from './outbound/send-acceptance.service.js';
 import { TemplatesService } from './templates.service.js';
 
 @ApiTags('Whatsapp API')
@@ -30,7 +30,7 @@ import { TemplatesService } from './templates.service.js';
 @Controller('v1/whatsapp/service-account')
 export class WhatsAppController {
   constructor(
-    private readonly messaging: MessagingService,
+    private readonly sends: SendAcceptance,
     private readonly templates: TemplatesService,
   ) {}
 
@@ -44,7 +44,7 @@ export class WhatsAppController {
   })
   @ApiBody({ type: SendTemplateDto })
   sendTemplate(@CurrentPrincipal() principal: Principal, @Body() body: SendTemplateDto): Promise<SendMessageResultDto> {
-    return this.messaging.sendTemplate(principal, body);
+    return this.sends.sendTemplate(principal, body);
   }
 
   @Post('sendText')
@@ -53,7 +53,7 @@ export class WhatsAppController {
   @RateLimit(RateLimitPolicy.WhatsAppSends)
   @ApiOperation({ summary: 'Send Text', description: 'Inside the 24-hour service window only.' })
   sendText(@CurrentPrincipal() principal: Principal, @Body() body: SendTextDto): Promise<SendMessageResultDto> {
-    return this.messaging.sendFreeForm(principal, body.channelId, body, FreeForm.text(body));
+    return this.sends.sendFreeForm(principal, body.channelId, body, FreeForm.text(body));
   }
 
   @Post('sendImage')
@@ -67,7 +67,7 @@ export class WhatsAppController {
       'Inside the 24-hour service window only. By URL, or by `mediaId` (a file uploaded with the Support API, uploaded to WhatsApp once per channel and sent by id).',
   })
   sendImage(@CurrentPrincipal() principal: Principal, @Body() body: SendImageDto): Promise<SendMessageResultDto> {
-    return this.messaging.sendFreeForm(principal, body.channelId, body, FreeForm.image(body));
+    return this.sends.sendFreeForm(principal, body.channelId, body, FreeForm.image(body));
   }
 
   @Post('sendAudio')
@@ -81,7 +81,7 @@ export class WhatsAppController {
       'Inside the 24-hour service window only. By URL, or by `mediaId` (a file uploaded with the Support API, uploaded to WhatsApp once per channel and sent by id).',
   })
   sendAudio(@CurrentPrincipal() principal: Principal, @Body() body: SendAudioDto): Promise<SendMessageResultDto> {
-    return this.messaging.sendFreeForm(principal, body.channelId, body, FreeForm.audio(body));
+    return this.sends.sendFreeForm(principal, body.channelId, body, FreeForm.audio(body));
   }
 
   @Post('sendVideo')
@@ -95,7 +95,7 @@ export class WhatsAppController {
       'Inside the 24-hour service window only. By URL, or by `mediaId` (a file uploaded with the Support API, uploaded to WhatsApp once per channel and sent by id).',
   })
   sendVideo(@CurrentPrincipal() principal: Principal, @Body() body: SendVideoDto): Promise<SendMessageResultDto> {
-    return this.messaging.sendFreeForm(principal, body.channelId, body, FreeForm.video(body));
+    return this.sends.sendFreeForm(principal, body.channelId, body, FreeForm.video(body));
   }
 
   @Post('sendFile')
@@ -109,7 +109,7 @@ export class WhatsAppController {
       'Inside the 24-hour service window only. By URL, or by `mediaId` (a file uploaded with the Support API, uploaded to WhatsApp once per channel and sent by id).',
   })
   sendFile(@CurrentPrincipal() principal: Principal, @Body() body: SendFileDto): Promise<SendMessageResultDto> {
-    return this.messaging.sendFreeForm(principal, body.channelId, body, FreeForm.file(body));
+    return this.sends.sendFreeForm(principal, body.channelId, body, FreeForm.file(body));
   }
 
   @Post('sendInteractiveButtons')
@@ -118,7 +118,7 @@ export class WhatsAppController {
   @RateLimit(RateLimitPolicy.WhatsAppSends)
   @ApiOperation({ summary: 'Send Interactive Buttons', description: 'Up to 3 reply buttons; inside the 24-hour service window only.' })
   sendInteractiveButtons(@CurrentPrincipal() principal: Principal, @Body() body: SendInteractiveButtonsDto): Promise<SendMessageResultDto> {
-    return this.messaging.sendFreeForm(principal, body.channelId, body, FreeForm.interactiveButtons(body));
+    return this.sends.sendFreeForm(principal, body.channelId, body, FreeForm.interactiveButtons(body));
   }
 
   @Post('sendLocation')
@@ -131,7 +131,7 @@ export class WhatsAppController {
     description: 'A map pin with an optional name and address; inside the 24-hour service window only.',
   })
   sendLocation(@CurrentPrincipal() principal: Principal, @Body() body: SendLocationDto): Promise<SendMessageResultDto> {
-    return this.messaging.sendFreeForm(principal, body.channelId, body, FreeForm.location(body));
+    return this.sends.sendFreeForm(principal, body.channelId, body, FreeForm.location(body));
   }
 
   @Post('sendContacts')
@@ -141,7 +141,7 @@ export class WhatsAppController {
   @ApiBody({ type: SendContactsDto })
   @ApiOperation({ summary: 'Send Contacts', description: '1 to 10 contact cards; inside the 24-hour service window only.' })
   sendContacts(@CurrentPrincipal() principal: Principal, @Body() body: SendContactsDto): Promise<SendMessageResultDto> {
-    return this.messaging.sendFreeForm(principal, body.channelId, body, FreeForm.contacts(body));
+    return this.sends.sendFreeForm(principal, body.channelId, body, FreeForm.contacts(body));
   }
 
   @Post('sendReaction')
@@ -155,7 +155,7 @@ export class WhatsAppController {
       'An emoji on a message of the conversation (`messageId` = its `conversationEventId`), or "" to remove it; inside the 24-hour service window only.',
   })
   sendReaction(@CurrentPrincipal() principal: Principal, @Body() body: SendReactionDto): Promise<SendMessageResultDto> {
-    return this.messaging.sendReaction(principal, body);
+    return this.sends.sendReaction(principal, body);
   }
 
   @Post('sendList')
@@ -168,7 +168,7 @@ export class WhatsAppController {
     description: 'A button that opens a list of up to 10 rows in up to 10 sections; inside the 24-hour service window only.',
   })
   sendList(@CurrentPrincipal() principal: Principal, @Body() body: SendListDto): Promise<SendMessageResultDto> {
-    return this.messaging.sendFreeForm(principal, body.channelId, body, FreeForm.list(body));
+    return this.sends.sendFreeForm(principal, body.channelId, body, FreeForm.list(body));
   }
 
   @Post('sendCtaUrl')
@@ -178,7 +178,7 @@ export class WhatsAppController {
   @ApiBody({ type: SendCtaUrlDto })
   @ApiOperation({ summary: 'Send CTA URL', description: 'A button that opens an https URL; inside the 24-hour service window only.' })
   sendCtaUrl(@CurrentPrincipal() principal: Principal, @Body() body: SendCtaUrlDto): Promise<SendMessageResultDto> {
-    return this.messaging.sendFreeForm(principal, body.channelId, body, FreeForm.ctaUrl(body));
+    return this.sends.sendFreeForm(principal, body.channelId, body, FreeForm.ctaUrl(body));
   }
 
   @Post('markAsRead')
@@ -192,7 +192,7 @@ export class WhatsAppController {
   })
   @ApiNoContentResponse({ description: 'Queued for the provider.' })
   markAsRead(@CurrentPrincipal() principal: Principal, @Body() body: MarkAsReadDto): Promise<void> {
-    return this.messaging.markAsRead(principal, body);
+    return this.sends.markAsRead(principal, body);
   }
 
   @Get('templates')

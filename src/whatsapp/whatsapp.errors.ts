@@ -42,12 +42,6 @@ export const TemplateSyncFailed = (message: string) => new ValidationError('What
 /** An injected sandbox message without what its type needs; `members` names the fields. */
 export const InvalidSandboxMessage = (message: string, members: string[]) =>
   new ValidationError('WhatsApp:InvalidSandboxMessage', message, { validationErrors: [{ message, members }] });
-/** A MARKETING template to a contact opted out of WhatsApp marketing messages (API.md §13). */
-export const RecipientOptedOut = (recipient: string) =>
-  new ValidationError(
-    'WhatsApp:RecipientOptedOut',
-    `${recipient} has opted out of WhatsApp marketing messages: a MARKETING template is not sent to them (UTILITY and AUTHENTICATION templates are).`,
-  );
 /** The code of {@link MessagingLimitReached}, for features that pause on it (campaigns) rather than answer it. */
 export const MESSAGING_LIMIT_REACHED = 'WhatsApp:MessagingLimitReached';
 /**

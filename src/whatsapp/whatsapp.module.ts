@@ -18,7 +18,8 @@ import { ContactsModule } from '../contacts/contacts.module.js';
 import { SendPolicyModule } from '../send-policy/send-policy.module.js';
 import { GovernorModule } from '../governor/governor.module.js';
 import { ConversationsModule } from '../conversations/conversations.module.js';
-import { MessagingService } from './messaging.service.js';
+import { SendAcceptance } from './outbound/send-acceptance.service.js';
+import { SendDelivery } from './outbound/send-delivery.service.js';
 import { TemplateBatchSender } from './template-batch.service.js';
 import { InboundService } from './inbound.service.js';
 import { MessageChangesService } from './message-changes.service.js';
@@ -53,7 +54,8 @@ import { MediaModule } from '../media/media.module.js';
   ],
   controllers: [WhatsAppController, WhatsAppAdminController, WhatsAppWebhooksController],
   providers: [
-    MessagingService,
+    SendAcceptance,
+    SendDelivery,
     TemplateBatchSender,
     InboundService,
     MessageChangesService,
@@ -74,7 +76,7 @@ import { MediaModule } from '../media/media.module.js';
     WhatsAppProcessor,
     AdminKeyGuard,
   ],
-  exports: [TemplatesService, MessagingService, TemplateBatchSender],
+  exports: [TemplatesService, SendAcceptance, TemplateBatchSender],
 })
 export class WhatsAppModule implements OnModuleInit {
   constructor(

@@ -4,7 +4,7 @@ import { JobHandler } from '../queue/job-handler.decorator.js';
 import { JobName } from '../queue/queue-names.js';
 import { isLastAttempt } from '../queue/retry-later.js';
 import { Slots } from '../common/batching/slots.js';
-import { MessagingService } from './messaging.service.js';
+import { SendDelivery } from './outbound/send-delivery.service.js';
 import { InboundService } from './inbound.service.js';
 import { InboundMediaService } from './inbound-media.service.js';
 import { WhatsAppIntake } from './whatsapp-intake.service.js';
@@ -22,7 +22,7 @@ export class WhatsAppProcessor {
   private readonly providerCalls = new Slots(SENDS_AT_ONCE);
 
   constructor(
-    private readonly messaging: MessagingService,
+    private readonly delivery: SendDelivery,
     private readonly inbound: InboundService,
     private readonly media: InboundMediaService,
     private readonly intake: WhatsAppIntake,
@@ -38,7 +38,7 @@ export class WhatsAppProcessor {
     const { workspaceId, eventId, channelId, request, media, providerOutcome, sending, scheduled } = job.data;
     let giveBack: (() => void) | undefined;
     try {
-      await this.messaging.deliver(workspaceId, eventId, channelId, request, {
+      await this.delivery.deliver(workspaceId, eventId, channelId, request, {
         lastAttempt: isLastAttempt(job),
         scheduled: scheduled === true,
         run: `${job.id}:${job.timestamp}:${job.attemptsMade}`,
@@ -58,7 +58,7 @@ export class WhatsAppProcessor {
 
   @JobHandler(JobName.MarkWhatsAppMessageRead, { concurrency: 16 })
   markRead(job: JobOf<JobName.MarkWhatsAppMessageRead>): Promise<void> {
-    return this.messaging.markRead(job.data.workspaceId, job.data.channelId, job.data.request, isLastAttempt(job));
+    return this.delivery.markRead(job.data.workspaceId, job.data.channelId, job.data.request, isLastAttempt(job));
   }
 
   /** Notifications queued as jobs by an earlier version (the edge now writes them to the intake, {@link WhatsAppIntake}). */

@@ -286,9 +286,9 @@ describeWithApp(
       await waitFor(async () => fx.fake.sendsTo(to).length === 1, 10_000, 'the first attempt');
       // The worker's last attempt, as Bull would run it, meets another 503.
       fx.fake.script.push(FakeCloudApi.error(503, 2, '(#2) Service temporarily unavailable'));
-      const { MessagingService } = await import('../../src/whatsapp/messaging.service.js');
+      const { SendDelivery } = await import('../../src/whatsapp/outbound/send-delivery.service.js');
       const request = fx.fake.sendsTo(to)[0].body as Record<string, unknown>;
-      await fx.t.app.get(MessagingService).deliver(fx.a.workspaceId, res.body.conversationEventId, channel.id, request, {
+      await fx.t.app.get(SendDelivery).deliver(fx.a.workspaceId, res.body.conversationEventId, channel.id, request, {
         lastAttempt: true,
         keepOutcome: () => Promise.resolve(),
         markSending: () => Promise.resolve(),
@@ -304,10 +304,10 @@ describeWithApp(
       fx.fake.script.push(FakeCloudApi.error(503, 2, '(#2) Service temporarily unavailable', { 'retry-after': '3600' }));
       const res = await send('sendTemplate', templateSend(channel.id, to));
       await waitFor(async () => fx.fake.sendsTo(to).length === 1, 10_000, 'the first attempt');
-      const { MessagingService } = await import('../../src/whatsapp/messaging.service.js');
+      const { SendDelivery } = await import('../../src/whatsapp/outbound/send-delivery.service.js');
       const request = fx.fake.sendsTo(to)[0].body as Record<string, unknown>;
       let marks = 0;
-      await fx.t.app.get(MessagingService).deliver(fx.a.workspaceId, res.body.conversationEventId, channel.id, request, {
+      await fx.t.app.get(SendDelivery).deliver(fx.a.workspaceId, res.body.conversationEventId, channel.id, request, {
         lastAttempt: false,
         interrupted: true,
         keepOutcome: () => Promise.resolve(),
@@ -332,9 +332,9 @@ describeWithApp(
       fx.fake.script.push(FakeCloudApi.error(503, 2, '(#2) Service temporarily unavailable', { 'retry-after': '3600' }));
       const res = await send('sendTemplate', templateSend(channel.id, to));
       await waitFor(async () => fx.fake.sendsTo(to).length === 1, 10_000, 'the first attempt');
-      const { MessagingService } = await import('../../src/whatsapp/messaging.service.js');
+      const { SendDelivery } = await import('../../src/whatsapp/outbound/send-delivery.service.js');
       const { RetryLaterError } = await import('../../src/queue/retry-later.js');
-      const messaging = fx.t.app.get(MessagingService);
+      const messaging = fx.t.app.get(SendDelivery);
       const request = fx.fake.sendsTo(to)[0].body as Record<string, unknown>;
       const run = () =>
         messaging.deliver(fx.a.workspaceId, res.body.conversationEventId, channel.id, request, {
@@ -370,8 +370,8 @@ describeWithApp(
     });
 
     it('a scheduled send whose job has no `scheduled` flag (queued by an earlier version) still leaves once, or not at all when cancelled', async () => {
-      const { MessagingService } = await import('../../src/whatsapp/messaging.service.js');
-      const messaging = fx.t.app.get(MessagingService);
+      const { SendDelivery } = await import('../../src/whatsapp/outbound/send-delivery.service.js');
+      const messaging = fx.t.app.get(SendDelivery);
       const sendAt = new Date(Date.now() + 3600_000).toISOString();
       // The job as the outbox holds it, run without its flag.
       const run = async (eventId: string) => {
