@@ -17,7 +17,7 @@ import { ensureDatabase } from './database/ensure-database.js';
 import { runMigrations } from './database/run-migrations.js';
 import { registerHttpMetrics } from './metrics/http-metrics.hook.js';
 import { registerLiveness } from './health/liveness.js';
-import { registerWhatsAppWebhookRoute } from './whatsapp/whatsapp-webhook-route.js';
+import { registerWhatsAppWebhookRoute } from './whatsapp/inbound/whatsapp-webhook-route.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { FOCUS_CLIENT_CREDENTIALS_ON_AUTHORIZE } from './openapi/swagger-ui-authorize.js';
 import { assignRequestId, echoRequestId } from './logging/request-id.js';

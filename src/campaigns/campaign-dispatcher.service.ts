@@ -6,7 +6,7 @@ import { ContactsService } from '../contacts/contacts.service.js';
 import { ContactPropertyValues } from '../contacts/contact-property-values.service.js';
 import { Outbox } from '../queue/outbox.service.js';
 import { JobName } from '../queue/queue-names.js';
-import { TemplateBatchSender, type TemplateBatchItem, type TemplateBatchOutcome } from '../whatsapp/template-batch.service.js';
+import { TemplateBatchSender, type TemplateBatchItem, type TemplateBatchOutcome } from '../whatsapp/outbound/template-batch.service.js';
 import { inLanes } from '../common/batching/in-lanes.js';
 import { ContactNotFound } from '../contacts/contacts.errors.js';
 import type { Contact } from '../contacts/contact.entity.js';

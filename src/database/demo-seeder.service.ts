@@ -5,9 +5,9 @@ import { ChannelType } from '../channels/channel.entity.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { AppConfig } from '../config/app-config.js';
 import { type DemoCredentials } from './demo-credentials.js';
-import { DEMO_TEMPLATES } from '../whatsapp/demo-templates.js';
+import { DEMO_TEMPLATES } from '../whatsapp/templates/demo-templates.js';
 import { DEMO_CHANNEL_ID } from './demo-channel-id.js';
-import { TemplatesService } from '../whatsapp/templates.service.js';
+import { TemplatesService } from '../whatsapp/templates/templates.service.js';
 import { WorkspaceUserRole } from '../workspaces/workspace-user.entity.js';
 import { WorkspacesService } from '../workspaces/workspaces.service.js';
 

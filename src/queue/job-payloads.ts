@@ -1,6 +1,6 @@
 import type { Job } from 'bull';
-import type { CloudWebhookNotification } from '../whatsapp/cloud-webhook.js';
-import type { InboundMessage, MediaKind } from '../whatsapp/inbound-message.js';
+import type { CloudWebhookNotification } from '../whatsapp/inbound/cloud-webhook.js';
+import type { InboundMessage, MediaKind } from '../whatsapp/inbound/inbound-message.js';
 import type { WhatsAppMessageWebhookPayload } from '../whatsapp/message-webhook.js';
 import type { FinalSendOutcome } from '../whatsapp/providers/whatsapp-provider.js';
 import type { ContactDto } from '../contacts/dto/contact.dto.js';

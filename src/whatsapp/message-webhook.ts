@@ -2,7 +2,7 @@ import { TimestampFormat } from '../common/time/timestamp-format.js';
 import type { ConversationEvent } from '../conversations/conversation-event.entity.js';
 import { EventDirection } from '../conversations/conversation-enums.js';
 import { messageDetailsView, type MessageDetailsView, type ReplyInfo } from '../conversations/message-details.js';
-import type { SharedContact, WhatsAppMessageType } from './inbound-message.js';
+import type { SharedContact, WhatsAppMessageType } from './inbound/inbound-message.js';
 
 /** What happened to the message this webhook is about (API.md §14). */
 export type MessageWebhookAction = 'Created' | 'Edited' | 'Revoked' | 'StatusChanged';

@@ -20,10 +20,10 @@ import {
   SendTextDto,
   SendVideoDto,
 } from './dto/send-message.dto.js';
-import { FreeForm } from './free-form-message.js';
+import { FreeForm } from './outbound/free-form-message.js';
 import { ListTemplatesQueryDto, ServiceAccountTemplateDto } from './dto/template.dto.js';
 import { SendAcceptance } from './outbound/send-acceptance.service.js';
-import { TemplatesService } from './templates.service.js';
+import { TemplatesService } from './templates/templates.service.js';
 
 @ApiTags('Whatsapp API')
 @ApiBearerAuth()

@@ -5,9 +5,9 @@ import { JobName } from '../queue/queue-names.js';
 import { isLastAttempt } from '../queue/retry-later.js';
 import { Slots } from '../common/batching/slots.js';
 import { SendDelivery } from './outbound/send-delivery.service.js';
-import { InboundService } from './inbound.service.js';
-import { InboundMediaService } from './inbound-media.service.js';
-import { WhatsAppIntake } from './whatsapp-intake.service.js';
+import { InboundService } from './inbound/inbound.service.js';
+import { InboundMediaService } from './inbound/inbound-media.service.js';
+import { WhatsAppIntake } from './inbound/whatsapp-intake.service.js';
 
 /** Sends one worker has under way at the provider at most (from the job's mark to its recorded outcome). */
 const SENDS_AT_ONCE = 32;

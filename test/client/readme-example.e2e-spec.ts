@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { describeWithApp } from '../support/describe-with-app.js';
 import { createChannel } from '../support/fixtures.js';
 import { codeBlocks } from '../support/readme-walkthrough.js';
-import { DEMO_TEMPLATES } from '../../src/whatsapp/demo-templates.js';
+import { DEMO_TEMPLATES } from '../../src/whatsapp/templates/demo-templates.js';
 
 const run = promisify(execFile);
 const README = 'clients/typescript/README.md';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { ContactIdentity } from '../../src/contacts/contact-identity.service.js';
-import { InboundService } from '../../src/whatsapp/inbound.service.js';
+import { InboundService } from '../../src/whatsapp/inbound/inbound.service.js';
 import { approvedTemplate } from '../support/cloud-channel.js';
 import { describeWithApp } from '../support/describe-with-app.js';
 import { createChannel, waitFor } from '../support/fixtures.js';

@@ -177,7 +177,7 @@ describeWithApp(
 
       // A message sent to a number whose status names the BSUID: the contact learns it.
       const plain = (await fx.a.api.post('/v1/contacts', { name: 'Kai', phoneNumber: '+14155550704' })).body;
-      const { StatusService } = await import('../../src/whatsapp/status.service.js');
+      const { StatusService } = await import('../../src/whatsapp/outbound/status.service.js');
       const { TimelineService } = await import('../../src/conversations/timeline.service.js');
       const { ConversationsService } = await import('../../src/conversations/conversations.service.js');
       await inTransaction(async () => {

@@ -61,7 +61,7 @@ describeWithApp(
     });
 
     it('links an inbound reply to the message it quotes', async () => {
-      const { InboundService } = await import('../../src/whatsapp/inbound.service.js');
+      const { InboundService } = await import('../../src/whatsapp/inbound/inbound.service.js');
       const inboundService = fx.t.app.get(InboundService);
       const at = new Date().toISOString();
       await inboundService.receive(fx.a.workspaceId, channel.id, {
@@ -90,7 +90,7 @@ describeWithApp(
     });
 
     it('ignores the same inbound message delivered twice', async () => {
-      const { InboundService } = await import('../../src/whatsapp/inbound.service.js');
+      const { InboundService } = await import('../../src/whatsapp/inbound/inbound.service.js');
       const message = {
         providerMessageId: 'wamid.dup-1',
         fromNumber: '+14155550402',

@@ -6,7 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { createChannel, waitFor } from '../support/fixtures.js';
 import { FakeCloudApi, type CloudRequest } from '../support/fake-cloud-api.js';
 import type { HttpClient } from '../support/http-client.js';
-import { DEMO_TEMPLATES } from '../../src/whatsapp/demo-templates.js';
+import { DEMO_TEMPLATES } from '../../src/whatsapp/templates/demo-templates.js';
 
 const TOKEN = 'EAAG-types-token';
 const APP_SECRET = 'types-app-secret';
@@ -272,7 +272,7 @@ describeWithApp(
     });
 
     it('marks an inbound message read, with the typing indicator when asked, also after the service window closed', async () => {
-      const { InboundService } = await import('../../src/whatsapp/inbound.service.js');
+      const { InboundService } = await import('../../src/whatsapp/inbound/inbound.service.js');
       const from = '+14155550702';
       await fx.t.app.get(InboundService).receive(fx.a.workspaceId, cloud.id, {
         providerMessageId: 'wamid.types-old-702',

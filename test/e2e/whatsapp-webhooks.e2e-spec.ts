@@ -86,7 +86,7 @@ describeWithApp(
       assert.ok(statuses.every((p) => p.messageId === read.sourceId && p.direction === 'Outbound' && p.isBillable === true));
 
       // A late `delivered` after `read` is ignored.
-      const { StatusService } = await import('../../src/whatsapp/status.service.js');
+      const { StatusService } = await import('../../src/whatsapp/outbound/status.service.js');
       await fx.t.app.get(StatusService).apply(fx.a.workspaceId, sandbox.id, {
         providerMessageId: read.sourceId,
         status: 'Delivered',

@@ -7,7 +7,7 @@ import { ChannelsService } from '../../src/channels/channels.service.js';
 import { CampaignRecipientsRepository } from '../../src/campaigns/campaign-recipients.repository.js';
 import { CampaignsModule } from '../../src/campaigns/campaigns.module.js';
 import { CampaignsService } from '../../src/campaigns/campaigns.service.js';
-import { TemplatesService } from '../../src/whatsapp/templates.service.js';
+import { TemplatesService } from '../../src/whatsapp/templates/templates.service.js';
 import { WorkspacesModule } from '../../src/workspaces/workspaces.module.js';
 import { WorkspacesService } from '../../src/workspaces/workspaces.service.js';
 import { serviceTestModule, type ServiceTestContext } from './support/service-module.js';

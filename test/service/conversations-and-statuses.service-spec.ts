@@ -8,7 +8,7 @@ import { ContactsService } from '../../src/contacts/contacts.service.js';
 import { EventDirection, EventSourceType } from '../../src/conversations/conversation.entity.js';
 import { ConversationsService } from '../../src/conversations/conversations.service.js';
 import { TimelineService } from '../../src/conversations/timeline.service.js';
-import { StatusService } from '../../src/whatsapp/status.service.js';
+import { StatusService } from '../../src/whatsapp/outbound/status.service.js';
 import { WhatsAppModule } from '../../src/whatsapp/whatsapp.module.js';
 import { WorkspacesModule } from '../../src/workspaces/workspaces.module.js';
 import { WorkspacesService } from '../../src/workspaces/workspaces.service.js';

@@ -9,7 +9,7 @@ import { EventDirection, EventSourceType } from '../../src/conversations/convers
 import { ConversationsService } from '../../src/conversations/conversations.service.js';
 import { TimelineService } from '../../src/conversations/timeline.service.js';
 import { Retention } from '../../src/queue/retention.service.js';
-import { SendClaimsRepository } from '../../src/whatsapp/send-claims.repository.js';
+import { SendClaimsRepository } from '../../src/whatsapp/outbound/send-claims.repository.js';
 import { WhatsAppModule } from '../../src/whatsapp/whatsapp.module.js';
 import { WorkspacesModule } from '../../src/workspaces/workspaces.module.js';
 import { WorkspacesService } from '../../src/workspaces/workspaces.service.js';

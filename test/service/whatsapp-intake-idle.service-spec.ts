@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { WhatsAppIntakeRepository } from '../../src/whatsapp/whatsapp-intake.repository.js';
-import { WhatsAppIntake } from '../../src/whatsapp/whatsapp-intake.service.js';
+import { WhatsAppIntakeRepository } from '../../src/whatsapp/inbound/whatsapp-intake.repository.js';
+import { WhatsAppIntake } from '../../src/whatsapp/inbound/whatsapp-intake.service.js';
 import { WhatsAppModule } from '../../src/whatsapp/whatsapp.module.js';
 import { WorkspacesModule } from '../../src/workspaces/workspaces.module.js';
 import { serviceTestModule, type ServiceTestContext } from './support/service-module.js';

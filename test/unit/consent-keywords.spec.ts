@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readNotification, type CloudUserPreference, type CloudWebhookNotification } from '../../src/whatsapp/cloud-webhook.js';
+import { readNotification, type CloudUserPreference, type CloudWebhookNotification } from '../../src/whatsapp/inbound/cloud-webhook.js';
 import { DEFAULT_START_WORDS, DEFAULT_STOP_WORDS, keywordConsent, mayBeKeyword, normalizeKeyword } from '../../src/send-policy/keywords.js';
 
 const defaults = { stopWords: DEFAULT_STOP_WORDS, startWords: DEFAULT_START_WORDS };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isReactionEmoji } from '../../src/whatsapp/dto/whatsapp-validators.js';
-import { FreeForm, markReadRequest, withProviderMediaId, withStoredFile } from '../../src/whatsapp/free-form-message.js';
+import { FreeForm, markReadRequest, withProviderMediaId, withStoredFile } from '../../src/whatsapp/outbound/free-form-message.js';
 
 describe('reaction emoji', () => {
   it('takes one emoji of any kind, or "" to remove the reaction', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildTemplateMessage } from '../../src/whatsapp/template-message.js';
-import type { TemplateComponent, WhatsAppTemplate } from '../../src/whatsapp/whatsapp-template.entity.js';
+import { buildTemplateMessage } from '../../src/whatsapp/templates/template-message.js';
+import type { TemplateComponent, WhatsAppTemplate } from '../../src/whatsapp/templates/whatsapp-template.entity.js';
 import type { DomainError } from '../../src/common/errors/domain-error.js';
 
 function template(components: TemplateComponent[]): WhatsAppTemplate {

@@ -18,7 +18,7 @@ import { PhoneNumberField } from '../../common/phone/phone-number.js';
 import { IsOptionalNotNull } from '../../common/validation/optional.js';
 import { ValidateNestedObject } from '../../common/validation/nested.js';
 import { WhatsAppUserIdField } from '../../common/phone/whatsapp-user-id.js';
-import { INBOUND_KINDS, type InboundKind, type InboundMessage, type SharedContact } from '../inbound-message.js';
+import { INBOUND_KINDS, type InboundKind, type InboundMessage, type SharedContact } from '../inbound/inbound-message.js';
 
 export class SandboxLocationDto {
   @IsNumber() @Min(-90) @Max(90) latitude: number;

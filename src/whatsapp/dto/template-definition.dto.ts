@@ -12,7 +12,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { ValidateNestedObject } from '../../common/validation/nested.js';
-import type { TemplateButtonType, TemplateComponent, TemplateHeaderFormat } from '../whatsapp-template.entity.js';
+import type { TemplateButtonType, TemplateComponent, TemplateHeaderFormat } from '../templates/whatsapp-template.entity.js';
 
 const COMPONENT_TYPES = ['HEADER', 'BODY', 'FOOTER', 'BUTTONS'] as const;
 const HEADER_FORMATS: TemplateHeaderFormat[] = ['TEXT', 'IMAGE', 'VIDEO', 'DOCUMENT'];

@@ -2,9 +2,9 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IsString, IsUUID, MaxLength } from 'class-validator';
 import { PagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { TimestampFormat } from '../../common/time/timestamp-format.js';
-import { headerExampleUrl, placeholderCount } from '../template-message.js';
-import type { SandboxMessage } from '../sandbox-message.entity.js';
-import type { TemplateComponent, WhatsAppTemplate } from '../whatsapp-template.entity.js';
+import { headerExampleUrl, placeholderCount } from '../templates/template-message.js';
+import type { SandboxMessage } from '../outbound/sandbox-message.entity.js';
+import type { TemplateComponent, WhatsAppTemplate } from '../templates/whatsapp-template.entity.js';
 import { IsOptionalNotNull } from '../../common/validation/optional.js';
 
 export class ListTemplatesQueryDto extends PagedRequestDto {

@@ -24,11 +24,11 @@ import { labelOf, type Destination } from '../../send-policy/send-recipient.js';
 import type { MarkAsReadDto, SendReactionDto } from '../dto/send-message.dto.js';
 import type { SendRecipient } from '../dto/send-recipient.js';
 import { SendMessageResultDto, type SendTemplateDto } from '../dto/send-template.dto.js';
-import { FreeForm, markReadRequest, withStoredFile, type FreeFormMessage } from '../free-form-message.js';
-import { NO_PROVIDER_OUTCOME, outboundEvent } from '../outbound-event.js';
-import { buildTemplateMessage, templateAttachment, type CloudTemplateRequest } from '../template-message.js';
-import { TemplatesService } from '../templates.service.js';
-import { WhatsAppMediaService } from '../whatsapp-media.service.js';
+import { FreeForm, markReadRequest, withStoredFile, type FreeFormMessage } from './free-form-message.js';
+import { NO_PROVIDER_OUTCOME, outboundEvent } from './outbound-event.js';
+import { buildTemplateMessage, templateAttachment, type CloudTemplateRequest } from '../templates/template-message.js';
+import { TemplatesService } from '../templates/templates.service.js';
+import { WhatsAppMediaService } from './whatsapp-media.service.js';
 import { InvalidMessageId, MessageNotFound, ServiceWindowExpired } from '../whatsapp.errors.js';
 import { addressed, addressOf, serviceWindowStart } from './addressing.js';
 

@@ -14,15 +14,15 @@ import {
 import { Outbox } from '../../queue/outbox.service.js';
 import { JobName } from '../../queue/queue-names.js';
 import { RetryLaterError } from '../../queue/retry-later.js';
-import { withProviderMediaId } from '../free-form-message.js';
-import { NO_PROVIDER_OUTCOME } from '../outbound-event.js';
+import { withProviderMediaId } from './free-form-message.js';
+import { NO_PROVIDER_OUTCOME } from './outbound-event.js';
 import { UNAUTHORIZED } from '../providers/cloud-api-errors.js';
 import { CloudApiWhatsAppProvider } from '../providers/cloud-api.provider.js';
 import { SandboxWhatsAppProvider } from '../providers/sandbox.provider.js';
 import type { FinalSendOutcome, MarkReadOutcome, SendOutcome, WhatsAppProvider } from '../providers/whatsapp-provider.js';
-import { SEND_CLAIM_LEASE_MS, SendClaimsRepository } from '../send-claims.repository.js';
-import { StatusService, type StatusChange } from '../status.service.js';
-import { WhatsAppMediaService } from '../whatsapp-media.service.js';
+import { SEND_CLAIM_LEASE_MS, SendClaimsRepository } from './send-claims.repository.js';
+import { StatusService, type StatusChange } from './status.service.js';
+import { WhatsAppMediaService } from './whatsapp-media.service.js';
 import { MESSAGING_LIMIT_REACHED } from '../whatsapp.errors.js';
 import { recipientOf, serviceWindowStart } from './addressing.js';
 

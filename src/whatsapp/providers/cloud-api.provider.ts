@@ -4,10 +4,10 @@ import { ChannelsService } from '../../channels/channels.service.js';
 import { AppConfig } from '../../config/app-config.js';
 import { parseRetryAfter } from '../../webhooks/webhook-sender.js';
 import type { MarkReadOutcome, MediaUpload, ProviderFailure, SendOutcome, UploadOutcome, WhatsAppProvider } from './whatsapp-provider.js';
-import type { GraphTemplatePage } from '../templates.service.js';
+import type { GraphTemplatePage } from '../templates/templates.service.js';
 import { TemplateSyncFailed } from '../whatsapp.errors.js';
 import { describeCloudError, unreachable } from './cloud-api-errors.js';
-import { errorText, type CloudError } from '../cloud-webhook.js';
+import { errorText, type CloudError } from '../inbound/cloud-webhook.js';
 import {
   DownloadTooLargeError,
   graphDownload,

@@ -6,9 +6,9 @@ import type { PagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import type { PagedResult } from '../../common/paging/paged-result.js';
 import { Outbox } from '../../queue/outbox.service.js';
 import { JobName } from '../../queue/queue-names.js';
-import { statusNotification } from '../cloud-webhook.js';
-import type { SandboxMessage } from '../sandbox-message.entity.js';
-import { SandboxMessagesRepository } from '../sandbox-messages.repository.js';
+import { statusNotification } from '../inbound/cloud-webhook.js';
+import type { SandboxMessage } from '../outbound/sandbox-message.entity.js';
+import { SandboxMessagesRepository } from '../outbound/sandbox-messages.repository.js';
 import type { MarkReadOutcome, MediaUpload, SendOutcome, UploadOutcome, WhatsAppProvider } from './whatsapp-provider.js';
 import { inTransaction } from '../../database/transactions.js';
 

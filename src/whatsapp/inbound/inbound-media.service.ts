@@ -1,21 +1,21 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { Channel } from '../channels/channel.entity.js';
-import { ChannelsService } from '../channels/channels.service.js';
-import { NotFoundError } from '../common/errors/domain-error.js';
-import { MessageEvents } from '../conversations/message-events.service.js';
-import type { DownloadMediaPayload } from '../queue/job-payloads.js';
-import { Outbox } from '../queue/outbox.service.js';
-import { RetryLaterError } from '../queue/retry-later.js';
-import type { MediaType } from '../storage/media-file.entity.js';
-import { MediaStorage, type StoredMedia } from '../storage/media-storage.js';
-import { removeQuietly, StoragePaths } from '../storage/storage-paths.js';
-import { isStorageUnavailable, STORAGE_UNAVAILABLE } from '../storage/storage.errors.js';
-import { WebhookKind } from '../webhooks/webhook-kind.js';
-import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
+import type { Channel } from '../../channels/channel.entity.js';
+import { ChannelsService } from '../../channels/channels.service.js';
+import { NotFoundError } from '../../common/errors/domain-error.js';
+import { MessageEvents } from '../../conversations/message-events.service.js';
+import type { DownloadMediaPayload } from '../../queue/job-payloads.js';
+import { Outbox } from '../../queue/outbox.service.js';
+import { RetryLaterError } from '../../queue/retry-later.js';
+import type { MediaType } from '../../storage/media-file.entity.js';
+import { MediaStorage, type StoredMedia } from '../../storage/media-storage.js';
+import { removeQuietly, StoragePaths } from '../../storage/storage-paths.js';
+import { isStorageUnavailable, STORAGE_UNAVAILABLE } from '../../storage/storage.errors.js';
+import { WebhookKind } from '../../webhooks/webhook-kind.js';
+import { WebhookPublisher } from '../../webhooks/webhook-publisher.js';
 import type { MediaKind } from './inbound-message.js';
-import type { WhatsAppMessageWebhookPayload } from './message-webhook.js';
-import { CloudApiWhatsAppProvider, type MediaFetch } from './providers/cloud-api.provider.js';
-import { inTransaction } from '../database/transactions.js';
+import type { WhatsAppMessageWebhookPayload } from '../message-webhook.js';
+import { CloudApiWhatsAppProvider, type MediaFetch } from '../providers/cloud-api.provider.js';
+import { inTransaction } from '../../database/transactions.js';
 
 /** The largest inbound file kept (API.md §7.1): Meta refuses larger uploads anyway. */
 export const INBOUND_MEDIA_MAX_BYTES = 100 * 1024 * 1024;

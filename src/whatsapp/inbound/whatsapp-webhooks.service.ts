@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { ChannelNotFound } from '../channels/channels.errors.js';
-import { ChannelsService } from '../channels/channels.service.js';
+import { ChannelNotFound } from '../../channels/channels.errors.js';
+import { ChannelsService } from '../../channels/channels.service.js';
 import { validHubSignature } from './cloud-webhook.js';
 import { WhatsAppIntake } from './whatsapp-intake.service.js';
-import { InvalidSignature, VerificationFailed } from './whatsapp.errors.js';
+import { InvalidSignature, VerificationFailed } from '../whatsapp.errors.js';
 
 /** A webhook notification as Meta posts it: the exact bytes (what the signature covers), the signature header and the parsed body. */
 export interface SignedNotification {

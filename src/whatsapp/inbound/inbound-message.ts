@@ -4,7 +4,7 @@
  * shape (JobPayloads), so fields are only ever added, and every new one is optional.
  */
 
-import type { ReferralInfo, ReferredProductInfo } from '../conversations/message-details.js';
+import type { ReferralInfo, ReferredProductInfo } from '../../conversations/message-details.js';
 
 /** The kinds of message a customer sends (`type` of the Cloud API `messages` webhook, folded). */
 export const INBOUND_KINDS = [
@@ -177,4 +177,4 @@ export interface IdentityUpdate {
   phoneNumber: string | null;
 }
 
-export { isWhatsAppUserId as isBsuid } from '../common/phone/whatsapp-user-id.js';
+export { isWhatsAppUserId as isBsuid } from '../../common/phone/whatsapp-user-id.js';

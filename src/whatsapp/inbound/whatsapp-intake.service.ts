@@ -1,18 +1,18 @@
 import { MessageChangesService } from './message-changes.service.js';
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
-import { SharedInvalidation } from '../common/cache/shared-invalidation.js';
-import { NotFoundError } from '../common/errors/domain-error.js';
-import { AppConfig } from '../config/app-config.js';
-import { SendGovernor } from '../governor/send-governor.service.js';
-import { Outbox } from '../queue/outbox.service.js';
-import { Retention } from '../queue/retention.service.js';
-import { backoffDelay } from '../queue/retry-later.js';
+import { SharedInvalidation } from '../../common/cache/shared-invalidation.js';
+import { NotFoundError } from '../../common/errors/domain-error.js';
+import { AppConfig } from '../../config/app-config.js';
+import { SendGovernor } from '../../governor/send-governor.service.js';
+import { Outbox } from '../../queue/outbox.service.js';
+import { Retention } from '../../queue/retention.service.js';
+import { backoffDelay } from '../../queue/retry-later.js';
 import { readNotification, type CloudWebhookNotification, type MessageChange } from './cloud-webhook.js';
 import { InboundService, type InboundMessage } from './inbound.service.js';
-import { StatusService } from './status.service.js';
+import { StatusService } from '../outbound/status.service.js';
 import { WhatsAppContactsService } from './whatsapp-contacts.service.js';
 import { WhatsAppIntakeRepository, type ClaimedRow, type IntakeEntry } from './whatsapp-intake.repository.js';
-import { inTransaction } from '../database/transactions.js';
+import { inTransaction } from '../../database/transactions.js';
 
 /** Edge: at most this many INSERTs at once; requests arriving meanwhile go into the next one (one statement for many). */
 const MAX_WRITES_IN_FLIGHT = 2;

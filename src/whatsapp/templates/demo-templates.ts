@@ -1,4 +1,4 @@
-import type { TemplateDefinitionDto } from './dto/template-definition.dto.js';
+import type { TemplateDefinitionDto } from '../dto/template-definition.dto.js';
 
 /**
  * The templates the demo seed puts on its sandbox channel, so that the Send Template examples of the

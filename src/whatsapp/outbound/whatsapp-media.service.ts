@@ -2,16 +2,16 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { Injectable } from '@nestjs/common';
-import type { Channel } from '../channels/channel.entity.js';
-import { Ffmpeg, FfmpegError, SAFE_INPUT_OPTIONS } from '../media/ffmpeg.js';
-import type { StoredMedia } from '../storage/media-storage.js';
-import { MediaStorage } from '../storage/media-storage.js';
-import { MediaNotFound } from '../storage/storage.errors.js';
-import { removeQuietly, StoragePaths } from '../storage/storage-paths.js';
+import type { Channel } from '../../channels/channel.entity.js';
+import { Ffmpeg, FfmpegError, SAFE_INPUT_OPTIONS } from '../../media/ffmpeg.js';
+import type { StoredMedia } from '../../storage/media-storage.js';
+import { MediaStorage } from '../../storage/media-storage.js';
+import { MediaNotFound } from '../../storage/storage.errors.js';
+import { removeQuietly, StoragePaths } from '../../storage/storage-paths.js';
 import type { MediaById } from './free-form-message.js';
-import type { MediaUpload, UploadOutcome, WhatsAppProvider } from './providers/whatsapp-provider.js';
+import type { MediaUpload, UploadOutcome, WhatsAppProvider } from '../providers/whatsapp-provider.js';
 import { WhatsAppMediaUploadsRepository } from './whatsapp-media-uploads.repository.js';
-import { MediaTypeMismatch } from './whatsapp.errors.js';
+import { MediaTypeMismatch } from '../whatsapp.errors.js';
 
 /** Meta keeps an uploaded file 30 days. */
 const UPLOAD_LIFETIME_MS = 30 * 24 * 3600 * 1000;

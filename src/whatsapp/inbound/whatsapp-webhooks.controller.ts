@@ -1,7 +1,7 @@
 import { Controller, Get, Header, Param, Query } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { Public } from '../auth/public.decorator.js';
-import { ParseIdPipe } from '../common/http/uuid-param.pipe.js';
+import { Public } from '../../auth/public.decorator.js';
+import { ParseIdPipe } from '../../common/http/uuid-param.pipe.js';
 import { WhatsAppWebhooksService } from './whatsapp-webhooks.service.js';
 
 /**

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { deleteBatch } from '../database/sql-helpers.js';
-import { WorkspaceScopedRepository } from '../database/workspace-scoped.repository.js';
+import { deleteBatch } from '../../database/sql-helpers.js';
+import { WorkspaceScopedRepository } from '../../database/workspace-scoped.repository.js';
 import { SendClaim } from './send-claim.entity.js';
 
 /**

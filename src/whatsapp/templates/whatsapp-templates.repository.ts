@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { newId } from '../common/id.js';
-import type { PagedResult } from '../common/paging/paged-result.js';
-import { pageWithTotal } from '../common/paging/page-with-total.js';
-import { likePattern } from '../database/sql-helpers.js';
-import { WorkspaceScopedRepository } from '../database/workspace-scoped.repository.js';
-import type { ListTemplatesQueryDto } from './dto/template.dto.js';
+import { newId } from '../../common/id.js';
+import type { PagedResult } from '../../common/paging/paged-result.js';
+import { pageWithTotal } from '../../common/paging/page-with-total.js';
+import { likePattern } from '../../database/sql-helpers.js';
+import { WorkspaceScopedRepository } from '../../database/workspace-scoped.repository.js';
+import type { ListTemplatesQueryDto } from '../dto/template.dto.js';
 import { WhatsAppTemplate, type TemplateComponent } from './whatsapp-template.entity.js';
 
 /** A template as a WhatsApp Business Account lists it. */

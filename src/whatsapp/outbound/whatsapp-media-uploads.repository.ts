@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { newId } from '../common/id.js';
-import { inTransaction } from '../database/transactions.js';
-import { WorkspaceScopedRepository } from '../database/workspace-scoped.repository.js';
+import { newId } from '../../common/id.js';
+import { inTransaction } from '../../database/transactions.js';
+import { WorkspaceScopedRepository } from '../../database/workspace-scoped.repository.js';
 import { WhatsAppMediaUpload } from './whatsapp-media-upload.entity.js';
 
 @Injectable()

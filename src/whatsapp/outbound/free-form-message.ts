@@ -10,10 +10,10 @@ import type {
   SendLocationDto,
   SendTextDto,
   SendVideoDto,
-} from './dto/send-message.dto.js';
-import { DuplicateButtonIds, InvalidSendField } from './whatsapp.errors.js';
-import type { LocationInfo } from '../conversations/conversation-event.entity.js';
-import type { MediaType } from '../storage/media-file.entity.js';
+} from '../dto/send-message.dto.js';
+import { DuplicateButtonIds, InvalidSendField } from '../whatsapp.errors.js';
+import type { LocationInfo } from '../../conversations/conversation-event.entity.js';
+import type { MediaType } from '../../storage/media-file.entity.js';
 
 export type FreeFormMessageType = 'Text' | 'Image' | 'Audio' | 'Video' | 'Document' | 'Interactive' | 'Location' | 'Contact' | 'Reaction';
 

@@ -1,8 +1,8 @@
 import type { RawBodyRequest } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyRequest } from 'fastify';
-import { ErrorEnvelopeFilter } from '../common/errors/error-envelope.filter.js';
-import { ParseIdPipe } from '../common/http/uuid-param.pipe.js';
+import { ErrorEnvelopeFilter } from '../../common/errors/error-envelope.filter.js';
+import { ParseIdPipe } from '../../common/http/uuid-param.pipe.js';
 import { WhatsAppWebhooksService } from './whatsapp-webhooks.service.js';
 
 /**

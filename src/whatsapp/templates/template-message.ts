@@ -1,6 +1,6 @@
-import type { ParameterValueDto, TemplateParameterDto } from './dto/send-template.dto.js';
+import type { ParameterValueDto, TemplateParameterDto } from '../dto/send-template.dto.js';
 import type { TemplateComponent, TemplateHeaderFormat, WhatsAppTemplate } from './whatsapp-template.entity.js';
-import { TemplateParametersMismatch } from './whatsapp.errors.js';
+import { TemplateParametersMismatch } from '../whatsapp.errors.js';
 
 /** A WhatsApp Cloud API template parameter. */
 export type CloudParameter =

@@ -1,14 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { Actor } from '../auth/principal.js';
-import type { Contact } from '../contacts/contact.entity.js';
-import { ContactConsent } from '../contacts/contact-consent.service.js';
-import { ContactIdentity, whatsAppMatchesAmong, type WhatsAppIdentity } from '../contacts/contact-identity.service.js';
-import { ContactsService } from '../contacts/contacts.service.js';
-import { inTransaction, Transactional } from '../database/transactions.js';
-import { ConversationsService } from '../conversations/conversations.service.js';
-import { WebhookEventType } from '../queue/queue-names.js';
-import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
-import { NotFoundError } from '../common/errors/domain-error.js';
+import type { Actor } from '../../auth/principal.js';
+import type { Contact } from '../../contacts/contact.entity.js';
+import { ContactConsent } from '../../contacts/contact-consent.service.js';
+import { ContactIdentity, whatsAppMatchesAmong, type WhatsAppIdentity } from '../../contacts/contact-identity.service.js';
+import { ContactsService } from '../../contacts/contacts.service.js';
+import { inTransaction, Transactional } from '../../database/transactions.js';
+import { ConversationsService } from '../../conversations/conversations.service.js';
+import { WebhookEventType } from '../../queue/queue-names.js';
+import { WebhookPublisher } from '../../webhooks/webhook-publisher.js';
+import { NotFoundError } from '../../common/errors/domain-error.js';
 import type { MarketingPreference } from './cloud-webhook.js';
 import type { IdentityUpdate } from './inbound-message.js';
 

@@ -1,6 +1,6 @@
-import type { LocationInfo } from '../conversations/conversation-event.entity.js';
-import { EventDirection, EventSourceType } from '../conversations/conversation-enums.js';
-import { TimestampFormat } from '../common/time/timestamp-format.js';
+import type { LocationInfo } from '../../conversations/conversation-event.entity.js';
+import { EventDirection, EventSourceType } from '../../conversations/conversation-enums.js';
+import { TimestampFormat } from '../../common/time/timestamp-format.js';
 
 /**
  * The timeline event an accepted WhatsApp send records: Pending, or Scheduled with its

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { newId } from '../common/id.js';
-import type { PagedRequestDto } from '../common/paging/paged-request.dto.js';
-import type { PagedResult } from '../common/paging/paged-result.js';
-import { pageWithTotal } from '../common/paging/page-with-total.js';
-import { deleteBatch } from '../database/sql-helpers.js';
-import { WorkspaceScopedRepository } from '../database/workspace-scoped.repository.js';
+import { newId } from '../../common/id.js';
+import type { PagedRequestDto } from '../../common/paging/paged-request.dto.js';
+import type { PagedResult } from '../../common/paging/paged-result.js';
+import { pageWithTotal } from '../../common/paging/page-with-total.js';
+import { deleteBatch } from '../../database/sql-helpers.js';
+import { WorkspaceScopedRepository } from '../../database/workspace-scoped.repository.js';
 import { SandboxMessage } from './sandbox-message.entity.js';
 
 @Injectable()

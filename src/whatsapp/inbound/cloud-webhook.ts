@@ -1,8 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { toE164 } from '../common/phone/phone-number.js';
-import type { ReferralInfo } from '../conversations/message-details.js';
+import { toE164 } from '../../common/phone/phone-number.js';
+import type { ReferralInfo } from '../../conversations/message-details.js';
 import type { IdentityUpdate, InboundMessage, SharedContact } from './inbound-message.js';
-import { describeCloudError } from './providers/cloud-api-errors.js';
+import { describeCloudError } from '../providers/cloud-api-errors.js';
 
 /** A user's entry in a notification's `contacts`: profile name, phone (`wa_id`) and business-scoped ids. */
 export interface CloudContact {

@@ -1,17 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import type { Channel } from '../channels/channel.entity.js';
-import { ChannelsService } from '../channels/channels.service.js';
-import { TimestampFormat } from '../common/time/timestamp-format.js';
-import { MessageEvents, type MovedEvent, type OutboundEventRef } from '../conversations/message-events.service.js';
-import { Outbox } from '../queue/outbox.service.js';
-import { WebhookKind } from '../webhooks/webhook-kind.js';
-import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
-import type { StatusUpdate } from './cloud-webhook.js';
-import { messageWebhookPayload } from './message-webhook.js';
-import { ContactsService } from '../contacts/contacts.service.js';
-import { WhatsAppContactsService } from './whatsapp-contacts.service.js';
-import { RECIPIENT_OPTED_OUT } from './providers/cloud-api-errors.js';
-import { inTransaction } from '../database/transactions.js';
+import type { Channel } from '../../channels/channel.entity.js';
+import { ChannelsService } from '../../channels/channels.service.js';
+import { TimestampFormat } from '../../common/time/timestamp-format.js';
+import { MessageEvents, type MovedEvent, type OutboundEventRef } from '../../conversations/message-events.service.js';
+import { Outbox } from '../../queue/outbox.service.js';
+import { WebhookKind } from '../../webhooks/webhook-kind.js';
+import { WebhookPublisher } from '../../webhooks/webhook-publisher.js';
+import type { StatusUpdate } from '../inbound/cloud-webhook.js';
+import { messageWebhookPayload } from '../message-webhook.js';
+import { ContactsService } from '../../contacts/contacts.service.js';
+import { WhatsAppContactsService } from '../inbound/whatsapp-contacts.service.js';
+import { RECIPIENT_OPTED_OUT } from '../providers/cloud-api-errors.js';
+import { inTransaction } from '../../database/transactions.js';
 
 type Status = StatusUpdate['status'];
 

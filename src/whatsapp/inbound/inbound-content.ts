@@ -1,5 +1,5 @@
-import type { LocationInfo } from '../conversations/conversation-event.entity.js';
-import type { StoredMedia } from '../storage/media-storage.js';
+import type { LocationInfo } from '../../conversations/conversation-event.entity.js';
+import type { StoredMedia } from '../../storage/media-storage.js';
 import {
   INBOUND_KINDS,
   isMediaKind,
@@ -8,7 +8,7 @@ import {
   type InboundMessage,
   type WhatsAppMessageType,
 } from './inbound-message.js';
-import type { WhatsAppMessageWebhookPayload } from './message-webhook.js';
+import type { WhatsAppMessageWebhookPayload } from '../message-webhook.js';
 
 /** What an inbound message becomes: the timeline event's body, attachment and location, and the webhook's type-specific fields. */
 export interface InboundContent {

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { currentManager } from '../database/transactions.js';
-import { newId } from '../common/id.js';
-import { deleteBatch } from '../database/sql-helpers.js';
+import { currentManager } from '../../database/transactions.js';
+import { newId } from '../../common/id.js';
+import { deleteBatch } from '../../database/sql-helpers.js';
 import { WhatsAppIntakeRow } from './whatsapp-intake.entity.js';
 
 /** A notification to write: the channel it came through and its body as Meta posted it. */

@@ -1,16 +1,16 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdminKeyGuard } from '../admin/admin-key.guard.js';
-import { Public } from '../auth/public.decorator.js';
-import { ParseIdPipe } from '../common/http/uuid-param.pipe.js';
-import { PagedRequestDto } from '../common/paging/paged-request.dto.js';
-import { mapPage, PagedResultOf, type PagedResult } from '../common/paging/paged-result.js';
-import { SandboxMessageDto, ServiceAccountTemplateDto } from './dto/template.dto.js';
-import { TemplateDefinitionDto } from './dto/template-definition.dto.js';
+import { AdminKeyGuard } from '../../admin/admin-key.guard.js';
+import { Public } from '../../auth/public.decorator.js';
+import { ParseIdPipe } from '../../common/http/uuid-param.pipe.js';
+import { PagedRequestDto } from '../../common/paging/paged-request.dto.js';
+import { mapPage, PagedResultOf, type PagedResult } from '../../common/paging/paged-result.js';
+import { SandboxMessageDto, ServiceAccountTemplateDto } from '../dto/template.dto.js';
+import { TemplateDefinitionDto } from '../dto/template-definition.dto.js';
 import { TemplatesService } from './templates.service.js';
-import { InboundService } from './inbound.service.js';
-import { SandboxWhatsAppProvider } from './providers/sandbox.provider.js';
-import { SandboxInboundDto, SandboxUserPreferenceDto } from './dto/sandbox-inbound.dto.js';
+import { InboundService } from '../inbound/inbound.service.js';
+import { SandboxWhatsAppProvider } from '../providers/sandbox.provider.js';
+import { SandboxInboundDto, SandboxUserPreferenceDto } from '../dto/sandbox-inbound.dto.js';
 
 const ChannelId = () => Param('channelId', new ParseIdPipe('Channels:Channel'));
 

@@ -1,17 +1,17 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ChannelsService } from '../channels/channels.service.js';
-import type { ConversationEvent } from '../conversations/conversation-event.entity.js';
-import { MessageEvents, type MessageContentPatch } from '../conversations/message-events.service.js';
-import { EventDirection } from '../conversations/conversation-enums.js';
-import { Outbox } from '../queue/outbox.service.js';
-import { MediaStorage } from '../storage/media-storage.js';
-import { WebhookKind } from '../webhooks/webhook-kind.js';
-import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
+import { ChannelsService } from '../../channels/channels.service.js';
+import type { ConversationEvent } from '../../conversations/conversation-event.entity.js';
+import { MessageEvents, type MessageContentPatch } from '../../conversations/message-events.service.js';
+import { EventDirection } from '../../conversations/conversation-enums.js';
+import { Outbox } from '../../queue/outbox.service.js';
+import { MediaStorage } from '../../storage/media-storage.js';
+import { WebhookKind } from '../../webhooks/webhook-kind.js';
+import { WebhookPublisher } from '../../webhooks/webhook-publisher.js';
 import type { MessageChange } from './cloud-webhook.js';
 import { inboundContent } from './inbound-content.js';
 import { InboundService } from './inbound.service.js';
-import { eventWebhookPayload } from './message-webhook.js';
-import { inTransaction } from '../database/transactions.js';
+import { eventWebhookPayload } from '../message-webhook.js';
+import { inTransaction } from '../../database/transactions.js';
 
 /**
  * Edits and deletions of earlier WhatsApp messages (API.md §14): by the customer, or by the business

@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { ChannelsService, RECENT_TTL_MS } from '../channels/channels.service.js';
-import type { Channel } from '../channels/channel.entity.js';
-import { newId } from '../common/id.js';
-import type { PagedResult } from '../common/paging/paged-result.js';
-import { pgError } from '../database/pg-errors.js';
-import type { ListTemplatesQueryDto } from './dto/template.dto.js';
-import { toTemplateComponents, type TemplateDefinitionDto } from './dto/template-definition.dto.js';
-import { CloudApiWhatsAppProvider, STALE_CURSOR } from './providers/cloud-api.provider.js';
-import { SharedInvalidation } from '../common/cache/shared-invalidation.js';
+import { ChannelsService, RECENT_TTL_MS } from '../../channels/channels.service.js';
+import type { Channel } from '../../channels/channel.entity.js';
+import { newId } from '../../common/id.js';
+import type { PagedResult } from '../../common/paging/paged-result.js';
+import { pgError } from '../../database/pg-errors.js';
+import type { ListTemplatesQueryDto } from '../dto/template.dto.js';
+import { toTemplateComponents, type TemplateDefinitionDto } from '../dto/template-definition.dto.js';
+import { CloudApiWhatsAppProvider, STALE_CURSOR } from '../providers/cloud-api.provider.js';
+import { SharedInvalidation } from '../../common/cache/shared-invalidation.js';
 import type { WhatsAppTemplate } from './whatsapp-template.entity.js';
 import { WhatsAppTemplatesRepository, type AccountTemplate } from './whatsapp-templates.repository.js';
 import {
@@ -18,7 +18,7 @@ import {
   NotASandboxChannel,
   TemplateNotFound,
   TemplateSyncFailed,
-} from './whatsapp.errors.js';
+} from '../whatsapp.errors.js';
 
 /** One page of `GET /{waba-id}/message_templates`. */
 export interface GraphTemplatePage {
