@@ -1,7 +1,7 @@
 import { createServer as createTcpServer, type Socket } from 'node:net';
 import { createServer } from 'node:http';
 import { inTransaction } from '../../src/database/transactions.js';
-import { WebhookEventType } from '../../src/queue/queue-names.js';
+import { WebhookEventType } from '../../src/webhooks/webhook-kind.js';
 import { WebhookPublisher } from '../../src/webhooks/webhook-publisher.js';
 import { spawnWorker, type BenchContext } from '../context.js';
 import { freePort, NodeProcess } from '../harness.js';

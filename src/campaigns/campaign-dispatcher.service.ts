@@ -10,7 +10,7 @@ import { TemplateBatchSender, type TemplateBatchItem, type TemplateBatchOutcome 
 import { inLanes } from '../common/batching/in-lanes.js';
 import { ContactNotFound } from '../contacts/contacts.errors.js';
 import type { Contact } from '../contacts/contact.entity.js';
-import { MESSAGING_LIMIT_REACHED } from '../whatsapp/whatsapp.errors.js';
+import { MESSAGING_LIMIT_REACHED } from '../governor/governor.errors.js';
 import { OutboundIvrService } from '../outbound-ivr/outbound-ivr.service.js';
 import type { Campaign, CampaignIvr, CampaignTemplate } from './campaign.entity.js';
 import { EmptyPlaceholderError, fillParameters, propertyNames } from './campaign-parameters.js';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Actor, Principal } from '../auth/principal.js';
-import { WebhookEventType } from '../queue/queue-names.js';
+import { WebhookEventType } from '../webhooks/webhook-kind.js';
 import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
 import { ContactViews } from './contact-views.js';
 import { ContactHistoryRepository } from './contact-history.repository.js';

@@ -65,15 +65,4 @@ export class ContactHistoryRepository extends WorkspaceScopedRepository<ContactH
       .addOrderBy('h.id', 'DESC');
     return pageWithTotal(qb, skip, take);
   }
-
-  /** Hands a contact's history to another contact of the workspace (a merge); returns how many entries moved. */
-  async moveToContact(workspaceId: string, fromContactId: string, toContactId: string): Promise<number> {
-    const [row] = await this.sql<{ moved: number }>(
-      workspaceId,
-      `WITH moved AS (UPDATE contact_history SET contact_id = $3 WHERE workspace_id = $1 AND contact_id = $2 RETURNING 1)
-       SELECT count(*)::int AS moved FROM moved`,
-      [fromContactId, toContactId],
-    );
-    return row.moved;
-  }
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { QueryDeepPartialEntity } from 'typeorm';
 import type { Actor } from '../auth/principal.js';
 import { newId } from '../common/id.js';
-import { WebhookEventType } from '../queue/queue-names.js';
+import { WebhookEventType } from '../webhooks/webhook-kind.js';
 import { ContactChanges } from './contact-changes.service.js';
 import { ContactHistoryRepository } from './contact-history.repository.js';
 import { builtInChanges } from './contact-history.js';
@@ -165,9 +165,9 @@ export class ContactIdentity {
   async absorb(actor: Actor, survivor: Contact, merged: Contact): Promise<AbsorbedContact> {
     const workspaceId = survivor.workspaceId;
     const [propertiesMoved, notesMoved, historyMoved] = [
-      await this.values.moveToContact(workspaceId, merged.id, survivor.id),
-      await this.notes.moveToContact(workspaceId, merged.id, survivor.id),
-      await this.historyEntries.moveToContact(workspaceId, merged.id, survivor.id),
+      (await this.values.moveToContact(workspaceId, merged.id, survivor.id)).length,
+      (await this.notes.moveToContact(workspaceId, merged.id, survivor.id)).length,
+      (await this.historyEntries.moveToContact(workspaceId, merged.id, survivor.id)).length,
     ];
     await this.contacts.delete(workspaceId, { id: merged.id });
     const namedByIds = [survivor.whatsAppUserId, survivor.whatsAppUsername, survivor.phoneNumber].includes(survivor.name);

@@ -36,15 +36,4 @@ export class ContactNotesRepository extends WorkspaceScopedRepository<ContactNot
   ofContacts(workspaceId: string, contactIds: readonly string[]): Promise<ContactNote[]> {
     return this.selectEntities(workspaceId, 'AND contact_id = ANY($2) ORDER BY creation_time, id', [contactIds]);
   }
-
-  /** Hands a contact's notes to another contact of the workspace (a merge); returns how many moved. */
-  async moveToContact(workspaceId: string, fromContactId: string, toContactId: string): Promise<number> {
-    const [row] = await this.sql<{ moved: number }>(
-      workspaceId,
-      `WITH moved AS (UPDATE contact_notes SET contact_id = $3 WHERE workspace_id = $1 AND contact_id = $2 RETURNING 1)
-       SELECT count(*)::int AS moved FROM moved`,
-      [fromContactId, toContactId],
-    );
-    return row.moved;
-  }
 }

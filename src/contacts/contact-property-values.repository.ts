@@ -37,6 +37,9 @@ export class ContactPropertyValuesRepository extends WorkspaceScopedRepository<C
     super(repository);
   }
 
+  /** A merge keeps the value of a property the surviving contact has already. */
+  protected override readonly contactMove = { unlessTargetHas: 'property_definition_id' };
+
   /** The values of these contacts, in one query. */
   ofContacts(workspaceId: string, contactIds: readonly string[]): Promise<ContactPropertyValue[]> {
     return this.selectEntities(workspaceId, 'AND contact_id = ANY($2)', [contactIds]);
@@ -137,24 +140,5 @@ export class ContactPropertyValuesRepository extends WorkspaceScopedRepository<C
       `SELECT v.${column} AS value, count(*)::int AS count ${scope} GROUP BY v.${column} ORDER BY count(*) DESC, v.${column} ASC ${limit}`,
       params,
     );
-  }
-
-  /**
-   * Hands a contact's property values to another contact of the workspace (a merge): a property the
-   * other contact has a value for keeps that value. Returns how many values moved.
-   */
-  async moveToContact(workspaceId: string, fromContactId: string, toContactId: string): Promise<number> {
-    const [row] = await this.sql<{ moved: number }>(
-      workspaceId,
-      `WITH moved AS (
-         UPDATE contact_property_values v SET contact_id = $3
-          WHERE v.workspace_id = $1 AND v.contact_id = $2
-            AND NOT EXISTS (SELECT 1 FROM contact_property_values s
-                             WHERE s.workspace_id = $1 AND s.contact_id = $3 AND s.property_definition_id = v.property_definition_id)
-          RETURNING 1)
-       SELECT count(*)::int AS moved FROM moved`,
-      [fromContactId, toContactId],
-    );
-    return row.moved;
   }
 }

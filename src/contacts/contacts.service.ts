@@ -6,7 +6,7 @@ import type { PagedResult } from '../common/paging/paged-result.js';
 import { newId } from '../common/id.js';
 import { pgError } from '../database/pg-errors.js';
 import { inTransaction, Transactional } from '../database/transactions.js';
-import { WebhookEventType } from '../queue/queue-names.js';
+import { WebhookEventType } from '../webhooks/webhook-kind.js';
 import { TagsService } from '../tags/tags.service.js';
 import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
 import { ContactChanges } from './contact-changes.service.js';

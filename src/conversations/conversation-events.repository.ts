@@ -376,15 +376,4 @@ export class ConversationEventsRepository extends WorkspaceScopedRepository<Conv
     );
     return new Set(rows.map((row) => row.contact_id));
   }
-
-  /** Hands a contact's timeline events to another contact of the workspace (a merge, with their conversations); returns how many moved. */
-  async moveToContact(workspaceId: string, fromContactId: string, toContactId: string): Promise<number> {
-    const [row] = await this.sql<{ moved: number }>(
-      workspaceId,
-      `WITH moved AS (UPDATE conversation_events SET contact_id = $3 WHERE workspace_id = $1 AND contact_id = $2 RETURNING 1)
-       SELECT count(*)::int AS moved FROM moved`,
-      [fromContactId, toContactId],
-    );
-    return row.moved;
-  }
 }

@@ -228,7 +228,7 @@ export class ConversationsRepository extends WorkspaceScopedRepository<Conversat
    * an open conversation on a channel, the moving one is closed first: a contact has one open
    * conversation per channel. Returns the ids of the conversations moved.
    */
-  async moveToContact(workspaceId: string, fromContactId: string, toContactId: string): Promise<string[]> {
+  override async moveToContact(workspaceId: string, fromContactId: string, toContactId: string): Promise<string[]> {
     await this.sql(
       workspaceId,
       `UPDATE conversations l SET status = ${ConversationStatus.Closed}
@@ -237,11 +237,6 @@ export class ConversationsRepository extends WorkspaceScopedRepository<Conversat
                          AND s.channel_id = l.channel_id AND s.status = ${ConversationStatus.Open})`,
       [fromContactId, toContactId],
     );
-    const moved = await this.sql<{ id: string }>(
-      workspaceId,
-      'UPDATE conversations SET contact_id = $3 WHERE workspace_id = $1 AND contact_id = $2 RETURNING id',
-      [fromContactId, toContactId],
-    );
-    return moved.map((row) => row.id);
+    return super.moveToContact(workspaceId, fromContactId, toContactId);
   }
 }

@@ -5,7 +5,7 @@ import { ChannelsService } from '../channels/channels.service.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
 import { ContactIdentity } from '../contacts/contact-identity.service.js';
 import { pgError } from '../database/pg-errors.js';
-import { WebhookEventType } from '../queue/queue-names.js';
+import { WebhookEventType } from '../webhooks/webhook-kind.js';
 import { TagsService } from '../tags/tags.service.js';
 import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
 import { ConversationViews } from './conversation-views.js';
@@ -96,10 +96,6 @@ export class ConversationsService {
     return new Map([...found].map(([contactId, id]) => [contactId, { id, workspaceId, channelId, contactId }]));
   }
 
-  /**
-   * Hands a contact's conversations and their timeline to another contact, in the caller's
-   * transaction (a merge of two contacts). Returns what moved.
-   */
   /** Keeps the first click-to-WhatsApp referral of each conversation (ConversationDto.referral, a List Conversations filter). */
   async keepFirstReferrals(
     workspaceId: string,
@@ -108,13 +104,17 @@ export class ConversationsService {
     await this.conversations.keepFirstReferrals(workspaceId, referrals);
   }
 
+  /**
+   * Hands a contact's conversations and their timeline to another contact, in the caller's
+   * transaction (a merge of two contacts). Returns what moved.
+   */
   async moveToContact(
     workspaceId: string,
     fromContactId: string,
     toContactId: string,
   ): Promise<{ conversationIds: string[]; events: number }> {
     const conversationIds = await this.conversations.moveToContact(workspaceId, fromContactId, toContactId);
-    const events = await this.events.moveToContact(workspaceId, fromContactId, toContactId);
+    const events = (await this.events.moveToContact(workspaceId, fromContactId, toContactId)).length;
     return { conversationIds, events };
   }
 

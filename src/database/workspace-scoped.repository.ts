@@ -147,6 +147,33 @@ export abstract class WorkspaceScopedRepository<E extends WorkspaceOwned> {
     return found.map((row) => rows.entityOf(row));
   }
 
+  /**
+   * What {@link moveToContact} keeps: with `unlessTargetHas`, a row whose column of that name the
+   * other contact already has a row for stays where it is (a property value the survivor has).
+   */
+  protected readonly contactMove: { unlessTargetHas?: string } = {};
+
+  /**
+   * Hands a contact's rows to another contact of the workspace (a merge of two contacts), for
+   * tables with a `contact_id`; the ids of the rows moved. The one implementation every
+   * contact-owned table uses.
+   */
+  async moveToContact(workspaceId: string, fromContactId: string, toContactId: string): Promise<string[]> {
+    if (!this.base.metadata.findColumnWithDatabaseName('contact_id')) throw new Error(`${this.entityName} has no contact_id`);
+    const column = this.contactMove.unlessTargetHas;
+    const keep = column
+      ? ` AND NOT EXISTS (SELECT 1 FROM ${this.rows.table} s WHERE s.workspace_id = $1 AND s.contact_id = $3 AND s.${column} = m.${column})`
+      : '';
+    const moved = await this.sql<{ id: string }>(
+      workspaceId,
+      // A SELECT over the UPDATE: TypeORM answers a bare UPDATE … RETURNING as [rows, count].
+      `WITH moved AS (UPDATE ${this.rows.table} m SET contact_id = $3 WHERE m.workspace_id = $1 AND m.contact_id = $2${keep} RETURNING m.id)
+       SELECT id FROM moved`,
+      [fromContactId, toContactId],
+    );
+    return moved.map((row) => row.id);
+  }
+
   /** The entity's INSERT as plain SQL from its first parameter on (see {@link EntityRows.insertOf}), its text built once. */
   protected insertOf(entity: E, firstParam = 1): { sql: string; params: unknown[] } {
     return this.rows.insertOf(entity, firstParam);

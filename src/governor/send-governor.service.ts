@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config.js';
 import { ONE_SECOND_WINDOW_MS, RateLimiter, SLIDING_LOG_LUA, type CheckMode } from '../common/rate/rate-limiter.js';
-import { MessagingLimitReached } from '../whatsapp/whatsapp.errors.js';
+import { MessagingLimitReached } from './governor.errors.js';
 import { ChannelLimitsService, type GovernedChannel } from './channel-limits.service.js';
 import type { Limits } from './channel-limits.entity.js';
 import { LocalSendWindow } from './local-send-window.js';

@@ -54,24 +54,7 @@ export const QUEUE_OF_JOB: Record<JobName, QueueName> = {
 export const ALL_QUEUES: QueueName[] = Object.values(QueueName);
 
 /**
- * Domain and operational events for a workspace's webhook endpoints (API.md §11.1), by type, besides
- * the three original kinds of {@link WebhookKind}. Each is written in the transaction of its change,
- * as one delivery row (and outbox job) per endpoint that takes it. Persistent: never renamed.
- */
-export enum WebhookEventType {
-  ContactCreated = 'contact.created',
-  ContactUpdated = 'contact.updated',
-  ContactDeleted = 'contact.deleted',
-  ContactMerged = 'contact.merged',
-  ConversationCreated = 'conversation.created',
-  ConversationAssigned = 'conversation.assigned',
-  ConversationStatusChanged = 'conversation.status_changed',
-  ConversationTagsChanged = 'conversation.tags_changed',
-  WebhookEndpointDisabled = 'webhook_endpoint.disabled',
-}
-
-/**
- * The outbox queue on which an earlier version wrote {@link WebhookEventType} events without
+ * The outbox queue on which an earlier version wrote `WebhookEventType` events without
  * delivering them; migration 1795282000000 clears its rows (no endpoint existed to take them).
  */
 export const WEBHOOK_EVENTS_QUEUE = 'webhook-events';

@@ -1,11 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../config/app-config.js';
 import { Outbox } from '../queue/outbox.service.js';
-import { JobName, WebhookEventType } from '../queue/queue-names.js';
+import { JobName } from '../queue/queue-names.js';
 import type { ClaimedDelivery } from './webhook-deliveries.repository.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository.js';
-import { WebhookDeliveryStatus } from './webhook-kind.js';
+import { WebhookDeliveryStatus, WebhookEventType } from './webhook-kind.js';
 import { WebhookPublisher } from './webhook-publisher.js';
 import { EndpointPresence } from './endpoint-presence.js';
 import { inTransaction } from '../database/transactions.js';

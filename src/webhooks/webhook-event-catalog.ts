@@ -4,7 +4,6 @@ import { ContactDto } from '../contacts/dto/contact.dto.js';
 import { ConversationDto } from '../conversations/dto/conversation.dto.js';
 import { OutboundIvrWebhookPayload } from '../outbound-ivr/dto/outbound-ivr-request.dto.js';
 import { finishComponentSchemas } from '../openapi/component-schemas.js';
-import { WebhookEventType } from '../queue/queue-names.js';
 import {
   CallWebhookPayload,
   ContactMergedEventData,
@@ -12,7 +11,7 @@ import {
   WebhookEndpointDisabledEventData,
   WhatsAppMessageWebhook,
 } from './dto/webhook-event-data.dto.js';
-import { WebhookKind } from './webhook-kind.js';
+import { WebhookKind, WebhookEventType } from './webhook-kind.js';
 import { UnknownEventType } from './webhooks.errors.js';
 
 /** One event type of the catalog: what it is and the class its `data` is. */

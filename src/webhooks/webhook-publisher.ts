@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { newId } from '../common/id.js';
-import type { WebhookEventData, WebhookEventEnvelope } from '../queue/job-payloads.js';
+import type { WebhookEventData, WebhookEventEnvelope } from './webhook-events.js';
 import { Outbox, type OutboxRow } from '../queue/outbox.service.js';
-import { JobName, type WebhookEventType } from '../queue/queue-names.js';
+import { JobName } from '../queue/queue-names.js';
+import { type WebhookEventType } from './webhook-kind.js';
 import { WebhookDeliveriesRepository, type EventToFanOut } from './webhook-deliveries.repository.js';
 import type { WebhookKind } from './webhook-kind.js';
 import { EndpointPresence } from './endpoint-presence.js';

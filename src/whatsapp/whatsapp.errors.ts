@@ -42,16 +42,3 @@ export const TemplateSyncFailed = (message: string) => new ValidationError('What
 /** An injected sandbox message without what its type needs; `members` names the fields. */
 export const InvalidSandboxMessage = (message: string, members: string[]) =>
   new ValidationError('WhatsApp:InvalidSandboxMessage', message, { validationErrors: [{ message, members }] });
-/** The code of {@link MessagingLimitReached}, for features that pause on it (campaigns) rather than answer it. */
-export const MESSAGING_LIMIT_REACHED = 'WhatsApp:MessagingLimitReached';
-/**
- * A business-initiated send to a new recipient while the channel's messaging limit (API.md §13) is
- * reached: 429, with Retry-After the time until the oldest recipient counted leaves the rolling 24 h.
- */
-export const MessagingLimitReached = (limit: number, retryAfterMs: number) =>
-  new DomainError(
-    MESSAGING_LIMIT_REACHED,
-    `The channel reached its messaging limit: ${limit} unique recipients of business-initiated conversations in the last 24 hours. A recipient already messaged in that time can still be sent to.`,
-    ErrorKind.RateLimited,
-    { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) } },
-  );

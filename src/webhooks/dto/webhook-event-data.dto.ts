@@ -3,7 +3,7 @@ import { ContactDto } from '../../contacts/dto/contact.dto.js';
 import { EditedVersionDto, ReferralDto, ReferredProductDto, ReplyToDto } from '../../conversations/dto/message-details.dto.js';
 import { MESSAGE_SOURCES, type MessageSource } from '../../conversations/message-details.js';
 import type { WhatsAppMessageWebhookPayload } from '../../whatsapp/message-webhook.js';
-import type { ContactChange, WebhookEndpointDisabledData } from '../../queue/job-payloads.js';
+import type { ContactChange, WebhookEndpointDisabledData } from '../webhook-events.js';
 
 /** The schemas of the events' `data` (API.md §11.1) that have no response DTO of their own. */
 

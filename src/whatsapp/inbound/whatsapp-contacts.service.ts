@@ -6,7 +6,7 @@ import { ContactIdentity, whatsAppMatchesAmong, type WhatsAppIdentity } from '..
 import { ContactsService } from '../../contacts/contacts.service.js';
 import { inTransaction, Transactional } from '../../database/transactions.js';
 import { ConversationsService } from '../../conversations/conversations.service.js';
-import { WebhookEventType } from '../../queue/queue-names.js';
+import { WebhookEventType } from '../../webhooks/webhook-kind.js';
 import { WebhookPublisher } from '../../webhooks/webhook-publisher.js';
 import { NotFoundError } from '../../common/errors/domain-error.js';
 import type { MarketingPreference } from './cloud-webhook.js';

@@ -23,7 +23,7 @@ import type { FinalSendOutcome, MarkReadOutcome, SendOutcome, WhatsAppProvider }
 import { SEND_CLAIM_LEASE_MS, SendClaimsRepository } from './send-claims.repository.js';
 import { StatusService, type StatusChange } from './status.service.js';
 import { WhatsAppMediaService } from './whatsapp-media.service.js';
-import { MESSAGING_LIMIT_REACHED } from '../whatsapp.errors.js';
+import { MESSAGING_LIMIT_REACHED } from '../../governor/governor.errors.js';
 import { recipientOf, serviceWindowStart } from './addressing.js';
 
 /**

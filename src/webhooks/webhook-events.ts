@@ -1,0 +1,52 @@
+import type { ContactDto } from '../contacts/dto/contact.dto.js';
+import type { ConversationDto } from '../conversations/dto/conversation.dto.js';
+import type { ContactMergedEventData } from './dto/webhook-event-data.dto.js';
+import type { WebhookEventType } from './webhook-kind.js';
+
+// What each event a workspace's endpoints take carries (API.md §11.1), by type.
+
+/** What each webhook event type carries as its `data` (API.md §11.1: `{ type, timestamp, workspaceId, data }`). */
+export interface WebhookEventData {
+  [WebhookEventType.ContactCreated]: ContactDto;
+  [WebhookEventType.ContactUpdated]: ContactDto & { changes: ContactChange[] };
+  [WebhookEventType.ContactDeleted]: ContactDto;
+  [WebhookEventType.ContactMerged]: ContactMergedData;
+  [WebhookEventType.ConversationCreated]: ConversationDto;
+  [WebhookEventType.ConversationAssigned]: ConversationDto;
+  [WebhookEventType.ConversationStatusChanged]: ConversationDto;
+  [WebhookEventType.ConversationTagsChanged]: ConversationDto;
+  [WebhookEventType.WebhookEndpointDisabled]: WebhookEndpointDisabledData;
+}
+
+/** One change of `contact.updated`, as the contact's history records it. */
+export interface ContactChange {
+  propertyName: string;
+  oldValue: string | null;
+  newValue: string | null;
+}
+
+/** `webhook_endpoint.disabled`: the endpoint, why and when. */
+export interface WebhookEndpointDisabledData {
+  endpointId: string;
+  url: string;
+  disabledReason: string;
+  /** ISO 8601 UTC. */
+  disabledAt: string;
+  /** ISO 8601 UTC: the first failed attempt since the last successful one. */
+  failingSince: string | null;
+}
+
+/** An event as written to the outbox, whole. */
+export interface WebhookEventEnvelope<T extends WebhookEventType = WebhookEventType> {
+  type: T;
+  /** ISO 8601 UTC. */
+  timestamp: string;
+  workspaceId: string;
+  data: WebhookEventData[T];
+}
+
+/**
+ * `contact.merged`: two contacts turned out to be one WhatsApp user (a number and a BSUID that a
+ * message named together), and `mergedContactId` was merged into `contactId`, which stays.
+ */
+export type ContactMergedData = ContactMergedEventData;
