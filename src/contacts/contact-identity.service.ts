@@ -100,20 +100,12 @@ export class ContactIdentity {
    */
   async createForWhatsApp(actor: Actor, identity: WhatsAppIdentity): Promise<Contact | null> {
     const contacts = this.contacts;
-    const contact = contacts.create(actor.workspaceId, {
-      id: newId(),
+    const contact = this.newPerson(actor, {
       name: (identity.profileName?.trim() || identity.phoneNumber || identity.username || identity.userId || 'WhatsApp user').slice(0, 200),
       phoneNumber: identity.phoneNumber,
       whatsAppUserId: identity.userId,
       whatsAppParentUserId: identity.parentUserId ?? null,
       whatsAppUsername: identity.username ?? null,
-      contactType: ContactType.Individual,
-      email: null,
-      company: null,
-      position: null,
-      customFields: null,
-      creatorId: actor.serviceAccountId,
-      lastModifierId: actor.serviceAccountId,
     });
     if (identity.username) await contacts.release(actor.workspaceId, 'whatsAppUsername', identity.username, contact.id);
     if (identity.parentUserId) await contacts.release(actor.workspaceId, 'whatsAppParentUserId', identity.parentUserId, contact.id);
@@ -188,12 +180,10 @@ export class ContactIdentity {
     return { contact: { ...survivor, ...patch }, propertiesMoved, notesMoved, historyMoved };
   }
 
-  /** Creates the contact with its history entry; returns its id, or the id of the one a concurrent request created. */
-  private async createByPhone(actor: Actor, phoneNumber: string, name?: string): Promise<string> {
-    const contact = this.contacts.create(actor.workspaceId, {
+  /** A new individual contact (not yet saved) known by its name and ids only, as a send, a call or a message creates one. */
+  private newPerson(actor: Actor, known: Pick<Contact, 'name' | 'phoneNumber'> & Partial<Contact>): Contact {
+    return this.contacts.create(actor.workspaceId, {
       id: newId(),
-      name: name?.trim() || phoneNumber,
-      phoneNumber,
       contactType: ContactType.Individual,
       email: null,
       company: null,
@@ -201,7 +191,13 @@ export class ContactIdentity {
       customFields: null,
       creatorId: actor.serviceAccountId,
       lastModifierId: actor.serviceAccountId,
+      ...known,
     });
+  }
+
+  /** Creates the contact with its history entry; returns its id, or the id of the one a concurrent request created. */
+  private async createByPhone(actor: Actor, phoneNumber: string, name?: string): Promise<string> {
+    const contact = this.newPerson(actor, { name: name?.trim() || phoneNumber, phoneNumber });
     if (!(await this.contacts.insertWhereNumberFree(actor.workspaceId, contact))) {
       return (await this.contacts.findIdByPhone(actor.workspaceId, phoneNumber))!;
     }
