@@ -1,0 +1,161 @@
+import { Decoder } from '@evan/opus';
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { pcmWavHeader } from '../../src/media/wav.js';
+import { MediaPathNotConnected } from '../../src/voice/webrtc/media-path.errors.js';
+import { pcmFromWav, type PcmAudio } from '../../src/voice/webrtc/pcm-audio.js';
+import { WebRtcMediaTransport } from '../../src/voice/webrtc/webrtc-media-transport.js';
+import { waitFor } from '../support/fixtures.js';
+import { FarEndPeer } from '../support/webrtc-far-end.js';
+
+const RATE = 8000;
+const LOCAL = { hostAddresses: ['127.0.0.1'], onlyLocalAddresses: ['127.0.0.1'] };
+
+/** A 1.5 s telephony prompt (8 kHz mono WAV, as stored): tone, silence, a louder two-tone burst, silence. */
+function promptWav(): Buffer {
+  const parts: Array<{ ms: number; sample: (t: number) => number }> = [
+    { ms: 400, sample: (t) => 6000 * Math.sin(2 * Math.PI * 440 * t) },
+    { ms: 300, sample: () => 0 },
+    { ms: 500, sample: (t) => 7000 * Math.sin(2 * Math.PI * 700 * t) + 5000 * Math.sin(2 * Math.PI * 1200 * t) },
+    { ms: 300, sample: () => 0 },
+  ];
+  const samples = parts.flatMap(({ ms, sample }) => Array.from({ length: (RATE * ms) / 1000 }, (_, i) => Math.round(sample(i / RATE))));
+  const data = Buffer.alloc(samples.length * 2);
+  samples.forEach((s, i) => data.writeInt16LE(s, i * 2));
+  return Buffer.concat([pcmWavHeader(data.length, RATE), data]);
+}
+
+function rms(samples: Int16Array, from = 0, to = samples.length): number {
+  let sum = 0;
+  for (let i = from; i < to; i++) sum += samples[i] * samples[i];
+  return Math.sqrt(sum / Math.max(1, to - from));
+}
+
+/** RMS of each 20 ms window: where the prompt is loud and where it is silent. */
+function envelope(samples: Int16Array): number[] {
+  const window = RATE / 50;
+  return Array.from({ length: Math.floor(samples.length / window) }, (_, k) => rms(samples, k * window, (k + 1) * window));
+}
+
+function correlation(a: number[], b: number[]): number {
+  const n = Math.min(a.length, b.length);
+  const mean = (x: number[]) => x.slice(0, n).reduce((s, v) => s + v, 0) / n;
+  const [ma, mb] = [mean(a), mean(b)];
+  let num = 0;
+  let da = 0;
+  let db = 0;
+  for (let i = 0; i < n; i++) {
+    num += (a[i] - ma) * (b[i] - mb);
+    da += (a[i] - ma) ** 2;
+    db += (b[i] - mb) ** 2;
+  }
+  return num / Math.sqrt(da * db);
+}
+
+/** Decodes Opus payloads in order to 8 kHz mono PCM. */
+function decode(payloads: Buffer[]): Int16Array {
+  const decoder = new Decoder({ channels: 1, sample_rate: RATE });
+  const chunks = payloads.map((p) => {
+    const bytes = decoder.decode(p);
+    return new Int16Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 2);
+  });
+  const out = new Int16Array(chunks.reduce((n, c) => n + c.length, 0));
+  let offset = 0;
+  for (const c of chunks) {
+    out.set(c, offset);
+    offset += c.length;
+  }
+  return out;
+}
+
+describe('WebRTC media transport: a real peer on 127.0.0.1 as Meta’s edge', () => {
+  const cleanup: Array<() => Promise<void>> = [];
+  after(async () => {
+    for (const close of cleanup) await close();
+  });
+
+  it('answers the offer, connects over ICE + DTLS-SRTP, plays the prompt as paced Opus, and reports the keys pressed', async () => {
+    const far = await FarEndPeer.offer();
+    cleanup.push(() => far.close());
+    const transport = await WebRtcMediaTransport.answer(far.offerSdp, { ...LOCAL, connectTimeoutMs: 10_000 });
+    cleanup.push(() => transport.close());
+    assert.match(transport.localSdp, /a=rtpmap:111 opus\/48000\/2/i);
+    assert.match(transport.localSdp, /a=rtpmap:126 telephone-event\/8000/i);
+    assert.match(transport.localSdp, /a=setup:active/, 'the answer takes the DTLS client role, as Meta’s actpass offer allows');
+    await far.acceptAnswer(transport.localSdp);
+    await Promise.all([transport.connected(), far.connected()]);
+    assert.match(far.selectedPair() ?? '', /^127\.0\.0\.1:\d+ -> 127\.0\.0\.1:\d+$/);
+
+    const prompt = pcmFromWav(promptWav());
+    const startedAt = performance.now();
+    const report = await transport.play(prompt);
+    const playedMs = performance.now() - startedAt;
+    const expectedPackets = Math.ceil(prompt.samples.length / (RATE / 50));
+    assert.equal(report.packets, expectedPackets);
+    // The first packet leaves at once, not a slot later (the issue allows 500 ms from ACCEPTED; a busy machine adds some).
+    assert.ok(report.firstPacketAfterMs < 100, `first packet ${report.firstPacketAfterMs} ms after play()`);
+    // Paced in real time: 75 packets of 20 ms take about 1.48 s from the first to the last, not a burst.
+    assert.ok(playedMs >= (expectedPackets - 1) * 20 - 5, `played in ${playedMs} ms`);
+
+    await waitFor(async () => far.packetsOf('audio/opus').length >= expectedPackets, 5000, 'every Opus packet at the far end');
+    const packets = far.packetsOf('audio/opus');
+    assert.equal(packets.length, expectedPackets);
+    // Timestamps on Opus's 48 kHz clock, 960 a packet, and the arrivals spread over the prompt's duration.
+    assert.equal((packets.at(-1)!.timestamp - packets[0].timestamp) >>> 0, (expectedPackets - 1) * 960);
+    assert.ok(packets.at(-1)!.at - packets[0].at >= (expectedPackets - 1) * 20 - 30);
+
+    const heard = decode(packets.map((p) => p.payload));
+    const durationMs = (heard.length / RATE) * 1000;
+    const promptMs = (prompt.samples.length / RATE) * 1000;
+    assert.ok(Math.abs(durationMs - promptMs) <= 20, `decoded ${durationMs} ms of a ${promptMs} ms prompt`);
+    const energyRatio = rms(heard) / rms(prompt.samples);
+    assert.ok(energyRatio > 0.8 && energyRatio < 1.2, `decoded RMS / prompt RMS = ${energyRatio.toFixed(3)}`);
+    const shape = correlation(envelope(heard), envelope(prompt.samples));
+    assert.ok(shape > 0.9, `loud and silent parts where the prompt has them: envelope correlation ${shape.toFixed(3)}`);
+
+    const keys: string[] = [];
+    transport.onKey((key) => keys.push(key));
+    await far.pressKey('5', 200);
+    await far.pressKey('#', 200);
+    await waitFor(async () => keys.length >= 2, 3000, 'both keys reported');
+    assert.deepEqual(keys, ['5', '#'], 'each key once, though every event is several packets and its end is sent three times');
+    const lateness = transport.lateness;
+    console.log(
+      `prompt: ${report.packets} packets, lateness p50 ${lateness.quantile(0.5).toFixed(1)} ms, p99 ${lateness.quantile(0.99).toFixed(1)} ms, max ${lateness.max.toFixed(1)} ms`,
+    );
+  });
+
+  it('makes an offer for a business-initiated call and plays once the far end answered', async () => {
+    const transport = await WebRtcMediaTransport.offer(LOCAL);
+    cleanup.push(() => transport.close());
+    assert.match(transport.localSdp, /a=setup:actpass/);
+    const far = await FarEndPeer.answer(transport.localSdp);
+    cleanup.push(() => far.close());
+    await transport.acceptAnswer(far.answerSdp);
+    await transport.connected();
+    const tone: PcmAudio = {
+      sampleRate: 16_000,
+      samples: Int16Array.from({ length: 16_000 / 5 }, (_, i) => Math.round(5000 * Math.sin(i / 3))),
+    };
+    const report = await transport.play(tone);
+    assert.equal(report.packets, 10);
+    await waitFor(async () => far.packetsOf('audio/opus').length >= 10, 5000, 'the ten packets at the far end');
+  });
+
+  it('reports a media path that never connects as an error within the time limit, and closes it', async () => {
+    const far = await FarEndPeer.offer();
+    const transport = await WebRtcMediaTransport.answer(far.offerSdp, { ...LOCAL, connectTimeoutMs: 1500 });
+    // The far end goes away without ever taking the answer: nothing answers the connectivity checks.
+    await far.close();
+    const startedAt = performance.now();
+    const error = await transport.connected().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    const elapsedMs = performance.now() - startedAt;
+    assert.ok(error instanceof MediaPathNotConnected, `rejected with ${String(error)}`);
+    assert.ok(['timeout', 'ice-failed'].includes(error.reason));
+    assert.ok(elapsedMs <= 1500 + 500, `reported after ${elapsedMs} ms, limit 1500 ms`);
+    await assert.rejects(transport.play({ sampleRate: RATE, samples: new Int16Array(160) }), MediaPathNotConnected);
+  });
+});
