@@ -13,6 +13,7 @@ import { listScenario, searchScenario, seedScenario, setPropertyScenario, vcardS
 import { speechScenario, uploadAudioScenario } from './media.js';
 import { audienceSnapshotScenario, campaignThroughputScenario } from './campaigns.js';
 import { soakScenario } from './soak.js';
+import { messageLoopScenario } from './message-loop.js';
 
 /** One row of the table: the API's figures next to its baseline's, measured in the same run. */
 export interface ScenarioResult {
@@ -149,4 +150,5 @@ export const SCENARIOS: Scenario[] = [
   ivrWorkerAloneScenario,
   createIvrScenario,
   soakScenario,
+  messageLoopScenario,
 ];
