@@ -22,6 +22,16 @@ export interface Cost {
   commits: number;
 }
 
+interface MeterOptions {
+  databaseUrl: string;
+  redisUrl: string;
+  /** The backends counted: those of this `application_name`, or (without it) every client backend of the database but the meter's own. */
+  applicationName?: string;
+  /** The statement relay's control URL ({@link ../pg-statement-counter.ts}); without it statements read 0. */
+  statementsUrl?: string;
+  processes: Record<string, number>;
+}
+
 /**
  * Measures the CPU that named processes, the PostgreSQL backends of one `application_name` and the
  * Redis server spend between {@link CostMeter.start} and {@link CostMeter.stop}. Backends come and
@@ -40,16 +50,10 @@ export class CostMeter {
   private constructor(
     private readonly pg: Client,
     private readonly redis: Redis,
-    private readonly options: { applicationName: string; database: string; statementsUrl: string; processes: Record<string, number> },
+    private readonly options: MeterOptions & { database: string },
   ) {}
 
-  static async start(options: {
-    databaseUrl: string;
-    redisUrl: string;
-    applicationName: string;
-    statementsUrl: string;
-    processes: Record<string, number>;
-  }): Promise<CostMeter> {
+  static async start(options: MeterOptions): Promise<CostMeter> {
     const pg = new Client({ connectionString: options.databaseUrl });
     await pg.connect();
     const redis = new Redis(options.redisUrl);
@@ -97,8 +101,10 @@ export class CostMeter {
 
   private async backendPids(): Promise<number[]> {
     const { rows } = await this.pg.query<{ pid: number }>(
-      `SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND backend_type = 'client backend'`,
-      [this.options.applicationName],
+      this.options.applicationName
+        ? `SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND backend_type = 'client backend'`
+        : `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+      [this.options.applicationName ?? this.options.database],
     );
     return rows.map((r) => r.pid);
   }
@@ -110,6 +116,7 @@ export class CostMeter {
   }
 
   private async statements(): Promise<number> {
+    if (!this.options.statementsUrl) return 0;
     return ((await (await fetch(this.options.statementsUrl)).json()) as { statements: number }).statements;
   }
 

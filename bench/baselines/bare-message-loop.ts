@@ -22,6 +22,8 @@ import { verifyBearer } from './bearer.js';
 
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
 const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+/** The send loop's own connection: it blocks in BLPOP while there is nothing to send. */
+const queue = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
 const QUEUE_KEY = `${process.env.REDIS_KEY_PREFIX ?? 'msgbench:baseline'}:baseline:loop`;
 const GRAPH_URL = process.env.WHATSAPP_GRAPH_URL as string;
 const PHONE_NUMBER_ID = process.env.PHONE_NUMBER_ID as string;
@@ -142,11 +144,9 @@ const MARK_SENT = `
 
 async function sendLoop(): Promise<never> {
   for (;;) {
-    const raw = (await redis.lpop(QUEUE_KEY, BATCH)) ?? [];
-    if (raw.length === 0) {
-      await sleep(5);
-      continue;
-    }
+    const first = await queue.blpop(QUEUE_KEY, 1);
+    if (!first) continue;
+    const raw = [first[1], ...((await queue.lpop(QUEUE_KEY, BATCH - 1)) ?? [])];
     const jobs = raw.map((r) => JSON.parse(r) as Job);
     const answers = await Promise.all(
       jobs.map((job) =>
