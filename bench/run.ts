@@ -15,7 +15,8 @@ function row(cells: Array<string | number>): string {
 
 async function main(): Promise<void> {
   const filter = process.argv[2];
-  const selected = SCENARIOS.filter((s) => (filter ? s.name.includes(filter) : !s.onlyWhenNamed));
+  // `a|b`: the scenarios whose name contains a or b.
+  const selected = SCENARIOS.filter((s) => (filter ? filter.split('|').some((f) => s.name.includes(f)) : !s.onlyWhenNamed));
   const ctx = await startContext(Object.assign({}, ...selected.map((s) => s.apiEnv ?? {})));
   const results: ScenarioResult[] = [];
   try {
