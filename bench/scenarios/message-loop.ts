@@ -38,11 +38,12 @@ interface Side {
 /** One step of the ladder: its checks and its cost per loop. */
 interface Step {
   rate: number;
+  /** Every message, status and webhook once, and the API's p99 within the limit. */
   ok: boolean;
+  /** Every send accepted and at the fake once, with no backlog (p50 ≤ 1 s). */
+  keptUp: boolean;
   messages: number;
   cost: Cost;
-  sendP99: number;
-  edgeP99: number;
   lines: string[];
 }
 
@@ -116,7 +117,10 @@ export const messageLoopScenario: Scenario = {
         await sleep(1500);
         const replies = (await ctx.cloudApi.notifierStats()).replyIds.filter(([token]) => token.startsWith(prefix)).map(([, id]) => id);
         const keys = [...tokens.flatMap((t) => ['Sent', 'Delivered', 'Read'].map((s) => `wamid.${t}#${s}`)), ...replies];
-        const drained = await waitFor(() => keys.every((k) => receiver.firstAt.has(k)), DRAIN_MS);
+        // Until every webhook came, or none came for 3 s (a status the service dropped never comes; idling on would bill its wait to the loop).
+        const quietFor = quietDetector(receiver.count, 3000);
+        await waitFor(() => keys.every((k) => receiver.firstAt.has(k)) || quietFor(), DRAIN_MS);
+        const drained = keys.every((k) => receiver.firstAt.has(k));
         const cost = await meter.stop();
         // A step that fell behind leaves work in flight: let it finish before the next step is measured.
         if (!drained) await quiet(receiver.count);
@@ -129,6 +133,8 @@ export const messageLoopScenario: Scenario = {
         const twice = tally(keys.filter((k) => (receiver.count.get(k) ?? 0) > 1));
         const edgeFailures = after.non2xx - before.non2xx + after.errors - before.errors;
         const total = rate * seconds;
+        // The service kept pace (no backlog of sends), whatever else failed: the ladder goes on while it does.
+        const keptUp = tokens.length === total && allSent && arrivedOnce === total && sends.p50 <= 1000;
         const ok =
           tokens.length === total &&
           allSent &&
@@ -145,7 +151,7 @@ export const messageLoopScenario: Scenario = {
           `  per loop: ${costLine(cost, total)}`,
         ];
         console.log(lines.join('\n'));
-        return { rate, ok, messages: total, cost, sendP99: sends.p99, edgeP99: edge.p99, lines };
+        return { rate, ok, keptUp, messages: total, cost, lines };
       };
 
       const startSide = async (name: Side['name']): Promise<Side> => {
@@ -199,32 +205,32 @@ export const messageLoopScenario: Scenario = {
       for (const rate of RATES) {
         const result = await runStep(side, rate, STEP_SECONDS);
         ladder.push(result);
-        if (!result.ok) break;
+        if (!result.keptUp) break;
       }
       await stopSide(side);
-      const best = [...ladder].reverse().find((s) => s.ok) ?? ladder[0];
-      // The baseline at the rate the API reached (or the first rate, when none passed).
+      const best = [...ladder].reverse().find((s) => s.ok);
+      // Cost is compared at the highest rate the API kept pace with, where its fixed costs (idle polling) weigh least.
+      const compared = [...ladder].reverse().find((s) => s.keptUp) ?? ladder[0];
       side = await startSide('baseline');
       await runStep(side, WARM_UP_RATE, 5);
-      const baseline = await runStep(side, best.rate, STEP_SECONDS);
+      const baseline = await runStep(side, compared.rate, STEP_SECONDS);
       await stopSide(side);
       side = undefined;
 
-      const apiCpu = totalCpu(best.cost) / best.messages;
+      const apiCpu = totalCpu(compared.cost) / compared.messages;
       const baselineCpu = totalCpu(baseline.cost) / baseline.messages;
-      const reached = ladder.some((s) => s.ok);
       return {
         name: this.name,
         ratio: baselineCpu / apiCpu,
         targetRatio: 0.67,
         checks: [
           {
-            what: `loop rate ${reached ? best.rate : '< ' + best.rate}/s (every message, status and webhook once, API p99 ≤ ${P99_LIMIT_MS} ms; target 1,000/s)`,
-            ok: reached && best.rate >= 1000,
+            what: `loop rate ${best ? best.rate : `< ${ladder[0].rate}`}/s (every message, status and webhook once, API p99 ≤ ${P99_LIMIT_MS} ms; target 1,000/s); kept pace up to ${compared.rate}/s`,
+            ok: (best?.rate ?? 0) >= 1000,
           },
           ...ladder.map((s) => ({ what: s.lines.join(' '), ok: true })),
           {
-            what: `at ${best.rate}/s CPU per loop (every process counted): API side ${apiCpu.toFixed(2)} ms, baseline ${baselineCpu.toFixed(2)} ms; ratio baseline ÷ API (target ≥ 0.67)`,
+            what: `at ${compared.rate}/s CPU per loop (every process counted): API side ${apiCpu.toFixed(2)} ms, baseline ${baselineCpu.toFixed(2)} ms; ratio baseline ÷ API (target ≥ 0.67)`,
             ok: true,
           },
           { what: baseline.lines.join(' '), ok: baseline.ok },
@@ -262,6 +268,17 @@ function tally(keys: string[]): string {
     byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
   }
   return [...byKind].map(([kind, n]) => `${n} ${kind}`).join(', ');
+}
+
+/** A check that turns true once the receiver's count has not moved for `ms`. */
+function quietDetector(count: Map<string, number>, ms: number): () => boolean {
+  let last = -1;
+  let since = Date.now();
+  return () => {
+    const total = count.size === 0 ? 0 : [...count.values()].reduce((a, b) => a + b, 0);
+    if (total !== last) [last, since] = [total, Date.now()];
+    return Date.now() - since >= ms;
+  };
 }
 
 /** Waits until no webhook has come for 3 s (at most 120 s). */
