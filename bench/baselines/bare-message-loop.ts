@@ -19,6 +19,7 @@ import http from 'node:http';
 import Redis from 'ioredis';
 import { Pool } from 'pg';
 import { verifyBearer } from './bearer.js';
+import { inTransaction } from './transaction.js';
 
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
 const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
@@ -56,9 +57,7 @@ const SEND_TO_KNOWN = `
   SELECT contact_id FROM ev`;
 
 async function createConversation(workspaceId: string, phone: string): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await inTransaction(pool, async (client) => {
     const contact = await client.query(
       `INSERT INTO contacts (id, workspace_id, name, phone_number, contact_type) VALUES ($1, $2, $3, $3, 1)
        ON CONFLICT DO NOTHING RETURNING id`,
@@ -72,13 +71,7 @@ async function createConversation(workspaceId: string, phone: string): Promise<v
        SELECT $1, $2, $3, $4, 1, now(), 0 WHERE NOT EXISTS (SELECT 1 FROM conversations WHERE channel_id = $3 AND contact_id = $4 AND status = 1)`,
       [randomUUID(), workspaceId, CHANNEL_ID, contactId],
     );
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK');
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 interface SendBody {

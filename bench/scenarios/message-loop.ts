@@ -4,7 +4,7 @@ import { CostMeter, type Cost } from '../cost-meter.js';
 import { percentiles, steadyLoad } from '../steady-load.js';
 import { PHONE_NUMBER_ID, WABA_ID } from '../../test/support/cloud-notifications.js';
 import { sendBody, storeSyncedTemplate, TEMPLATE } from './whatsapp.js';
-import { startMessageWebhookReceiver } from './whatsapp-inbound.js';
+import { startMessageWebhookReceiver, waitUntil } from './whatsapp-inbound.js';
 import type { Scenario, ScenarioResult } from './index.js';
 
 /** The loop rates tried in turn (messages/s), up to the first that fails. */
@@ -113,13 +113,13 @@ export const messageLoopScenario: Scenario = {
         });
         const tokens = [...load.acceptedAt.keys()];
         // Meta's last notifications come about 1.3 s after the last send reached it.
-        const allSent = await waitFor(() => tokens.every((t) => ctx.cloudApi.arrivals.has(t)), DRAIN_MS);
+        const allSent = await waitUntil(() => tokens.every((t) => ctx.cloudApi.arrivals.has(t)), DRAIN_MS);
         await sleep(1500);
         const replies = (await ctx.cloudApi.notifierStats()).replyIds.filter(([token]) => token.startsWith(prefix)).map(([, id]) => id);
         const keys = [...tokens.flatMap((t) => ['Sent', 'Delivered', 'Read'].map((s) => `wamid.${t}#${s}`)), ...replies];
         // Until every webhook came, or none came for 3 s (a status the service dropped never comes; idling on would bill its wait to the loop).
         const quietFor = quietDetector(receiver.count, 3000);
-        await waitFor(() => keys.every((k) => receiver.firstAt.has(k)) || quietFor(), DRAIN_MS);
+        await waitUntil(() => keys.every((k) => receiver.firstAt.has(k)) || quietFor(), DRAIN_MS);
         const drained = keys.every((k) => receiver.firstAt.has(k));
         const cost = await meter.stop();
         // A step that fell behind leaves work in flight: let it finish before the next step is measured.
@@ -189,7 +189,7 @@ export const messageLoopScenario: Scenario = {
                 }),
               };
         await processes[name === 'API' ? 'api' : 'baseline'].waitForHttp(`${url}/health/live`);
-        if (processes.worker) await waitFor(() => /Worker started/.test(processes.worker.log), 30_000);
+        if (processes.worker) await waitUntil(() => /Worker started/.test(processes.worker.log), 30_000);
         ctx.cloudApi.notify({ webhookUrl: `${url}/v1/whatsapp/webhooks/${channel.id}`, appSecret: APP_SECRET, replyEvery: REPLY_EVERY });
         return { name, url, processes };
       };
@@ -286,13 +286,4 @@ async function quiet(count: Map<string, number>): Promise<void> {
   const total = () => [...count.values()].reduce((a, b) => a + b, 0);
   const deadline = Date.now() + 120_000;
   for (let last = -1, seen = total(); seen !== last && Date.now() < deadline; last = seen, seen = total()) await sleep(3000);
-}
-
-async function waitFor(check: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) return false;
-    await sleep(50);
-  }
-  return true;
 }

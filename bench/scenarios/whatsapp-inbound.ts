@@ -147,7 +147,8 @@ export async function cloudChannel(ctx: BenchContext, name: string, phoneNumber:
   });
 }
 
-async function waitUntil(check: () => boolean, timeoutMs: number): Promise<boolean> {
+/** Polls `check` every 50 ms until it holds (true) or `timeoutMs` passed (false). */
+export async function waitUntil(check: () => boolean, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) return false;
