@@ -123,6 +123,7 @@ export const healthLive: Scenario = {
     compareWithBaseline(ctx, {
       name: 'GET /health/live',
       targetRatio: 0.8,
+      costFloor: 0.22,
       baselineScript: 'dist/bench/baselines/bare-health.js',
       path: '/health/live',
     }),
@@ -141,6 +142,7 @@ export const workspaceUsers: Scenario = {
     return compareWithBaseline(ctx, {
       name: 'GET /v1/workspaces/users',
       targetRatio: 0.7,
+      costFloor: 0.25,
       baselineScript: 'dist/bench/baselines/bare-workspace-users.js',
       path: '/v1/workspaces/users',
       headers: { authorization: `Bearer ${ctx.token}` },
