@@ -3,15 +3,21 @@ import { createServer, type ServerResponse } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { freePort } from './harness.js';
+import { MetaNotifier, type NotifierStats, type NotifierTarget } from './meta-notifier.js';
 
 /** What the server thread tells the bench: where it listens, and what it saw (stamped on its own clock). */
 type FromServer =
   | { kind: 'listening'; url: string }
   | { kind: 'arrivals'; batch: Array<[token: string, at: number]> }
   | { kind: 'download'; id: string; at: number }
-  | { kind: 'loop-delay'; maxMs: number; p99Ms: number };
+  | { kind: 'loop-delay'; maxMs: number; p99Ms: number }
+  | { kind: 'notifier-stats'; stats: NotifierStats };
 /** What the bench tells the server thread. */
-type ToServer = { kind: 'media'; bytes: Uint8Array; sha256: string } | { kind: 'loop-delay' };
+type ToServer =
+  | { kind: 'media'; bytes: Uint8Array; sha256: string }
+  | { kind: 'loop-delay' }
+  | { kind: 'notify'; target: NotifierTarget }
+  | { kind: 'notifier-stats' };
 
 /** Marks this file's thread as the fake's server when it runs as a worker thread. */
 const SERVER_THREAD = 'fake-cloud-api';
@@ -60,14 +66,31 @@ export class FakeCloudApi {
 
   /** How late the server thread's event loop ran (so how far its stamps may lag) since the last ask. */
   loopDelay(): Promise<{ maxMs: number; p99Ms: number }> {
+    return this.ask('loop-delay');
+  }
+
+  /**
+   * From now on, every template taken with a token is answered with the id `wamid.<token>` and
+   * followed by Meta's status notifications (and some replies) to `target`: see {@link MetaNotifier}.
+   */
+  notify(target: NotifierTarget): void {
+    this.thread.postMessage({ kind: 'notify', target } satisfies ToServer);
+  }
+
+  /** What the notifier has posted so far, and how the edge answered. */
+  async notifierStats(): Promise<NotifierStats> {
+    return (await this.ask('notifier-stats')).stats;
+  }
+
+  private ask<K extends 'loop-delay' | 'notifier-stats'>(kind: K): Promise<Extract<FromServer, { kind: K }>> {
     return new Promise((resolve) => {
       const answer = (message: FromServer) => {
-        if (message.kind !== 'loop-delay') return;
+        if (message.kind !== kind) return;
         this.thread.off('message', answer);
-        resolve(message);
+        resolve(message as Extract<FromServer, { kind: K }>);
       };
       this.thread.on('message', answer);
-      this.thread.postMessage({ kind: 'loop-delay' } satisfies ToServer);
+      this.thread.postMessage({ kind });
     });
   }
 
@@ -92,8 +115,13 @@ async function serve(port: number): Promise<void> {
   const post = (message: FromServer) => parentPort!.postMessage(message);
   const loopDelay = monitorEventLoopDelay({ resolution: 5 });
   loopDelay.enable();
+  let notifier: MetaNotifier | undefined;
   parentPort!.on('message', (message: ToServer) => {
     if (message.kind === 'media') media = { bytes: Buffer.from(message.bytes), sha256: message.sha256 };
+    else if (message.kind === 'notify') {
+      notifier?.stop();
+      notifier = new MetaNotifier(message.target);
+    } else if (message.kind === 'notifier-stats') post({ kind: 'notifier-stats', stats: notifier?.stats ?? MetaNotifier.noStats() });
     else {
       post({ kind: 'loop-delay', maxMs: loopDelay.max / 1e6, p99Ms: loopDelay.percentile(99) / 1e6 });
       loopDelay.reset();
@@ -146,11 +174,13 @@ async function serve(port: number): Promise<void> {
     let raw = '';
     req.on('data', (chunk) => (raw += chunk));
     req.on('end', () => {
-      const token = (JSON.parse(raw || '{}') as { template?: { components?: Array<{ parameters?: Array<{ text?: string }> }> } }).template
-        ?.components?.[0]?.parameters?.[0]?.text;
+      const send = JSON.parse(raw || '{}') as { to?: string; template?: { components?: Array<{ parameters?: Array<{ text?: string }> }> } };
+      const token = send.template?.components?.[0]?.parameters?.[0]?.text;
       if (token) pending.push([token, arrivedAt]);
+      const wamid = notifier && token ? `wamid.${token}` : `wamid.bench${++sent}`;
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ messaging_product: 'whatsapp', messages: [{ id: `wamid.bench${++sent}` }] }));
+      res.end(JSON.stringify({ messaging_product: 'whatsapp', messages: [{ id: wamid }] }));
+      if (notifier && token && send.to) notifier.sent(wamid, send.to, token);
     });
   });
   server.keepAliveTimeout = 60_000;

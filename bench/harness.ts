@@ -5,6 +5,8 @@ import { freePort } from '../test/support/free-port.js';
 export { freePort };
 
 export interface LoadResult {
+  /** Requests answered in the measured run. */
+  requests: number;
   requestsPerSecond: number;
   p50Ms: number;
   /** autocannon reports p90 and p97.5, not p95: p97.5 is quoted against p95 targets (it is never lower). */
@@ -24,6 +26,10 @@ export interface LoadOptions {
   next?: () => { path?: string; body?: string };
   connections?: number;
   durationSeconds?: number;
+  /** A fixed rate (requests/s over all connections, autocannon's `overallRate`, which it sends in bursts each second); unset, as fast as answers come. */
+  rate?: number;
+  /** Called after the warm-up, right before the measured run (e.g. to start a {@link CostMeter}). */
+  beforeMeasured?: () => Promise<void>;
 }
 
 /** Drives `url` with autocannon after a short warm-up and returns throughput and latency. */
@@ -37,6 +43,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
       headers: options.headers,
       connections,
       duration,
+      ...(options.rate ? { overallRate: options.rate } : {}),
       ...(options.next
         ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, ...options.next!() }) }] }
         : typeof body === 'function'
@@ -47,8 +54,10 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     });
   };
   await run(2);
+  await options.beforeMeasured?.();
   const result = await run(options.durationSeconds ?? Number(process.env.BENCH_SECONDS ?? 10));
   return {
+    requests: result.requests.total,
     requestsPerSecond: result.requests.average,
     p50Ms: result.latency.p50,
     p97_5Ms: result.latency.p97_5,

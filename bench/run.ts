@@ -15,7 +15,8 @@ function row(cells: Array<string | number>): string {
 
 async function main(): Promise<void> {
   const filter = process.argv[2];
-  const selected = SCENARIOS.filter((s) => (filter ? s.name.includes(filter) : !s.onlyWhenNamed));
+  // `a|b`: the scenarios whose name contains a or b.
+  const selected = SCENARIOS.filter((s) => (filter ? filter.split('|').some((f) => s.name.includes(f)) : !s.onlyWhenNamed));
   const ctx = await startContext(Object.assign({}, ...selected.map((s) => s.apiEnv ?? {})));
   const results: ScenarioResult[] = [];
   try {
@@ -47,16 +48,23 @@ function print(results: ScenarioResult[], peakRssMb: number): void {
       'baseline p99 ms',
       'ratio',
       'target',
+      'cost rate req/s',
+      'CPU µs/req API (of it PostgreSQL)',
+      'CPU µs/req baseline (PostgreSQL)',
+      'p99 ms at that rate API / baseline',
+      'cost ratio',
+      'floor',
       'other checks',
       'result',
     ]),
-    row(Array(11).fill('---')),
+    row(Array(17).fill('---')),
   ];
   let allOk = true;
   const num = (value: number | undefined, digits = 0) => (value === undefined ? '–' : value.toFixed(digits));
   for (const r of results) {
-    const ratioOk = r.ratio === undefined || r.targetRatio === undefined || r.ratio >= r.targetRatio;
-    const ok = ratioOk && r.checks.every((c) => c.ok);
+    const ratioOk = r.ratioSecondary || r.ratio === undefined || r.targetRatio === undefined || r.ratio >= r.targetRatio;
+    const costOk = !r.cost || r.costFloor === undefined || r.cost.ratio >= r.costFloor;
+    const ok = ratioOk && costOk && r.checks.every((c) => c.ok);
     allOk &&= ok;
     lines.push(
       row([
@@ -68,7 +76,15 @@ function print(results: ScenarioResult[], peakRssMb: number): void {
         num(r.baseline?.p50Ms),
         num(r.baseline?.p99Ms),
         r.ratioSpread ? `${num(r.ratio, 2)} (${num(r.ratioSpread[0], 2)}–${num(r.ratioSpread[1], 2)})` : num(r.ratio, 2),
-        r.targetRatio === undefined ? '–' : `≥ ${r.targetRatio}`,
+        r.targetRatio === undefined
+          ? '–'
+          : `${r.ratioSecondary ? '(was ' : ''}≥ ${r.targetRatio}${r.ratioSecondary ? ', not judged)' : ''}`,
+        r.cost ? r.cost.rate : '–',
+        r.cost ? `${num(r.cost.api.totalUs)} (${num(r.cost.api.postgresUs)})` : '–',
+        r.cost ? `${num(r.cost.baseline.totalUs)} (${num(r.cost.baseline.postgresUs)})` : '–',
+        r.cost ? `${num(r.cost.api.p99Ms)} / ${num(r.cost.baseline.p99Ms)}` : '–',
+        r.cost ? `${num(r.cost.ratio, 2)} (${num(r.cost.ratioSpread[0], 2)}–${num(r.cost.ratioSpread[1], 2)})` : '–',
+        r.costFloor === undefined ? (r.cost ? 'not set' : '–') : `≥ ${r.costFloor}`,
         r.checks.map((c) => `${c.what}: ${c.ok ? 'ok' : 'MISSED'}`).join('; '),
         ok ? 'met' : 'MISSED',
       ]),

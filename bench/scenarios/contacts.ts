@@ -40,6 +40,7 @@ export const setPropertyScenario: Scenario = {
     const result = await compareWithBaseline(ctx, {
       name: this.name,
       targetRatio: 0.65,
+      costFloor: 0.38,
       baselineScript: 'dist/bench/baselines/bare-set-property.js',
       method: 'PUT',
       headers: { authorization: `Bearer ${ctx.token}`, 'content-type': 'application/json' },

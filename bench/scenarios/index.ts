@@ -1,5 +1,6 @@
 import type { BenchContext } from '../context.js';
 import { load, NodeProcess, freePort, type LoadResult } from '../harness.js';
+import { compareCost, COST_RATE_SHARE, type CostComparison } from '../request-cost.js';
 
 /** API and baseline are each measured this many times, interleaved (at least 3 for a median). */
 const BENCH_ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
@@ -13,6 +14,7 @@ import { listScenario, searchScenario, seedScenario, setPropertyScenario, vcardS
 import { speechScenario, uploadAudioScenario } from './media.js';
 import { audienceSnapshotScenario, campaignThroughputScenario } from './campaigns.js';
 import { soakScenario } from './soak.js';
+import { messageLoopScenario } from './message-loop.js';
 
 /** One row of the table: the API's figures next to its baseline's, measured in the same run. */
 export interface ScenarioResult {
@@ -24,6 +26,12 @@ export interface ScenarioResult {
   /** The lowest and highest ratio of the rounds. */
   ratioSpread?: [number, number];
   targetRatio?: number;
+  /** The saturated ratio is shown beside the cost, not judged (request paths are judged by cost). */
+  ratioSecondary?: boolean;
+  /** Request paths: CPU per request of API and baseline at the same fixed rate below saturation. */
+  cost?: CostComparison;
+  /** The lowest cost ratio (baseline ÷ API) that is not a regression (bench/README.md, "Floors"). */
+  costFloor?: number;
   /** Absolute targets and what was measured for them, e.g. `p95 612 ms ≤ 1000 ms`. */
   checks: Array<{ what: string; ok: boolean }>;
 }
@@ -43,6 +51,8 @@ export async function compareWithBaseline(
   options: {
     name: string;
     targetRatio: number;
+    /** The floor of the cost ratio (see ScenarioResult.costFloor). */
+    costFloor?: number;
     baselineScript: string;
     path?: string;
     method?: 'GET' | 'POST' | 'PUT';
@@ -76,6 +86,17 @@ export async function compareWithBaseline(
     const byRatio = [...rounds].sort((x, y) => x.ratio - y.ratio);
     const median = byRatio[Math.floor(byRatio.length / 2)];
     const clean = rounds.every((r) => r.api.errors === 0 && r.api.non2xx === 0 && r.baseline.errors === 0 && r.baseline.non2xx === 0);
+    // Then cost: both at the same fixed rate, a share of the baseline's saturated rate just measured (the probe).
+    const cost = await compareCost(
+      ctx,
+      {
+        api: { url: `${ctx.apiUrl}${options.path ?? '/'}`, pid: ctx.api.child.pid! },
+        baseline: { url: `http://127.0.0.1:${port}${options.path ?? '/'}`, pid: baselineProcess.child.pid! },
+      },
+      request,
+      Math.max(1, Math.round(median.baseline.requestsPerSecond * COST_RATE_SHARE)),
+      BENCH_ROUNDS,
+    );
     return {
       name: options.name,
       api: median.api,
@@ -83,7 +104,13 @@ export async function compareWithBaseline(
       ratio: median.ratio,
       ratioSpread: [byRatio[0].ratio, byRatio[byRatio.length - 1].ratio],
       targetRatio: options.targetRatio,
-      checks: [{ what: `no errors or non-2xx in ${rounds.length} rounds each`, ok: clean }],
+      ratioSecondary: true,
+      cost,
+      costFloor: options.costFloor,
+      checks: [
+        { what: `no errors or non-2xx in ${rounds.length} rounds each`, ok: clean },
+        { what: `no errors or non-2xx at the fixed rate in ${rounds.length} rounds each`, ok: cost.clean },
+      ],
     };
   } finally {
     await baselineProcess.stop();
@@ -96,6 +123,7 @@ export const healthLive: Scenario = {
     compareWithBaseline(ctx, {
       name: 'GET /health/live',
       targetRatio: 0.8,
+      costFloor: 0.22,
       baselineScript: 'dist/bench/baselines/bare-health.js',
       path: '/health/live',
     }),
@@ -114,6 +142,7 @@ export const workspaceUsers: Scenario = {
     return compareWithBaseline(ctx, {
       name: 'GET /v1/workspaces/users',
       targetRatio: 0.7,
+      costFloor: 0.25,
       baselineScript: 'dist/bench/baselines/bare-workspace-users.js',
       path: '/v1/workspaces/users',
       headers: { authorization: `Bearer ${ctx.token}` },
@@ -149,4 +178,5 @@ export const SCENARIOS: Scenario[] = [
   ivrWorkerAloneScenario,
   createIvrScenario,
   soakScenario,
+  messageLoopScenario,
 ];

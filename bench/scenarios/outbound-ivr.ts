@@ -50,6 +50,7 @@ export const createIvrScenario: Scenario = {
     return compareWithBaseline(ctx, {
       name: this.name,
       targetRatio: 0.7,
+      costFloor: 0.53,
       baselineScript: 'dist/bench/baselines/bare-create-ivr.js',
       path: '/v1/outbound-ivr',
       method: 'POST',

@@ -96,8 +96,13 @@ function mixedNotification(kind: MixedKind, id: string, from: string, earlier: s
   }
 }
 
-/** A receiver of the channel's WhatsApp Message Webhooks: when each message's webhook first came, and how many came. */
-export async function startMessageWebhookReceiver(): Promise<{
+/** What a message webhook is known by: an edit's or deletion's by the message it changed and the action. */
+export type WebhookKeyOf = (payload: { messageId: string; action?: string; status?: string }) => string;
+const messageOrChange: WebhookKeyOf = (payload) =>
+  payload.action === 'Edited' || payload.action === 'Revoked' ? `${payload.messageId}#${payload.action}` : payload.messageId;
+
+/** A receiver of the channel's WhatsApp Message Webhooks: when each message's webhook first came (by {@link WebhookKeyOf}), and how many came. */
+export async function startMessageWebhookReceiver(keyOf: WebhookKeyOf = messageOrChange): Promise<{
   server: Server;
   url: string;
   firstAt: Map<string, number>;
@@ -111,10 +116,8 @@ export async function startMessageWebhookReceiver(): Promise<{
     let raw = '';
     req.on('data', (chunk) => (raw += chunk));
     req.on('end', () => {
-      const payload = JSON.parse(raw) as { messageId: string; mediaUrl: string | null; action?: string };
-      // An edit's webhook describes the message it changed: known by that message's id and the action.
-      const key =
-        payload.action === 'Edited' || payload.action === 'Revoked' ? `${payload.messageId}#${payload.action}` : payload.messageId;
+      const payload = JSON.parse(raw) as { messageId: string; mediaUrl: string | null; action?: string; status?: string };
+      const key = keyOf(payload);
       if (!firstAt.has(key)) firstAt.set(key, now());
       count.set(key, (count.get(key) ?? 0) + 1);
       if (payload.mediaUrl) withMedia.add(key);
@@ -144,7 +147,8 @@ export async function cloudChannel(ctx: BenchContext, name: string, phoneNumber:
   });
 }
 
-async function waitUntil(check: () => boolean, timeoutMs: number): Promise<boolean> {
+/** Polls `check` every 50 ms until it holds (true) or `timeoutMs` passed (false). */
+export async function waitUntil(check: () => boolean, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) return false;

@@ -69,6 +69,7 @@ export const sendTemplateScenario: Scenario = {
     return compareWithBaseline(ctx, {
       name: this.name,
       targetRatio: 0.7,
+      costFloor: 0.6,
       baselineScript: 'dist/bench/baselines/bare-send-template.js',
       path: '/v1/whatsapp/service-account/sendTemplate',
       method: 'POST',

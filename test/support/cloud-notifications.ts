@@ -17,8 +17,8 @@ export interface CloudSender {
   name?: string;
 }
 
-const PHONE_NUMBER_ID = '106540352242922';
-const WABA_ID = '102290129340398';
+export const PHONE_NUMBER_ID = '106540352242922';
+export const WABA_ID = '102290129340398';
 
 export const nowSeconds = () => String(Math.floor(Date.now() / 1000));
 
@@ -205,27 +205,35 @@ export interface StatusOptions {
   /** Set when the message was sent to a BSUID. */
   recipientUserId?: string;
   pricing?: { billable?: boolean; pricing_model: string; category: string; type?: string };
+  /** `conversation` as Meta adds it to sent (with `expiration_timestamp`) and delivered statuses. */
+  conversation?: { id: string; expiration_timestamp?: string; origin: { type: string } };
   errors?: unknown[];
   /** The recipient's `contacts[]` entry (sent, delivered, read). */
   contact?: CloudSender;
 }
 
 /** A status notification of a sent message, with `pricing` as Meta adds it to sent/delivered/read. */
-export function status(messageId: string, state: 'sent' | 'delivered' | 'read' | 'failed', options: StatusOptions) {
+export function status(messageId: string, state: StatusState, options: StatusOptions) {
   return envelope({
     ...(options.contact ? { contacts: [contactEntry(options.contact)] } : {}),
-    statuses: [
-      {
-        id: messageId,
-        status: state,
-        timestamp: nowSeconds(),
-        ...(options.recipientId ? { recipient_id: options.recipientId } : {}),
-        ...(options.recipientUserId ? { recipient_user_id: options.recipientUserId } : {}),
-        ...(options.pricing ? { pricing: options.pricing } : {}),
-        ...(options.errors ? { errors: options.errors } : {}),
-      },
-    ],
+    statuses: [statusEntry(messageId, state, options)],
   });
+}
+
+export type StatusState = 'sent' | 'delivered' | 'read' | 'failed';
+
+/** One `statuses[]` entry (a notification may carry several, as Meta batches them). */
+export function statusEntry(messageId: string, state: StatusState, options: StatusOptions): Record<string, unknown> {
+  return {
+    id: messageId,
+    status: state,
+    timestamp: nowSeconds(),
+    ...(options.recipientId ? { recipient_id: options.recipientId } : {}),
+    ...(options.recipientUserId ? { recipient_user_id: options.recipientUserId } : {}),
+    ...(options.conversation ? { conversation: options.conversation } : {}),
+    ...(options.pricing ? { pricing: options.pricing } : {}),
+    ...(options.errors ? { errors: options.errors } : {}),
+  };
 }
 
 /** A file the fake Graph API serves for a media message of the corpus. */
