@@ -255,6 +255,38 @@ describeWithApp(
       );
     });
 
+    it('keeps a delivered status that arrives before the send’s answer is recorded, and applies it once the message is Sent', async () => {
+      const to = '14155550693';
+      const providerMessageId = 'wamid.early-delivered-693';
+      // Meta answers slowly, and its `delivered` notification reaches the edge before our worker has its answer.
+      fx.fake.sendLatencyMs = 1500;
+      fx.fake.script.push({
+        status: 200,
+        body: { messaging_product: 'whatsapp', contacts: [{ input: to, wa_id: to }], messages: [{ id: providerMessageId }] },
+      });
+      try {
+        const res = await send('sendTemplate', templateSend(channel.id, to));
+        assert.equal(res.status, 200, res.text);
+        await waitFor(async () => fx.fake.sendsTo(to).length > 0, 10_000, 'the send at the fake');
+        const notified = await FakeCloudApi.notify(
+          `${fx.t.baseUrl}/v1/whatsapp/webhooks/${channel.id}`,
+          APP_SECRET,
+          FakeCloudApi.status(providerMessageId, 'delivered', to),
+        );
+        assert.equal(notified, 200);
+        const event = await eventWithStatus(`+${to}`, res.body.conversationEventId, 'Delivered');
+        assert.equal(event.sourceId, providerMessageId);
+        await waitFor(async () => webhooksOf(providerMessageId).length === 2, 10_000, 'the Sent and Delivered webhooks');
+        assert.deepEqual(
+          webhooksOf(providerMessageId).map((p) => p.status),
+          ['Sent', 'Delivered'],
+          'each status once, in order',
+        );
+      } finally {
+        fx.fake.sendLatencyMs = 0;
+      }
+    });
+
     it('tries again when the connection fails before an answer', async () => {
       const to = '14155550604';
       fx.fake.script.push({ status: 0, body: null, drop: true });

@@ -12,6 +12,7 @@ import { ContactsService } from '../../contacts/contacts.service.js';
 import { WhatsAppContactsService } from '../inbound/whatsapp-contacts.service.js';
 import { RECIPIENT_OPTED_OUT } from '../providers/cloud-api-errors.js';
 import { inTransaction } from '../../database/transactions.js';
+import { RetryLaterError } from '../../queue/retry-later.js';
 
 type Status = StatusUpdate['status'];
 
@@ -44,6 +45,11 @@ export class StatusService {
   async apply(workspaceId: string, channelId: string, update: StatusUpdate): Promise<void> {
     const channel = await this.channels.getRecent(workspaceId, channelId);
     const event = await this.moveEvent(workspaceId, channel, { channelId, providerMessageId: update.providerMessageId }, update);
+    if (!event && !(await this.events.findWhatsAppMessage(workspaceId, channelId, update.providerMessageId))) {
+      // Meta can report `delivered` before our worker has recorded the provider's answer (the id is not
+      // stored yet): the notification is tried again (the intake's backoff: 1, 3, 7, 15 s), not lost.
+      throw new RetryLaterError(`Status ${update.status} of WhatsApp message ${update.providerMessageId}, not recorded yet`);
+    }
     // A message sent to a number reports the recipient's BSUID: the contact learns it (when it has none).
     if (event && update.recipientUserId) {
       const userId = update.recipientUserId;
