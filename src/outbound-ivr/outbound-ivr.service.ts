@@ -49,6 +49,7 @@ export class OutboundIvrService {
    */
   async create(principal: Principal, input: CreateOutboundIvrRequest): Promise<OutboundIvrRequestEntity> {
     checkWhatToPlay(input);
+    checkMachineDetection(input);
     assertWebhookTarget(input.webhookUrl, 'webhookUrl', this.config.webhooks.allowPrivateNetworks);
     const workspaceId = principal.workspaceId;
     await this.channels.getRecent(workspaceId, input.channelId, 'voice');
@@ -86,6 +87,7 @@ export class OutboundIvrService {
    */
   async check(workspaceId: string, input: Omit<CreateOutboundIvrRequest, 'destinationNumber'>): Promise<void> {
     checkWhatToPlay(input);
+    checkMachineDetection(input);
     assertWebhookTarget(input.webhookUrl, 'webhookUrl', this.config.webhooks.allowPrivateNetworks);
     await this.channels.getRecent(workspaceId, input.channelId, 'voice');
     if (input.flowId) await this.flows.getCurrentVersion(workspaceId, input.flowId);
@@ -179,6 +181,10 @@ export class OutboundIvrService {
       digitTimeoutMs: input.digitTimeoutMs ?? IVR_DEFAULTS.digitTimeoutMs,
       flowId: input.flowId ?? null,
       flowVersion,
+      machineDetection: input.machineDetection ?? 'Off',
+      voicemailAudioFileUrl: input.voicemailAudioFileUrl ?? null,
+      voicemailTtsText: input.voicemailTtsText ?? null,
+      answeredBy: null,
       status: OutboundIvrStatus.Pending,
       result: OutboundIvrResult.None,
       pressedDigit: null,
@@ -211,4 +217,22 @@ function checkWhatToPlay(input: Omit<CreateOutboundIvrRequest, 'destinationNumbe
   if (given.length !== 1)
     throw IvrInvalidRequest('Give exactly one of audioFileUrl and ttsText (or a flowId).', ['audioFileUrl', 'ttsText']);
   if (!input.options || input.options.length === 0) throw IvrInvalidRequest('options must have 1 to 12 entries.', ['options']);
+}
+
+/** LeaveMessage needs exactly one voicemail prompt; the voicemail fields mean nothing without it. */
+function checkMachineDetection(input: Omit<CreateOutboundIvrRequest, 'destinationNumber'>): void {
+  const voicemail = (['voicemailAudioFileUrl', 'voicemailTtsText'] as const).filter((field) => input[field] != null);
+  if (input.machineDetection === 'LeaveMessage') {
+    if (voicemail.length !== 1)
+      throw IvrInvalidRequest(
+        'machineDetection LeaveMessage needs exactly one of voicemailAudioFileUrl and voicemailTtsText: what to leave after the beep.',
+        ['voicemailAudioFileUrl', 'voicemailTtsText'],
+      );
+    return;
+  }
+  if (voicemail.length > 0)
+    throw IvrInvalidRequest(
+      `${voicemail.join(' and ')} ${voicemail.length > 1 ? 'are' : 'is'} played only with machineDetection LeaveMessage.`,
+      [...voicemail],
+    );
 }

@@ -229,6 +229,7 @@ describeWithApp(
       assert.equal(record.callDurationSeconds, 0);
       assert.deepEqual(Object.keys(payload).sort(), [
         'answeredAt',
+        'answeredBy',
         'answers',
         'callDurationSeconds',
         'callId',
