@@ -280,16 +280,14 @@ describeWithApp(
         await waitFor(async () => fx.receiver.at('/calls').find((r) => r.body.includes(sid)), 10_000, 'the Call Webhook'),
         fx.a.webhookSecret,
       ) as Record<string, unknown>;
-    const placedFor = (sid: string) => {
-      const index = fx.fake.calls.findIndex((c) => c.sid === sid);
-      return fx.fake.requests.filter((r) => r.path.endsWith('/Calls.json'))[index];
-    };
+    /** The last Calls.json request: tests run one call at a time. */
+    const lastPlaced = () => fx.fake.requests.filter((r) => r.path.endsWith('/Calls.json')).at(-1)!;
 
     it('Hangup: Twilio detects with MachineDetection=Enable; machine_start is answered with a bare Hangup and ends Completed, AnsweringMachine', async () => {
       fx.fake.expectCall({ answer: true, pickedUpBy: 'machine', digits: ['1'], durationSeconds: 3 });
       const { record, payload } = await callThrough({ machineDetection: 'Hangup' });
       const call = fx.fake.calls.at(-1)!;
-      const placed = placedFor(call.sid);
+      const placed = lastPlaced();
       assert.equal(placed.form.get('MachineDetection'), 'Enable');
       assert.equal(placed.form.get('AsyncAmd'), null, 'synchronous detection: the answer URL waits for the verdict');
       assert.deepEqual(
@@ -311,7 +309,7 @@ describeWithApp(
       fx.fake.expectCall({ answer: true, pickedUpBy: 'machine', durationSeconds: 12 });
       const machine = await callThrough({ machineDetection: 'LeaveMessage', voicemailAudioFileUrl: voicemail });
       const call = fx.fake.calls.at(-1)!;
-      assert.equal(placedFor(call.sid).form.get('MachineDetection'), 'DetectMessageEnd');
+      assert.equal(lastPlaced().form.get('MachineDetection'), 'DetectMessageEnd');
       assert.deepEqual(call.twiml, [`<?xml version="1.0" encoding="UTF-8"?><Response><Play>${voicemail}</Play><Hangup/></Response>`]);
       assert.deepEqual([machine.record.status, machine.record.result, machine.record.answeredBy], [4, 8, 'machine_end_beep']);
       assert.equal(machine.payload.answeredBy, 'machine_end_beep');
@@ -320,7 +318,7 @@ describeWithApp(
       fx.fake.expectCall({ answer: true, pickedUpBy: 'human', digits: ['1'] });
       const person = await callThrough({ machineDetection: 'LeaveMessage', voicemailAudioFileUrl: voicemail });
       const personCall = fx.fake.calls.at(-1)!;
-      assert.equal(placedFor(personCall.sid).form.get('MachineDetection'), 'DetectMessageEnd');
+      assert.equal(lastPlaced().form.get('MachineDetection'), 'DetectMessageEnd');
       assert.match(personCall.twiml[0], /<Play>https:\/\/media\.example\.com\/welcome\.wav<\/Play><Gather/);
       assert.doesNotMatch(personCall.twiml.join(''), /voicemail/);
       assert.deepEqual([person.record.result, person.record.pressedDigit, person.record.answeredBy], [1, '1', 'human']);
