@@ -58,7 +58,16 @@ export class OutboundIvrService {
     // API.md §13: no call to a contact opted out of calls (one indexed read of the number's contact).
     if ((await this.consents.ofPhone(workspaceId, input.destinationNumber, 'calls')) === 'OptedOut')
       throw IvrRecipientOptedOut(input.destinationNumber);
-    const flowVersion = input.flowId ? (await this.flows.getCurrentVersion(workspaceId, input.flowId)).version : null;
+    const flow = input.flowId ? await this.flows.getCurrentVersion(workspaceId, input.flowId) : null;
+    const flowVersion = flow?.version ?? null;
+    // A flow's machine detection applies unless the request sets its own.
+    if (flow && input.machineDetection === undefined && flow.definition.machineDetection)
+      input = {
+        ...input,
+        machineDetection: flow.definition.machineDetection,
+        voicemailAudioFileUrl: flow.definition.voicemailAudioFileUrl ?? null,
+        voicemailTtsText: flow.definition.voicemailTtsText ?? null,
+      };
     // API.md §13: at `sendAt`, and not inside the contact's quiet hours when they cover calls.
     const dueAt = await this.scheduler.dueAt(workspaceId, {
       scope: 'Calls',

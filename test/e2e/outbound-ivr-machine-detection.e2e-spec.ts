@@ -230,5 +230,64 @@ describeWithApp(
       assert.equal(outcome.answeredBy, null);
       assert.equal(call.answeredBy, null);
     });
+
+    it("flows: a flow's machineDetection applies to its calls unless the request sets its own; unsound settings are 400s", async () => {
+      const flowBody = (extra: Record<string, unknown>) => ({
+        name: `Reminder ${++seq}`,
+        startStepId: 'ask',
+        steps: [
+          {
+            id: 'ask',
+            type: 'Question',
+            props: { audioFileUrl: AUDIO, options: [{ digit: '1', description: 'Yes' }], maxAudioRetries: 0 },
+          },
+        ],
+        ...extra,
+      });
+      const refused: Array<[string, Record<string, unknown>, string, string]> = [
+        ['an unknown mode', { machineDetection: 'Beep' }, 'machineDetection', 'Request:ValidationFailed'],
+        ['LeaveMessage without a voicemail', { machineDetection: 'LeaveMessage' }, 'voicemailTtsText', 'OutboundIvr:InvalidFlow'],
+        [
+          'a voicemail with Hangup',
+          { machineDetection: 'Hangup', voicemailAudioFileUrl: VOICEMAIL },
+          'voicemailAudioFileUrl',
+          'OutboundIvr:InvalidFlow',
+        ],
+      ];
+      for (const [what, extra, member, code] of refused) {
+        const res = await fx.a.api.post('/v1/outbound-ivr-flows', flowBody(extra));
+        assert.equal(res.status, 400, `${what}: ${res.text}`);
+        assert.equal(res.body.error.code, code, `${what}: ${res.text}`);
+        const members = (res.body.error.validationErrors as Array<{ members: string[] }>).flatMap((e) => e.members);
+        assert.ok(members.includes(member), `${what}: ${JSON.stringify(members)}`);
+      }
+
+      const saved = await fx.a.api.post(
+        '/v1/outbound-ivr-flows',
+        flowBody({ machineDetection: 'LeaveMessage', voicemailAudioFileUrl: VOICEMAIL }),
+      );
+      assert.equal(saved.status, 200, saved.text);
+      assert.deepEqual(
+        [saved.body.machineDetection, saved.body.voicemailAudioFileUrl, saved.body.voicemailTtsText],
+        ['LeaveMessage', VOICEMAIL, null],
+      );
+
+      const channel = await voiceChannel();
+      const [machine, other] = [nextNumber(), nextNumber()];
+      assert.equal((await markMachines(channel.id, [machine, other])).status, 200);
+      const flowCall = { audioFileUrl: undefined, options: undefined, flowId: saved.body.id };
+      const inherited = await callThrough(channel, machine, flowCall);
+      assert.deepEqual(
+        [inherited.record.machineDetection, inherited.record.voicemailAudioFileUrl, inherited.record.result, inherited.record.answeredBy],
+        ['LeaveMessage', VOICEMAIL, 8, 'machine_end_beep'],
+      );
+      assert.equal(
+        await timelineBody(channel.id, machine, inherited.record.callId),
+        `Outbound IVR call: Completed, AnsweringMachine (machine_end_beep), voicemail ${VOICEMAIL}`,
+      );
+
+      const overridden = await callThrough(channel, other, { ...flowCall, machineDetection: 'Off' });
+      assert.deepEqual([overridden.record.machineDetection, overridden.record.result, overridden.record.answeredBy], ['Off', 2, null]);
+    });
   },
 );

@@ -3166,12 +3166,15 @@ export interface components {
             id: string;
             /** @description ISO 8601 with offset (UTC). */
             lastModificationTime: string;
+            machineDetection: components["schemas"]["MachineDetection"];
             name: string;
             startStepId: string;
             /** @description With defaults applied: absent optional values are null. */
             steps: components["schemas"]["OutboundIvrStep"][];
             /** @description 1 on creation, incremented by every update; a running call keeps the version it started with. */
             version: number;
+            voicemailAudioFileUrl: string | null;
+            voicemailTtsText: string | null;
             workspaceId: string;
         };
         OutboundIvrFlowOption: {
@@ -3648,11 +3651,25 @@ export interface components {
         };
         SaveOutboundIvrFlow: {
             description?: string | null;
+            /**
+             * @description What the flow's calls do when an answering machine picks up (API.md §14): Off, Hangup, or
+             *     LeaveMessage (the voicemail after the beep, then hang up). A call's own `machineDetection`
+             *     overrides it.
+             * @default Off
+             */
+            machineDetection?: components["schemas"]["MachineDetection"];
             name: string;
             /** @description Id of the first step. */
             startStepId: string;
             /** @description 1 to 100 steps. */
             steps: components["schemas"]["OutboundIvrStep"][];
+            /**
+             * Format: uri
+             * @description LeaveMessage: the audio left on the machine. Exactly one of this and voicemailTtsText.
+             */
+            voicemailAudioFileUrl?: string | null;
+            /** @description LeaveMessage: text spoken as the voicemail. */
+            voicemailTtsText?: string | null;
         };
         SearchContactsDto: {
             /** @description Contacts whose consents (API.md §13) have these statuses. */
