@@ -99,7 +99,8 @@ export function applyProgress(record: OutboundIvrRequestEntity, progress: CallPr
       return forward(record, OutboundIvrStatus.InProgress, {
         ringingAt: record.ringingAt ?? progress.at,
         answeredAt: record.answeredAt ?? progress.at,
-        answeredBy: record.answeredBy ?? progress.answeredBy ?? null,
+        // The first verdict of the provider's machine detection stays.
+        ...(!record.answeredBy && progress.answeredBy && { answeredBy: progress.answeredBy }),
       });
     case 'ended':
       return end(record, progress);
@@ -124,7 +125,7 @@ function end(record: OutboundIvrRequestEntity, progress: Extract<CallProgress, {
   const outcome = ENDINGS[ending];
   const measured = record.answeredAt ? (progress.at.getTime() - record.answeredAt.getTime()) / 1000 : 0;
   return {
-    ...(answeredBy !== record.answeredBy && { answeredBy }),
+    ...(!record.answeredBy && answeredBy && { answeredBy }),
     status: outcome.status,
     result: byMachine ? OutboundIvrResult.AnsweringMachine : (outcome.result ?? dialogResult(record)),
     completedAt: progress.at,

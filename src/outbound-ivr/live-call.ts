@@ -47,7 +47,7 @@ export class LiveCall {
   converse(input: DialogInput, turn?: number): Instructions {
     const { record } = this;
     if (!this.live || !record.script) return HANG_UP;
-    if (input.kind === 'answered' && record.machineDetection !== 'Off') {
+    if (input.kind === 'answered' && (record.machineDetection ?? 'Off') !== 'Off') {
       this.progress({ kind: 'answered', at: new Date(), answeredBy: input.answeredBy });
       if (isMachine(record.answeredBy)) return this.machineAnswered();
     }

@@ -122,6 +122,10 @@ describeWithApp(
           callDurationSeconds: null,
           flowId: null,
           scheduledFor: null,
+          machineDetection: 'Off',
+          voicemailAudioFileUrl: null,
+          voicemailTtsText: null,
+          answeredBy: null,
         },
       );
       assert.match(r.creationTime, OFFSET_TIMESTAMP);
