@@ -70,7 +70,7 @@ const REPLY_WINDOW = "interval '7 days'";
 const DERIVED = `
   SELECT r.campaign_id, r.contact_id, r.phone_number, r.conversation_event_id, r.outbound_ivr_id, r.updated_at,
          e.status AS event_status, coalesce(rep.replied, false) AS replied,
-         o.status AS call_status, o.answered_at IS NOT NULL AS answered, o.result = ${OutboundIvrResult.DigitPressed} AS digit_pressed,
+         o.status AS call_status, o.answered_at IS NOT NULL AND o.result <> ${OutboundIvrResult.AnsweringMachine} AS answered, o.result = ${OutboundIvrResult.DigitPressed} AS digit_pressed,
          CASE WHEN e.id IS NOT NULL THEN CASE WHEN rep.replied THEN 'Replied' ELSE e.status END
               WHEN o.id IS NOT NULL THEN CASE o.status ${CALL_STATUS_CASES}
                 ELSE CASE WHEN o.status = ${OutboundIvrStatus.Pending} AND o.scheduled_for > now() THEN 'Scheduled' ELSE 'Sent' END END
@@ -315,11 +315,12 @@ export class CampaignRecipientsRepository extends WorkspaceScopedRepository<Camp
          UPDATE campaign_recipients r SET status = 'Pending', outbound_ivr_id = NULL, updated_at = now()
            FROM outbound_ivr_requests o
           WHERE r.workspace_id = $1 AND r.campaign_id = $2 AND r.status = 'Sent' AND r.attempts < $4
-            AND o.workspace_id = r.workspace_id AND o.id = r.outbound_ivr_id AND o.status = ANY($3::int[])
+            AND o.workspace_id = r.workspace_id AND o.id = r.outbound_ivr_id
+            AND (o.status = ANY($3::int[]) OR o.result = ANY($6::int[]))
             AND o.completed_at <= now() - make_interval(mins => $5::int)
           RETURNING 1)
        SELECT count(*)::int AS n FROM due`,
-      [campaignId, redialStatuses(redial), redial.maxAttempts, redial.delayMinutes],
+      [campaignId, redialStatuses(redial), redial.maxAttempts, redial.delayMinutes, redialResults(redial)],
     );
     return rows[0].n;
   }
@@ -331,8 +332,9 @@ export class CampaignRecipientsRepository extends WorkspaceScopedRepository<Camp
       `SELECT count(*)::int AS n FROM campaign_recipients r
          JOIN outbound_ivr_requests o ON o.workspace_id = r.workspace_id AND o.id = r.outbound_ivr_id
         WHERE r.workspace_id = $1 AND r.campaign_id = $2 AND r.status = 'Sent'
-          AND (o.status IN (${CALL_UNDER_WAY}) OR (o.status = ANY($3::int[]) AND r.attempts < $4))`,
-      [campaignId, redial ? redialStatuses(redial) : [], redial?.maxAttempts ?? 0],
+          AND (o.status IN (${CALL_UNDER_WAY})
+               OR ((o.status = ANY($3::int[]) OR o.result = ANY($5::int[])) AND r.attempts < $4))`,
+      [campaignId, redial ? redialStatuses(redial) : [], redial?.maxAttempts ?? 0, redial ? redialResults(redial) : []],
     );
     return row.n;
   }
@@ -404,5 +406,12 @@ export class CampaignRecipientsRepository extends WorkspaceScopedRepository<Camp
 
 /** The call statuses a redial policy redials. */
 function redialStatuses(redial: CampaignRedial): number[] {
-  return redial.on.map((ending) => (ending === 'Busy' ? OutboundIvrStatus.Busy : OutboundIvrStatus.NoAnswer));
+  return redial.on.flatMap((ending) =>
+    ending === 'Busy' ? [OutboundIvrStatus.Busy] : ending === 'NoAnswer' ? [OutboundIvrStatus.NoAnswer] : [],
+  );
+}
+
+/** The call results a redial policy redials: a machine's answer (the call itself Completed). */
+function redialResults(redial: CampaignRedial): number[] {
+  return redial.on.includes('AnsweringMachine') ? [OutboundIvrResult.AnsweringMachine] : [];
 }

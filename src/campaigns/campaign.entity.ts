@@ -26,9 +26,13 @@ export interface CampaignAudience {
   search?: Record<string, unknown>;
 }
 
+/** The ends of a call a redial policy may place again: statuses NoAnswer and Busy, and result AnsweringMachine. */
+export const REDIAL_ENDINGS = ['NoAnswer', 'Busy', 'AnsweringMachine'] as const;
+export type RedialEnding = (typeof REDIAL_ENDINGS)[number];
+
 export interface CampaignRedial {
   maxAttempts: number;
-  on: Array<'NoAnswer' | 'Busy'>;
+  on: RedialEnding[];
   delayMinutes: number;
 }
 

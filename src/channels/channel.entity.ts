@@ -13,6 +13,8 @@ export interface VoiceSandboxSettings {
   pressDigits: string[];
   ringMs: number;
   talkMs: number;
+  /** Numbers answered by a simulated answering machine (PUT /admin/v1/channels/{id}/sandbox/machines); E.164. */
+  machineNumbers?: string[];
 }
 
 /** Credentials, write-only: stored sealed, never returned. */

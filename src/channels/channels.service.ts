@@ -126,6 +126,24 @@ export class ChannelsService {
     return this.channels.save(workspaceId, channel);
   }
 
+  /**
+   * Operators' route (API.md §14): the numbers the channel's sandbox voice provider answers with an
+   * answering machine. A channel whose calls do not go through the sandbox is a 400.
+   */
+  async setSandboxMachines(id: string, numbers: string[]): Promise<string[]> {
+    const channel = await this.findUnscopedForOperator(id);
+    if (channel.voiceProvider !== 'sandbox' || !channel.voiceSandbox)
+      throw ChannelConfigInvalid(
+        `Channel '${id}' does not place calls through the sandbox voice provider, so it simulates no answering machines.`,
+        'numbers',
+      );
+    const machineNumbers = [...new Set(numbers)];
+    channel.voiceSandbox = { ...channel.voiceSandbox, machineNumbers };
+    await this.channels.save(channel.workspaceId, channel);
+    this.forgetRecent(channel.workspaceId, id);
+    return machineNumbers;
+  }
+
   /** Replaces the configuration; credentials left out of the request keep their stored values. */
   async update(workspaceId: string, id: string, config: ChannelConfigDto): Promise<Channel> {
     const channel = await this.get(workspaceId, id);
@@ -256,6 +274,8 @@ export class ChannelsService {
               pressDigits: sandbox?.pressDigits ?? [],
               ringMs: sandbox?.ringMs ?? 1000,
               talkMs: sandbox?.talkMs ?? 1000,
+              // Set by the operator's own route, not by the configuration: an update keeps them.
+              machineNumbers: channel.voiceSandbox?.machineNumbers ?? [],
             }
           : null,
       voiceCredentialsSealed: this.secrets.sealJson(credentials),

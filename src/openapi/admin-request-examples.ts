@@ -34,6 +34,9 @@ export const ADMIN_REQUEST_EXAMPLES: Record<string, ExamplesObject> = {
       concurrentCalls: 10,
     }),
   },
+  setSandboxAnsweringMachines: {
+    machine: example("Create Outbound IVR's callee answers with a machine", { numbers: [DEMO_NUMBERS.callee] }),
+  },
   injectSandboxInboundMessage: {
     customerWrites: example('The customer writes (opens the service window for the free-form sends’ examples)', {
       fromNumber: DEMO_NUMBERS.sandboxCustomer,

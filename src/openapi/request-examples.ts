@@ -103,6 +103,22 @@ const CREATE_OUTBOUND_IVR_EXAMPLES: ExamplesObject = {
       digitTimeoutMs: 3000,
     },
   },
+  voicemailForMachines: {
+    summary: 'Answering-machine detection: a machine gets a voicemail after its beep (result 8 AnsweringMachine)',
+    value: {
+      channelId: DEMO_CHANNEL_ID,
+      externalId: 'appointment-78',
+      destinationNumber: DEMO_NUMBERS.callee,
+      ttsText: 'Press 1 to confirm your appointment on Tuesday, or 2 to cancel it.',
+      options: [
+        { digit: '1', description: 'Confirm' },
+        { digit: '2', description: 'Cancel' },
+      ],
+      machineDetection: 'LeaveMessage',
+      voicemailTtsText: 'This is Example Clinic about your appointment on Tuesday. Please call us back to confirm it.',
+      webhookUrl: 'https://example.com/webhooks/ivr',
+    },
+  },
 };
 
 const SAVE_FLOW_EXAMPLES: ExamplesObject = {

@@ -1,4 +1,5 @@
 import type { IvrDigit } from '../outbound-ivr/dto/ivr-option.dto.js';
+import type { MachineDetection } from '../outbound-ivr/ivr-enums.js';
 import { TtsVoice } from '../speech/tts-voice.js';
 
 /**
@@ -8,6 +9,11 @@ import { TtsVoice } from '../speech/tts-voice.js';
 export interface FlowDefinition {
   startStepId: string;
   steps: FlowStep[];
+  /** What the flow's calls do when a machine answers (API.md §14); absent on versions saved before it: Off. */
+  machineDetection?: MachineDetection;
+  /** LeaveMessage: exactly one of the two is the voicemail. */
+  voicemailAudioFileUrl?: string | null;
+  voicemailTtsText?: string | null;
 }
 
 export interface FlowVersion {

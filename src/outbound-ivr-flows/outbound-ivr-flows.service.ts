@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { ValidationErrorItem } from '../common/errors/domain-error.js';
 import { isUuid, newId } from '../common/id.js';
 import { mapPage, type PagedResult } from '../common/paging/paged-result.js';
 import { parseSorting } from '../common/paging/sorting.js';
@@ -103,7 +104,25 @@ function headFields(input: SaveOutboundIvrFlow): FlowHeadFields {
 /** The request as a definition, or a 400 listing every graph problem (nothing is written). */
 function soundDefinition(input: SaveOutboundIvrFlow): FlowDefinition {
   const definition = toFlowDefinition(input);
-  const issues = findFlowIssues(definition);
+  const issues = [...findFlowIssues(definition), ...voicemailIssues(definition)];
   if (issues.length > 0) throw InvalidFlow(issues);
   return definition;
+}
+
+/** LeaveMessage needs exactly one voicemail prompt; a voicemail without it would never play. */
+function voicemailIssues(definition: FlowDefinition): ValidationErrorItem[] {
+  const given = (['voicemailAudioFileUrl', 'voicemailTtsText'] as const).filter((field) => definition[field] != null);
+  if (definition.machineDetection === 'LeaveMessage') {
+    if (given.length === 1) return [];
+    const message =
+      'machineDetection LeaveMessage needs exactly one of voicemailAudioFileUrl and voicemailTtsText: what to leave after the beep.';
+    return [{ message, members: ['voicemailAudioFileUrl', 'voicemailTtsText'] }];
+  }
+  if (given.length === 0) return [];
+  return [
+    {
+      message: `${given.join(' and ')} ${given.length > 1 ? 'are' : 'is'} played only with machineDetection LeaveMessage.`,
+      members: [...given],
+    },
+  ];
 }

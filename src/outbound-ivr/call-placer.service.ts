@@ -144,6 +144,18 @@ export class CallPlacer {
 
   /** Speech is synthesized here, once per call; a flow runs the version pinned when the call was created. */
   private async prepareScript(request: OutboundIvrRequestEntity): Promise<IvrScript> {
+    const script = await this.scriptOf(request);
+    if (request.machineDetection === 'LeaveMessage') {
+      script.voicemailUrl = await this.audioOf(request.workspaceId, {
+        audioFileUrl: request.voicemailAudioFileUrl,
+        ttsText: request.voicemailTtsText,
+        ttsVoice: request.ttsVoice,
+      });
+    }
+    return script;
+  }
+
+  private async scriptOf(request: OutboundIvrRequestEntity): Promise<IvrScript> {
     if (request.flowId && request.flowVersion) {
       const flow = await this.flows.getVersion(request.workspaceId, request.flowId, request.flowVersion);
       return scriptOfFlow(request, flow.definition, (prompt) => this.audioOf(request.workspaceId, prompt));

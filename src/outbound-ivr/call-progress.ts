@@ -1,4 +1,4 @@
-import { OutboundIvrResult, OutboundIvrStatus, isFinished } from './ivr-enums.js';
+import { OutboundIvrResult, OutboundIvrStatus, isFinished, isMachine, type AnsweredBy } from './ivr-enums.js';
 import type { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
 
 /** How a call ended, as a voice provider reports it. */
@@ -8,7 +8,7 @@ export type CallEnding = 'completed' | 'no-answer' | 'busy' | 'failed' | 'cancel
 export type CallProgress =
   | { kind: 'initiated'; at: Date; callId: string }
   | { kind: 'ringing'; at: Date }
-  | { kind: 'answered'; at: Date }
+  | { kind: 'answered'; at: Date; answeredBy?: AnsweredBy | null }
   | {
       kind: 'ended';
       at: Date;
@@ -16,6 +16,7 @@ export type CallProgress =
       durationSeconds?: number | null;
       hangupCause?: string | null;
       errorMessage?: string | null;
+      answeredBy?: AnsweredBy | null;
     };
 
 type RecordChanges = Partial<
@@ -31,6 +32,7 @@ type RecordChanges = Partial<
     | 'callDurationSeconds'
     | 'hangupCause'
     | 'errorMessage'
+    | 'answeredBy'
   >
 >;
 
@@ -97,6 +99,8 @@ export function applyProgress(record: OutboundIvrRequestEntity, progress: CallPr
       return forward(record, OutboundIvrStatus.InProgress, {
         ringingAt: record.ringingAt ?? progress.at,
         answeredAt: record.answeredAt ?? progress.at,
+        // The first verdict of the provider's machine detection stays.
+        ...(!record.answeredBy && progress.answeredBy && { answeredBy: progress.answeredBy }),
       });
     case 'ended':
       return end(record, progress);
@@ -112,14 +116,18 @@ function forward(record: OutboundIvrRequestEntity, status: OutboundIvrStatus, ti
 }
 
 function end(record: OutboundIvrRequestEntity, progress: Extract<CallProgress, { kind: 'ended' }>): RecordChanges {
-  const answered = record.answeredAt !== null;
+  const answeredBy = record.answeredBy ?? progress.answeredBy ?? null;
+  // A machine's answer is an answer, even when its report arrives only with the end of the call.
+  const byMachine = progress.ending === 'completed' && isMachine(answeredBy);
+  const answered = record.answeredAt !== null || byMachine;
   // A call that never connected cannot have "completed", whatever the provider calls it.
   const ending = progress.ending === 'completed' && !answered ? 'failed' : progress.ending;
   const outcome = ENDINGS[ending];
-  const measured = answered ? (progress.at.getTime() - record.answeredAt!.getTime()) / 1000 : 0;
+  const measured = record.answeredAt ? (progress.at.getTime() - record.answeredAt.getTime()) / 1000 : 0;
   return {
+    ...(!record.answeredBy && answeredBy && { answeredBy }),
     status: outcome.status,
-    result: outcome.result ?? dialogResult(record),
+    result: byMachine ? OutboundIvrResult.AnsweringMachine : (outcome.result ?? dialogResult(record)),
     completedAt: progress.at,
     callDurationSeconds: seconds(progress.durationSeconds ?? measured),
     hangupCause: (progress.hangupCause ?? outcome.cause).slice(0, 100),

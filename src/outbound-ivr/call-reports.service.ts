@@ -27,6 +27,8 @@ export interface CallReport {
   /** What the timeline event links to (the IVR request, or the inbound call). */
   sourceId: string;
   details: Record<string, unknown>;
+  /** Who answered an outbound call, as the provider's machine detection said (null without detection, and for inbound calls). */
+  answeredBy?: string | null;
 }
 
 /** `hh:mm:ss` of a number of seconds. */
@@ -92,6 +94,7 @@ export class CallReportsService {
           contactId,
           contactNumber: report.contactNumber,
           callLength: length,
+          answeredBy: report.answeredBy ?? null,
           aiAgentId: null,
           recordingUrl: null,
           transcription: null,

@@ -125,6 +125,11 @@ export class CallTracker {
       payload: toWebhookPayload(record) as unknown as Record<string, unknown>,
     };
     const digit = record.pressedDigit ? `, digit ${record.pressedDigit}` : '';
+    const machine = record.result === OutboundIvrResult.AnsweringMachine ? ` (${record.answeredBy})` : '';
+    const voicemail =
+      machine && record.machineDetection === 'LeaveMessage' && record.answeredBy !== 'fax' && record.script?.voicemailUrl
+        ? `, voicemail ${record.script.voicemailUrl}`
+        : '';
     return this.reports.record(
       {
         workspaceId: record.workspaceId,
@@ -137,9 +142,16 @@ export class CallTracker {
         hangupTime: record.completedAt ?? new Date(),
         durationSeconds: record.callDurationSeconds ?? 0,
         creationTime: record.creationTime,
-        summary: `Outbound IVR call: ${OutboundIvrStatus[record.status]}, ${OutboundIvrResult[record.result]}${digit}`,
+        summary: `Outbound IVR call: ${OutboundIvrStatus[record.status]}, ${OutboundIvrResult[record.result]}${machine}${digit}${voicemail}`,
+        answeredBy: record.answeredBy,
         sourceId: record.id,
-        details: { outboundIvrRequestId: record.id, status: record.status, result: record.result, pressedDigit: record.pressedDigit },
+        details: {
+          outboundIvrRequestId: record.id,
+          status: record.status,
+          result: record.result,
+          pressedDigit: record.pressedDigit,
+          ...(record.answeredBy && { answeredBy: record.answeredBy }),
+        },
       },
       [outcome],
     );

@@ -21,6 +21,34 @@ export enum OutboundIvrResult {
   DestinationBusy = 5,
   TechnicalFailure = 6,
   Cancelled = 7,
+  /** Twilio (or the sandbox) found a machine at the other end: the IVR was not run (API.md §14). */
+  AnsweringMachine = 8,
+}
+
+/** What a call does when a machine answers (API.md §14). */
+export const MACHINE_DETECTION = ['Off', 'Hangup', 'LeaveMessage'] as const;
+export type MachineDetection = (typeof MACHINE_DETECTION)[number];
+
+/** Twilio's `AnsweredBy` values, kept as sent on the record's `answeredBy`. */
+export const ANSWERED_BY = [
+  'human',
+  'machine_start',
+  'machine_end_beep',
+  'machine_end_silence',
+  'machine_end_other',
+  'fax',
+  'unknown',
+] as const;
+export type AnsweredBy = (typeof ANSWERED_BY)[number];
+
+/** Whether `answeredBy` names a machine (an answering machine or a fax), not a person or an undecided answer. */
+export function isMachine(answeredBy: string | null | undefined): boolean {
+  return !!answeredBy && (answeredBy.startsWith('machine_') || answeredBy === 'fax');
+}
+
+/** Twilio's `AnsweredBy` if it is one of its documented values, else null. */
+export function toAnsweredBy(value: string | undefined): AnsweredBy | null {
+  return (ANSWERED_BY as readonly string[]).includes(value ?? '') ? (value as AnsweredBy) : null;
 }
 
 export enum OutboundIvrAudioType {

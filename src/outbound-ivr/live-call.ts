@@ -1,7 +1,7 @@
 import { applyProgress, type CallProgress } from './call-progress.js';
 import { converse, type DialogInput } from './dialog/dialog-engine.js';
 import type { Instructions } from './dialog/dialog-state.js';
-import { isFinished, OutboundIvrStatus } from './ivr-enums.js';
+import { isFinished, isMachine, OutboundIvrStatus } from './ivr-enums.js';
 import type { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
 
 const HANG_UP: Instructions = { play: [], gather: null, turn: -1 };
@@ -47,6 +47,10 @@ export class LiveCall {
   converse(input: DialogInput, turn?: number): Instructions {
     const { record } = this;
     if (!this.live || !record.script) return HANG_UP;
+    if (input.kind === 'answered' && (record.machineDetection ?? 'Off') !== 'Off') {
+      this.progress({ kind: 'answered', at: new Date(), answeredBy: input.answeredBy });
+      if (isMachine(record.answeredBy)) return this.machineAnswered();
+    }
     const repeated = input.kind === 'answered' ? record.dialog !== null : turn !== undefined && turn !== record.dialog?.turn;
     if (repeated && record.dialog) return record.dialog.instructions;
     const now = new Date();
@@ -55,6 +59,17 @@ export class LiveCall {
     this.change({ dialog: step.state });
     if (step.answer) this.change({ answers: [...record.answers, step.answer], pressedDigit: step.answer.digit });
     return step.state.instructions;
+  }
+
+  /**
+   * A machine answered: the IVR is not run. Hangup ends the call at once; LeaveMessage plays the
+   * voicemail (the provider detected the end of the greeting) and then hangs up. The same answer
+   * every time, so a repeated callback gets it again.
+   */
+  private machineAnswered(): Instructions {
+    const { record } = this;
+    const voicemail = record.machineDetection === 'LeaveMessage' && record.answeredBy !== 'fax' ? record.script?.voicemailUrl : null;
+    return { play: voicemail ? [voicemail] : [], gather: null, turn: -1 };
   }
 
   private change(changes: Partial<OutboundIvrRequestEntity>): void {

@@ -2,7 +2,7 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { TtsVoice } from '../speech/tts-voice.js';
 import type { DialogState } from './dialog/dialog-state.js';
 import type { IvrScript } from './dialog/ivr-script.js';
-import { OutboundIvrAudioType, OutboundIvrResult, OutboundIvrStatus } from './ivr-enums.js';
+import { OutboundIvrAudioType, OutboundIvrResult, OutboundIvrStatus, type AnsweredBy, type MachineDetection } from './ivr-enums.js';
 
 export interface StoredIvrOption {
   digit: string;
@@ -43,6 +43,12 @@ export class OutboundIvrRequestEntity {
   @Column({ type: 'int' }) digitTimeoutMs: number;
   @Column({ type: 'uuid', nullable: true }) flowId: string | null;
   @Column({ type: 'int', nullable: true }) flowVersion: number | null;
+  /** What happens when a machine answers: Off (no detection), Hangup, or LeaveMessage (the voicemail after the beep). */
+  @Column({ type: 'varchar', length: 20, default: 'Off' }) machineDetection: MachineDetection;
+  @Column({ type: 'varchar', length: 2048, nullable: true }) voicemailAudioFileUrl: string | null;
+  @Column({ type: 'text', nullable: true }) voicemailTtsText: string | null;
+  /** Who answered, as the provider's detection reported it (Twilio's `AnsweredBy`); null without detection. */
+  @Column({ type: 'varchar', length: 30, nullable: true }) answeredBy: AnsweredBy | null;
 
   @Column({ type: 'smallint', default: OutboundIvrStatus.Pending }) status: OutboundIvrStatus;
   @Column({ type: 'smallint', default: OutboundIvrResult.None }) result: OutboundIvrResult;

@@ -49,6 +49,7 @@ export class OutboundIvrService {
    */
   async create(principal: Principal, input: CreateOutboundIvrRequest): Promise<OutboundIvrRequestEntity> {
     checkWhatToPlay(input);
+    checkMachineDetection(input);
     assertWebhookTarget(input.webhookUrl, 'webhookUrl', this.config.webhooks.allowPrivateNetworks);
     const workspaceId = principal.workspaceId;
     await this.channels.getRecent(workspaceId, input.channelId, 'voice');
@@ -57,7 +58,16 @@ export class OutboundIvrService {
     // API.md §13: no call to a contact opted out of calls (one indexed read of the number's contact).
     if ((await this.consents.ofPhone(workspaceId, input.destinationNumber, 'calls')) === 'OptedOut')
       throw IvrRecipientOptedOut(input.destinationNumber);
-    const flowVersion = input.flowId ? (await this.flows.getCurrentVersion(workspaceId, input.flowId)).version : null;
+    const flow = input.flowId ? await this.flows.getCurrentVersion(workspaceId, input.flowId) : null;
+    const flowVersion = flow?.version ?? null;
+    // A flow's machine detection applies unless the request sets its own.
+    if (flow && input.machineDetection === undefined && flow.definition.machineDetection)
+      input = {
+        ...input,
+        machineDetection: flow.definition.machineDetection,
+        voicemailAudioFileUrl: flow.definition.voicemailAudioFileUrl ?? null,
+        voicemailTtsText: flow.definition.voicemailTtsText ?? null,
+      };
     // API.md §13: at `sendAt`, and not inside the contact's quiet hours when they cover calls.
     const dueAt = await this.scheduler.dueAt(workspaceId, {
       scope: 'Calls',
@@ -86,6 +96,7 @@ export class OutboundIvrService {
    */
   async check(workspaceId: string, input: Omit<CreateOutboundIvrRequest, 'destinationNumber'>): Promise<void> {
     checkWhatToPlay(input);
+    checkMachineDetection(input);
     assertWebhookTarget(input.webhookUrl, 'webhookUrl', this.config.webhooks.allowPrivateNetworks);
     await this.channels.getRecent(workspaceId, input.channelId, 'voice');
     if (input.flowId) await this.flows.getCurrentVersion(workspaceId, input.flowId);
@@ -179,6 +190,10 @@ export class OutboundIvrService {
       digitTimeoutMs: input.digitTimeoutMs ?? IVR_DEFAULTS.digitTimeoutMs,
       flowId: input.flowId ?? null,
       flowVersion,
+      machineDetection: input.machineDetection ?? 'Off',
+      voicemailAudioFileUrl: input.voicemailAudioFileUrl ?? null,
+      voicemailTtsText: input.voicemailTtsText ?? null,
+      answeredBy: null,
       status: OutboundIvrStatus.Pending,
       result: OutboundIvrResult.None,
       pressedDigit: null,
@@ -211,4 +226,22 @@ function checkWhatToPlay(input: Omit<CreateOutboundIvrRequest, 'destinationNumbe
   if (given.length !== 1)
     throw IvrInvalidRequest('Give exactly one of audioFileUrl and ttsText (or a flowId).', ['audioFileUrl', 'ttsText']);
   if (!input.options || input.options.length === 0) throw IvrInvalidRequest('options must have 1 to 12 entries.', ['options']);
+}
+
+/** LeaveMessage needs exactly one voicemail prompt; the voicemail fields mean nothing without it. */
+function checkMachineDetection(input: Omit<CreateOutboundIvrRequest, 'destinationNumber'>): void {
+  const voicemail = (['voicemailAudioFileUrl', 'voicemailTtsText'] as const).filter((field) => input[field] != null);
+  if (input.machineDetection === 'LeaveMessage') {
+    if (voicemail.length !== 1)
+      throw IvrInvalidRequest(
+        'machineDetection LeaveMessage needs exactly one of voicemailAudioFileUrl and voicemailTtsText: what to leave after the beep.',
+        ['voicemailAudioFileUrl', 'voicemailTtsText'],
+      );
+    return;
+  }
+  if (voicemail.length > 0)
+    throw IvrInvalidRequest(
+      `${voicemail.join(' and ')} ${voicemail.length > 1 ? 'are' : 'is'} played only with machineDetection LeaveMessage.`,
+      [...voicemail],
+    );
 }

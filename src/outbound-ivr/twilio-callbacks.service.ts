@@ -13,7 +13,7 @@ import { CallReportsService } from './call-reports.service.js';
 import { CallTracker, type CallRef } from './call-tracker.service.js';
 import type { InboundCall } from './inbound-call.entity.js';
 import { InboundCallsRepository } from './inbound-calls.repository.js';
-import { CallType, CallWebhookStatus } from './ivr-enums.js';
+import { CallType, CallWebhookStatus, toAnsweredBy } from './ivr-enums.js';
 import { OutboundIvrRequestsRepository } from './outbound-ivr-requests.repository.js';
 import { InvalidTwilioSignature, OutboundIvrNotFound } from './outbound-ivr.errors.js';
 import { renderGreeting, renderInstructions } from './providers/twiml.js';
@@ -50,7 +50,8 @@ export class TwilioCallbacksService {
 
   async answer(id: string, callback: SignedCallback): Promise<string> {
     const ref = await this.verifiedCall(id, callback);
-    const instructions = await this.tracker.converse(ref, { kind: 'answered' });
+    const answeredBy = toAnsweredBy(callback.params.AnsweredBy);
+    const instructions = await this.tracker.converse(ref, { kind: 'answered', answeredBy });
     return renderInstructions(instructions, twilioCallUrls(this.config.http.publicBaseUrl, id).gather);
   }
 

@@ -680,5 +680,76 @@ describeWithApp(
       );
       assert.equal((await recipients(fx.a, campaign.id, 'Status=Busy')).totalCount, 2);
     });
+
+    it('IVR campaign with machine detection: answering machines get the voicemail and are redialled when redial.on has AnsweringMachine', async () => {
+      const channel = await voiceChannel({ answer: true, pressDigits: ['1'] });
+      const [machine, person] = [nextDigits(), nextDigits()];
+      const marked = await fx.t.admin.put(`/admin/v1/channels/${channel}/sandbox/machines`, { numbers: [machine] });
+      assert.equal(marked.status, 200, marked.text);
+      const ids = [
+        (await newContact(fx.a, { name: `Machine ${machine}`, phoneNumber: `+${machine}` })).id as string,
+        (await newContact(fx.a, { name: `Person ${person}`, phoneNumber: `+${person}` })).id as string,
+      ];
+      const body = {
+        name: 'Reminders',
+        channelId: channel,
+        kind: 'OutboundIvr',
+        ivr: { ...ivrBody(), machineDetection: 'LeaveMessage', voicemailAudioFileUrl: 'https://media.example.com/voicemail.wav' },
+        audience: { contactIds: ids },
+        redial: { maxAttempts: 2, on: ['AnsweringMachine'], delayMinutes: 0 },
+      };
+      assertError(await create(fx.a, { ...body, redial: { ...body.redial, on: ['Voicemail'] } }), 400, 'Request:ValidationFailed');
+      assertError(
+        await create(fx.a, { ...body, ivr: { ...body.ivr, voicemailAudioFileUrl: undefined } }),
+        400,
+        'OutboundIvr:InvalidRequest',
+      );
+      assertError(await create(fx.a, { ...body, ivr: { ...body.ivr, machineDetection: 'Sometimes' } }), 400, 'Request:ValidationFailed');
+
+      const campaign = await created(fx.a, body);
+      assert.equal((await action(fx.a, campaign.id, 'start')).status, 200);
+      const done = await becomes(fx.a, campaign.id, (c) => c.status === 'Completed', 'the machine redials to run out', 90_000);
+      assert.equal(done.counts.sent, 2);
+      assert.equal(done.counts.answered, 1, 'only the person counts as answered');
+      assert.equal(done.counts.digitPressed, 1);
+      const calls = await callsOf(campaign.id);
+      const toMachine = calls.filter((c) => c.destinationNumber === `+${machine}`);
+      assert.deepEqual(
+        toMachine.map((c) => [c.externalId.split(':')[3], c.status, c.result, c.answeredBy, c.machineDetection]).sort(),
+        [
+          ['1', 4, 8, 'machine_end_beep', 'LeaveMessage'],
+          ['2', 4, 8, 'machine_end_beep', 'LeaveMessage'],
+        ],
+        'the machine was called twice, each call ending AnsweringMachine',
+      );
+      const toPerson = calls.filter((c) => c.destinationNumber === `+${person}`);
+      assert.deepEqual(
+        toPerson.map((c) => [c.status, c.result, c.answeredBy]),
+        [[4, 1, 'human']],
+        'a person who pressed a digit is not redialled',
+      );
+    });
+
+    it('IVR campaign without AnsweringMachine in redial.on: a machine is called once', async () => {
+      const channel = await voiceChannel({ answer: true });
+      const machine = nextDigits();
+      assert.equal((await fx.t.admin.put(`/admin/v1/channels/${channel}/sandbox/machines`, { numbers: [machine] })).status, 200);
+      const id = (await newContact(fx.a, { name: `Machine ${machine}`, phoneNumber: `+${machine}` })).id as string;
+      const campaign = await created(fx.a, {
+        name: 'No machine redials',
+        channelId: channel,
+        kind: 'OutboundIvr',
+        ivr: { ...ivrBody(), machineDetection: 'Hangup' },
+        audience: { contactIds: [id] },
+        redial: { maxAttempts: 3, on: ['Busy', 'NoAnswer'], delayMinutes: 0 },
+      });
+      assert.equal((await action(fx.a, campaign.id, 'start')).status, 200);
+      await becomes(fx.a, campaign.id, (c) => c.status === 'Completed', 'the call list to complete', 90_000);
+      const calls = await callsOf(campaign.id);
+      assert.deepEqual(
+        calls.map((c) => [c.status, c.result, c.answeredBy]),
+        [[4, 8, 'machine_start']],
+      );
+    });
   },
 );

@@ -63,12 +63,16 @@ describeWithApp('Outbound IVR Flows', { env: { RATE_LIMIT_REQUESTS_PER_MINUTE: '
       'description',
       'id',
       'lastModificationTime',
+      'machineDetection',
       'name',
       'startStepId',
       'steps',
       'version',
+      'voicemailAudioFileUrl',
+      'voicemailTtsText',
       'workspaceId',
     ]);
+    assert.deepEqual([flow.machineDetection, flow.voicemailAudioFileUrl, flow.voicemailTtsText], ['Off', null, null]);
     assert.equal(flow.version, 1);
     assert.equal(flow.workspaceId, fx.a.workspaceId);
     assert.equal(flow.name, 'Survey');
@@ -106,7 +110,17 @@ describeWithApp('Outbound IVR Flows', { env: { RATE_LIMIT_REQUESTS_PER_MINUTE: '
     assert.equal(fetched.status, 200, fetched.text);
     assert.deepEqual(fetched.body, flow);
     const current = await service.getCurrentVersion(fx.a.workspaceId, flow.id);
-    assert.deepEqual(current, { flowId: flow.id, version: 1, definition: { startStepId: 'welcome', steps: flow.steps } });
+    assert.deepEqual(current, {
+      flowId: flow.id,
+      version: 1,
+      definition: {
+        startStepId: 'welcome',
+        steps: flow.steps,
+        machineDetection: 'Off',
+        voicemailAudioFileUrl: null,
+        voicemailTtsText: null,
+      },
+    });
   });
 
   it('lists the workspace flows newest first, with paging and a Name filter', async () => {

@@ -89,6 +89,11 @@ describeWithApp(
       assert.equal(placed.form.get('Url'), `${publicBaseUrl}/v1/voice/twilio/calls/${record.id}/answer`);
       assert.equal(placed.form.get('StatusCallback'), `${publicBaseUrl}/v1/voice/twilio/calls/${record.id}/status`);
       assert.deepEqual(placed.form.getAll('StatusCallbackEvent'), ['initiated', 'ringing', 'answered', 'completed']);
+      // machineDetection Off (the default): Twilio is not asked to detect, and nobody is reported.
+      assert.equal(placed.form.get('MachineDetection'), null);
+      assert.equal(record.machineDetection, 'Off');
+      assert.equal(record.answeredBy, null);
+      assert.equal(payload.answeredBy, null);
 
       const [first, last] = [call.twiml[0], call.twiml.at(-1)!];
       assert.match(first, /<Play>https:\/\/media\.example\.com\/welcome\.wav<\/Play><Gather numDigits="1" finishOnKey="" timeout="6"/);
@@ -267,6 +272,90 @@ describeWithApp(
       const timeline = await fx.a.api.get(`/v2/conversations/service-account/${conversation.id}/timeline`);
       const event = timeline.body.items.find((e: { sourceType: number }) => e.sourceType === 1);
       assert.equal(event?.direction, 1);
+    });
+
+    /** The signed Call Webhook of a call, by its sid. */
+    const callWebhookOf = async (sid: string) =>
+      verifySignature(
+        await waitFor(async () => fx.receiver.at('/calls').find((r) => r.body.includes(sid)), 10_000, 'the Call Webhook'),
+        fx.a.webhookSecret,
+      ) as Record<string, unknown>;
+    /** The last Calls.json request: tests run one call at a time. */
+    const lastPlaced = () => fx.fake.requests.filter((r) => r.path.endsWith('/Calls.json')).at(-1)!;
+
+    it('Hangup: Twilio detects with MachineDetection=Enable; machine_start is answered with a bare Hangup and ends Completed, AnsweringMachine', async () => {
+      fx.fake.expectCall({ answer: true, pickedUpBy: 'machine', digits: ['1'], durationSeconds: 3 });
+      const { record, payload } = await callThrough({ machineDetection: 'Hangup' });
+      const call = fx.fake.calls.at(-1)!;
+      const placed = lastPlaced();
+      assert.equal(placed.form.get('MachineDetection'), 'Enable');
+      assert.equal(placed.form.get('AsyncAmd'), null, 'synchronous detection: the answer URL waits for the verdict');
+      assert.deepEqual(
+        call.twiml,
+        ['<?xml version="1.0" encoding="UTF-8"?><Response><Hangup/></Response>'],
+        'no prompt is played to the machine',
+      );
+      assert.deepEqual([record.status, record.result, record.answeredBy, record.pressedDigit], [4, 8, 'machine_start', null]);
+      assert.equal(record.callDurationSeconds, 3);
+      assert.equal(record.errorMessage, null);
+      assert.equal(record.hangupCause, 'NORMAL_CLEARING');
+      assert.deepEqual([payload.result, payload.answeredBy], [8, 'machine_start']);
+      const callHook = await callWebhookOf(call.sid);
+      assert.deepEqual([callHook.status, callHook.answeredBy, callHook.callLength], [1, 'machine_start', '00:00:03']);
+    });
+
+    it('LeaveMessage: MachineDetection=DetectMessageEnd; after the beep our TwiML plays the voicemail, then hangs up; a person gets the IVR', async () => {
+      const voicemail = 'https://media.example.com/voicemail.wav';
+      fx.fake.expectCall({ answer: true, pickedUpBy: 'machine', durationSeconds: 12 });
+      const machine = await callThrough({ machineDetection: 'LeaveMessage', voicemailAudioFileUrl: voicemail });
+      const call = fx.fake.calls.at(-1)!;
+      assert.equal(lastPlaced().form.get('MachineDetection'), 'DetectMessageEnd');
+      assert.deepEqual(call.twiml, [`<?xml version="1.0" encoding="UTF-8"?><Response><Play>${voicemail}</Play><Hangup/></Response>`]);
+      assert.deepEqual([machine.record.status, machine.record.result, machine.record.answeredBy], [4, 8, 'machine_end_beep']);
+      assert.equal(machine.payload.answeredBy, 'machine_end_beep');
+      assert.equal((await callWebhookOf(call.sid)).answeredBy, 'machine_end_beep');
+
+      fx.fake.expectCall({ answer: true, pickedUpBy: 'human', digits: ['1'] });
+      const person = await callThrough({ machineDetection: 'LeaveMessage', voicemailAudioFileUrl: voicemail });
+      const personCall = fx.fake.calls.at(-1)!;
+      assert.equal(lastPlaced().form.get('MachineDetection'), 'DetectMessageEnd');
+      assert.match(personCall.twiml[0], /<Play>https:\/\/media\.example\.com\/welcome\.wav<\/Play><Gather/);
+      assert.doesNotMatch(personCall.twiml.join(''), /voicemail/);
+      assert.deepEqual([person.record.result, person.record.pressedDigit, person.record.answeredBy], [1, '1', 'human']);
+      assert.equal((await callWebhookOf(personCall.sid)).answeredBy, 'human');
+
+      // A fax is a machine too, but no voicemail is left on it.
+      fx.fake.expectCall({ answer: true, pickedUpBy: 'fax' });
+      const fax = await callThrough({ machineDetection: 'LeaveMessage', voicemailAudioFileUrl: voicemail });
+      assert.deepEqual(fx.fake.calls.at(-1)!.twiml, ['<?xml version="1.0" encoding="UTF-8"?><Response><Hangup/></Response>']);
+      assert.deepEqual([fax.record.result, fax.record.answeredBy], [8, 'fax']);
+    });
+
+    it("a machine's answer reported only with the end of the call ends AnsweringMachine, not TechnicalFailure", async () => {
+      fx.fake.expectCall({ answer: 'no-answer', ringMs: 4000 });
+      const created = await fx.a.api.post('/v1/outbound-ivr', request({ machineDetection: 'Hangup' }));
+      assert.equal(created.status, 200, created.text);
+      await waitFor(async () => (await fx.a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body.status === 2, 10_000, 'ringing');
+      const sid = fx.fake.calls.at(-1)!.sid;
+      const statusUrl = `${publicBaseUrl}/v1/voice/twilio/calls/${created.body.id}/status`;
+      const ended = { CallSid: sid, CallStatus: 'completed', CallDuration: '2', AnsweredBy: 'machine_start' };
+      assert.equal((await fx.fake.post(statusUrl, ended)).status, 204);
+      const record = (await fx.a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body;
+      assert.deepEqual([record.status, record.result, record.answeredBy, record.callDurationSeconds], [4, 8, 'machine_start', 2]);
+      assert.equal(record.errorMessage, null);
+      await fx.fake.calls.at(-1)!.done;
+    });
+
+    it('machineDetection is validated: 400 for an unknown value and for LeaveMessage without a voicemail prompt', async () => {
+      const before = fx.fake.requests.filter((r) => r.path.endsWith('/Calls.json')).length;
+      const unknown = await fx.a.api.post('/v1/outbound-ivr', request({ machineDetection: 'Voicemail' }));
+      assert.equal(unknown.status, 400, unknown.text);
+      assert.equal(unknown.body.error.code, 'Request:ValidationFailed');
+      const bare = await fx.a.api.post('/v1/outbound-ivr', request({ machineDetection: 'LeaveMessage' }));
+      assert.equal(bare.status, 400, bare.text);
+      assert.equal(bare.body.error.code, 'OutboundIvr:InvalidRequest');
+      assert.match(bare.body.error.message, /voicemailAudioFileUrl and voicemailTtsText/);
+      assert.equal(fx.fake.requests.filter((r) => r.path.endsWith('/Calls.json')).length, before, 'no call placed');
     });
   },
 );

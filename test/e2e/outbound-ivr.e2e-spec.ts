@@ -122,6 +122,10 @@ describeWithApp(
           callDurationSeconds: null,
           flowId: null,
           scheduledFor: null,
+          machineDetection: 'Off',
+          voicemailAudioFileUrl: null,
+          voicemailTtsText: null,
+          answeredBy: null,
         },
       );
       assert.match(r.creationTime, OFFSET_TIMESTAMP);
@@ -229,6 +233,7 @@ describeWithApp(
       assert.equal(record.callDurationSeconds, 0);
       assert.deepEqual(Object.keys(payload).sort(), [
         'answeredAt',
+        'answeredBy',
         'answers',
         'callDurationSeconds',
         'callId',

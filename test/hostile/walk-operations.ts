@@ -219,6 +219,7 @@ function bodies(w: WalkWorld): Record<string, ValidInputs['body']> {
     }),
     updateSendPolicy: () => ({ stopWords: ['STOP', 'UNSUBSCRIBE', 'إيقاف', 'الغاء', 'HALT'], startWords: ['START', 'اشتراك'] }),
     injectSandboxUserPreference: () => ({ fromNumber: w.recipient, value: 'resume' }),
+    setSandboxAnsweringMachines: () => ({ numbers: [uniquePhone()] }),
     createContact: contactBody,
     updateContact: contactBody,
     createBulkContactsVCards: () => ({

@@ -14,6 +14,12 @@ export interface FakeCallScript {
   ringMs?: number;
   /** Answer Calls.json with this error status instead of placing the call. */
   apiStatus?: number;
+  /**
+   * Who picks up, for answering-machine detection: 'machine' is reported as Twilio does for the
+   * call's MachineDetection (machine_start with Enable, machine_end_beep with DetectMessageEnd).
+   * Without MachineDetection on the call, nothing is reported whoever answers.
+   */
+  pickedUpBy?: 'human' | 'machine' | 'fax';
 }
 
 export interface ReceivedApiRequest {
@@ -116,9 +122,15 @@ export class FakeTwilio {
       await status(script.answer);
       return;
     }
-    await status('in-progress');
-    const digits = [...(script.digits ?? [])];
-    let twiml = (await this.post(placed.get('Url')!, { ...base, CallStatus: 'in-progress' })).body;
+    // Synchronous detection (no AsyncAmd): Twilio asks the answer URL only once it has decided,
+    // with AnsweredBy, and repeats AnsweredBy on the status callbacks that follow.
+    const detection = placed.get('MachineDetection');
+    const answeredBy = detection ? amdVerdict(detection, script.pickedUpBy ?? 'human') : null;
+    const amd: Record<string, string> = answeredBy ? { AnsweredBy: answeredBy } : {};
+    await status('in-progress', amd);
+    // A machine presses nothing.
+    const digits = script.pickedUpBy && script.pickedUpBy !== 'human' ? [] : [...(script.digits ?? [])];
+    let twiml = (await this.post(placed.get('Url')!, { ...base, CallStatus: 'in-progress', ...amd })).body;
     call.twiml.push(twiml);
     for (let exchange = 0; exchange < 60 && !twiml.includes('<Hangup'); exchange++) {
       const gather = /<Gather[^>]*>/.exec(twiml)?.[0] ?? '';
@@ -131,8 +143,16 @@ export class FakeTwilio {
       twiml = (await this.post(action, { ...base, CallStatus: 'in-progress', ...(digit ? { Digits: digit } : {}) })).body;
       call.twiml.push(twiml);
     }
-    await status('completed', { CallDuration: String(script.durationSeconds ?? 7) });
+    await status('completed', { CallDuration: String(script.durationSeconds ?? 7), ...amd });
   }
+}
+
+/** Twilio's AnsweredBy for who picked up: Enable decides at the greeting, DetectMessageEnd waits for its end. */
+function amdVerdict(detection: string, pickedUpBy: 'human' | 'machine' | 'fax'): string {
+  if (detection !== 'Enable' && detection !== 'DetectMessageEnd')
+    throw new Error(`MachineDetection must be Enable or DetectMessageEnd, not ${detection}`);
+  if (pickedUpBy !== 'machine') return pickedUpBy;
+  return detection === 'Enable' ? 'machine_start' : 'machine_end_beep';
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

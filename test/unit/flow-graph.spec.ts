@@ -143,6 +143,23 @@ describe('flow definition from a request', () => {
           props: { audioFileUrl: 'https://example.com/a.wav', ttsText: null, ttsVoice: TtsVoice.Male, nextStepId: null },
         },
       ],
+      machineDetection: 'Off',
+      voicemailAudioFileUrl: null,
+      voicemailTtsText: null,
     });
+  });
+
+  it('keeps the machine detection and its voicemail', () => {
+    const definition = toFlowDefinition({
+      name: 'Reminder',
+      startStepId: 'bye',
+      steps: [{ id: 'bye', type: 'Hangup', props: {} }],
+      machineDetection: 'LeaveMessage',
+      voicemailTtsText: 'Please call us back.',
+    });
+    assert.deepEqual(
+      [definition.machineDetection, definition.voicemailAudioFileUrl, definition.voicemailTtsText],
+      ['LeaveMessage', null, 'Please call us back.'],
+    );
   });
 });

@@ -97,6 +97,32 @@ describe('the IVR dialog engine', () => {
 });
 
 describe('the call state machine', () => {
+  it("keeps the first answeredBy, and a machine's answer ends Completed + AnsweringMachine even when reported only at the end", () => {
+    const ringing = record({ status: OutboundIvrStatus.Ringing, ringingAt: now, answeredBy: null });
+    assert.deepEqual(applyProgress(ringing, { kind: 'answered', at: later(1), answeredBy: 'machine_start' }), {
+      status: OutboundIvrStatus.InProgress,
+      answeredAt: later(1),
+      answeredBy: 'machine_start',
+    });
+    const decided = record({ status: OutboundIvrStatus.InProgress, ringingAt: now, answeredAt: now, answeredBy: 'human' });
+    assert.equal(applyProgress(decided, { kind: 'answered', at: later(1), answeredBy: 'machine_start' }), null);
+
+    const ended = applyProgress(ringing, {
+      kind: 'ended',
+      at: later(3),
+      ending: 'completed',
+      durationSeconds: 3,
+      answeredBy: 'machine_start',
+    })!;
+    assert.deepEqual(
+      [ended.status, ended.result, ended.answeredBy, ended.callDurationSeconds, ended.errorMessage],
+      [OutboundIvrStatus.Completed, OutboundIvrResult.AnsweringMachine, 'machine_start', 3, null],
+    );
+    // Without a machine's verdict, a "completed" call that never connected is still a failure.
+    const unknown = applyProgress(ringing, { kind: 'ended', at: later(3), ending: 'completed', answeredBy: 'unknown' })!;
+    assert.deepEqual([unknown.status, unknown.result], [OutboundIvrStatus.Failed, OutboundIvrResult.TechnicalFailure]);
+  });
+
   it('moves forward only, and fills each timestamp once', () => {
     const ringing = record({ status: OutboundIvrStatus.Ringing, ringingAt: now, initiatedAt: now, callId: 'CA1' });
     assert.equal(applyProgress(ringing, { kind: 'initiated', at: later(1), callId: 'CA2' }), null);

@@ -43,6 +43,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/channels/{channelId}/sandbox/machines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set Sandbox Answering Machines
+         * @description Replaces the numbers a sandbox voice channel answers with a simulated answering machine. A call to one of them with `machineDetection` Hangup ends at once, with LeaveMessage plays the voicemail after the machine's beep (both end with result 8 AnsweringMachine); with Off the machine just listens and presses nothing. 400 for a channel that is not a sandbox voice channel.
+         */
+        put: operations["setSandboxAnsweringMachines"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/channels/{channelId}/sandbox/messages": {
         parameters: {
             query?: never;
@@ -1960,6 +1980,11 @@ export interface components {
             summary: string | null;
             transcription: string | null;
         };
+        /**
+         * @description Who answered, as the voice provider's machine detection said (Twilio's AnsweredBy); null without detection or before an answer.
+         * @enum {string}
+         */
+        AnsweredBy: "human" | "machine_start" | "machine_end_beep" | "machine_end_silence" | "machine_end_other" | "fax" | "unknown";
         AssignationInfoDto: {
             assignedAiAgentId: string | null;
             assignedAiAgentName: string | null;
@@ -1989,6 +2014,8 @@ export interface components {
         };
         CallWebhookPayload: {
             aiAgentId: string | null;
+            /** @description Outbound calls with machine detection: who answered, as Twilio's AnsweredBy says (human, machine_start, machine_end_beep, machine_end_silence, machine_end_other, fax, unknown); null otherwise. */
+            answeredBy: string | null;
             calleeNumber: string;
             callerNumber: string;
             callId: string;
@@ -2022,7 +2049,7 @@ export interface components {
             tagIds?: string[];
         };
         CampaignCountsDto: {
-            /** @description IVR: calls answered. */
+            /** @description IVR: calls answered by a person (an answering machine's answer, result 8, is not counted). */
             answered: number;
             delivered: number;
             /** @description IVR: calls where a digit was pressed. */
@@ -2087,6 +2114,14 @@ export interface components {
              */
             inputTimeoutMs?: number;
             /**
+             * @description What happens when an answering machine picks up (API.md §14): Off runs the IVR whoever answers;
+             *     Hangup ends the call at once; LeaveMessage waits for the beep, plays the voicemail prompt and
+             *     hangs up. Either way the call ends with result 8 AnsweringMachine. Absent: the flow's setting
+             *     (with flowId), else Off.
+             * @default Off
+             */
+            machineDetection?: components["schemas"]["MachineDetection"];
+            /**
              * @description Extra tries after no input or an invalid digit, 0-5.
              * @default 2
              */
@@ -2102,6 +2137,13 @@ export interface components {
             ttsText?: string | null;
             /** @description 1 Female (default), 2 Male, or the name. */
             ttsVoice?: (1 | 2) | ("Female" | "Male");
+            /**
+             * Format: uri
+             * @description LeaveMessage: the audio left on the answering machine. Exactly one of this and voicemailTtsText.
+             */
+            voicemailAudioFileUrl?: string | null;
+            /** @description LeaveMessage: text spoken (in ttsVoice) as the voicemail. */
+            voicemailTtsText?: string | null;
             /**
              * Format: uri
              * @description Address that receives the outcome (OutboundIvrWebhookPayload) when the call ends.
@@ -2142,7 +2184,7 @@ export interface components {
              *       "Busy"
              *     ]
              */
-            on: ("NoAnswer" | "Busy")[];
+            on: ("NoAnswer" | "Busy" | "AnsweringMachine")[];
         };
         CampaignTemplateDto: {
             /**
@@ -2862,6 +2904,14 @@ export interface components {
              */
             inputTimeoutMs?: number;
             /**
+             * @description What happens when an answering machine picks up (API.md §14): Off runs the IVR whoever answers;
+             *     Hangup ends the call at once; LeaveMessage waits for the beep, plays the voicemail prompt and
+             *     hangs up. Either way the call ends with result 8 AnsweringMachine. Absent: the flow's setting
+             *     (with flowId), else Off.
+             * @default Off
+             */
+            machineDetection?: components["schemas"]["MachineDetection"];
+            /**
              * @description Extra tries after no input or an invalid digit, 0-5.
              * @default 2
              */
@@ -2885,6 +2935,13 @@ export interface components {
             ttsText?: string | null;
             /** @description 1 Female (default), 2 Male, or the name. */
             ttsVoice?: (1 | 2) | ("Female" | "Male");
+            /**
+             * Format: uri
+             * @description LeaveMessage: the audio left on the answering machine. Exactly one of this and voicemailTtsText.
+             */
+            voicemailAudioFileUrl?: string | null;
+            /** @description LeaveMessage: text spoken (in ttsVoice) as the voicemail. */
+            voicemailTtsText?: string | null;
             /**
              * Format: uri
              * @description Address that receives the outcome (OutboundIvrWebhookPayload) when the call ends.
@@ -3035,6 +3092,14 @@ export interface components {
             longitude: number;
             name: string | null;
         };
+        /**
+         * @description What happens when an answering machine picks up (API.md §14): Off runs the IVR whoever answers;
+         *     Hangup ends the call at once; LeaveMessage waits for the beep, plays the voicemail prompt and
+         *     hangs up. Either way the call ends with result 8 AnsweringMachine. Absent: the flow's setting
+         *     (with flowId), else Off.
+         * @enum {string}
+         */
+        MachineDetection: "Off" | "Hangup" | "LeaveMessage";
         MarkAsReadDto: {
             /** Format: uuid */
             channelId: string;
@@ -3101,12 +3166,15 @@ export interface components {
             id: string;
             /** @description ISO 8601 with offset (UTC). */
             lastModificationTime: string;
+            machineDetection: components["schemas"]["MachineDetection"];
             name: string;
             startStepId: string;
             /** @description With defaults applied: absent optional values are null. */
             steps: components["schemas"]["OutboundIvrStep"][];
             /** @description 1 on creation, incremented by every update; a running call keeps the version it started with. */
             version: number;
+            voicemailAudioFileUrl: string | null;
+            voicemailTtsText: string | null;
             workspaceId: string;
         };
         OutboundIvrFlowOption: {
@@ -3188,6 +3256,8 @@ export interface components {
         };
         OutboundIvrRequest: {
             answeredAt: string | null;
+            /** @description Who answered, as the voice provider's machine detection said (Twilio's AnsweredBy); null without detection or before an answer. */
+            answeredBy: components["schemas"]["AnsweredBy"] | null;
             answers: components["schemas"]["OutboundIvrAnswer"][];
             /** @description Audio played; for speech, the synthesized file once it exists. */
             audioFileUrl: string | null;
@@ -3211,10 +3281,11 @@ export interface components {
             /** @description ISO 8601 with time-zone offset. */
             initiatedAt: string | null;
             inputTimeoutMs: number;
+            machineDetection: components["schemas"]["MachineDetection"];
             maxAudioRetries: number;
             options: components["schemas"]["OutboundIvrRecordOption"][];
             pressedDigit: string | null;
-            /** @description 0 None, 1 DigitPressed, 2 NoInput, 3 InvalidInput, 4 NotAnswered, 5 DestinationBusy, 6 TechnicalFailure, 7 Cancelled */
+            /** @description 0 None, 1 DigitPressed, 2 NoInput, 3 InvalidInput, 4 NotAnswered, 5 DestinationBusy, 6 TechnicalFailure, 7 Cancelled, 8 AnsweringMachine */
             result: components["schemas"]["OutboundIvrResult"];
             ringingAt: string | null;
             /**
@@ -3227,14 +3298,16 @@ export interface components {
             ttsText: string | null;
             /** @description 1 Female, 2 Male */
             ttsVoice: components["schemas"]["TtsVoice"];
+            voicemailAudioFileUrl: string | null;
+            voicemailTtsText: string | null;
             webhookUrl: string;
             workspaceId: string;
         };
         /**
-         * @description 0 None, 1 DigitPressed, 2 NoInput, 3 InvalidInput, 4 NotAnswered, 5 DestinationBusy, 6 TechnicalFailure, 7 Cancelled
+         * @description 0 None, 1 DigitPressed, 2 NoInput, 3 InvalidInput, 4 NotAnswered, 5 DestinationBusy, 6 TechnicalFailure, 7 Cancelled, 8 AnsweringMachine
          * @enum {integer}
          */
-        OutboundIvrResult: 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7;
+        OutboundIvrResult: 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
         /**
          * @description 0 Pending, 1 Initiated, 2 Ringing, 3 InProgress, 4 Completed, 5 NoAnswer, 6 Busy, 7 Failed, 8 Cancelled
          * @enum {integer}
@@ -3255,6 +3328,8 @@ export interface components {
         OutboundIvrStepType: "Play" | "Question" | "Hangup";
         OutboundIvrWebhookPayload: {
             answeredAt: string | null;
+            /** @description Who answered, as the voice provider's machine detection said (Twilio's AnsweredBy); null without detection or before an answer. */
+            answeredBy: components["schemas"]["AnsweredBy"] | null;
             answers: components["schemas"]["OutboundIvrAnswer"][];
             callDurationSeconds: number | null;
             /** @description The voice provider's call id. */
@@ -3272,7 +3347,7 @@ export interface components {
             /** @description ISO 8601 with time-zone offset. */
             initiatedAt: string | null;
             pressedDigit: string | null;
-            /** @description 0 None, 1 DigitPressed, 2 NoInput, 3 InvalidInput, 4 NotAnswered, 5 DestinationBusy, 6 TechnicalFailure, 7 Cancelled */
+            /** @description 0 None, 1 DigitPressed, 2 NoInput, 3 InvalidInput, 4 NotAnswered, 5 DestinationBusy, 6 TechnicalFailure, 7 Cancelled, 8 AnsweringMachine */
             result: components["schemas"]["OutboundIvrResult"];
             ringingAt: string | null;
             /** @description 0 Pending, 1 Initiated, 2 Ringing, 3 InProgress, 4 Completed, 5 NoAnswer, 6 Busy, 7 Failed, 8 Cancelled */
@@ -3521,6 +3596,21 @@ export interface components {
             longitude: number;
             name?: string;
         };
+        SandboxMachinesDto: {
+            /**
+             * @description International numbers, digits only or with a leading +; the list replaces the previous one ([] clears it).
+             * @example [
+             *       "966501234567"
+             *     ]
+             */
+            numbers: string[];
+        };
+        SandboxMachinesResponseDto: {
+            /** Format: uuid */
+            channelId: string;
+            /** @description E.164, without duplicates. */
+            numbers: string[];
+        };
         SandboxMessageDto: {
             /** @description ISO 8601 UTC. */
             creationTime: string;
@@ -3561,11 +3651,25 @@ export interface components {
         };
         SaveOutboundIvrFlow: {
             description?: string | null;
+            /**
+             * @description What the flow's calls do when an answering machine picks up (API.md §14): Off, Hangup, or
+             *     LeaveMessage (the voicemail after the beep, then hang up). A call's own `machineDetection`
+             *     overrides it.
+             * @default Off
+             */
+            machineDetection?: components["schemas"]["MachineDetection"];
             name: string;
             /** @description Id of the first step. */
             startStepId: string;
             /** @description 1 to 100 steps. */
             steps: components["schemas"]["OutboundIvrStep"][];
+            /**
+             * Format: uri
+             * @description LeaveMessage: the audio left on the machine. Exactly one of this and voicemailTtsText.
+             */
+            voicemailAudioFileUrl?: string | null;
+            /** @description LeaveMessage: text spoken as the voicemail. */
+            voicemailTtsText?: string | null;
         };
         SearchContactsDto: {
             /** @description Contacts whose consents (API.md §13) have these statuses. */
@@ -4838,6 +4942,184 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a field that fails validation, or a business rule (see `error.code` and `error.validationErrors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Missing or wrong admin key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The admin API is off (`ADMIN_API_KEY` unset), or an id that does not exist. A channel id that does not exist in the workspace, or has no capability for this operation, is a `ChannelNotFoundError`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChannelNotFoundError"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The request body has a content type this operation does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit reached: wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description A dependency is out of reach (`Database:Unavailable` while PostgreSQL restarts, `Redis:Unavailable` for the send governor’s check, `Storage:Unavailable` for media): nothing was written; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    setSandboxAnsweringMachines: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the channel. */
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxMachinesDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxMachinesResponseDto"];
+                };
             };
             /** @description Invalid input: malformed JSON, a field that fails validation, or a business rule (see `error.code` and `error.validationErrors`). */
             400: {

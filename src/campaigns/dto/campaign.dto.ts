@@ -9,7 +9,15 @@ import { ValidateNestedObject } from '../../common/validation/nested.js';
 import { SearchContactsDto } from '../../contacts/dto/search-contacts.dto.js';
 import { TemplateParameterDto } from '../../whatsapp/dto/send-template.dto.js';
 import { CreateOutboundIvrRequest } from '../../outbound-ivr/dto/create-outbound-ivr.dto.js';
-import { CAMPAIGN_KINDS, CAMPAIGN_STATUSES, type Campaign, type CampaignKind, type CampaignStatus } from '../campaign.entity.js';
+import {
+  CAMPAIGN_KINDS,
+  CAMPAIGN_STATUSES,
+  REDIAL_ENDINGS,
+  type Campaign,
+  type CampaignKind,
+  type CampaignStatus,
+  type RedialEnding,
+} from '../campaign.entity.js';
 
 export const RECIPIENT_STATUSES = [
   'Pending',
@@ -85,15 +93,15 @@ export class CampaignIvrDto extends OmitType(CreateOutboundIvrRequest, [
   'sendAt',
 ] as const) {}
 
-/** IVR campaigns: calls that end NoAnswer or Busy are placed again, up to `maxAttempts` in all. */
+/** IVR campaigns: calls that end NoAnswer, Busy or (result 8) AnsweringMachine are placed again, up to `maxAttempts` in all. */
 export class CampaignRedialDto {
   @ApiProperty({ minimum: 1, maximum: 5, example: 3 }) @IsInt() @Min(1) @Max(5) maxAttempts: number;
-  @ApiProperty({ enum: ['NoAnswer', 'Busy'], isArray: true, example: ['NoAnswer', 'Busy'] })
+  @ApiProperty({ enum: REDIAL_ENDINGS, isArray: true, example: ['NoAnswer', 'Busy'] })
   @IsArray()
   @ArrayMinSize(1)
-  @ArrayMaxSize(2)
-  @IsIn(['NoAnswer', 'Busy'], { each: true })
-  on: Array<'NoAnswer' | 'Busy'>;
+  @ArrayMaxSize(REDIAL_ENDINGS.length)
+  @IsIn(REDIAL_ENDINGS, { each: true })
+  on: RedialEnding[];
   /** Minutes after a call ended before the next one (0: at once). */
   @ApiProperty({ minimum: 0, maximum: 1440, example: 30 }) @IsInt() @Min(0) @Max(1440) delayMinutes: number;
 }
@@ -143,7 +151,7 @@ export class CampaignCountsDto {
   skippedNoPhone: number;
   /** Waiting out the contact's quiet hours. */
   scheduledQuietHours: number;
-  /** IVR: calls answered. */
+  /** IVR: calls answered by a person (an answering machine's answer, result 8, is not counted). */
   answered: number;
   /** IVR: calls where a digit was pressed. */
   digitPressed: number;

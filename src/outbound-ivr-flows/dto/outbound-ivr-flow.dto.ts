@@ -32,6 +32,7 @@ import {
   type FlowStepType,
 } from '../flow-definition.js';
 import type { StoredFlow } from '../outbound-ivr-flows.service.js';
+import { MACHINE_DETECTION, type MachineDetection } from '../../outbound-ivr/ivr-enums.js';
 import { IsOptionalNotNull } from '../../common/validation/optional.js';
 import { ValidateNestedObject } from '../../common/validation/nested.js';
 
@@ -182,6 +183,23 @@ export class SaveOutboundIvrFlow {
   @ValidateNestedObject({ each: true })
   @Type(() => OutboundIvrStep)
   steps: OutboundIvrStep[];
+  /**
+   * What the flow's calls do when an answering machine picks up (API.md §14): Off, Hangup, or
+   * LeaveMessage (the voicemail after the beep, then hang up). A call's own `machineDetection`
+   * overrides it.
+   */
+  @ApiProperty({ required: false, enum: MACHINE_DETECTION, enumName: 'MachineDetection', default: 'Off' })
+  @IsOptionalNotNull()
+  @IsIn(MACHINE_DETECTION, { message: `machineDetection must be one of ${MACHINE_DETECTION.join(', ')}` })
+  machineDetection?: MachineDetection;
+  /** LeaveMessage: the audio left on the machine. Exactly one of this and voicemailTtsText. */
+  @IsOptional() @IsUrl(HTTP_URL) @MaxLength(2048) voicemailAudioFileUrl?: string | null;
+  /** LeaveMessage: text spoken as the voicemail. */
+  @IsOptional()
+  @IsString()
+  @Matches(/\S/, { message: 'voicemailTtsText must not be blank' })
+  @MaxLength(5000)
+  voicemailTtsText?: string | null;
 }
 
 export class ListOutboundIvrFlowsQueryDto extends SortedPagedRequestDto {
@@ -197,6 +215,9 @@ export class OutboundIvrFlow {
   startStepId: string;
   /** With defaults applied: absent optional values are null. */
   steps: OutboundIvrStep[];
+  @ApiProperty({ enum: MACHINE_DETECTION, enumName: 'MachineDetection' }) machineDetection: MachineDetection;
+  voicemailAudioFileUrl: string | null;
+  voicemailTtsText: string | null;
   /** 1 on creation, incremented by every update; a running call keeps the version it started with. */
   version: number;
   /** ISO 8601 with offset (UTC). */
@@ -212,6 +233,9 @@ export class OutboundIvrFlow {
       description: flow.description,
       startStepId: definition.startStepId,
       steps: definition.steps,
+      machineDetection: definition.machineDetection ?? 'Off',
+      voicemailAudioFileUrl: definition.voicemailAudioFileUrl ?? null,
+      voicemailTtsText: definition.voicemailTtsText ?? null,
       version: flow.version,
       creationTime: TimestampFormat.utc(flow.creationTime),
       lastModificationTime: TimestampFormat.utc(flow.lastModificationTime),
@@ -221,7 +245,13 @@ export class OutboundIvrFlow {
 
 /** The validated request as the plain definition a call runs, defaults applied (not yet checked as a graph). */
 export function toFlowDefinition(input: SaveOutboundIvrFlow): FlowDefinition {
-  return { startStepId: input.startStepId, steps: input.steps.map(toFlowStep) };
+  return {
+    startStepId: input.startStepId,
+    steps: input.steps.map(toFlowStep),
+    machineDetection: input.machineDetection ?? 'Off',
+    voicemailAudioFileUrl: input.voicemailAudioFileUrl ?? null,
+    voicemailTtsText: input.voicemailTtsText ?? null,
+  };
 }
 
 function toFlowStep(step: OutboundIvrStep): FlowStep {

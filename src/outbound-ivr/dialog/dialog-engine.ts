@@ -1,9 +1,11 @@
-import { OutboundIvrResult } from '../ivr-enums.js';
+import { OutboundIvrResult, type AnsweredBy } from '../ivr-enums.js';
 import type { StoredIvrAnswer } from '../outbound-ivr-request.entity.js';
 import type { DialogState, Instructions } from './dialog-state.js';
 import { MAX_STEPS_PER_CALL, type IvrScript, type QuestionStep } from './ivr-script.js';
 
-export type DialogInput = { kind: 'answered' } | { kind: 'digit'; digit: string } | { kind: 'silence' };
+export type DialogInput =
+  /** `answeredBy`: who the provider's machine detection says answered (absent without detection). */
+  { kind: 'answered'; answeredBy?: AnsweredBy | null } | { kind: 'digit'; digit: string } | { kind: 'silence' };
 
 export interface DialogTurn {
   state: DialogState;

@@ -43,6 +43,8 @@ export interface IvrScript {
   steps: Record<string, ScriptStep>;
   /** Played once when the call is answered. */
   welcomeUrl: string | null;
+  /** LeaveMessage: what is played to an answering machine after its beep (absent on scripts older than machine detection). */
+  voicemailUrl?: string | null;
   /** Played after a valid digit whose option has no response file. */
   successUrl: string | null;
   /** Played after an invalid digit, and when retries run out on one. */

@@ -4,6 +4,7 @@ import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
+  IsIn,
   IsInt,
   IsOptional,
   IsString,
@@ -21,6 +22,7 @@ import { HTTP_URL, OutboundIvrOption, UniqueDigits } from './ivr-option.dto.js';
 import { IsOptionalNotNull } from '../../common/validation/optional.js';
 import { IsIsoDateTime } from '../../common/time/iso-date-time.js';
 import { ValidateNestedObject } from '../../common/validation/nested.js';
+import { MACHINE_DETECTION, type MachineDetection } from '../ivr-enums.js';
 
 export const IVR_DEFAULTS = { maxAudioRetries: 2, inputTimeoutMs: 6000, digitTimeoutMs: 3000, ttsVoice: TtsVoice.Female } as const;
 
@@ -88,4 +90,19 @@ export class CreateOutboundIvrRequest {
   digitTimeoutMs?: number;
   /** A saved Outbound IVR Flow to run instead of a single question. */
   @IsOptional() @IsUUID() flowId?: string | null;
+  /**
+   * What happens when an answering machine picks up (API.md §14): Off runs the IVR whoever answers;
+   * Hangup ends the call at once; LeaveMessage waits for the beep, plays the voicemail prompt and
+   * hangs up. Either way the call ends with result 8 AnsweringMachine. Absent: the flow's setting
+   * (with flowId), else Off.
+   */
+  @ApiProperty({ required: false, enum: MACHINE_DETECTION, enumName: 'MachineDetection', default: 'Off' })
+  @IsOptionalNotNull()
+  @IsIn(MACHINE_DETECTION, { message: `machineDetection must be one of ${MACHINE_DETECTION.join(', ')}` })
+  machineDetection?: MachineDetection;
+  /** LeaveMessage: the audio left on the answering machine. Exactly one of this and voicemailTtsText. */
+  @IsOptional() @IsUrl(HTTP_URL) @MaxLength(2048) voicemailAudioFileUrl?: string | null;
+  /** LeaveMessage: text spoken (in ttsVoice) as the voicemail. */
+  @IsOptional() @IsString() @Matches(/\S/, { message: 'voicemailTtsText must not be blank' }) @MaxLength(5000) voicemailTtsText?:
+    string | null;
 }

@@ -5,7 +5,15 @@ import { PagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { formatTimestamp, TimestampFormat } from '../../common/time/timestamp-format.js';
 import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
 import { TtsVoice } from '../../speech/tts-voice.js';
-import { OutboundIvrAudioType, OutboundIvrResult, OutboundIvrStatus } from '../ivr-enums.js';
+import {
+  ANSWERED_BY,
+  MACHINE_DETECTION,
+  OutboundIvrAudioType,
+  OutboundIvrResult,
+  OutboundIvrStatus,
+  type AnsweredBy,
+  type MachineDetection,
+} from '../ivr-enums.js';
 import type { OutboundIvrRequestEntity } from '../outbound-ivr-request.entity.js';
 import { IsOptionalNotNull } from '../../common/validation/optional.js';
 
@@ -63,6 +71,11 @@ export class OutboundIvrRequest {
   flowId: string | null;
   /** When a call held by `sendAt` or the contact's quiet hours is due to be placed (ISO 8601 with offset); null: placed at once. */
   @ApiProperty({ type: String, nullable: true, example: '2026-03-01T09:00:00.000+00:00' }) scheduledFor: string | null;
+  @ApiProperty({ enum: MACHINE_DETECTION, enumName: 'MachineDetection' }) machineDetection: MachineDetection;
+  voicemailAudioFileUrl: string | null;
+  voicemailTtsText: string | null;
+  /** Who answered, as the voice provider's machine detection said (Twilio's AnsweredBy); null without detection or before an answer. */
+  @ApiProperty({ enum: ANSWERED_BY, enumName: 'AnsweredBy', nullable: true }) answeredBy: AnsweredBy | null;
 }
 
 const WEBHOOK_FIELDS = [
@@ -84,6 +97,7 @@ const WEBHOOK_FIELDS = [
   'hangupCause',
   'creationTime',
   'answers',
+  'answeredBy',
 ] as const satisfies ReadonlyArray<keyof OutboundIvrRequest>;
 
 /** Sent to the request's webhookUrl when the call ends (`outbound_ivr.completed`): the record's outcome fields. */
@@ -131,6 +145,10 @@ export function toOutboundIvrRequest(r: OutboundIvrRequestEntity): OutboundIvrRe
     callDurationSeconds: r.callDurationSeconds,
     flowId: r.flowId,
     scheduledFor: at(r.scheduledFor),
+    machineDetection: r.machineDetection,
+    voicemailAudioFileUrl: r.voicemailAudioFileUrl,
+    voicemailTtsText: r.voicemailTtsText,
+    answeredBy: r.answeredBy,
   };
 }
 

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type BeforeApplicationShutdown, Injectable } from '@nestjs/common';
 import type { Channel, VoiceSandboxSettings } from '../../channels/channel.entity.js';
+import type { AnsweredBy } from '../ivr-enums.js';
 import type { OutboundIvrRequestEntity } from '../outbound-ivr-request.entity.js';
 import type { CallSession, VoiceProvider } from './voice-provider.js';
 
@@ -12,6 +13,9 @@ const LIVENESS_CHECK_MS = 500;
  * No network: plays the call out in time from the channel's sandbox settings. It rings for
  * `ringMs`, then answers, is busy or never answers; each prompt takes `talkMs`, and each question
  * is answered with the next of `pressDigits` (an empty string, or none left, is silence).
+ * A number in `machineNumbers` is answered by an answering machine: it presses nothing, and a call
+ * with machine detection learns so at the answer (`machine_start` for Hangup, `machine_end_beep`,
+ * once its greeting ended, for LeaveMessage), as Twilio's synchronous detection reports it.
  */
 @Injectable()
 export class SandboxVoiceProvider implements VoiceProvider, BeforeApplicationShutdown {
@@ -35,8 +39,10 @@ export class SandboxVoiceProvider implements VoiceProvider, BeforeApplicationShu
       await session.progress({ kind: 'ended', at: new Date(), ending });
       return;
     }
-    const digits = [...settings.pressDigits];
-    let instructions = await session.converse({ kind: 'answered' });
+    const machine = settings.machineNumbers?.includes(request.destinationNumber) ?? false;
+    const digits = machine ? [] : [...settings.pressDigits];
+    const answeredBy = request.machineDetection === 'Off' ? null : machine ? machineAnswer(request) : 'human';
+    let instructions = await session.converse({ kind: 'answered', answeredBy });
     while (instructions.gather) {
       if (!(await this.wait(settings.talkMs, session))) return;
       const digit = digits.shift();
@@ -68,4 +74,9 @@ export class SandboxVoiceProvider implements VoiceProvider, BeforeApplicationShu
     }
     return true;
   }
+}
+
+/** What Twilio's detection says of a machine: at once with Enable (Hangup), after the beep with DetectMessageEnd (LeaveMessage). */
+function machineAnswer(request: OutboundIvrRequestEntity): AnsweredBy {
+  return request.machineDetection === 'LeaveMessage' ? 'machine_end_beep' : 'machine_start';
 }

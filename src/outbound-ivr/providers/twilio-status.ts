@@ -1,4 +1,5 @@
 import type { CallEnding, CallProgress } from '../call-progress.js';
+import { toAnsweredBy } from '../ivr-enums.js';
 
 /** Form fields of a Twilio-compatible callback (or the same fields read from the REST API). */
 export type TwilioParams = Record<string, string>;
@@ -14,6 +15,8 @@ export const TWILIO_ENDINGS: Record<string, CallEnding> = {
 /** What a Twilio `CallStatus` report means for the call, or null for statuses that change nothing. */
 export function twilioProgress(params: TwilioParams): CallProgress | null {
   const at = twilioTimestamp(params);
+  // Sent with answering-machine detection only: who (or what) picked up.
+  const answeredBy = toAnsweredBy(params.AnsweredBy);
   switch (params.CallStatus) {
     case 'queued':
     case 'initiated':
@@ -21,7 +24,7 @@ export function twilioProgress(params: TwilioParams): CallProgress | null {
     case 'ringing':
       return { kind: 'ringing', at };
     case 'in-progress':
-      return { kind: 'answered', at };
+      return { kind: 'answered', at, answeredBy };
   }
   const ending = TWILIO_ENDINGS[params.CallStatus];
   if (!ending) return null;
@@ -36,6 +39,7 @@ export function twilioProgress(params: TwilioParams): CallProgress | null {
     durationSeconds: params.CallDuration !== undefined && Number.isFinite(duration) ? duration : null,
     hangupCause: ending === 'failed' && params.SipResponseCode ? `SIP_${params.SipResponseCode}` : null,
     errorMessage: providerError,
+    answeredBy,
   };
 }
 

@@ -48,6 +48,10 @@ export class TwilioVoiceProvider implements VoiceProvider {
       Timeout: String(RING_TIMEOUT_SECONDS),
     });
     for (const event of ['initiated', 'ringing', 'answered', 'completed']) form.append('StatusCallbackEvent', event);
+    // Synchronous detection (no AsyncAmd): Twilio asks the answer URL only once it knows who
+    // answered, with `AnsweredBy`. LeaveMessage waits for the end of the greeting (the beep).
+    if (request.machineDetection !== 'Off')
+      form.set('MachineDetection', request.machineDetection === 'LeaveMessage' ? 'DetectMessageEnd' : 'Enable');
     const body = await this.send(channel, 'Calls.json', form);
     const sid = typeof body.sid === 'string' ? body.sid : null;
     if (!sid) throw new VoiceProviderAmbiguous('The voice provider accepted the call without a call sid');

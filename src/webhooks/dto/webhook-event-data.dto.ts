@@ -73,6 +73,13 @@ export class CallWebhookPayload {
   contactNumber: string;
   /** hh:mm:ss */
   callLength: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      "Outbound calls with machine detection: who answered, as Twilio's AnsweredBy says (human, machine_start, machine_end_beep, machine_end_silence, machine_end_other, fax, unknown); null otherwise.",
+  })
+  answeredBy: string | null;
   @ApiProperty({ type: String, nullable: true }) aiAgentId: string | null;
   @ApiProperty({ type: String, nullable: true }) recordingUrl: string | null;
   @ApiProperty({ type: String, nullable: true }) transcription: string | null;
