@@ -11,6 +11,13 @@ export const TemplateNotApproved = (name: string, language: string, status: stri
 /** No template of this name on the channel (Delete Template). */
 export const TemplateNameNotFound = (name: string) =>
   new NotFoundError('WhatsApp:UnknownTemplateName', `No template named '${name}' on this channel.`);
+/** Create Template with both or neither of `components` and `libraryTemplateName`. */
+export const TemplateSourceRequired = () => {
+  const message = 'Send either components or libraryTemplateName, not both.';
+  return new ValidationError('WhatsApp:InvalidTemplate', message, {
+    validationErrors: [{ message, members: ['components', 'libraryTemplateName'] }],
+  });
+};
 /** The WhatsApp Business Account refused the template; `message` is Meta's reason. */
 export const TemplateRefused = (message: string) => new ValidationError('WhatsApp:TemplateRefused', message);
 /** `component` is Header, Body or Buttons[i]: the message names it. */

@@ -19,6 +19,7 @@ import {
   TemplateNameNotFound,
   TemplateNotApproved,
   TemplateNotFound,
+  TemplateSourceRequired,
   TemplateSyncFailed,
 } from '../whatsapp.errors.js';
 import type { CreateTemplateDto } from '../dto/template.dto.js';
@@ -168,6 +169,7 @@ export class TemplatesService {
    * approved at once, as if Meta's `message_template_status_update` APPROVED had come.
    */
   async create(workspaceId: string, input: CreateTemplateDto): Promise<WhatsAppTemplate> {
+    if (!input.components === !input.libraryTemplateName) throw TemplateSourceRequired();
     const channel = await this.channels.get(workspaceId, input.channelId, 'whatsapp');
     const components = input.components ? toTemplateComponents(input.components) : [];
     if (input.components && !components.some((c) => c.type === 'BODY' && typeof c.text === 'string')) throw InvalidTemplate();
