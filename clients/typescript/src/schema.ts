@@ -20377,7 +20377,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description name */
+                /** @description The name of the template (every language of it is deleted). */
                 name: string;
             };
             cookie?: never;

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { CurrentWorkspace } from '../../auth/principal.js';
 import { mapPage, PagedResultOf, type PagedResult } from '../../common/paging/paged-result.js';
 import { CreateTemplateDto, DeleteTemplateQueryDto, ListTemplatesQueryDto, ServiceAccountTemplateDto } from '../dto/template.dto.js';
@@ -38,6 +38,12 @@ export class WhatsAppTemplatesController {
   }
 
   @Delete(':name')
+  @ApiParam({
+    name: 'name',
+    type: String,
+    description: 'The name of the template (every language of it is deleted).',
+    example: 'spring_sale',
+  })
   @ApiOperation({
     summary: 'Delete Template',
     description: "Deletes every language of the template name from the channel's WhatsApp Business Account and from this service.",
