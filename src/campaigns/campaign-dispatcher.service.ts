@@ -110,7 +110,11 @@ export class CampaignDispatcher {
         outcome = await send(batch);
       } catch (err) {
         await giveBack();
-        throw err;
+        if (!(err instanceof DomainError && err.code === 'WhatsApp:TemplateNotApproved')) throw err;
+        // Meta paused or disabled the template and no lifecycle webhook paused the campaign first (or it was resumed since).
+        this.logger.warn(`Campaign ${campaignId} paused: ${err.message}`);
+        await this.campaigns.move(workspaceId, campaignId, ['Running'], { status: 'Paused', pausedReason: 'TemplateNotApproved' });
+        return this.pacer.forget(campaignId);
       }
       if (outcome === 'limit') {
         // Paused once the batch's sends under way have ended, so that those holding a place are linked, not rolled back.

@@ -46,7 +46,11 @@ export class Campaign {
   @Column('uuid') channelId: string;
   @Column({ type: 'varchar', length: 20 }) kind: CampaignKind;
   @Column({ type: 'varchar', length: 20 }) status: CampaignStatus;
-  /** Why a Paused campaign paused: `Manual`, or `MessagingLimitReached` when the governor refused a send. */
+  /**
+   * Why a Paused campaign paused: `Manual`; `MessagingLimitReached` when the governor refused a send;
+   * `TemplatePaused`, `TemplateDisabled` or `TemplateRecategorisedToMarketing` when Meta changed the
+   * template; `TemplateNotApproved` when a send found it no longer approved.
+   */
   @Column({ type: 'varchar', length: 100, nullable: true }) pausedReason: string | null;
   @Column({ type: 'jsonb', nullable: true }) template: CampaignTemplate | null;
   /** Create Outbound IVR's body without channelId, destinationNumber and externalId. */

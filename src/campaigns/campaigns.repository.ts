@@ -52,4 +52,18 @@ export class CampaignsRepository extends WorkspaceScopedRepository<Campaign> {
       .execute();
     return (result.affected ?? 0) > 0;
   }
+
+  /** Pauses the channel's Running campaigns of this template with `reason`; their ids. */
+  async pauseRunningOfTemplate(workspaceId: string, channelId: string, name: string, language: string, reason: string): Promise<string[]> {
+    const rows = await this.sql<{ id: string }>(
+      workspaceId,
+      // A SELECT over the UPDATE: TypeORM answers a bare UPDATE … RETURNING as [rows, count].
+      `WITH paused AS (UPDATE campaigns SET status = 'Paused', paused_reason = $5
+        WHERE workspace_id = $1 AND channel_id = $2 AND status = 'Running' AND kind = 'WhatsAppTemplate'
+          AND template->>'templateName' = $3 AND template->>'language' = $4
+        RETURNING id) SELECT id FROM paused`,
+      [channelId, name, language, reason],
+    );
+    return rows.map((row) => row.id);
+  }
 }

@@ -14,7 +14,7 @@ import { JobName } from '../queue/queue-names.js';
 import { SendAcceptance } from '../whatsapp/outbound/send-acceptance.service.js';
 import { OutboundIvrService } from '../outbound-ivr/outbound-ivr.service.js';
 import { buildTemplateMessage } from '../whatsapp/templates/template-message.js';
-import { TemplatesService } from '../whatsapp/templates/templates.service.js';
+import { TemplatesService, type TemplateUpdate } from '../whatsapp/templates/templates.service.js';
 import type { Campaign, CampaignAudience, CampaignStatus, CampaignTemplate } from './campaign.entity.js';
 import { propertyNames, sampleParameters } from './campaign-parameters.js';
 import { CampaignRecipientsRepository } from './campaign-recipients.repository.js';
@@ -47,7 +47,22 @@ export class CampaignsService {
     private readonly sends: SendAcceptance,
     private readonly outbox: Outbox,
     private readonly ivr: OutboundIvrService,
-  ) {}
+  ) {
+    templates.onUpdate((update) => this.templateUpdated(update));
+  }
+
+  /**
+   * API.md §14: a Running campaign whose template Meta paused, disabled or recategorised as
+   * MARKETING pauses, in the transaction that stores the change, with a `pausedReason` naming it
+   * (`TemplatePaused`, `TemplateDisabled`, `TemplateRecategorisedToMarketing`). Resumed, it is sent
+   * under the template's new category (consent and quiet hours of marketing).
+   */
+  private async templateUpdated(update: TemplateUpdate): Promise<void> {
+    const reason = templatePauseReason(update);
+    if (!reason) return;
+    const paused = await this.campaigns.pauseRunningOfTemplate(update.workspaceId, update.channelId, update.name, update.language, reason);
+    for (const id of paused) this.logger.warn(`Campaign ${id} paused: ${reason} (template ${update.name}, ${update.language})`);
+  }
 
   /** Create Campaign: checked as its sends will be (channel, approved template and its parameters, audience), saved as Draft. */
   async create(principal: Principal, input: CreateCampaignDto): Promise<Campaign> {
@@ -258,4 +273,16 @@ function scheduledAtOf(value: string | undefined): Date | null {
   if (ahead <= 0 || ahead > MAX_SCHEDULE_AHEAD_MS)
     throw InvalidCampaign('scheduledAt must be later than now and at most 30 days ahead.', 'scheduledAt');
   return at;
+}
+
+/** Why a template's change pauses the campaigns sending it, or null when they go on. */
+export function templatePauseReason(
+  update: Pick<TemplateUpdate, 'status' | 'previousStatus' | 'category' | 'previousCategory'>,
+): string | null {
+  if (update.status !== update.previousStatus) {
+    if (update.status === 'PAUSED') return 'TemplatePaused';
+    if (update.status === 'DISABLED') return 'TemplateDisabled';
+  }
+  if (update.category === 'MARKETING' && update.previousCategory !== 'MARKETING') return 'TemplateRecategorisedToMarketing';
+  return null;
 }

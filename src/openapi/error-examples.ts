@@ -27,6 +27,7 @@ const CATALOGUE: Record<string, { status: number; message: string }> = {
   'Webhooks:DeliveryNotFound': { status: 404, message: "Webhook delivery '0190a1b2-0000-7000-8000-000000000000' was not found." },
   'Webhooks:EndpointNotFound': { status: 404, message: "Webhook endpoint '0190a1b2-0000-7000-8000-000000000000' was not found." },
   'Workspaces:WorkspaceNotFound': { status: 404, message: "Workspace '0190a1b2-0000-7000-8000-000000000000' was not found." },
+  'WhatsApp:UnknownTemplateName': { status: 404, message: "No template named 'spring_sale' on this channel." },
   'Campaigns:IllegalTransition': { status: 409, message: 'A Completed campaign cannot pause.' },
   'ContactProperties:DuplicateName': { status: 409, message: "A contact property named 'City' already exists." },
   'Contacts:DuplicatePhoneNumber': { status: 409, message: "A contact with phone number '+966550100001' already exists." },
@@ -70,6 +71,7 @@ const NOT_FOUND_CODE: Record<string, string> = {
   tags: 'Tags:TagNotFound',
   'webhook-deliveries': 'Webhooks:DeliveryNotFound',
   'webhook-endpoints': 'Webhooks:EndpointNotFound',
+  name: 'WhatsApp:UnknownTemplateName',
 };
 
 export interface ErrorExampleContext {

@@ -308,11 +308,32 @@ const SEND_POLICY_EXAMPLES: Record<string, ExamplesObject> = {
   },
 };
 
+const CREATE_TEMPLATE_EXAMPLES: ExamplesObject = {
+  components: example('Own components, each placeholder with an example (on the sandbox demo channel: approved at once)', {
+    channelId: DEMO_CHANNEL_ID,
+    name: 'spring_sale',
+    language: 'en',
+    category: 'MARKETING',
+    components: [
+      { type: 'BODY', text: 'Hi {{1}}, our spring sale starts {{2}}.', example: { body_text: [['Sara', 'Monday']] } },
+      { type: 'FOOTER', text: 'Reply STOP to opt out' },
+    ],
+  }),
+  fromLibrary: example("From Meta's template library", {
+    channelId: DEMO_CHANNEL_ID,
+    name: 'payment_due',
+    language: 'en',
+    category: 'UTILITY',
+    libraryTemplateName: 'payment_reminder_1',
+  }),
+};
+
 /** Each operation's request examples, by operationId (the unit test requires one for every JSON body). */
 export const REQUEST_BODY_EXAMPLES: Record<string, ExamplesObject> = {
   serviceLogin: TOKEN_REQUEST_EXAMPLES,
   updateChannelPartial: UPDATE_CHANNEL_EXAMPLES,
   sendTemplate: SEND_TEMPLATE_EXAMPLES,
+  createTemplate: CREATE_TEMPLATE_EXAMPLES,
   ...WHATSAPP_SEND_EXAMPLES,
   createOutboundIvr: CREATE_OUTBOUND_IVR_EXAMPLES,
   createOutboundIvrFlow: SAVE_FLOW_EXAMPLES,

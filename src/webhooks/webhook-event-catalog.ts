@@ -10,6 +10,7 @@ import {
   ContactUpdatedEventData,
   WebhookEndpointDisabledEventData,
   WhatsAppMessageWebhook,
+  WhatsAppTemplateUpdatedEventData,
 } from './dto/webhook-event-data.dto.js';
 import { WebhookKind, WebhookEventType } from './webhook-kind.js';
 import { UnknownEventType } from './webhooks.errors.js';
@@ -54,6 +55,11 @@ export const EVENT_TYPES: readonly EventTypeEntry[] = [
     type: WebhookEventType.WebhookEndpointDisabled,
     description: 'Another endpoint of the workspace was disabled after failing for WEBHOOK_DISABLE_AFTER.',
     data: WebhookEndpointDisabledEventData,
+  },
+  {
+    type: WebhookEventType.WhatsAppTemplateUpdated,
+    description: "Meta changed a WhatsApp template's status (approved, rejected, paused, disabled…), category or quality score.",
+    data: WhatsAppTemplateUpdatedEventData,
   },
 ];
 

@@ -16,6 +16,20 @@ export interface WebhookEventData {
   [WebhookEventType.ConversationStatusChanged]: ConversationDto;
   [WebhookEventType.ConversationTagsChanged]: ConversationDto;
   [WebhookEventType.WebhookEndpointDisabled]: WebhookEndpointDisabledData;
+  [WebhookEventType.WhatsAppTemplateUpdated]: WhatsAppTemplateUpdatedData;
+}
+
+/** `whatsapp.template_updated`: Meta changed a stored template's status, category or quality score. */
+export interface WhatsAppTemplateUpdatedData {
+  channelId: string;
+  name: string;
+  language: string;
+  status: string;
+  previousStatus: string;
+  category: string;
+  previousCategory: string;
+  qualityScore: string | null;
+  reason: string | null;
 }
 
 /** One change of `contact.updated`, as the contact's history records it. */

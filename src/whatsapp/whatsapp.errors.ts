@@ -2,6 +2,24 @@ import { ConflictError, DomainError, ErrorKind, NotFoundError, ValidationError }
 
 export const TemplateNotFound = (name: string, language: string) =>
   new ValidationError('WhatsApp:TemplateNotFound', `No approved template '${name}' in language '${language}' on this channel.`);
+/** A stored template Meta has not approved (or no longer approves): `status` says where it stands. */
+export const TemplateNotApproved = (name: string, language: string, status: string) =>
+  new ValidationError(
+    'WhatsApp:TemplateNotApproved',
+    `Template '${name}' (${language}) is ${status}, not APPROVED: it cannot be sent until Meta approves it again.`,
+  );
+/** No template of this name on the channel (Delete Template). */
+export const TemplateNameNotFound = (name: string) =>
+  new NotFoundError('WhatsApp:UnknownTemplateName', `No template named '${name}' on this channel.`);
+/** Create Template with both or neither of `components` and `libraryTemplateName`. */
+export const TemplateSourceRequired = () => {
+  const message = 'Send either components or libraryTemplateName, not both.';
+  return new ValidationError('WhatsApp:InvalidTemplate', message, {
+    validationErrors: [{ message, members: ['components', 'libraryTemplateName'] }],
+  });
+};
+/** The WhatsApp Business Account refused the template; `message` is Meta's reason. */
+export const TemplateRefused = (message: string) => new ValidationError('WhatsApp:TemplateRefused', message);
 /** `component` is Header, Body or Buttons[i]: the message names it. */
 export const TemplateParametersMismatch = (component: string, message: string) =>
   new ValidationError('WhatsApp:TemplateParametersMismatch', `${component}: ${message}`, {

@@ -33,6 +33,7 @@ import { CloudApiWhatsAppProvider } from './providers/cloud-api.provider.js';
 import { SandboxWhatsAppProvider } from './providers/sandbox.provider.js';
 import { TemplatesService } from './templates/templates.service.js';
 import { WhatsAppAdminController } from './templates/whatsapp-admin.controller.js';
+import { WhatsAppTemplatesController } from './templates/whatsapp-templates.controller.js';
 import { WhatsAppController } from './whatsapp.controller.js';
 import { WhatsAppProcessor } from './whatsapp.processor.js';
 import { WhatsAppMediaUpload } from './outbound/whatsapp-media-upload.entity.js';
@@ -52,7 +53,7 @@ import { MediaModule } from '../media/media.module.js';
     StorageModule,
     MediaModule,
   ],
-  controllers: [WhatsAppController, WhatsAppAdminController, WhatsAppWebhooksController],
+  controllers: [WhatsAppController, WhatsAppTemplatesController, WhatsAppAdminController, WhatsAppWebhooksController],
   providers: [
     SendAcceptance,
     SendDelivery,

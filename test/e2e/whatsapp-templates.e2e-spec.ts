@@ -255,9 +255,11 @@ describeWithApp(
       assert.equal(synced.shipping_update[0], 'APPROVED');
       const sandboxSync = await fx.t.admin.post(`/admin/v1/channels/${sandbox.id}/templates/sync`);
       assert.equal(sandboxSync.status, 400);
-      // A paused template is no longer sendable.
+      // A paused template is no longer sendable: stored, so TemplateNotApproved naming its status (API.md §14).
       const paused = await fx.a.api.post('/v1/whatsapp/service-account/sendTemplate', SEND(cloud.id));
-      assert.equal(paused.body.error.code, 'WhatsApp:TemplateNotFound');
+      assert.equal(paused.status, 400, paused.text);
+      assert.equal(paused.body.error.code, 'WhatsApp:TemplateNotApproved');
+      assert.match(paused.body.error.message, /PAUSED/);
     });
   },
 );

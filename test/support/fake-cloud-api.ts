@@ -67,6 +67,9 @@ export class FakeCloudApi {
   acceptedTokens: string[] | undefined;
   /** Inbound media by media id: `GET /{media-id}` describes it, its `url` serves the bytes, both behind the bearer token. */
   readonly media = new Map<string, FakeMedia>();
+  /** Templates created through `POST /{waba-id}/message_templates`, as Meta holds them (status PENDING until a webhook says otherwise). */
+  readonly createdTemplates: Array<{ id: string; name: string; language: string; category: string; status: string; body: any }> = [];
+  private templateIds = 0;
   /** Pages of `message_templates`: page i+1 is reached with the cursor of page i. */
   templatePages: TemplatePageData[] = [];
   /** How many of the next requests with a cursor are refused as outdated (v24.0+). */
@@ -109,13 +112,17 @@ export class FakeCloudApi {
           };
           fake.requests.push(request);
           const answer =
-            req.method === 'GET' && path.includes('/message_templates')
-              ? fake.templatePage(path)
-              : req.method === 'GET'
-                ? fake.mediaInfo(req, path)
-                : req.method === 'POST' && path.endsWith('/media')
-                  ? await fake.uploadAnswer(request, raw, req.headers['content-type'] ?? '', req.headers['content-length'])
-                  : fake.sendAnswer(request);
+            req.method === 'POST' && path.includes('/message_templates')
+              ? fake.templateCreated(request)
+              : req.method === 'DELETE' && path.includes('/message_templates')
+                ? fake.templateDeleted(request)
+                : req.method === 'GET' && path.includes('/message_templates')
+                  ? fake.templatePage(path)
+                  : req.method === 'GET'
+                    ? fake.mediaInfo(req, path)
+                    : req.method === 'POST' && path.endsWith('/media')
+                      ? await fake.uploadAnswer(request, raw, req.headers['content-type'] ?? '', req.headers['content-length'])
+                      : fake.sendAnswer(request);
           if (fake.sendLatencyMs > 0 && req.method === 'POST' && path.endsWith('/messages'))
             await new Promise((resolve) => setTimeout(resolve, fake.sendLatencyMs));
           request.answer = answer;
@@ -211,6 +218,97 @@ export class FakeCloudApi {
         },
       },
     };
+  }
+
+  /**
+   * `POST /{waba-id}/message_templates`: Meta answers `{ id, status: "PENDING", category }`; a name
+   * already used in the language is error 100 subcode 2388024, a body without components or a
+   * library template name is error 100.
+   */
+  private templateCreated(request: CloudRequest): CloudAnswer {
+    if (this.refusesToken(request)) return FakeCloudApi.error(401, 190, 'Error validating access token: Session has expired');
+    const scripted = this.script.shift();
+    if (scripted) return scripted;
+    const body = (request.body ?? {}) as {
+      name?: string;
+      language?: string;
+      category?: string;
+      components?: unknown[];
+      library_template_name?: string;
+    };
+    if (!body.name || !body.language || !body.category) return FakeCloudApi.error(400, 100, '(#100) Invalid parameter');
+    if (!Array.isArray(body.components) && !body.library_template_name)
+      return FakeCloudApi.error(400, 100, '(#100) Param components is required');
+    if (this.createdTemplates.some((t) => t.name === body.name && t.language === body.language)) {
+      const answer = FakeCloudApi.error(400, 100, 'Invalid parameter');
+      Object.assign((answer.body as { error: Record<string, unknown> }).error, {
+        error_subcode: 2388024,
+        error_user_title: 'Message template already exists',
+        error_user_msg: `There is already ${body.language} content for this template. Choose another name or language.`,
+      });
+      return answer;
+    }
+    const id = String(1_689_556_908_000_000 + ++this.templateIds);
+    this.createdTemplates.push({ id, name: body.name, language: body.language, category: body.category, status: 'PENDING', body });
+    return { status: 200, body: { id, status: 'PENDING', category: body.category } };
+  }
+
+  /** `DELETE /{waba-id}/message_templates?name=…`: every language of the name; `{ success: true }`. */
+  private templateDeleted(request: CloudRequest): CloudAnswer {
+    if (this.refusesToken(request)) return FakeCloudApi.error(401, 190, 'Error validating access token: Session has expired');
+    const name = new URL(request.path, 'http://fake').searchParams.get('name');
+    if (!name) return FakeCloudApi.error(400, 100, '(#100) The parameter name is required.');
+    for (let i = this.createdTemplates.length - 1; i >= 0; i--)
+      if (this.createdTemplates[i].name === name) this.createdTemplates.splice(i, 1);
+    return { status: 200, body: { success: true } };
+  }
+
+  /** A `message_template_status_update` notification (APPROVED, REJECTED, PAUSED, DISABLED, …) as Meta sends it. */
+  static templateStatusUpdate(
+    template: { id: string; name: string; language: string },
+    event: string,
+    options: { reason?: string; category?: string; otherInfo?: { title: string; description: string } } = {},
+  ): unknown {
+    return FakeCloudApi.accountChange('message_template_status_update', {
+      event,
+      message_template_id: Number(template.id),
+      message_template_name: template.name,
+      message_template_language: template.language,
+      reason: options.reason ?? 'NONE',
+      ...(options.category ? { message_template_category: options.category } : {}),
+      ...(options.otherInfo ? { other_info: options.otherInfo } : {}),
+    });
+  }
+
+  /** A `template_category_update` notification: Meta moved the template to another category. */
+  static templateCategoryUpdate(
+    template: { id: string; name: string; language: string },
+    previousCategory: string,
+    newCategory: string,
+  ): unknown {
+    return FakeCloudApi.accountChange('template_category_update', {
+      message_template_id: Number(template.id),
+      message_template_name: template.name,
+      message_template_language: template.language,
+      previous_category: previousCategory,
+      new_category: newCategory,
+    });
+  }
+
+  /** A `message_template_quality_update` notification: the template's quality score moved. */
+  static templateQualityUpdate(template: { id: string; name: string; language: string }, previousScore: string, newScore: string): unknown {
+    return FakeCloudApi.accountChange('message_template_quality_update', {
+      previous_quality_score: previousScore,
+      new_quality_score: newScore,
+      message_template_id: Number(template.id),
+      message_template_name: template.name,
+      message_template_language: template.language,
+    });
+  }
+
+  /** An account-level notification (its `value` has no `messaging_product`), under `field`. */
+  private static accountChange(field: string, value: Record<string, unknown>): unknown {
+    return { object: 'whatsapp_business_account', entry: [{ id: 'WABA', time: Number(nowSeconds()), changes: [{ value, field }] }] };
   }
 
   /** POSTs `notification` to `url` with `X-Hub-Signature-256` made with `appSecret`; returns the HTTP status. */

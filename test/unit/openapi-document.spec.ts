@@ -116,9 +116,13 @@ describe('The OpenAPI document', () => {
   it('describes every path id as a UUID', () => {
     const ids = operations.flatMap(({ where, op }) =>
       parameters(op)
-        .filter((p) => p.in === 'path')
+        // Delete Template takes the template's name (API.md §14), the one path parameter that is no id.
+        .filter((p) => p.in === 'path' && !(p.name === 'name' && where.includes('/v1/whatsapp/templates/{name}')))
         .map((p) => ({ where, p })),
     );
+    const templateName = parameters(byId('deleteTemplate')!).find((p) => p.name === 'name');
+    assert.equal((templateName?.schema as SchemaObject).type, 'string');
+    assert.match(templateName?.description ?? '', /name of the template/);
     assert.ok(ids.length >= 30);
     for (const { where, p } of ids) {
       assert.match(p.description ?? '', /^Id of the [a-z]/, `${where} ${p.name}`);

@@ -14,6 +14,9 @@ function template(components: TemplateComponent[]): WhatsAppTemplate {
     category: 'UTILITY',
     status: 'APPROVED',
     components,
+    providerTemplateId: null,
+    qualityScore: null,
+    statusReason: null,
     creationTime: new Date(),
   };
 }

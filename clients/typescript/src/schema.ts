@@ -1487,6 +1487,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/whatsapp/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Templates
+         * @description The templates of the workspace (or of one channel), with their status, category and quality score; filters Status, Category, Name.
+         */
+        get: operations["listTemplates"];
+        put?: never;
+        /**
+         * Create Template
+         * @description Submits a template to the channel's WhatsApp Business Account for review, with its own components (each placeholder with an example) or from Meta's template library (`libraryTemplateName`). Answered with status PENDING; Meta's webhooks then approve, reject or recategorise it (each a `whatsapp.template_updated` event). A sandbox channel approves it at once, right after answering.
+         */
+        post: operations["createTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/whatsapp/templates/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete Template
+         * @description Deletes every language of the template name from the channel's WhatsApp Business Account and from this service.
+         */
+        delete: operations["deleteTemplate"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/workspaces/users": {
         parameters: {
             query?: never;
@@ -1973,6 +2017,31 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "whatsapp.template_updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * whatsapp.template_updated
+         * @description Meta changed a WhatsApp template's status (approved, rejected, paused, disabled…), category or quality score.
+         *
+         *     Delivered as Standard Webhooks: verify `webhook-signature` over the raw body before trusting it.
+         *     An endpoint receives `{ type, timestamp, workspaceId, data }` as below; for the three original kinds
+         *     (`whatsapp.message`, `call`, `outbound_ivr.completed`) a channel's or a request's own URL receives `data` alone.
+         *     A 2xx within 10 s ends the event; anything else is retried (by default after 2, 4, 8, 16 and 32 minutes), and a 410 stops it at once.
+         */
+        post: operations["whatsappTemplateUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -2077,7 +2146,9 @@ export interface components {
             kind: "WhatsAppTemplate" | "OutboundIvr";
             name: string;
             /**
-             * @description `Manual`, or `MessagingLimitReached` when the channel's messaging limit paused it; null unless Paused.
+             * @description `Manual`; `MessagingLimitReached` when the channel's messaging limit paused it; `TemplatePaused`,
+             *     `TemplateDisabled` or `TemplateRecategorisedToMarketing` when Meta changed its template;
+             *     `TemplateNotApproved` when a send found the template no longer approved. Null unless Paused.
              * @example null
              */
             pausedReason: string | null;
@@ -2962,6 +3033,51 @@ export interface components {
             isPinned?: boolean;
             name: string;
         };
+        CreateTemplateDto: {
+            /**
+             * @example MARKETING
+             * @enum {string}
+             */
+            category: "MARKETING" | "UTILITY" | "AUTHENTICATION";
+            /**
+             * Format: uuid
+             * @example 0196b3a0-0000-7000-8000-000000000001
+             */
+            channelId: string;
+            /**
+             * @example [
+             *       {
+             *         "example": {
+             *           "body_text": [
+             *             [
+             *               "Sara",
+             *               "Monday"
+             *             ]
+             *           ]
+             *         },
+             *         "text": "Hi {{1}}, our spring sale starts {{2}}.",
+             *         "type": "BODY"
+             *       },
+             *       {
+             *         "text": "Reply STOP to opt out",
+             *         "type": "FOOTER"
+             *       }
+             *     ]
+             */
+            components?: components["schemas"]["TemplateComponentDefinitionDto"][];
+            /** @example en */
+            language: string;
+            /**
+             * @description A template of Meta's template library, by its name (e.g. `order_confirmation`); instead of `components`.
+             * @example payment_reminder_1
+             */
+            libraryTemplateName?: string;
+            /**
+             * @description Lower-case letters, digits and underscores, as Meta takes template names.
+             * @example spring_sale
+             */
+            name: string;
+        };
         CreateWebhookEndpointDto: {
             /** @description Channels whose events to receive; absent or null: all. Events that belong to no channel are not filtered by it. */
             channelIds?: string[] | null;
@@ -3026,7 +3142,7 @@ export interface components {
              * @example Contacts:PropertyRequired
              * @enum {string}
              */
-            code: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope" | "Admin:Unauthorized" | "Auth:Forbidden" | "Auth:InsufficientScope" | "Auth:TokenExpired" | "Auth:TokenRevoked" | "Auth:Unauthorized" | "Campaigns:Campaign:NotFound" | "Campaigns:CampaignNotFound" | "Campaigns:EmptyPlaceholder" | "Campaigns:IllegalTransition" | "Campaigns:InvalidCampaign" | "Channels:Channel:NotFound" | "Channels:ChannelNotFound" | "Channels:InvalidConfiguration" | "ContactProperties:DuplicateName" | "ContactProperties:InvalidDefinition" | "ContactProperties:OptionInUse" | "ContactProperties:Property:NotFound" | "ContactProperties:PropertyNotFound" | "ContactProperties:TypeImmutable" | "Contacts:Contact:NotFound" | "Contacts:ContactNotFound" | "Contacts:DuplicatePhoneNumber" | "Contacts:DuplicateWhatsAppUserId" | "Contacts:InvalidPropertyValue" | "Contacts:InvalidSearchFilter" | "Contacts:InvalidSelectOption" | "Contacts:PhoneNumberOrWhatsAppUserIdRequired" | "Contacts:PropertyRequired" | "Contacts:ValueMissing" | "Conversations:AiAgentNotFound" | "Conversations:AnotherOpen" | "Conversations:BothAssignees" | "Conversations:Conversation:NotFound" | "Conversations:ConversationNotFound" | "Conversations:UserNotFound" | "Cors:OriginNotAllowed" | "Database:Unavailable" | "Idempotency:InFlight" | "Idempotency:InvalidKey" | "Idempotency:KeyReused" | "Media:NotFound" | "OutboundIvr:AlreadyFinished" | "OutboundIvr:Flow:NotFound" | "OutboundIvr:FlowNotFound" | "OutboundIvr:InvalidFlow" | "OutboundIvr:InvalidRequest" | "OutboundIvr:PhoneNumberRequired" | "OutboundIvr:RecipientOptedOut" | "OutboundIvr:Request:NotFound" | "OutboundIvr:RequestNotFound" | "Policy:FrequencyCapReached" | "Policy:InvalidKeywords" | "Policy:InvalidSendAt" | "Policy:InvalidSendPolicy" | "Policy:ScheduledItem:NotFound" | "Policy:ScheduledItemNotCancellable" | "Policy:ScheduledItemNotFound" | "RateLimit:Exceeded" | "Redis:Unavailable" | "Request:Conflict" | "Request:Failed" | "Request:Invalid" | "Request:InvalidSorting" | "Request:MethodNotAllowed" | "Request:NestedTooDeep" | "Request:NotFound" | "Request:PayloadTooLarge" | "Request:Unprocessable" | "Request:UnsafeText" | "Request:UnsupportedMediaType" | "Request:ValidationFailed" | "Server:InternalError" | "ServiceAccounts:NotFound" | "ServiceAccounts:ServiceAccount:NotFound" | "Speech:InvalidText" | "Storage:Unavailable" | "Support:ConversionTimedOut" | "Support:EmptyFile" | "Support:FileRequired" | "Support:FileTooLarge" | "Support:MalformedUpload" | "Support:UnsupportedMediaType" | "Tags:DuplicateName" | "Tags:Tag:NotFound" | "Tags:TagInUse" | "Tags:TagNotFound" | "Voice:InvalidSignature" | "Webhooks:Delivery:NotFound" | "Webhooks:DeliveryInProgress" | "Webhooks:DeliveryNotFound" | "Webhooks:Endpoint:NotFound" | "Webhooks:EndpointNotFound" | "Webhooks:ForbiddenHeader" | "Webhooks:InvalidTarget" | "Webhooks:PrivateTarget" | "Webhooks:TooManyHeaders" | "Webhooks:UnknownEventType" | "WhatsApp:DuplicateButtonIds" | "WhatsApp:DuplicateRowIds" | "WhatsApp:DuplicateTemplate" | "WhatsApp:InvalidMessageId" | "WhatsApp:InvalidParameter" | "WhatsApp:InvalidRecipient" | "WhatsApp:InvalidSandboxMessage" | "WhatsApp:InvalidSignature" | "WhatsApp:InvalidTemplate" | "WhatsApp:MediaConversionFailed" | "WhatsApp:MediaDownloadFailed" | "WhatsApp:MediaHashMismatch" | "WhatsApp:MediaTooLarge" | "WhatsApp:MediaTypeMismatch" | "WhatsApp:MessageNotFound" | "WhatsApp:MessagingLimitReached" | "WhatsApp:NotACloudChannel" | "WhatsApp:NotASandboxChannel" | "WhatsApp:ProviderError" | "WhatsApp:ProviderUnavailable" | "WhatsApp:ProviderUnreachable" | "WhatsApp:RateLimited" | "WhatsApp:RecipientOptedOut" | "WhatsApp:SectionTitleRequired" | "WhatsApp:SendInterrupted" | "WhatsApp:ServiceWindowExpired" | "WhatsApp:TemplateDisabled" | "WhatsApp:TemplateNotFound" | "WhatsApp:TemplateParametersMismatch" | "WhatsApp:TemplatePaused" | "WhatsApp:TemplatePolicyViolation" | "WhatsApp:TemplateSyncFailed" | "WhatsApp:TemplateTextTooLong" | "WhatsApp:TooManyListRows" | "WhatsApp:Unauthorized" | "WhatsApp:VerificationFailed" | "Workspaces:UserEmailTaken" | "Workspaces:Workspace:NotFound" | "Workspaces:WorkspaceNotFound";
+            code: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope" | "Admin:Unauthorized" | "Auth:Forbidden" | "Auth:InsufficientScope" | "Auth:TokenExpired" | "Auth:TokenRevoked" | "Auth:Unauthorized" | "Campaigns:Campaign:NotFound" | "Campaigns:CampaignNotFound" | "Campaigns:EmptyPlaceholder" | "Campaigns:IllegalTransition" | "Campaigns:InvalidCampaign" | "Channels:Channel:NotFound" | "Channels:ChannelNotFound" | "Channels:InvalidConfiguration" | "ContactProperties:DuplicateName" | "ContactProperties:InvalidDefinition" | "ContactProperties:OptionInUse" | "ContactProperties:Property:NotFound" | "ContactProperties:PropertyNotFound" | "ContactProperties:TypeImmutable" | "Contacts:Contact:NotFound" | "Contacts:ContactNotFound" | "Contacts:DuplicatePhoneNumber" | "Contacts:DuplicateWhatsAppUserId" | "Contacts:InvalidPropertyValue" | "Contacts:InvalidSearchFilter" | "Contacts:InvalidSelectOption" | "Contacts:PhoneNumberOrWhatsAppUserIdRequired" | "Contacts:PropertyRequired" | "Contacts:ValueMissing" | "Conversations:AiAgentNotFound" | "Conversations:AnotherOpen" | "Conversations:BothAssignees" | "Conversations:Conversation:NotFound" | "Conversations:ConversationNotFound" | "Conversations:UserNotFound" | "Cors:OriginNotAllowed" | "Database:Unavailable" | "Idempotency:InFlight" | "Idempotency:InvalidKey" | "Idempotency:KeyReused" | "Media:NotFound" | "OutboundIvr:AlreadyFinished" | "OutboundIvr:Flow:NotFound" | "OutboundIvr:FlowNotFound" | "OutboundIvr:InvalidFlow" | "OutboundIvr:InvalidRequest" | "OutboundIvr:PhoneNumberRequired" | "OutboundIvr:RecipientOptedOut" | "OutboundIvr:Request:NotFound" | "OutboundIvr:RequestNotFound" | "Policy:FrequencyCapReached" | "Policy:InvalidKeywords" | "Policy:InvalidSendAt" | "Policy:InvalidSendPolicy" | "Policy:ScheduledItem:NotFound" | "Policy:ScheduledItemNotCancellable" | "Policy:ScheduledItemNotFound" | "RateLimit:Exceeded" | "Redis:Unavailable" | "Request:Conflict" | "Request:Failed" | "Request:Invalid" | "Request:InvalidSorting" | "Request:MethodNotAllowed" | "Request:NestedTooDeep" | "Request:NotFound" | "Request:PayloadTooLarge" | "Request:Unprocessable" | "Request:UnsafeText" | "Request:UnsupportedMediaType" | "Request:ValidationFailed" | "Server:InternalError" | "ServiceAccounts:NotFound" | "ServiceAccounts:ServiceAccount:NotFound" | "Speech:InvalidText" | "Storage:Unavailable" | "Support:ConversionTimedOut" | "Support:EmptyFile" | "Support:FileRequired" | "Support:FileTooLarge" | "Support:MalformedUpload" | "Support:UnsupportedMediaType" | "Tags:DuplicateName" | "Tags:Tag:NotFound" | "Tags:TagInUse" | "Tags:TagNotFound" | "Voice:InvalidSignature" | "Webhooks:Delivery:NotFound" | "Webhooks:DeliveryInProgress" | "Webhooks:DeliveryNotFound" | "Webhooks:Endpoint:NotFound" | "Webhooks:EndpointNotFound" | "Webhooks:ForbiddenHeader" | "Webhooks:InvalidTarget" | "Webhooks:PrivateTarget" | "Webhooks:TooManyHeaders" | "Webhooks:UnknownEventType" | "WhatsApp:DuplicateButtonIds" | "WhatsApp:DuplicateRowIds" | "WhatsApp:DuplicateTemplate" | "WhatsApp:InvalidMessageId" | "WhatsApp:InvalidParameter" | "WhatsApp:InvalidRecipient" | "WhatsApp:InvalidSandboxMessage" | "WhatsApp:InvalidSignature" | "WhatsApp:InvalidTemplate" | "WhatsApp:MediaConversionFailed" | "WhatsApp:MediaDownloadFailed" | "WhatsApp:MediaHashMismatch" | "WhatsApp:MediaTooLarge" | "WhatsApp:MediaTypeMismatch" | "WhatsApp:MessageNotFound" | "WhatsApp:MessagingLimitReached" | "WhatsApp:NotACloudChannel" | "WhatsApp:NotASandboxChannel" | "WhatsApp:ProviderError" | "WhatsApp:ProviderUnavailable" | "WhatsApp:ProviderUnreachable" | "WhatsApp:RateLimited" | "WhatsApp:RecipientOptedOut" | "WhatsApp:SectionTitleRequired" | "WhatsApp:SendInterrupted" | "WhatsApp:ServiceWindowExpired" | "WhatsApp:TemplateDisabled" | "WhatsApp:TemplateNotApproved" | "WhatsApp:TemplateNotFound" | "WhatsApp:TemplateParametersMismatch" | "WhatsApp:TemplatePaused" | "WhatsApp:TemplatePolicyViolation" | "WhatsApp:TemplateRefused" | "WhatsApp:TemplateSyncFailed" | "WhatsApp:TemplateTextTooLong" | "WhatsApp:TooManyListRows" | "WhatsApp:Unauthorized" | "WhatsApp:UnknownTemplateName" | "WhatsApp:VerificationFailed" | "Workspaces:UserEmailTaken" | "Workspaces:Workspace:NotFound" | "Workspaces:WorkspaceNotFound";
             details: string | null;
             message: string;
             validationErrors: components["schemas"]["ValidationErrorItemDto"][] | null;
@@ -4178,7 +4294,11 @@ export interface components {
             language: string;
             name: string;
             parameters: components["schemas"]["ServiceAccountTemplateParameterDto"][];
+            /** @description Meta's quality score: GREEN, YELLOW, RED or UNKNOWN; null until Meta rates it. */
+            qualityScore: string | null;
             status: string;
+            /** @description Meta's reason for the last status change (a rejection's, a pause's), when it gave one. */
+            statusReason: string | null;
         };
         ServiceAccountTemplateParameterDto: {
             /** @description `Header`, `Body` or `Buttons`. */
@@ -4691,6 +4811,51 @@ export interface components {
             whatsAppUserId: string | null;
             whatsAppUsername: string | null;
             workspaceId: string;
+        };
+        /** @description Meta changed a WhatsApp template's status (approved, rejected, paused, disabled…), category or quality score. */
+        WhatsAppTemplateUpdatedEvent: {
+            data: components["schemas"]["WhatsAppTemplateUpdatedEventData"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC: when the event was written.
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "whatsapp.template_updated";
+            /** Format: uuid */
+            workspaceId: string;
+        };
+        WhatsAppTemplateUpdatedEventData: {
+            /**
+             * @description MARKETING, UTILITY or AUTHENTICATION: what sends are checked and billed as.
+             * @example MARKETING
+             */
+            category: string;
+            /**
+             * Format: uuid
+             * @example 3f1c2a9e-8b7d-4c61-9e2f-5a4b3c2d1e0f
+             */
+            channelId: string;
+            /** @example en */
+            language: string;
+            /** @example spring_sale */
+            name: string;
+            /** @example UTILITY */
+            previousCategory: string;
+            /** @example APPROVED */
+            previousStatus: string;
+            /**
+             * @description GREEN, YELLOW, RED or UNKNOWN; null until Meta rates it.
+             * @example RED
+             */
+            qualityScore: string | null;
+            /** @example Paused for low quality: the template got negative feedback. */
+            reason: string | null;
+            /**
+             * @description Meta's status now: APPROVED, PENDING, REJECTED, PAUSED, DISABLED, FLAGGED, ARCHIVED, … (REINSTATED is stored as Meta sends it).
+             * @example PAUSED
+             */
+            status: string;
         };
         WorkspaceDto: {
             /** @description ISO 8601 UTC. */
@@ -19970,6 +20135,8 @@ export interface operations {
     listTemplatesServiceAccount: {
         parameters: {
             query?: {
+                /** @description MARKETING, UTILITY or AUTHENTICATION (case-insensitive). */
+                category?: string;
                 channelId?: string;
                 language?: string;
                 /** @description Page size, at most 1000. */
@@ -19977,6 +20144,7 @@ export interface operations {
                 name?: string;
                 /** @description Number of items to skip. */
                 skipCount?: number;
+                /** @description APPROVED, PENDING, REJECTED, PAUSED, DISABLED, … (case-insensitive). */
                 status?: string;
             };
             header?: never;
@@ -20075,6 +20243,517 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ChannelNotFoundError"];
+                };
+            };
+            /** @description Rate limit reached: wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description A dependency is out of reach (`Database:Unavailable` while PostgreSQL restarts, `Redis:Unavailable` for the send governor’s check, `Storage:Unavailable` for media): nothing was written; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    listTemplates: {
+        parameters: {
+            query?: {
+                /** @description MARKETING, UTILITY or AUTHENTICATION (case-insensitive). */
+                category?: string;
+                channelId?: string;
+                language?: string;
+                /** @description Page size, at most 1000. */
+                maxResultCount?: number;
+                name?: string;
+                /** @description Number of items to skip. */
+                skipCount?: number;
+                /** @description APPROVED, PENDING, REJECTED, PAUSED, DISABLED, … (case-insensitive). */
+                status?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PagedResultOfServiceAccountTemplateDto"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a field that fails validation, or a business rule (see `error.code` and `error.validationErrors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The token is valid but lacks the API scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description An id that does not exist, or belongs to another workspace (`error.code` names which). A channel id that does not exist in the workspace, or has no capability for this operation, is a `ChannelNotFoundError`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChannelNotFoundError"];
+                };
+            };
+            /** @description Rate limit reached: wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description A dependency is out of reach (`Database:Unavailable` while PostgreSQL restarts, `Redis:Unavailable` for the send governor’s check, `Storage:Unavailable` for media): nothing was written; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    createTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTemplateDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceAccountTemplateDto"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a field that fails validation, or a business rule (see `error.code` and `error.validationErrors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The token is valid but lacks the API scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description An id that does not exist, or belongs to another workspace (`error.code` names which). A channel id that does not exist in the workspace, or has no capability for this operation, is a `ChannelNotFoundError`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChannelNotFoundError"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The request body has a content type this operation does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit reached: wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description A dependency is out of reach (`Database:Unavailable` while PostgreSQL restarts, `Redis:Unavailable` for the send governor’s check, `Storage:Unavailable` for media): nothing was written; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    deleteTemplate: {
+        parameters: {
+            query: {
+                channelId: string;
+            };
+            header?: never;
+            path: {
+                /** @description The name of the template (every language of it is deleted). */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a field that fails validation, or a business rule (see `error.code` and `error.validationErrors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The token is valid but lacks the API scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description An id that does not exist, or belongs to another workspace (`error.code` names which). A channel id that does not exist in the workspace, or has no capability for this operation, is a `ChannelNotFoundError`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "WhatsApp:UnknownTemplateName",
+                     *         "details": null,
+                     *         "message": "No template named 'spring_sale' on this channel.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "No template named 'spring_sale' on this channel.",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChannelNotFoundError"] | components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
             /** @description Rate limit reached: wait the `Retry-After` seconds. */
@@ -22208,6 +22887,44 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WhatsAppMessageEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the event is delivered, no more attempts. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: no more attempts of this event. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    whatsappTemplateUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type. */
+                "webhook-event": "whatsapp.template_updated";
+                /** @description The event id: the same on every attempt of one event, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the `whsec_` secret (the endpoint's own, or the workspace's for a channel's or a request's URL); during a rotation both signatures are listed. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WhatsAppTemplateUpdatedEvent"];
             };
         };
         responses: {

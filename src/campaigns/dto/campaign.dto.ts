@@ -178,7 +178,11 @@ export class CampaignDto {
   channelId: string;
   @ApiProperty({ enum: CAMPAIGN_KINDS }) kind: CampaignKind;
   @ApiProperty({ enum: CAMPAIGN_STATUSES }) status: CampaignStatus;
-  /** `Manual`, or `MessagingLimitReached` when the channel's messaging limit paused it; null unless Paused. */
+  /**
+   * `Manual`; `MessagingLimitReached` when the channel's messaging limit paused it; `TemplatePaused`,
+   * `TemplateDisabled` or `TemplateRecategorisedToMarketing` when Meta changed its template;
+   * `TemplateNotApproved` when a send found the template no longer approved. Null unless Paused.
+   */
   @ApiProperty({ type: String, nullable: true, example: null }) pausedReason: string | null;
   /** ISO 8601 UTC. */
   @ApiProperty({ type: String, nullable: true }) scheduledAt: string | null;

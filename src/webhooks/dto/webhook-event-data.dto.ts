@@ -3,7 +3,7 @@ import { ContactDto } from '../../contacts/dto/contact.dto.js';
 import { EditedVersionDto, ReferralDto, ReferredProductDto, ReplyToDto } from '../../conversations/dto/message-details.dto.js';
 import { MESSAGE_SOURCES, type MessageSource } from '../../conversations/message-details.js';
 import type { WhatsAppMessageWebhookPayload } from '../../whatsapp/message-webhook.js';
-import type { ContactChange, WebhookEndpointDisabledData } from '../webhook-events.js';
+import type { ContactChange, WebhookEndpointDisabledData, WhatsAppTemplateUpdatedData } from '../webhook-events.js';
 
 /** The schemas of the events' `data` (API.md §11.1) that have no response DTO of their own. */
 
@@ -51,6 +51,27 @@ export class WebhookEndpointDisabledEventData implements WebhookEndpointDisabled
   disabledAt: string;
   @ApiProperty({ type: String, nullable: true, description: 'ISO 8601 UTC: the first failed attempt since the last successful one.' })
   failingSince: string | null;
+}
+
+/** `whatsapp.template_updated`: Meta changed a stored template's status, category or quality score. */
+export class WhatsAppTemplateUpdatedEventData implements WhatsAppTemplateUpdatedData {
+  @ApiProperty({ format: 'uuid', example: '3f1c2a9e-8b7d-4c61-9e2f-5a4b3c2d1e0f' }) channelId: string;
+  @ApiProperty({ example: 'spring_sale' }) name: string;
+  @ApiProperty({ example: 'en' }) language: string;
+  @ApiProperty({
+    example: 'PAUSED',
+    description:
+      "Meta's status now: APPROVED, PENDING, REJECTED, PAUSED, DISABLED, FLAGGED, ARCHIVED, … (REINSTATED is stored as Meta sends it).",
+  })
+  status: string;
+  @ApiProperty({ example: 'APPROVED' }) previousStatus: string;
+  @ApiProperty({ example: 'MARKETING', description: 'MARKETING, UTILITY or AUTHENTICATION: what sends are checked and billed as.' })
+  category: string;
+  @ApiProperty({ example: 'UTILITY' }) previousCategory: string;
+  @ApiProperty({ type: String, nullable: true, example: 'RED', description: 'GREEN, YELLOW, RED or UNKNOWN; null until Meta rates it.' })
+  qualityScore: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'Paused for low quality: the template got negative feedback.' })
+  reason: string | null;
 }
 
 /** `call`: the Call Webhook of API.md §11. */

@@ -1,5 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsString, IsUUID, MaxLength } from 'class-validator';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
+import { ValidateNestedObject } from '../../common/validation/nested.js';
+import { TemplateComponentDefinitionDto } from './template-definition.dto.js';
 import { PagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { TimestampFormat } from '../../common/time/timestamp-format.js';
 import { headerExampleUrl, placeholderCount } from '../templates/template-message.js';
@@ -11,7 +14,59 @@ export class ListTemplatesQueryDto extends PagedRequestDto {
   @IsOptionalNotNull() @IsUUID() channelId?: string;
   @IsOptionalNotNull() @IsString() @MaxLength(512) name?: string;
   @IsOptionalNotNull() @IsString() @MaxLength(20) language?: string;
+  /** APPROVED, PENDING, REJECTED, PAUSED, DISABLED, … (case-insensitive). */
   @IsOptionalNotNull() @IsString() @MaxLength(30) status?: string;
+  /** MARKETING, UTILITY or AUTHENTICATION (case-insensitive). */
+  @IsOptionalNotNull() @IsString() @MaxLength(30) category?: string;
+}
+
+export const TEMPLATE_CATEGORIES = ['MARKETING', 'UTILITY', 'AUTHENTICATION'] as const;
+
+/**
+ * Create Template: a template of the channel's WhatsApp Business Account, either with its own
+ * components (each placeholder with an example, as Meta requires for review) or from Meta's
+ * template library (`libraryTemplateName`), never both.
+ */
+export class CreateTemplateDto {
+  @ApiProperty({ format: 'uuid', example: '0196b3a0-0000-7000-8000-000000000001' })
+  @IsUUID()
+  channelId: string;
+  /** Lower-case letters, digits and underscores, as Meta takes template names. */
+  @ApiProperty({ example: 'spring_sale' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(512)
+  @Matches(/^[a-z0-9_]+$/, { message: 'name may hold only lower-case letters, digits and underscores.' })
+  name: string;
+  @ApiProperty({ example: 'en' }) @IsString() @MinLength(2) @MaxLength(20) language: string;
+  @ApiProperty({ enum: TEMPLATE_CATEGORIES, example: 'MARKETING' }) @IsIn(TEMPLATE_CATEGORIES) category: string;
+  @ApiProperty({
+    required: false,
+    type: [TemplateComponentDefinitionDto],
+    example: [
+      { type: 'BODY', text: 'Hi {{1}}, our spring sale starts {{2}}.', example: { body_text: [['Sara', 'Monday']] } },
+      { type: 'FOOTER', text: 'Reply STOP to opt out' },
+    ],
+  })
+  @IsOptionalNotNull()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(4)
+  @ValidateNestedObject({ each: true })
+  @Type(() => TemplateComponentDefinitionDto)
+  components?: TemplateComponentDefinitionDto[];
+  /** A template of Meta's template library, by its name (e.g. `order_confirmation`); instead of `components`. */
+  @ApiProperty({ required: false, example: 'payment_reminder_1' })
+  @IsOptionalNotNull()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(512)
+  libraryTemplateName?: string;
+}
+
+/** Delete Template: the channel whose template is deleted. */
+export class DeleteTemplateQueryDto {
+  @ApiProperty({ format: 'uuid' }) @IsUUID() channelId: string;
 }
 
 export class TemplateHeaderDto {
@@ -50,6 +105,18 @@ export class ServiceAccountTemplateDto {
   language: string;
   category: string;
   status: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "Meta's quality score: GREEN, YELLOW, RED or UNKNOWN; null until Meta rates it.",
+  })
+  qualityScore: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "Meta's reason for the last status change (a rejection's, a pause's), when it gave one.",
+  })
+  statusReason: string | null;
   @ApiProperty({ type: TemplateHeaderDto, nullable: true }) header: TemplateHeaderDto | null;
   @ApiProperty({ type: String, nullable: true }) body: string | null;
   @ApiProperty({ type: String, nullable: true }) footer: string | null;
@@ -102,6 +169,8 @@ export class ServiceAccountTemplateDto {
       language: template.language,
       category: template.category,
       status: template.status,
+      qualityScore: template.qualityScore ?? null,
+      statusReason: template.statusReason ?? null,
       header: header
         ? {
             format: header.format,

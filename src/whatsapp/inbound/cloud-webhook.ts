@@ -164,9 +164,77 @@ export interface CloudWebhookNotification {
         statuses?: CloudStatus[];
         user_id_update?: CloudUserIdUpdate[];
         user_preferences?: CloudUserPreference[];
-      };
+      } & CloudTemplateChange;
     }>;
   }>;
+}
+
+/**
+ * The value of a template lifecycle change (`message_template_status_update`,
+ * `template_category_update`, `message_template_quality_update`): the template by id, name and
+ * language, and what changed.
+ */
+export interface CloudTemplateChange {
+  message_template_id?: number | string;
+  message_template_name?: string;
+  message_template_language?: string;
+  /** Status updates: APPROVED, REJECTED, PENDING, PAUSED, DISABLED, FLAGGED, REINSTATED, ARCHIVED, … */
+  event?: string;
+  /** Status updates: why (a rejection's reason; `NONE` when none). */
+  reason?: string;
+  /** Status updates (newer versions): the template's category. */
+  message_template_category?: string;
+  /** Status updates of a paused or disabled template: Meta's title and description. */
+  other_info?: { title?: string; description?: string };
+  /** Rejections: Meta's details. */
+  rejection_info?: { reason?: string; recommendation?: string };
+  previous_category?: string;
+  new_category?: string;
+  previous_quality_score?: string;
+  new_quality_score?: string;
+}
+
+/** A template lifecycle webhook in provider-neutral form. */
+export type TemplateLifecycleEvent = {
+  name: string | null;
+  language: string | null;
+  providerTemplateId: string | null;
+} & (
+  | { kind: 'status'; status: string; reason: string | null; category?: string }
+  | { kind: 'category'; previousCategory: string | null; newCategory: string }
+  | { kind: 'quality'; previousQualityScore: string | null; newQualityScore: string }
+);
+
+const TEMPLATE_FIELDS = new Set(['message_template_status_update', 'template_category_update', 'message_template_quality_update']);
+
+/** A template lifecycle change, or null when the value lacks what its field needs. */
+function readTemplateChange(field: string, value: CloudTemplateChange): TemplateLifecycleEvent | null {
+  const id = value.message_template_id;
+  const base = {
+    name: text(value.message_template_name),
+    language: text(value.message_template_language),
+    providerTemplateId: typeof id === 'number' || (typeof id === 'string' && id !== '') ? String(id) : null,
+  };
+  if (!base.providerTemplateId && !(base.name && base.language)) return null;
+  const upper = (v: unknown) => (typeof v === 'string' && v !== '' ? v.toUpperCase() : null);
+  if (field === 'message_template_status_update') {
+    const status = upper(value.event);
+    if (!status) return null;
+    const said = [
+      text(value.reason) === 'NONE' ? null : text(value.reason),
+      text(value.other_info?.title),
+      text(value.other_info?.description),
+    ];
+    const reason = said.filter(Boolean).join(': ') || null;
+    const category = upper(value.message_template_category);
+    return { ...base, kind: 'status', status, reason: reason?.slice(0, 1000) ?? null, ...(category ? { category } : {}) };
+  }
+  if (field === 'template_category_update') {
+    const newCategory = upper(value.new_category);
+    return newCategory ? { ...base, kind: 'category', previousCategory: upper(value.previous_category), newCategory } : null;
+  }
+  const newQualityScore = upper(value.new_quality_score);
+  return newQualityScore ? { ...base, kind: 'quality', previousQualityScore: upper(value.previous_quality_score), newQualityScore } : null;
 }
 
 /** A Graph API error object, as in an error response or a failed status. */
@@ -262,13 +330,20 @@ export interface ReadNotification {
   statuses: StatusUpdate[];
   identityUpdates: IdentityUpdate[];
   preferences: MarketingPreference[];
+  /** Template lifecycle changes (status, category, quality), in the order Meta sent them. */
+  templates: TemplateLifecycleEvent[];
 }
 
 /** Splits a notification into inbound messages, status updates and identity changes, in provider-neutral form. */
 export function readNotification(notification: CloudWebhookNotification): ReadNotification {
-  const result: ReadNotification = { messages: [], changes: [], statuses: [], identityUpdates: [], preferences: [] };
+  const result: ReadNotification = { messages: [], changes: [], statuses: [], identityUpdates: [], preferences: [], templates: [] };
   for (const change of (notification.entry ?? []).flatMap((e) => e.changes ?? [])) {
     const value = change.value ?? {};
+    if (change.field && TEMPLATE_FIELDS.has(change.field)) {
+      const template = readTemplateChange(change.field, value);
+      if (template) result.templates.push(template);
+      continue;
+    }
     for (const update of value.user_id_update ?? []) result.identityUpdates.push(readUserIdUpdate(update));
     for (const preference of Array.isArray(value.user_preferences) ? value.user_preferences : []) {
       const read = readPreference(preference, value.contacts ?? []);

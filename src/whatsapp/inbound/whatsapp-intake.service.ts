@@ -13,6 +13,7 @@ import { StatusService } from '../outbound/status.service.js';
 import { WhatsAppContactsService } from './whatsapp-contacts.service.js';
 import { WhatsAppIntakeRepository, type ClaimedRow, type IntakeEntry } from './whatsapp-intake.repository.js';
 import { inTransaction } from '../../database/transactions.js';
+import { TemplatesService } from '../templates/templates.service.js';
 
 /** Edge: at most this many INSERTs at once; requests arriving meanwhile go into the next one (one statement for many). */
 const MAX_WRITES_IN_FLIGHT = 2;
@@ -72,6 +73,7 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
     private readonly writes: SharedInvalidation,
     private readonly governor: SendGovernor,
     private readonly messageChanges: MessageChangesService,
+    private readonly templates: TemplatesService,
   ) {
     // Only a process with lanes listens: an API replica's own writes wake nothing it runs.
     if (config.runsWorker) writes.on(INTAKE_WRITTEN, () => this.wake());
@@ -293,7 +295,7 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
 
   /** Applies a notification's identity changes, then records its messages, statuses and marketing preferences. */
   async process(workspaceId: string, channelId: string, notification: CloudWebhookNotification): Promise<void> {
-    const { messages, changes, statuses, identityUpdates, preferences } = readNotification(notification ?? {});
+    const { messages, changes, statuses, identityUpdates, preferences, templates } = readNotification(notification ?? {});
     // Identity first (API.md §14): a message from a rotated BSUID in the same notification then finds
     // the contact by its new id, and the system message announcing it is recorded under the new ids.
     for (const update of identityUpdates) await this.contacts.applyIdentityUpdate(workspaceId, update);
@@ -303,6 +305,7 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
     for (const change of changes) await this.messageChanges.apply(workspaceId, channelId, change);
     for (const status of statuses) await this.statuses.apply(workspaceId, channelId, status);
     for (const preference of preferences) await this.contacts.applyMarketingPreference(workspaceId, preference);
+    for (const template of templates) await this.templates.applyLifecycle(workspaceId, channelId, template);
   }
 }
 
@@ -320,10 +323,10 @@ interface MessagesOnly {
 /** The messages and edits of a notification that carries nothing else (no statuses, identity changes or preferences); undefined otherwise, or when it cannot be read. */
 function messagesOnly(row: ClaimedRow): MessagesOnly | undefined {
   try {
-    const { messages, changes, statuses, identityUpdates, preferences } = readNotification(
+    const { messages, changes, statuses, identityUpdates, preferences, templates } = readNotification(
       (JSON.parse(row.body) as CloudWebhookNotification) ?? {},
     );
-    return statuses.length + identityUpdates.length + preferences.length === 0 ? { messages, changes } : undefined;
+    return statuses.length + identityUpdates.length + preferences.length + templates.length === 0 ? { messages, changes } : undefined;
   } catch {
     return undefined;
   }

@@ -5,7 +5,7 @@ import { AppConfig } from '../../config/app-config.js';
 import { parseRetryAfter } from '../../webhooks/webhook-sender.js';
 import type { MarkReadOutcome, MediaUpload, ProviderFailure, SendOutcome, UploadOutcome, WhatsAppProvider } from './whatsapp-provider.js';
 import type { GraphTemplatePage } from '../templates/templates.service.js';
-import { TemplateSyncFailed } from '../whatsapp.errors.js';
+import { TemplateRefused, TemplateSyncFailed } from '../whatsapp.errors.js';
 import { describeCloudError, unreachable } from './cloud-api-errors.js';
 import { errorText, type CloudError } from '../inbound/cloud-webhook.js';
 import {
@@ -71,6 +71,44 @@ export class CloudApiWhatsAppProvider implements WhatsAppProvider {
         return response.body as GraphTemplatePage;
       },
     };
+  }
+
+  /**
+   * `POST /{waba-id}/message_templates`: Meta answers `{ id, status, category }` (status PENDING
+   * while it reviews). A refusal is a 400 with Meta's own words.
+   */
+  async createTemplate(
+    channel: Readonly<Channel>,
+    body: Record<string, unknown>,
+  ): Promise<{ id: string; status: string; category: string | null }> {
+    const answer = await this.templateCall(channel, 'POST', this.templatesBase(channel), body);
+    const created = answer as { id?: unknown; status?: unknown; category?: unknown };
+    return {
+      id: String(created.id ?? ''),
+      status: typeof created.status === 'string' ? created.status : 'PENDING',
+      category: typeof created.category === 'string' ? created.category : null,
+    };
+  }
+
+  /** `DELETE /{waba-id}/message_templates?name=…`: every language of the name. */
+  async deleteTemplate(channel: Readonly<Channel>, name: string): Promise<void> {
+    await this.templateCall(channel, 'DELETE', `${this.templatesBase(channel)}?name=${encodeURIComponent(name)}`);
+  }
+
+  private async templateCall(channel: Readonly<Channel>, method: 'POST' | 'DELETE', url: string, body?: unknown): Promise<unknown> {
+    const { accessToken } = this.channels.whatsAppCredentials(channel);
+    const response = await graphRequest(method, url, accessToken, body).catch((err: unknown) => {
+      if (err instanceof GraphUnreachableError) throw TemplateSyncFailed(err.message);
+      throw err;
+    });
+    if (response.status >= 200 && response.status < 300) return response.body;
+    const error = (response.body as { error?: CloudError & { error_user_msg?: string } }).error;
+    const words = error?.error_user_msg ?? errorText(error) ?? `HTTP ${response.status}`;
+    throw TemplateRefused(`The WhatsApp Business Account refused the template: ${words}`);
+  }
+
+  private templatesBase(channel: Readonly<Channel>): string {
+    return `${this.config.whatsapp.graphUrl}/${channel.whatsAppWabaId}/message_templates`;
   }
 
   private templatesUrl(channel: Readonly<Channel>): string {

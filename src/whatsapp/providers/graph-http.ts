@@ -31,7 +31,12 @@ export class GraphUnreachableError extends Error {
 }
 
 /** One request to the Graph API with the channel's bearer token (node:http, lighter than fetch on the send path). */
-export function graphRequest(method: 'GET' | 'POST', url: string, accessToken: string | null, json?: unknown): Promise<GraphResponse> {
+export function graphRequest(
+  method: 'GET' | 'POST' | 'DELETE',
+  url: string,
+  accessToken: string | null,
+  json?: unknown,
+): Promise<GraphResponse> {
   const payload = json === undefined ? undefined : JSON.stringify(json);
   const headers: Record<string, string | number> = {};
   if (payload !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
@@ -88,7 +93,7 @@ export function graphUpload(
 }
 
 function exchange(
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'DELETE',
   url: string,
   accessToken: string | null,
   extraHeaders: Record<string, string | number>,

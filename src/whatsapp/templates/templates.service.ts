@@ -10,15 +10,40 @@ import { toTemplateComponents, type TemplateDefinitionDto } from '../dto/templat
 import { CloudApiWhatsAppProvider, STALE_CURSOR } from '../providers/cloud-api.provider.js';
 import { SharedInvalidation } from '../../common/cache/shared-invalidation.js';
 import type { WhatsAppTemplate } from './whatsapp-template.entity.js';
-import { WhatsAppTemplatesRepository, type AccountTemplate } from './whatsapp-templates.repository.js';
+import { WhatsAppTemplatesRepository, type AccountTemplate, type TemplateChange } from './whatsapp-templates.repository.js';
 import {
   DuplicateTemplate,
   InvalidTemplate,
   NotACloudChannel,
   NotASandboxChannel,
+  TemplateNameNotFound,
+  TemplateNotApproved,
   TemplateNotFound,
+  TemplateSourceRequired,
   TemplateSyncFailed,
 } from '../whatsapp.errors.js';
+import type { CreateTemplateDto } from '../dto/template.dto.js';
+import { inTransaction } from '../../database/transactions.js';
+import { WebhookPublisher } from '../../webhooks/webhook-publisher.js';
+import { WebhookEventType } from '../../webhooks/webhook-kind.js';
+import type { TemplateLifecycleEvent } from '../inbound/cloud-webhook.js';
+
+/** A stored template's change by Meta, as its listeners (campaigns) and the `whatsapp.template_updated` event see it. */
+export interface TemplateUpdate {
+  workspaceId: string;
+  channelId: string;
+  name: string;
+  language: string;
+  status: string;
+  previousStatus: string;
+  category: string;
+  previousCategory: string;
+  qualityScore: string | null;
+  reason: string | null;
+}
+
+/** Runs in the transaction that stores a template's change (a campaign pauses with it or not at all). */
+export type TemplateUpdateListener = (update: TemplateUpdate) => Promise<void>;
 
 /** One page of `GET /{waba-id}/message_templates`. */
 export interface GraphTemplatePage {
@@ -30,12 +55,14 @@ export interface GraphTemplatePage {
 @Injectable()
 export class TemplatesService {
   private readonly recent = new LRUCache<string, WhatsAppTemplate>({ max: 10_000, ttl: RECENT_TTL_MS });
+  private readonly listeners: TemplateUpdateListener[] = [];
 
   constructor(
     private readonly templates: WhatsAppTemplatesRepository,
     private readonly channels: ChannelsService,
     private readonly cloudApi: CloudApiWhatsAppProvider,
     private readonly invalidation: SharedInvalidation,
+    private readonly webhooks: WebhookPublisher,
   ) {
     // A sync drops the channel's templates from memory in every process.
     invalidation.on('templates', (channelId) => {
@@ -96,23 +123,163 @@ export class TemplatesService {
     return templates.length;
   }
 
-  /** List Templates; a `channelId` that is not a WhatsApp channel of the workspace is ChannelNotFoundError. */
+  /** List Templates (`Status`, `Category`, `Name` filters); a `channelId` that is not a WhatsApp channel of the workspace is ChannelNotFoundError. */
   async list(workspaceId: string, query: ListTemplatesQueryDto): Promise<PagedResult<WhatsAppTemplate>> {
     if (query.channelId) await this.channels.get(workspaceId, query.channelId, 'whatsapp');
     return this.templates.page(workspaceId, query);
   }
 
   /**
-   * The channel's APPROVED template of this name and language, or 400 WhatsApp:TemplateNotFound.
-   * Served from memory for a few seconds (every send reads one); a sync is seen at once by every process.
+   * The channel's APPROVED template of this name and language: 400 WhatsApp:TemplateNotFound when
+   * none is stored, WhatsApp:TemplateNotApproved (naming its status) when it is stored but not
+   * approved. Served from memory for a few seconds (every send reads one); a sync or a lifecycle
+   * webhook is seen at once by every process (the `templates` invalidation).
    */
   async approved(channel: Readonly<Channel>, name: string, language: string): Promise<Readonly<WhatsAppTemplate>> {
+    const template = await this.stored(channel, name, language);
+    if (!template) throw TemplateNotFound(name, language);
+    if (template.status !== 'APPROVED') throw TemplateNotApproved(name, language, template.status);
+    return template;
+  }
+
+  /** The stored template (any status) from memory, else the database; undefined when there is none (not kept). */
+  async stored(
+    channel: Pick<Channel, 'workspaceId' | 'id'>,
+    name: string,
+    language: string,
+  ): Promise<Readonly<WhatsAppTemplate> | undefined> {
     const key = JSON.stringify([channel.workspaceId, channel.id, name, language]);
     const recent = this.recent.get(key);
     if (recent) return recent;
-    const template = await this.templates.findApproved(channel.workspaceId, channel.id, name, language);
-    if (!template) throw TemplateNotFound(name, language);
+    const template = await this.templates.findByNameAndLanguage(channel.workspaceId, channel.id, name, language);
+    if (!template) return undefined;
     this.recent.set(key, template);
     return template;
+  }
+
+  /** Registers what else a template's change does, in its transaction (the campaigns pause theirs). */
+  onUpdate(listener: TemplateUpdateListener): void {
+    this.listeners.push(listener);
+  }
+
+  /**
+   * Create Template: on a cloud-api channel, sent to the WhatsApp Business Account
+   * (`POST /{waba-id}/message_templates`) and stored as Meta answers it (PENDING while Meta reviews;
+   * its lifecycle webhooks move it on). On a sandbox channel it is stored PENDING, answered so, and
+   * approved at once, as if Meta's `message_template_status_update` APPROVED had come.
+   */
+  async create(workspaceId: string, input: CreateTemplateDto): Promise<WhatsAppTemplate> {
+    if (!input.components === !input.libraryTemplateName) throw TemplateSourceRequired();
+    const channel = await this.channels.get(workspaceId, input.channelId, 'whatsapp');
+    const components = input.components ? toTemplateComponents(input.components) : [];
+    if (input.components && !components.some((c) => c.type === 'BODY' && typeof c.text === 'string')) throw InvalidTemplate();
+    if (await this.templates.findByNameAndLanguage(workspaceId, channel.id, input.name, input.language)) {
+      throw DuplicateTemplate(input.name, input.language);
+    }
+    let providerTemplateId: string | null = null;
+    let status = 'PENDING';
+    let category = input.category;
+    if (channel.whatsAppProvider === 'cloud-api') {
+      const created = await this.cloudApi.createTemplate(channel, {
+        name: input.name,
+        language: input.language,
+        category: input.category,
+        ...(input.libraryTemplateName ? { library_template_name: input.libraryTemplateName } : { components }),
+      });
+      providerTemplateId = created.id || null;
+      status = created.status;
+      category = created.category ?? category;
+    }
+    let template: WhatsAppTemplate;
+    try {
+      template = await this.templates.save(
+        workspaceId,
+        this.templates.create(workspaceId, {
+          id: newId(),
+          channelId: channel.id,
+          name: input.name,
+          language: input.language,
+          category,
+          status,
+          components,
+          providerTemplateId,
+          qualityScore: null,
+          statusReason: null,
+        }),
+      );
+    } catch (err) {
+      if (pgError.is(err, 'unique')) throw DuplicateTemplate(input.name, input.language);
+      throw err;
+    }
+    this.invalidation.invalidate('templates', channel.id);
+    if (channel.whatsAppProvider === 'sandbox' && status === 'PENDING') {
+      await this.applyLifecycle(workspaceId, channel.id, {
+        kind: 'status',
+        name: template.name,
+        language: template.language,
+        providerTemplateId: null,
+        status: 'APPROVED',
+        reason: null,
+      });
+    }
+    return template;
+  }
+
+  /** Delete Template: every language of the name, on the WhatsApp Business Account first for a cloud-api channel. */
+  async deleteByName(workspaceId: string, channelId: string, name: string): Promise<number> {
+    const channel = await this.channels.get(workspaceId, channelId, 'whatsapp');
+    const stored = await this.templates.findByName(workspaceId, channel.id, name);
+    if (stored.length === 0) throw TemplateNameNotFound(name);
+    if (channel.whatsAppProvider === 'cloud-api') await this.cloudApi.deleteTemplate(channel, name);
+    const deleted = await this.templates.deleteByName(workspaceId, channel.id, name);
+    this.invalidation.invalidate('templates', channel.id);
+    return deleted;
+  }
+
+  /**
+   * A lifecycle webhook of Meta (status, category or quality) applied to the stored template it
+   * names, in one transaction with its `whatsapp.template_updated` event and what the listeners do
+   * (a campaign of the template pauses); every process then drops the channel's templates from
+   * memory. A webhook for a template not stored here is ignored. Returns the update, if any.
+   */
+  async applyLifecycle(workspaceId: string, channelId: string, event: TemplateLifecycleEvent): Promise<TemplateUpdate | null> {
+    const update = await inTransaction(async () => {
+      const template = await this.templates.lockForChange(workspaceId, channelId, event.name, event.language, event.providerTemplateId);
+      if (!template) return null;
+      const change: TemplateChange = {};
+      let reason: string | null;
+      if (event.kind === 'status') {
+        change.status = event.status;
+        change.statusReason = event.reason;
+        reason = event.reason;
+        if (event.category) change.category = event.category;
+      } else if (event.kind === 'category') {
+        change.category = event.newCategory;
+        reason = `Category changed from ${event.previousCategory ?? template.category} to ${event.newCategory}`;
+      } else {
+        change.qualityScore = event.newQualityScore;
+        reason = `Quality score changed from ${event.previousQualityScore ?? template.qualityScore ?? 'UNKNOWN'} to ${event.newQualityScore}`;
+      }
+      if (event.providerTemplateId && !template.providerTemplateId) Object.assign(change, { providerTemplateId: event.providerTemplateId });
+      await this.templates.applyChange(workspaceId, template.id, change);
+      const update: TemplateUpdate = {
+        workspaceId,
+        channelId,
+        name: template.name,
+        language: template.language,
+        status: change.status ?? template.status,
+        previousStatus: template.status,
+        category: change.category ?? template.category,
+        previousCategory: template.category,
+        qualityScore: change.qualityScore !== undefined ? change.qualityScore : template.qualityScore,
+        reason,
+      };
+      for (const listener of this.listeners) await listener(update);
+      const { workspaceId: _w, ...data } = update;
+      await this.webhooks.emit(workspaceId, WebhookEventType.WhatsAppTemplateUpdated, data, { channelId, orderingKey: template.id });
+      return update;
+    });
+    if (update) this.invalidation.invalidate('templates', channelId);
+    return update;
   }
 }

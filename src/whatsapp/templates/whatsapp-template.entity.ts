@@ -27,5 +27,11 @@ export class WhatsAppTemplate {
   @Column({ type: 'varchar', length: 30 }) category: string;
   @Column({ type: 'varchar', length: 30 }) status: string;
   @Column({ type: 'jsonb' }) components: TemplateComponent[];
+  /** Meta's id of the template (`message_template_id`), when the WhatsApp Business Account gave one. */
+  @Column({ type: 'varchar', length: 64, nullable: true }) providerTemplateId: string | null;
+  /** Meta's quality score: GREEN, YELLOW, RED or UNKNOWN; null until Meta rates it. */
+  @Column({ type: 'varchar', length: 20, nullable: true }) qualityScore: string | null;
+  /** Why Meta last changed the status (a rejection's reason, a pause's title), when it said. */
+  @Column({ type: 'varchar', length: 1000, nullable: true }) statusReason: string | null;
   @CreateDateColumn({ type: 'timestamptz' }) creationTime: Date;
 }

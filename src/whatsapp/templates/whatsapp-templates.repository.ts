@@ -16,6 +16,18 @@ export interface AccountTemplate {
   category: string;
   status: string;
   components: TemplateComponent[];
+  /** Meta's template id. */
+  id?: string;
+  /** `quality_score: { score }` when Meta lists it. */
+  quality_score?: { score?: string };
+}
+
+/** What a lifecycle webhook changes on a stored template. */
+export interface TemplateChange {
+  status?: string;
+  category?: string;
+  qualityScore?: string | null;
+  statusReason?: string | null;
 }
 
 @Injectable()
@@ -31,12 +43,48 @@ export class WhatsAppTemplatesRepository extends WorkspaceScopedRepository<Whats
     if (query.name) qb.andWhere('t.name ILIKE :name', { name: likePattern(query.name) });
     if (query.language) qb.andWhere('t.language = :language', { language: query.language });
     if (query.status) qb.andWhere('t.status = :status', { status: query.status.toUpperCase() });
+    if (query.category) qb.andWhere('t.category = :category', { category: query.category.toUpperCase() });
     return pageWithTotal(qb.orderBy('t.name', 'ASC').addOrderBy('t.language', 'ASC'), query.skipCount, query.maxResultCount);
   }
 
-  /** The channel's APPROVED template of this name and language. */
-  findApproved(workspaceId: string, channelId: string, name: string, language: string): Promise<WhatsAppTemplate | null> {
-    return this.findOne(workspaceId, { channelId, name, language, status: 'APPROVED' });
+  /** The channel's template of this name and language, whatever its status. */
+  findByNameAndLanguage(workspaceId: string, channelId: string, name: string, language: string): Promise<WhatsAppTemplate | null> {
+    return this.findOne(workspaceId, { channelId, name, language });
+  }
+
+  /** Every language of a name on the channel. */
+  findByName(workspaceId: string, channelId: string, name: string): Promise<WhatsAppTemplate[]> {
+    return this.find(workspaceId, { channelId, name }, { order: { language: 'ASC' } });
+  }
+
+  /**
+   * The template a lifecycle webhook names, locked for its change: by name and language, else by
+   * Meta's id (a template created elsewhere and synced carries it too).
+   */
+  async lockForChange(
+    workspaceId: string,
+    channelId: string,
+    name: string | null,
+    language: string | null,
+    providerTemplateId: string | null,
+  ): Promise<WhatsAppTemplate | null> {
+    const qb = this.queryBuilder(workspaceId, 't').andWhere('t.channel_id = :channelId', { channelId }).setLock('pessimistic_write');
+    if (name && language) {
+      const found = await qb.clone().andWhere('t.name = :name AND t.language = :language', { name, language }).getOne();
+      if (found) return found;
+    }
+    if (!providerTemplateId) return null;
+    return qb.andWhere('t.provider_template_id = :providerTemplateId', { providerTemplateId }).getOne();
+  }
+
+  /** Applies a lifecycle change to one template. */
+  async applyChange(workspaceId: string, id: string, change: TemplateChange): Promise<void> {
+    await this.update(workspaceId, { id }, change);
+  }
+
+  /** Deletes every language of a name on the channel; how many. */
+  async deleteByName(workspaceId: string, channelId: string, name: string): Promise<number> {
+    return this.delete(workspaceId, { channelId, name });
   }
 
   /**
@@ -59,9 +107,14 @@ export class WhatsAppTemplatesRepository extends WorkspaceScopedRepository<Whats
           category: t.category,
           status: t.status,
           components: t.components as never,
+          providerTemplateId: t.id ?? null,
+          qualityScore: t.quality_score?.score ?? null,
         })),
       )
-      .orUpdate(['category', 'status', 'components'], ['workspace_id', 'channel_id', 'name', 'language'])
+      .orUpdate(
+        ['category', 'status', 'components', 'provider_template_id', 'quality_score'],
+        ['workspace_id', 'channel_id', 'name', 'language'],
+      )
       .execute();
   }
 }
