@@ -39,6 +39,7 @@ import { WhatsAppMediaUpload } from './outbound/whatsapp-media-upload.entity.js'
 import { WhatsAppMediaUploadsRepository } from './outbound/whatsapp-media-uploads.repository.js';
 import { WhatsAppMediaService } from './outbound/whatsapp-media.service.js';
 import { MediaModule } from '../media/media.module.js';
+import { WhatsAppAccountModule } from './account/account.module.js';
 
 @Module({
   imports: [
@@ -51,6 +52,7 @@ import { MediaModule } from '../media/media.module.js';
     WebhooksModule,
     StorageModule,
     MediaModule,
+    WhatsAppAccountModule,
   ],
   controllers: [WhatsAppController, WhatsAppAdminController, WhatsAppWebhooksController],
   providers: [
@@ -76,7 +78,7 @@ import { MediaModule } from '../media/media.module.js';
     WhatsAppProcessor,
     AdminKeyGuard,
   ],
-  exports: [TemplatesService, SendAcceptance, TemplateBatchSender],
+  exports: [TemplatesService, SendAcceptance, TemplateBatchSender, WhatsAppAccountModule],
 })
 export class WhatsAppModule implements OnModuleInit {
   constructor(

@@ -208,6 +208,8 @@ export interface StatusOptions {
   errors?: unknown[];
   /** The recipient's `contacts[]` entry (sent, delivered, read). */
   contact?: CloudSender;
+  /** When Meta says the status happened (Unix seconds, as Meta sends it); now by default. */
+  timestamp?: string;
 }
 
 /** A status notification of a sent message, with `pricing` as Meta adds it to sent/delivered/read. */
@@ -218,7 +220,7 @@ export function status(messageId: string, state: 'sent' | 'delivered' | 'read' |
       {
         id: messageId,
         status: state,
-        timestamp: nowSeconds(),
+        timestamp: options.timestamp ?? nowSeconds(),
         ...(options.recipientId ? { recipient_id: options.recipientId } : {}),
         ...(options.recipientUserId ? { recipient_user_id: options.recipientUserId } : {}),
         ...(options.pricing ? { pricing: options.pricing } : {}),
