@@ -13,6 +13,7 @@ import { listScenario, searchScenario, seedScenario, setPropertyScenario, vcardS
 import { speechScenario, uploadAudioScenario } from './media.js';
 import { audienceSnapshotScenario, campaignThroughputScenario } from './campaigns.js';
 import { soakScenario } from './soak.js';
+import { usageScenario } from './whatsapp-usage.js';
 
 /** One row of the table: the API's figures next to its baseline's, measured in the same run. */
 export interface ScenarioResult {
@@ -148,5 +149,6 @@ export const SCENARIOS: Scenario[] = [
   ivrThroughputScenario,
   ivrWorkerAloneScenario,
   createIvrScenario,
+  usageScenario,
   soakScenario,
 ];
