@@ -15,6 +15,7 @@ import { speechScenario, uploadAudioScenario } from './media.js';
 import { audienceSnapshotScenario, campaignThroughputScenario } from './campaigns.js';
 import { soakScenario } from './soak.js';
 import { messageLoopScenario } from './message-loop.js';
+import { usageScenario } from './whatsapp-usage.js';
 
 /** One row of the table: the API's figures next to its baseline's, measured in the same run. */
 export interface ScenarioResult {
@@ -177,6 +178,7 @@ export const SCENARIOS: Scenario[] = [
   ivrThroughputScenario,
   ivrWorkerAloneScenario,
   createIvrScenario,
+  usageScenario,
   soakScenario,
   messageLoopScenario,
 ];

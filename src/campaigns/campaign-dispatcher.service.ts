@@ -147,7 +147,7 @@ export class CampaignDispatcher {
     const { workspaceId, id: campaignId } = campaign;
     const principal = this.principalOf(campaign);
     const definitions = await this.propertyDefinitions(workspaceId, template);
-    const sends = { channelId: campaign.channelId, templateName: template.templateName, language: template.language };
+    const sends = { channelId: campaign.channelId, templateName: template.templateName, language: template.language, campaignId };
     const send = async (batch: ClaimedRecipient[]): Promise<Outcome> => {
       const { items, settlements } = await this.itemsOf(workspaceId, template, definitions, batch);
       let outcomes: TemplateBatchOutcome[];

@@ -38,11 +38,9 @@ export class CampaignsController {
   @ApiOkResponse({ type: PagedResultOf(CampaignDto, 'PagedResultOfCampaignDto') })
   async list(@CurrentWorkspace() workspaceId: string, @Query() query: ListCampaignsQueryDto): Promise<PagedResult<CampaignDto>> {
     const page = await this.campaigns.list(workspaceId, query.status, query);
-    const counts = await this.campaigns.counts(
-      workspaceId,
-      page.items.map((c) => c.id),
-    );
-    return { totalCount: page.totalCount, items: page.items.map((c) => CampaignDto.from(c, counts.get(c.id))) };
+    const ids = page.items.map((c) => c.id);
+    const [counts, usage] = await Promise.all([this.campaigns.counts(workspaceId, ids), this.campaigns.usage(workspaceId, ids)]);
+    return { totalCount: page.totalCount, items: page.items.map((c) => CampaignDto.from(c, counts.get(c.id), usage.get(c.id))) };
   }
 
   @Get(':id')
@@ -111,7 +109,10 @@ export class CampaignsController {
   }
 
   private async dto(workspaceId: string, campaign: Campaign): Promise<CampaignDto> {
-    const counts = await this.campaigns.counts(workspaceId, [campaign.id]);
-    return CampaignDto.from(campaign, counts.get(campaign.id));
+    const [counts, usage] = await Promise.all([
+      this.campaigns.counts(workspaceId, [campaign.id]),
+      this.campaigns.usage(workspaceId, [campaign.id]),
+    ]);
+    return CampaignDto.from(campaign, counts.get(campaign.id), usage.get(campaign.id));
   }
 }

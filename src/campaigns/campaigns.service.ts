@@ -22,6 +22,8 @@ import { CampaignsRepository, type CampaignMove } from './campaigns.repository.j
 import { CampaignNotFound, IllegalCampaignTransition, InvalidCampaign } from './campaigns.errors.js';
 import type { CampaignCountsDto, CampaignRecipientDto, CreateCampaignDto, RecipientStatus } from './dto/campaign.dto.js';
 import { inTransaction } from '../database/transactions.js';
+import { WhatsAppUsage } from '../whatsapp/account/usage.service.js';
+import type { CampaignUsageDto } from '../whatsapp/account/dto/usage.dto.js';
 
 /** How far ahead a campaign may be scheduled (as `sendAt`, API.md §13). */
 const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 3600 * 1000;
@@ -47,6 +49,7 @@ export class CampaignsService {
     private readonly sends: SendAcceptance,
     private readonly outbox: Outbox,
     private readonly ivr: OutboundIvrService,
+    private readonly whatsAppUsage: WhatsAppUsage,
   ) {
     templates.onUpdate((update) => this.templateUpdated(update));
   }
@@ -113,6 +116,11 @@ export class CampaignsService {
 
   list(workspaceId: string, status: CampaignStatus | undefined, paging: PagedRequestDto): Promise<PagedResult<Campaign>> {
     return this.campaigns.page(workspaceId, status, paging);
+  }
+
+  /** CampaignDto's usage of each campaign: its messages Meta priced (a campaign without any is absent). */
+  usage(workspaceId: string, ids: string[]): Promise<Map<string, CampaignUsageDto>> {
+    return this.whatsAppUsage.ofCampaigns(workspaceId, ids);
   }
 
   /** CampaignDto's counts of each campaign. */

@@ -1,6 +1,7 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { Conversation, EventDirection, EventSourceType } from './conversation.entity.js';
 import type { StoredEditedVersion, MessageSource, ReferralInfo, ReferredProductInfo, ReplyInfo } from './message-details.js';
+import type { MessagePricing } from './message-events.js';
 
 export interface AssignationInfo {
   assignedUserId: string | null;
@@ -56,6 +57,8 @@ export class ConversationEvent {
   @Column({ type: 'jsonb', nullable: true }) assignation: AssignationInfo | null;
   /** WhatsApp outbound: whether the provider charges for the message, as its status notifications say (null until one does). */
   @Column({ type: 'boolean', nullable: true }) isBillable: boolean | null;
+  /** WhatsApp outbound: what Meta's first status carrying `pricing` said the message costs (null until one does; kept once set). */
+  @Column({ type: 'jsonb', nullable: true }) pricing: MessagePricing | null;
   /** WhatsApp: the ad or post the message came from (API.md §14). */
   @Column({ type: 'jsonb', nullable: true }) referral: ReferralInfo | null;
   @Column({ type: 'jsonb', nullable: true }) referredProduct: ReferredProductInfo | null;

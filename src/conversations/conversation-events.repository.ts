@@ -12,7 +12,16 @@ import { storeResponseCte, type PendingResponse, type ResponseCte } from '../com
 import { ConversationEvent } from './conversation-event.entity.js';
 import { ConversationStatus, EventDirection, EventSourceType } from './conversation.entity.js';
 import { lastEventPreview, lastEventUpdateSql } from './conversations.repository.js';
-import type { MessageContentPatch, MessageRef, MovedEvent, OutboundEventRef, SettledMediaEvent, StatusMove } from './message-events.js';
+import type {
+  MessageContentPatch,
+  MessagePricing,
+  MessageRef,
+  MovedEvent,
+  OutboundEventRef,
+  PricedEvent,
+  SettledMediaEvent,
+  StatusMove,
+} from './message-events.js';
 
 const TIMELINE_SORTABLE = { creationtime: 'e.creation_time' };
 
@@ -87,7 +96,7 @@ const MOVE_SQL = (match: string) => `
        SET status = $2, source_id = COALESCE(source_id, $3), error_code = $4, failure_reason = $5,
            is_billable = COALESCE($7::boolean, is_billable)
      WHERE workspace_id = $1 AND direction = ${EventDirection.Outbound} AND status = ANY($6::varchar[]) AND ${match}
-     RETURNING id, workspace_id, conversation_id, contact_id, source_id, body, attachment, creation_time, is_billable, source
+     RETURNING id, workspace_id, conversation_id, contact_id, source_id, body, attachment, creation_time, is_billable, pricing, source
   ), stamped AS (
     ${lastEventUpdateSql(
       { workspaceId: 'moved.workspace_id', id: 'moved.conversation_id', from: 'moved' },
@@ -303,6 +312,26 @@ export class ConversationEventsRepository extends WorkspaceScopedRepository<Conv
       ...('eventId' in ref ? [ref.eventId] : [ref.channelId, ref.providerMessageId]),
     ];
     return this.sql<MovedEvent>(workspaceId, 'eventId' in ref ? MOVE_BY_ID : MOVE_BY_PROVIDER_ID, params);
+  }
+
+  /**
+   * Records what Meta said an outbound message costs, once: only while the event has no pricing
+   * yet (a repeated pricing on delivered or read, or a concurrent status, changes nothing). The
+   * event when this call priced it.
+   */
+  async recordPricing(workspaceId: string, ref: OutboundEventRef, pricing: MessagePricing): Promise<PricedEvent | undefined> {
+    const match = 'eventId' in ref ? 'id = $3' : `channel_id = $3 AND source_type = ${EventSourceType.WhatsApp} AND source_id = $4`;
+    const [event] = await this.sql<PricedEvent>(
+      workspaceId,
+      // As a CTE: an UPDATE's own RETURNING comes back from the driver as [rows, count].
+      `WITH priced AS (
+         UPDATE conversation_events SET pricing = $2::jsonb, is_billable = $${'eventId' in ref ? 4 : 5}::boolean
+          WHERE workspace_id = $1 AND direction = ${EventDirection.Outbound} AND pricing IS NULL AND ${match}
+          RETURNING id, channel_id, attachment, pricing
+       ) SELECT * FROM priced`,
+      [pricing, ...('eventId' in ref ? [ref.eventId] : [ref.channelId, ref.providerMessageId]), pricing.billable],
+    );
+    return event;
   }
 
   /**

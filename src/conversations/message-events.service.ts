@@ -2,9 +2,27 @@ import { Injectable } from '@nestjs/common';
 import type { ConversationEvent } from './conversation-event.entity.js';
 import { EventSourceType } from './conversation.entity.js';
 import { ConversationEventsRepository } from './conversation-events.repository.js';
-import type { MessageContentPatch, MessageRef, MovedEvent, OutboundEventRef, SettledMediaEvent, StatusMove } from './message-events.js';
+import type {
+  MessageContentPatch,
+  MessagePricing,
+  MessageRef,
+  MovedEvent,
+  OutboundEventRef,
+  PricedEvent,
+  SettledMediaEvent,
+  StatusMove,
+} from './message-events.js';
 
-export type { MessageContentPatch, MessageRef, MovedEvent, OutboundEventRef, SettledMediaEvent, StatusMove } from './message-events.js';
+export type {
+  MessageContentPatch,
+  MessagePricing,
+  MessageRef,
+  MovedEvent,
+  OutboundEventRef,
+  PricedEvent,
+  SettledMediaEvent,
+  StatusMove,
+} from './message-events.js';
 
 /**
  * The timeline's message events as other features use them (WhatsApp sends, statuses, inbound
@@ -65,6 +83,11 @@ export class MessageEvents {
   /** Moves an outbound message's status forward (only from one of `from`); the events moved. */
   moveOutboundStatus(workspaceId: string, ref: OutboundEventRef, move: StatusMove, from: readonly string[]): Promise<MovedEvent[]> {
     return this.events.moveOutboundStatus(workspaceId, ref, move, from);
+  }
+
+  /** Keeps Meta's pricing of an outbound message the first time a status carries it; the event when this call priced it. */
+  recordPricing(workspaceId: string, ref: OutboundEventRef, pricing: MessagePricing): Promise<PricedEvent | undefined> {
+    return this.events.recordPricing(workspaceId, ref, pricing);
   }
 
   /** The media status of an inbound message's file (undefined when none). */

@@ -14,6 +14,8 @@ export interface MovedEvent {
   attachment: Record<string, unknown> | null;
   creation_time: Date;
   is_billable: boolean | null;
+  /** What the message costs, as Meta's status `pricing` said (null until a status carried it). */
+  pricing: MessagePricing | null;
   /** `BusinessApp` for a message sent from the WhatsApp Business app; null for ours. */
   source: MessageSource | null;
 }
@@ -49,4 +51,24 @@ export interface StatusMove {
   failureReason: string | null;
   /** Whether the provider charges for the message, when the status says (kept when null). */
   isBillable?: boolean | null;
+}
+
+/** Meta's `pricing` of a sent message, in our words: `model` (PMP, or CBP before July 2025), `type`, `category`. */
+export interface MessagePricing {
+  /** `PMP` (per-message pricing) or `CBP` (the per-conversation pricing before July 2025). */
+  model: string | null;
+  /** `regular` (charged), `free_customer_service` or `free_entry_point`; null under CBP. */
+  type: string | null;
+  /** marketing, marketing_lite, utility, authentication, authentication_international, service, referral_conversion … */
+  category: string | null;
+  /** Whether Meta charges for it (from `type`, or CBP's `billable`). */
+  billable: boolean;
+}
+
+/** A message whose pricing was just recorded (the first status that carried one). */
+export interface PricedEvent {
+  id: string;
+  channel_id: string;
+  attachment: Record<string, unknown> | null;
+  pricing: MessagePricing;
 }

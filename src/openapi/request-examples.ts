@@ -328,6 +328,15 @@ const CREATE_TEMPLATE_EXAMPLES: ExamplesObject = {
   }),
 };
 
+const WHATSAPP_USAGE_EXAMPLES: Record<string, ExamplesObject> = {
+  setRateCard: {
+    euros: example('Your own prices per message, in euros (the usage answers then estimate a cost)', {
+      currency: 'EUR',
+      perCategory: { marketing: 0.0456, marketing_lite: 0.0456, utility: 0.0132, authentication: 0.0132 },
+    }),
+  },
+};
+
 /** Each operation's request examples, by operationId (the unit test requires one for every JSON body). */
 export const REQUEST_BODY_EXAMPLES: Record<string, ExamplesObject> = {
   serviceLogin: TOKEN_REQUEST_EXAMPLES,
@@ -344,6 +353,7 @@ export const REQUEST_BODY_EXAMPLES: Record<string, ExamplesObject> = {
   ...WEBHOOK_EXAMPLES,
   ...CAMPAIGN_EXAMPLES,
   ...SEND_POLICY_EXAMPLES,
+  ...WHATSAPP_USAGE_EXAMPLES,
 };
 
 /** Puts {@link REQUEST_BODY_EXAMPLES} on the JSON request bodies; an entry naming no such body fails the build. */

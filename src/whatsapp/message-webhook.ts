@@ -2,6 +2,7 @@ import { TimestampFormat } from '../common/time/timestamp-format.js';
 import type { ConversationEvent } from '../conversations/conversation-event.entity.js';
 import { EventDirection } from '../conversations/conversation-enums.js';
 import { messageDetailsView, type MessageDetailsView, type ReplyInfo } from '../conversations/message-details.js';
+import type { MessagePricing } from '../conversations/message-events.js';
 import type { SharedContact, WhatsAppMessageType } from './inbound/inbound-message.js';
 
 /** What happened to the message this webhook is about (API.md §14). */
@@ -35,6 +36,8 @@ export interface WhatsAppMessageWebhookPayload extends MessageDetailsView {
   longitude: number | null;
   creationTime: string;
   isBillable: boolean;
+  /** Outbound: Meta's pricing of the message (null until a status carried it). */
+  pricing: { model: string | null; type: string | null; category: string | null } | null;
   errorCode: string | null;
   errorReason: string | null;
   buttonPayload: string | null;
@@ -80,6 +83,7 @@ export function messageWebhookPayload(fields: Given & Partial<WhatsAppMessageWeb
     latitude: null,
     longitude: null,
     isBillable: false,
+    pricing: null,
     errorCode: null,
     errorReason: null,
     buttonPayload: null,
@@ -128,7 +132,13 @@ export function eventWebhookPayload(event: ConversationEvent, action: MessageWeb
     longitude: event.location?.longitude ?? null,
     creationTime: TimestampFormat.utc(event.creationTime),
     isBillable: event.isBillable ?? false,
+    pricing: pricingView(event.pricing),
     replyTo: event.replyTo && { repliedToProviderMessageId: null, ...event.replyTo },
     ...messageDetailsView(event, outbound),
   });
+}
+
+/** The webhook's `pricing` of a stored one: model, type and category. */
+export function pricingView(pricing: MessagePricing | null): WhatsAppMessageWebhookPayload['pricing'] {
+  return pricing ? { model: pricing.model, type: pricing.type, category: pricing.category } : null;
 }

@@ -40,6 +40,7 @@ import { WhatsAppMediaUpload } from './outbound/whatsapp-media-upload.entity.js'
 import { WhatsAppMediaUploadsRepository } from './outbound/whatsapp-media-uploads.repository.js';
 import { WhatsAppMediaService } from './outbound/whatsapp-media.service.js';
 import { MediaModule } from '../media/media.module.js';
+import { WhatsAppAccountModule } from './account/account.module.js';
 
 @Module({
   imports: [
@@ -52,6 +53,7 @@ import { MediaModule } from '../media/media.module.js';
     WebhooksModule,
     StorageModule,
     MediaModule,
+    WhatsAppAccountModule,
   ],
   controllers: [WhatsAppController, WhatsAppTemplatesController, WhatsAppAdminController, WhatsAppWebhooksController],
   providers: [
@@ -77,7 +79,7 @@ import { MediaModule } from '../media/media.module.js';
     WhatsAppProcessor,
     AdminKeyGuard,
   ],
-  exports: [TemplatesService, SendAcceptance, TemplateBatchSender],
+  exports: [TemplatesService, SendAcceptance, TemplateBatchSender, WhatsAppAccountModule],
 })
 export class WhatsAppModule implements OnModuleInit {
   constructor(

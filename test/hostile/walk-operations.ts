@@ -65,6 +65,7 @@ export const COSTLY_OPERATIONS: Record<string, string> = {
 /** Operations whose valid call is not a 2xx in this world, and why. */
 export const EXPECTED_REFUSALS: Record<string, string> = {
   syncTemplates: 'templates are pulled only for Cloud API channels; the walk uses the sandbox',
+  getRateCard: 'a 404 until the workspace sets a rate card, and the walk reads it before Set Rate Card',
 };
 
 /** Operations that remove what others use run last, in this order. */
@@ -217,6 +218,7 @@ function bodies(w: WalkWorld): Record<string, ValidInputs['body']> {
       whatsAppMarketing: { status: 'OptedIn', source: 'Api' },
       calls: { status: 'OptedIn', source: 'Import' },
     }),
+    setRateCard: () => ({ currency: 'EUR', perCategory: { marketing: 0.0456, utility: 0.0132 } }),
     updateSendPolicy: () => ({ stopWords: ['STOP', 'UNSUBSCRIBE', 'إيقاف', 'الغاء', 'HALT'], startWords: ['START', 'اشتراك'] }),
     injectSandboxUserPreference: () => ({ fromNumber: w.recipient, value: 'resume' }),
     setSandboxAnsweringMachines: () => ({ numbers: [uniquePhone()] }),

@@ -210,6 +210,8 @@ export interface StatusOptions {
   errors?: unknown[];
   /** The recipient's `contacts[]` entry (sent, delivered, read). */
   contact?: CloudSender;
+  /** When Meta says the status happened (Unix seconds, as Meta sends it); now by default. */
+  timestamp?: string;
 }
 
 /** A status notification of a sent message, with `pricing` as Meta adds it to sent/delivered/read. */
@@ -227,7 +229,7 @@ export function statusEntry(messageId: string, state: StatusState, options: Stat
   return {
     id: messageId,
     status: state,
-    timestamp: nowSeconds(),
+    timestamp: options.timestamp ?? nowSeconds(),
     ...(options.recipientId ? { recipient_id: options.recipientId } : {}),
     ...(options.recipientUserId ? { recipient_user_id: options.recipientUserId } : {}),
     ...(options.conversation ? { conversation: options.conversation } : {}),

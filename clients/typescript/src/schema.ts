@@ -1207,6 +1207,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/whatsapp/rate-card": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Rate Card
+         * @description The workspace's own prices per message category; a 404 when it has set none.
+         */
+        get: operations["getRateCard"];
+        /**
+         * Set Rate Card
+         * @description Replaces the workspace’s prices per message category (ISO 4217 currency); usage answers then estimate a cost.
+         */
+        put: operations["setRateCard"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/whatsapp/service-account/markAsRead": {
         parameters: {
             query?: never;
@@ -1526,6 +1550,26 @@ export interface paths {
          * @description Deletes every language of the template name from the channel's WhatsApp Business Account and from this service.
          */
         delete: operations["deleteTemplate"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/whatsapp/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get WhatsApp Usage
+         * @description Messages Meta priced, billable and free, per category, grouped by day, category or campaign, from a rollup kept as statuses arrive. With a rate card, each group carries an estimatedCost in its currency; without one, estimatedCost is null.
+         */
+        get: operations["getWhatsAppUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2157,6 +2201,8 @@ export interface components {
             startedAt: string | null;
             /** @enum {string} */
             status: "Draft" | "Scheduled" | "Running" | "Paused" | "Completed" | "Cancelled";
+            /** @description Its messages Meta priced (from their status webhooks), billable and free, by pricing category. */
+            usage: components["schemas"]["CampaignUsageDto"];
         };
         CampaignIvrDto: {
             /**
@@ -2285,6 +2331,29 @@ export interface components {
              * @example spring_sale
              */
             templateName: string;
+        };
+        CampaignUsageDto: {
+            /** @example 120 */
+            billable: number;
+            /**
+             * @example {
+             *       "marketing": {
+             *         "billable": 120,
+             *         "free": 0
+             *       }
+             *     }
+             */
+            byCategory: {
+                [key: string]: components["schemas"]["CategoryCountsDto"];
+            };
+            /** @example 0 */
+            free: number;
+        };
+        CategoryCountsDto: {
+            /** @example 120 */
+            billable: number;
+            /** @example 4 */
+            free: number;
         };
         ChannelConfigDto: {
             icon?: string;
@@ -3142,7 +3211,7 @@ export interface components {
              * @example Contacts:PropertyRequired
              * @enum {string}
              */
-            code: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope" | "Admin:Unauthorized" | "Auth:Forbidden" | "Auth:InsufficientScope" | "Auth:TokenExpired" | "Auth:TokenRevoked" | "Auth:Unauthorized" | "Campaigns:Campaign:NotFound" | "Campaigns:CampaignNotFound" | "Campaigns:EmptyPlaceholder" | "Campaigns:IllegalTransition" | "Campaigns:InvalidCampaign" | "Channels:Channel:NotFound" | "Channels:ChannelNotFound" | "Channels:InvalidConfiguration" | "ContactProperties:DuplicateName" | "ContactProperties:InvalidDefinition" | "ContactProperties:OptionInUse" | "ContactProperties:Property:NotFound" | "ContactProperties:PropertyNotFound" | "ContactProperties:TypeImmutable" | "Contacts:Contact:NotFound" | "Contacts:ContactNotFound" | "Contacts:DuplicatePhoneNumber" | "Contacts:DuplicateWhatsAppUserId" | "Contacts:InvalidPropertyValue" | "Contacts:InvalidSearchFilter" | "Contacts:InvalidSelectOption" | "Contacts:PhoneNumberOrWhatsAppUserIdRequired" | "Contacts:PropertyRequired" | "Contacts:ValueMissing" | "Conversations:AiAgentNotFound" | "Conversations:AnotherOpen" | "Conversations:BothAssignees" | "Conversations:Conversation:NotFound" | "Conversations:ConversationNotFound" | "Conversations:UserNotFound" | "Cors:OriginNotAllowed" | "Database:Unavailable" | "Idempotency:InFlight" | "Idempotency:InvalidKey" | "Idempotency:KeyReused" | "Media:NotFound" | "OutboundIvr:AlreadyFinished" | "OutboundIvr:Flow:NotFound" | "OutboundIvr:FlowNotFound" | "OutboundIvr:InvalidFlow" | "OutboundIvr:InvalidRequest" | "OutboundIvr:PhoneNumberRequired" | "OutboundIvr:RecipientOptedOut" | "OutboundIvr:Request:NotFound" | "OutboundIvr:RequestNotFound" | "Policy:FrequencyCapReached" | "Policy:InvalidKeywords" | "Policy:InvalidSendAt" | "Policy:InvalidSendPolicy" | "Policy:ScheduledItem:NotFound" | "Policy:ScheduledItemNotCancellable" | "Policy:ScheduledItemNotFound" | "RateLimit:Exceeded" | "Redis:Unavailable" | "Request:Conflict" | "Request:Failed" | "Request:Invalid" | "Request:InvalidSorting" | "Request:MethodNotAllowed" | "Request:NestedTooDeep" | "Request:NotFound" | "Request:PayloadTooLarge" | "Request:Unprocessable" | "Request:UnsafeText" | "Request:UnsupportedMediaType" | "Request:ValidationFailed" | "Server:InternalError" | "ServiceAccounts:NotFound" | "ServiceAccounts:ServiceAccount:NotFound" | "Speech:InvalidText" | "Storage:Unavailable" | "Support:ConversionTimedOut" | "Support:EmptyFile" | "Support:FileRequired" | "Support:FileTooLarge" | "Support:MalformedUpload" | "Support:UnsupportedMediaType" | "Tags:DuplicateName" | "Tags:Tag:NotFound" | "Tags:TagInUse" | "Tags:TagNotFound" | "Voice:InvalidSignature" | "Webhooks:Delivery:NotFound" | "Webhooks:DeliveryInProgress" | "Webhooks:DeliveryNotFound" | "Webhooks:Endpoint:NotFound" | "Webhooks:EndpointNotFound" | "Webhooks:ForbiddenHeader" | "Webhooks:InvalidTarget" | "Webhooks:PrivateTarget" | "Webhooks:TooManyHeaders" | "Webhooks:UnknownEventType" | "WhatsApp:DuplicateButtonIds" | "WhatsApp:DuplicateRowIds" | "WhatsApp:DuplicateTemplate" | "WhatsApp:InvalidMessageId" | "WhatsApp:InvalidParameter" | "WhatsApp:InvalidRecipient" | "WhatsApp:InvalidSandboxMessage" | "WhatsApp:InvalidSignature" | "WhatsApp:InvalidTemplate" | "WhatsApp:MediaConversionFailed" | "WhatsApp:MediaDownloadFailed" | "WhatsApp:MediaHashMismatch" | "WhatsApp:MediaTooLarge" | "WhatsApp:MediaTypeMismatch" | "WhatsApp:MessageNotFound" | "WhatsApp:MessagingLimitReached" | "WhatsApp:NotACloudChannel" | "WhatsApp:NotASandboxChannel" | "WhatsApp:ProviderError" | "WhatsApp:ProviderUnavailable" | "WhatsApp:ProviderUnreachable" | "WhatsApp:RateLimited" | "WhatsApp:RecipientOptedOut" | "WhatsApp:SectionTitleRequired" | "WhatsApp:SendInterrupted" | "WhatsApp:ServiceWindowExpired" | "WhatsApp:TemplateDisabled" | "WhatsApp:TemplateNotApproved" | "WhatsApp:TemplateNotFound" | "WhatsApp:TemplateParametersMismatch" | "WhatsApp:TemplatePaused" | "WhatsApp:TemplatePolicyViolation" | "WhatsApp:TemplateRefused" | "WhatsApp:TemplateSyncFailed" | "WhatsApp:TemplateTextTooLong" | "WhatsApp:TooManyListRows" | "WhatsApp:Unauthorized" | "WhatsApp:UnknownTemplateName" | "WhatsApp:VerificationFailed" | "Workspaces:UserEmailTaken" | "Workspaces:Workspace:NotFound" | "Workspaces:WorkspaceNotFound";
+            code: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope" | "Admin:Unauthorized" | "Auth:Forbidden" | "Auth:InsufficientScope" | "Auth:TokenExpired" | "Auth:TokenRevoked" | "Auth:Unauthorized" | "Campaigns:Campaign:NotFound" | "Campaigns:CampaignNotFound" | "Campaigns:EmptyPlaceholder" | "Campaigns:IllegalTransition" | "Campaigns:InvalidCampaign" | "Channels:Channel:NotFound" | "Channels:ChannelNotFound" | "Channels:InvalidConfiguration" | "ContactProperties:DuplicateName" | "ContactProperties:InvalidDefinition" | "ContactProperties:OptionInUse" | "ContactProperties:Property:NotFound" | "ContactProperties:PropertyNotFound" | "ContactProperties:TypeImmutable" | "Contacts:Contact:NotFound" | "Contacts:ContactNotFound" | "Contacts:DuplicatePhoneNumber" | "Contacts:DuplicateWhatsAppUserId" | "Contacts:InvalidPropertyValue" | "Contacts:InvalidSearchFilter" | "Contacts:InvalidSelectOption" | "Contacts:PhoneNumberOrWhatsAppUserIdRequired" | "Contacts:PropertyRequired" | "Contacts:ValueMissing" | "Conversations:AiAgentNotFound" | "Conversations:AnotherOpen" | "Conversations:BothAssignees" | "Conversations:Conversation:NotFound" | "Conversations:ConversationNotFound" | "Conversations:UserNotFound" | "Cors:OriginNotAllowed" | "Database:Unavailable" | "Idempotency:InFlight" | "Idempotency:InvalidKey" | "Idempotency:KeyReused" | "Media:NotFound" | "OutboundIvr:AlreadyFinished" | "OutboundIvr:Flow:NotFound" | "OutboundIvr:FlowNotFound" | "OutboundIvr:InvalidFlow" | "OutboundIvr:InvalidRequest" | "OutboundIvr:PhoneNumberRequired" | "OutboundIvr:RecipientOptedOut" | "OutboundIvr:Request:NotFound" | "OutboundIvr:RequestNotFound" | "Policy:FrequencyCapReached" | "Policy:InvalidKeywords" | "Policy:InvalidSendAt" | "Policy:InvalidSendPolicy" | "Policy:ScheduledItem:NotFound" | "Policy:ScheduledItemNotCancellable" | "Policy:ScheduledItemNotFound" | "RateLimit:Exceeded" | "Redis:Unavailable" | "Request:Conflict" | "Request:Failed" | "Request:Invalid" | "Request:InvalidSorting" | "Request:MethodNotAllowed" | "Request:NestedTooDeep" | "Request:NotFound" | "Request:PayloadTooLarge" | "Request:Unprocessable" | "Request:UnsafeText" | "Request:UnsupportedMediaType" | "Request:ValidationFailed" | "Server:InternalError" | "ServiceAccounts:NotFound" | "ServiceAccounts:ServiceAccount:NotFound" | "Speech:InvalidText" | "Storage:Unavailable" | "Support:ConversionTimedOut" | "Support:EmptyFile" | "Support:FileRequired" | "Support:FileTooLarge" | "Support:MalformedUpload" | "Support:UnsupportedMediaType" | "Tags:DuplicateName" | "Tags:Tag:NotFound" | "Tags:TagInUse" | "Tags:TagNotFound" | "Voice:InvalidSignature" | "Webhooks:Delivery:NotFound" | "Webhooks:DeliveryInProgress" | "Webhooks:DeliveryNotFound" | "Webhooks:Endpoint:NotFound" | "Webhooks:EndpointNotFound" | "Webhooks:ForbiddenHeader" | "Webhooks:InvalidTarget" | "Webhooks:PrivateTarget" | "Webhooks:TooManyHeaders" | "Webhooks:UnknownEventType" | "WhatsApp:DuplicateButtonIds" | "WhatsApp:DuplicateRowIds" | "WhatsApp:DuplicateTemplate" | "WhatsApp:InvalidCurrency" | "WhatsApp:InvalidMessageId" | "WhatsApp:InvalidParameter" | "WhatsApp:InvalidPrice" | "WhatsApp:InvalidRecipient" | "WhatsApp:InvalidSandboxMessage" | "WhatsApp:InvalidSignature" | "WhatsApp:InvalidTemplate" | "WhatsApp:InvalidUsageRange" | "WhatsApp:MediaConversionFailed" | "WhatsApp:MediaDownloadFailed" | "WhatsApp:MediaHashMismatch" | "WhatsApp:MediaTooLarge" | "WhatsApp:MediaTypeMismatch" | "WhatsApp:MessageNotFound" | "WhatsApp:MessagingLimitReached" | "WhatsApp:NotACloudChannel" | "WhatsApp:NotASandboxChannel" | "WhatsApp:ProviderError" | "WhatsApp:ProviderUnavailable" | "WhatsApp:ProviderUnreachable" | "WhatsApp:RateCardNotFound" | "WhatsApp:RateLimited" | "WhatsApp:RecipientOptedOut" | "WhatsApp:SectionTitleRequired" | "WhatsApp:SendInterrupted" | "WhatsApp:ServiceWindowExpired" | "WhatsApp:TemplateDisabled" | "WhatsApp:TemplateNotApproved" | "WhatsApp:TemplateNotFound" | "WhatsApp:TemplateParametersMismatch" | "WhatsApp:TemplatePaused" | "WhatsApp:TemplatePolicyViolation" | "WhatsApp:TemplateRefused" | "WhatsApp:TemplateSyncFailed" | "WhatsApp:TemplateTextTooLong" | "WhatsApp:TooManyListRows" | "WhatsApp:Unauthorized" | "WhatsApp:UnknownPricingCategory" | "WhatsApp:UnknownTemplateName" | "WhatsApp:VerificationFailed" | "Workspaces:UserEmailTaken" | "Workspaces:Workspace:NotFound" | "Workspaces:WorkspaceNotFound";
             details: string | null;
             message: string;
             validationErrors: components["schemas"]["ValidationErrorItemDto"][] | null;
@@ -3239,6 +3308,23 @@ export interface components {
         MarketingPerDaysInput: {
             count: number;
             days: number;
+        };
+        MessagePricingDto: {
+            /**
+             * @description marketing, marketing_lite, utility, authentication, authentication_international, service, referral_conversion.
+             * @example marketing
+             */
+            category: string | null;
+            /**
+             * @description `PMP` (per message) or `CBP` (per conversation, before July 2025).
+             * @example PMP
+             */
+            model: string | null;
+            /**
+             * @description `regular` (charged), `free_customer_service` or `free_entry_point`; null under CBP.
+             * @example regular
+             */
+            type: string | null;
         };
         OAuthErrorDto: {
             /**
@@ -3551,6 +3637,24 @@ export interface components {
             count: number;
             value: string;
         };
+        PutRateCardDto: {
+            /**
+             * @description ISO 4217 currency code of the prices.
+             * @example EUR
+             */
+            currency: string;
+            /**
+             * @description Keys: marketing, marketing_lite, utility, authentication, authentication_international, service, referral_conversion.
+             * @example {
+             *       "authentication": 0.0132,
+             *       "marketing": 0.0456,
+             *       "utility": 0.0132
+             *     }
+             */
+            perCategory: {
+                [key: string]: number;
+            };
+        };
         QuietHoursDto: {
             /**
              * @description What waits: `Marketing` (MARKETING-category templates), `Calls` (Create Outbound IVR).
@@ -3590,6 +3694,25 @@ export interface components {
              * @example 21:00
              */
             start: string;
+        };
+        RateCardDto: {
+            /** @example EUR */
+            currency: string;
+            /**
+             * @example {
+             *       "authentication": 0.0132,
+             *       "marketing": 0.0456,
+             *       "utility": 0.0132
+             *     }
+             */
+            perCategory: {
+                [key: string]: number;
+            };
+            /**
+             * @description ISO 8601 UTC.
+             * @example 2026-11-28T12:00:00Z
+             */
+            updatedAt: string;
         };
         /** @enum {string} */
         RateLimitPolicy: "requests" | "whatsapp-sends" | "ivr-calls" | "token-requests" | "unauthenticated-requests";
@@ -4606,6 +4729,98 @@ export interface components {
             /** @description Absolute, unguessable URL that serves the file without a token. */
             url: string;
         };
+        UsageCountsDto: {
+            /** @example 120 */
+            billable: number;
+            /**
+             * @description Per Meta pricing category (marketing, marketing_lite, utility, authentication, authentication_international, service, …).
+             * @example {
+             *       "marketing": {
+             *         "billable": 100,
+             *         "free": 0
+             *       },
+             *       "utility": {
+             *         "billable": 20,
+             *         "free": 4
+             *       }
+             *     }
+             */
+            byCategory: {
+                [key: string]: components["schemas"]["CategoryCountsDto"];
+            };
+            /**
+             * @description The billable counts priced with the workspace's rate card, in its currency; null without a rate card.
+             * @example 5.472
+             */
+            estimatedCost: number | null;
+            /** @example 4 */
+            free: number;
+        };
+        UsageDto: {
+            /** Format: uuid */
+            channelId: string | null;
+            /**
+             * @description The rate card's currency; null without a rate card.
+             * @example EUR
+             */
+            currency: string | null;
+            /** @example 2026-11-01 */
+            from: string;
+            /** @enum {string} */
+            groupBy: "day" | "category" | "campaign";
+            items: components["schemas"]["UsageGroupDto"][];
+            /** @example 2026-11-30 */
+            to: string;
+            totals: components["schemas"]["UsageCountsDto"];
+            /**
+             * @description Billable categories counted that the rate card gives no price (their messages are not in estimatedCost).
+             * @example []
+             */
+            unpricedCategories: string[];
+        };
+        UsageGroupDto: {
+            /** @example 120 */
+            billable: number;
+            /**
+             * @description Per Meta pricing category (marketing, marketing_lite, utility, authentication, authentication_international, service, …).
+             * @example {
+             *       "marketing": {
+             *         "billable": 100,
+             *         "free": 0
+             *       },
+             *       "utility": {
+             *         "billable": 20,
+             *         "free": 4
+             *       }
+             *     }
+             */
+            byCategory: {
+                [key: string]: components["schemas"]["CategoryCountsDto"];
+            };
+            /**
+             * Format: uuid
+             * @description groupBy=campaign: the campaign that sent the messages (null in that grouping: messages of no campaign).
+             * @example null
+             */
+            campaignId: string | null;
+            /**
+             * @description groupBy=category: Meta's category.
+             * @example marketing
+             */
+            category: string | null;
+            /**
+             * @description groupBy=day: the UTC day, `YYYY-MM-DD`.
+             * @example null
+             */
+            day: string | null;
+            /**
+             * @description The billable counts priced with the workspace's rate card, in its currency; null without a rate card.
+             * @example 5.472
+             */
+            estimatedCost: number | null;
+            /** @example 4 */
+            free: number;
+        };
         ValidationErrorItemDto: {
             members: string[];
             message: string;
@@ -4789,6 +5004,8 @@ export interface components {
             messageId: string;
             messageType: string;
             mimeType: string | null;
+            /** @description Outbound: what Meta’s status `pricing` said the message costs (null until a status carried it). */
+            pricing: components["schemas"]["MessagePricingDto"] | null;
             profileName: string | null;
             /** @description The provider’s message id (Meta’s wamid); null while it has none. */
             providerMessageId: string | null;
@@ -17045,6 +17262,289 @@ export interface operations {
             };
         };
     };
+    getRateCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateCardDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The token is valid but lacks the API scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit reached: wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description A dependency is out of reach (`Database:Unavailable` while PostgreSQL restarts, `Redis:Unavailable` for the send governor’s check, `Storage:Unavailable` for media): nothing was written; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    setRateCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutRateCardDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateCardDto"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a field that fails validation, or a business rule (see `error.code` and `error.validationErrors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The token is valid but lacks the API scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The request body has a content type this operation does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit reached: wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description A dependency is out of reach (`Database:Unavailable` while PostgreSQL restarts, `Redis:Unavailable` for the send governor’s check, `Storage:Unavailable` for media): nothing was written; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
     markAsRead: {
         parameters: {
             query?: never;
@@ -20754,6 +21254,164 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ChannelNotFoundError"] | components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit reached: wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description A dependency is out of reach (`Database:Unavailable` while PostgreSQL restarts, `Redis:Unavailable` for the send governor’s check, `Storage:Unavailable` for media): nothing was written; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    getWhatsAppUsage: {
+        parameters: {
+            query?: {
+                /** @description One channel of the workspace; every channel when absent. */
+                channelId?: string;
+                /** @description First UTC day counted, `YYYY-MM-DD` (default: 29 days before `to`). */
+                from?: string;
+                groupBy?: "day" | "category" | "campaign";
+                /** @description Last UTC day counted, `YYYY-MM-DD`, inclusive (default: today). */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageDto"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a field that fails validation, or a business rule (see `error.code` and `error.validationErrors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The token is valid but lacks the API scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description An id that does not exist, or belongs to another workspace (`error.code` names which). A channel id that does not exist in the workspace, or has no capability for this operation, is a `ChannelNotFoundError`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChannelNotFoundError"];
                 };
             };
             /** @description Rate limit reached: wait the `Retry-After` seconds. */

@@ -8,6 +8,7 @@ import { IsOptionalNotNull } from '../../common/validation/optional.js';
 import { ValidateNestedObject } from '../../common/validation/nested.js';
 import { SearchContactsDto } from '../../contacts/dto/search-contacts.dto.js';
 import { TemplateParameterDto } from '../../whatsapp/dto/send-template.dto.js';
+import { CampaignUsageDto } from '../../whatsapp/account/dto/usage.dto.js';
 import { CreateOutboundIvrRequest } from '../../outbound-ivr/dto/create-outbound-ivr.dto.js';
 import {
   CAMPAIGN_KINDS,
@@ -189,10 +190,16 @@ export class CampaignDto {
   @ApiProperty({ type: String, nullable: true }) startedAt: string | null;
   @ApiProperty({ type: String, nullable: true }) completedAt: string | null;
   counts: CampaignCountsDto;
+  /** Its messages Meta priced (from their status webhooks), billable and free, by pricing category. */
+  usage: CampaignUsageDto;
   /** ISO 8601 UTC. */
   creationTime: string;
 
-  static from(campaign: Campaign, counts: CampaignCountsDto = CampaignCountsDto.zero): CampaignDto {
+  static from(
+    campaign: Campaign,
+    counts: CampaignCountsDto = CampaignCountsDto.zero,
+    usage: CampaignUsageDto = CampaignUsageDto.zero,
+  ): CampaignDto {
     return {
       id: campaign.id,
       name: campaign.name,
@@ -204,6 +211,7 @@ export class CampaignDto {
       startedAt: formatTimestamp(campaign.startedAt, TimestampFormat.utc),
       completedAt: formatTimestamp(campaign.completedAt, TimestampFormat.utc),
       counts,
+      usage,
       creationTime: TimestampFormat.utc(campaign.creationTime),
     };
   }

@@ -110,6 +110,31 @@ export class CallWebhookPayload {
   creationTime: string;
 }
 
+/** Meta's `pricing` of a sent message (per-message pricing since July 2025). */
+export class MessagePricingDto {
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'PMP',
+    description: '`PMP` (per message) or `CBP` (per conversation, before July 2025).',
+  })
+  model: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'regular',
+    description: '`regular` (charged), `free_customer_service` or `free_entry_point`; null under CBP.',
+  })
+  type: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'marketing',
+    description: 'marketing, marketing_lite, utility, authentication, authentication_international, service, referral_conversion.',
+  })
+  category: string | null;
+}
+
 /** `whatsapp.message`: the WhatsApp Message Webhook of API.md §11. */
 export class WhatsAppMessageWebhook implements Omit<WhatsAppMessageWebhookPayload, 'contacts'> {
   workspaceId: string;
@@ -139,6 +164,12 @@ export class WhatsAppMessageWebhook implements Omit<WhatsAppMessageWebhookPayloa
   @ApiProperty({ type: Number, nullable: true }) longitude: number | null;
   creationTime: string;
   isBillable: boolean;
+  @ApiProperty({
+    type: () => MessagePricingDto,
+    nullable: true,
+    description: 'Outbound: what Meta’s status `pricing` said the message costs (null until a status carried it).',
+  })
+  pricing: MessagePricingDto | null;
   @ApiProperty({ type: String, nullable: true }) errorCode: string | null;
   @ApiProperty({ type: String, nullable: true }) errorReason: string | null;
   @ApiProperty({ type: String, nullable: true }) buttonPayload: string | null;

@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { toE164 } from '../../common/phone/phone-number.js';
 import type { ReferralInfo } from '../../conversations/message-details.js';
+import type { MessagePricing } from '../../conversations/message-events.js';
 import type { IdentityUpdate, InboundMessage, SharedContact } from './inbound-message.js';
 import { describeCloudError } from '../providers/cloud-api-errors.js';
 
@@ -260,6 +261,8 @@ export interface StatusUpdate {
   isBillable?: boolean;
   /** `pricing.category` (marketing, utility, authentication, service, ...), when given. */
   pricingCategory?: string | null;
+  /** The whole of `pricing`, in our words, when the status carries it (see {@link readPricing}). */
+  pricing?: MessagePricing;
   /** The recipient's BSUID, when the provider names it (`recipient_user_id`, or the status's `contacts[].user_id`). */
   recipientUserId?: string | null;
 }
@@ -286,6 +289,17 @@ export function isBillable(pricing: NonNullable<CloudStatus['pricing']>): boolea
   if (typeof pricing.billable === 'boolean') return pricing.billable;
   if (pricing.type) return pricing.type === 'regular';
   return !!pricing.category && !FREE_CATEGORIES.has(pricing.category);
+}
+
+/** A status's `pricing` as the service keeps it: model, type and category (lower-case, as Meta spells them) and whether it is charged. */
+export function readPricing(pricing: NonNullable<CloudStatus['pricing']>): MessagePricing {
+  const word = (value: unknown, max: number) => (typeof value === 'string' && value !== '' ? value.slice(0, max) : null);
+  return {
+    model: word(pricing.pricing_model, 20),
+    type: word(pricing.type, 40)?.toLowerCase() ?? null,
+    category: word(pricing.category, 40)?.toLowerCase() ?? null,
+    billable: isBillable(pricing),
+  };
 }
 
 const seconds = (timestamp: string | undefined) => new Date(Number(timestamp ?? 0) * 1000 || Date.now()).toISOString();
@@ -615,7 +629,7 @@ function readStatus(s: CloudStatus, contacts: CloudContact[]): StatusUpdate | nu
     at: seconds(s.timestamp),
     errorCode: meaning?.errorCode ?? null,
     errorReason: meaning?.failureReason ?? null,
-    ...(s.pricing ? { isBillable: isBillable(s.pricing), pricingCategory: text(s.pricing.category) } : {}),
+    ...(s.pricing ? { isBillable: isBillable(s.pricing), pricingCategory: text(s.pricing.category), pricing: readPricing(s.pricing) } : {}),
     recipientUserId: text(s.recipient_user_id) ?? text(contact?.user_id),
   };
 }

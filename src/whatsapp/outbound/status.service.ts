@@ -7,12 +7,13 @@ import { Outbox } from '../../queue/outbox.service.js';
 import { WebhookKind } from '../../webhooks/webhook-kind.js';
 import { WebhookPublisher } from '../../webhooks/webhook-publisher.js';
 import type { StatusUpdate } from '../inbound/cloud-webhook.js';
-import { messageWebhookPayload } from '../message-webhook.js';
+import { messageWebhookPayload, pricingView } from '../message-webhook.js';
 import { ContactsService } from '../../contacts/contacts.service.js';
 import { WhatsAppContactsService } from '../inbound/whatsapp-contacts.service.js';
 import { RECIPIENT_OPTED_OUT } from '../providers/cloud-api-errors.js';
 import { inTransaction } from '../../database/transactions.js';
 import { RetryLaterError } from '../../queue/retry-later.js';
+import { WhatsAppUsage } from '../account/usage.service.js';
 
 type Status = StatusUpdate['status'];
 
@@ -39,12 +40,22 @@ export class StatusService {
     private readonly outbox: Outbox,
     private readonly contacts: ContactsService,
     private readonly whatsAppContacts: WhatsAppContactsService,
+    private readonly usage: WhatsAppUsage,
   ) {}
 
   /** A provider status notification: moves the outbound event with that provider message id. */
   async apply(workspaceId: string, channelId: string, update: StatusUpdate): Promise<void> {
     const channel = await this.channels.getRecent(workspaceId, channelId);
-    const event = await this.moveEvent(workspaceId, channel, { channelId, providerMessageId: update.providerMessageId }, update);
+    const ref = { channelId, providerMessageId: update.providerMessageId };
+    // Meta repeats a message's pricing on sent, delivered and read: the first kept is the one counted, with the message, in one transaction.
+    const { pricing } = update;
+    if (pricing) {
+      await inTransaction(async () => {
+        const priced = await this.events.recordPricing(workspaceId, ref, pricing);
+        if (priced) await this.usage.count(workspaceId, priced, new Date(update.at));
+      });
+    }
+    const event = await this.moveEvent(workspaceId, channel, ref, update);
     if (!event && !(await this.events.findWhatsAppMessage(workspaceId, channelId, update.providerMessageId))) {
       // Meta can report `delivered` before our worker has recorded the provider's answer (the id is not
       // stored yet): the notification is tried again (the intake's backoff: 1, 3, 7, 15 s), not lost.
@@ -123,6 +134,7 @@ export class StatusService {
             creationTime: TimestampFormat.utc(event.creation_time),
             // What the provider's pricing said; before any status carried it, templates are the messages charged for.
             isBillable: event.is_billable ?? messageType === 'Template',
+            pricing: pricingView(event.pricing),
             errorCode: change.errorCode,
             errorReason: change.errorReason,
             whatsAppUserId: change.recipientUserId ?? null,

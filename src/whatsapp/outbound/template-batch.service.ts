@@ -34,6 +34,8 @@ export interface TemplateBatch {
   channelId: string;
   templateName: string;
   language: string;
+  /** The campaign sending the batch: kept on each message, so its usage is counted to the campaign. */
+  campaignId?: string;
 }
 
 /** One recipient of a batch: a contact of the workspace and its own template parameters. */
@@ -122,7 +124,7 @@ export class TemplateBatchSender {
         const cap = checked.find((c) => c.cap)?.cap ?? null;
         const [sendable, over] = cap ? await this.splitByCap(workspaceId, checked, cap) : [checked, []];
         overCap = over;
-        return this.record(principal, channel, template, sendable, (jobs) => this.outbox.enqueue(jobs), onAccepted);
+        return this.record(principal, channel, template, sendable, (jobs) => this.outbox.enqueue(jobs), onAccepted, batch.campaignId);
       });
       await releaseAll(overCap);
       const capRefusals = overCap.map((c): TemplateBatchOutcome => {
@@ -180,10 +182,11 @@ export class TemplateBatchSender {
     sendable: Checked[],
     enqueue: (jobs: OutboxEntry<JobName.SendWhatsAppMessage>[]) => Promise<unknown>,
     onAccepted: BatchAcceptedHook,
+    campaignId?: string,
   ): Promise<AcceptedSend[]> {
     if (sendable.length === 0) return [];
     const { workspaceId } = principal;
-    const attachment = templateAttachment(template);
+    const attachment = { ...templateAttachment(template), ...(campaignId ? { campaignId } : {}) };
     const refs = await this.conversations.findOrOpenRefs(
       workspaceId,
       channel.id,

@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Repository } from 'typeorm';
+import { WorkspaceScopedRepository } from '../../database/workspace-scoped.repository.js';
+import { WhatsAppUsageDay } from './usage-day.entity.js';
+
+/** One message Meta priced, as the rollup counts it. */
+export type PricedMessage = Omit<WhatsAppUsageDay, 'workspaceId' | 'messages'>;
+
+export type UsageGroupBy = 'day' | 'category' | 'campaign';
+
+/** A rollup sum: the messages of one group, category and chargeability. */
+export interface UsageSum {
+  key: string;
+  category: string;
+  billable: boolean;
+  messages: number;
+}
+
+const GROUP_KEY: Record<UsageGroupBy, string> = {
+  day: `to_char(day, 'YYYY-MM-DD')`,
+  category: 'category',
+  campaign: 'campaign_id::text',
+};
+
+@Injectable()
+export class WhatsAppUsageRepository extends WorkspaceScopedRepository<WhatsAppUsageDay> {
+  constructor(@InjectRepository(WhatsAppUsageDay) repository: Repository<WhatsAppUsageDay>) {
+    super(repository);
+  }
+
+  /** Counts one priced message: a single upsert of its day's row. */
+  async add(workspaceId: string, message: PricedMessage): Promise<void> {
+    await this.sql(
+      workspaceId,
+      `INSERT INTO whatsapp_usage_days (workspace_id, channel_id, day, campaign_id, category, pricing_type, billable, messages)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 1)
+       ON CONFLICT ON CONSTRAINT "PK_whatsapp_usage_days" DO UPDATE SET messages = whatsapp_usage_days.messages + 1
+       WHERE whatsapp_usage_days.workspace_id = $1`,
+      [message.channelId, message.day, message.campaignId, message.category, message.pricingType, message.billable],
+    );
+  }
+
+  /** The sums of the days `from`..`to` (inclusive, `YYYY-MM-DD`), of one channel or all, by `groupBy`, category and chargeability. */
+  async sums(workspaceId: string, channelId: string | null, from: string, to: string, groupBy: UsageGroupBy): Promise<UsageSum[]> {
+    const key = GROUP_KEY[groupBy];
+    const rows = await this.sql<{ key: string; category: string; billable: boolean; messages: string }>(
+      workspaceId,
+      `SELECT ${key} AS key, category, billable, sum(messages)::bigint AS messages FROM whatsapp_usage_days
+        WHERE workspace_id = $1 AND day BETWEEN $2::date AND $3::date ${channelId ? 'AND channel_id = $4' : ''}
+        GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+      channelId ? [from, to, channelId] : [from, to],
+    );
+    return rows.map((r) => ({ ...r, messages: Number(r.messages) }));
+  }
+
+  /** The sums of these campaigns, by campaign (key), category and chargeability. */
+  async ofCampaigns(workspaceId: string, campaignIds: readonly string[]): Promise<UsageSum[]> {
+    if (campaignIds.length === 0) return [];
+    const rows = await this.sql<{ key: string; category: string; billable: boolean; messages: string }>(
+      workspaceId,
+      `SELECT campaign_id::text AS key, category, billable, sum(messages)::bigint AS messages FROM whatsapp_usage_days
+        WHERE workspace_id = $1 AND campaign_id = ANY($2::uuid[])
+        GROUP BY 1, 2, 3`,
+      [campaignIds],
+    );
+    return rows.map((r) => ({ ...r, messages: Number(r.messages) }));
+  }
+}
