@@ -6,6 +6,7 @@ import { OutboundIvrWebhookPayload } from '../outbound-ivr/dto/outbound-ivr-requ
 import { finishComponentSchemas } from '../openapi/component-schemas.js';
 import {
   CallWebhookPayload,
+  ChannelQualityUpdatedEventData,
   ContactMergedEventData,
   ContactUpdatedEventData,
   WebhookEndpointDisabledEventData,
@@ -54,6 +55,11 @@ export const EVENT_TYPES: readonly EventTypeEntry[] = [
     type: WebhookEventType.WebhookEndpointDisabled,
     description: 'Another endpoint of the workspace was disabled after failing for WEBHOOK_DISABLE_AFTER.',
     data: WebhookEndpointDisabledEventData,
+  },
+  {
+    type: WebhookEventType.ChannelQualityUpdated,
+    description: "Meta changed a WhatsApp number's quality, throughput or messaging limit; the send governor uses the new tiers at once.",
+    data: ChannelQualityUpdatedEventData,
   },
 ];
 

@@ -28,4 +28,5 @@ export enum WebhookEventType {
   ConversationStatusChanged = 'conversation.status_changed',
   ConversationTagsChanged = 'conversation.tags_changed',
   WebhookEndpointDisabled = 'webhook_endpoint.disabled',
+  ChannelQualityUpdated = 'channel.quality_updated',
 }
