@@ -119,10 +119,7 @@ export class ChannelsService {
    * of a business portfolio (`businessId`), of a WhatsApp Business Account (`wabaId`), or with this
    * number (`phoneNumber`, E.164). Never another workspace's.
    */
-  async whatsAppChannelsOf(
-    workspaceId: string,
-    where: { businessId?: string; wabaId?: string; phoneNumber?: string },
-  ): Promise<Channel[]> {
+  async whatsAppChannelsOf(workspaceId: string, where: { businessId?: string; wabaId?: string; phoneNumber?: string }): Promise<Channel[]> {
     const found = await this.channels.find(workspaceId, {
       ...(where.businessId !== undefined && { businessId: where.businessId }),
       ...(where.wabaId !== undefined && { whatsAppWabaId: where.wabaId }),

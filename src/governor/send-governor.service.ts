@@ -357,8 +357,6 @@ const pairKey = (channelId: string, recipient: string) => `governor:${channelId}
  * another workspace typing the same id neither uses nor sees this count.
  */
 const recipientsKey = (channel: GovernedChannel) =>
-  channel.businessId
-    ? `governor:business:${channel.workspaceId}:${channel.businessId}:recipients`
-    : `governor:${channel.id}:recipients`;
+  channel.businessId ? `governor:business:${channel.workspaceId}:${channel.businessId}:recipients` : `governor:${channel.id}:recipients`;
 const callsKey = (channelId: string) => `governor:${channelId}:calls`;
 const activeCallsKey = (channelId: string) => `governor:${channelId}:active-calls`;

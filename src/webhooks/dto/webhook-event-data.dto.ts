@@ -56,9 +56,19 @@ export class WebhookEndpointDisabledEventData implements WebhookEndpointDisabled
 /** `channel.quality_updated`: Meta changed the number's quality, throughput or messaging limit (API.md §14). */
 export class ChannelQualityUpdatedEventData implements ChannelQualityUpdatedData {
   @ApiProperty({ format: 'uuid' }) channelId: string;
-  @ApiProperty({ type: String, nullable: true, example: '1029384756102938', description: "The channel's business portfolio; null when it has none." })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '1029384756102938',
+    description: "The channel's business portfolio; null when it has none.",
+  })
   businessId: string | null;
-  @ApiProperty({ type: String, nullable: true, example: 'RED', description: 'GREEN, YELLOW, RED or UNKNOWN as Meta last reported it; null until it did.' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'RED',
+    description: 'GREEN, YELLOW, RED or UNKNOWN as Meta last reported it; null until it did.',
+  })
   qualityRating: string | null;
   @ApiProperty({ example: 80, description: 'Messages a second the send governor lets out on the number now.' })
   throughputPerSecond: number;
@@ -66,7 +76,8 @@ export class ChannelQualityUpdatedEventData implements ChannelQualityUpdatedData
     type: Number,
     nullable: true,
     example: 2000,
-    description: 'Unique recipients of business-initiated conversations per rolling 24 h now (shared by the business portfolio); null: unlimited.',
+    description:
+      'Unique recipients of business-initiated conversations per rolling 24 h now (shared by the business portfolio); null: unlimited.',
   })
   messagingLimit: number | null;
   @ApiProperty({
