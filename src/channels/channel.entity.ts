@@ -45,6 +45,12 @@ export class Channel extends AuditedEntity {
   @Column({ type: 'varchar', length: 100, nullable: true }) whatsAppPhoneNumberId: string | null;
   @Column({ type: 'varchar', length: 100, nullable: true }) whatsAppWabaId: string | null;
   @Column({ type: 'text', nullable: true }) whatsAppCredentialsSealed: string | null;
+  /**
+   * Meta's business portfolio the number belongs to (API.md §14): channels of one workspace with
+   * the same businessId share one messaging-limit count. Scoped to the workspace: the same id in
+   * another workspace is another count.
+   */
+  @Column({ type: 'varchar', length: 100, nullable: true }) businessId: string | null;
 
   @Column({ type: 'varchar', length: 20, nullable: true }) voiceProvider: VoiceProviderName | null;
   @Column({ type: 'varchar', length: 100, nullable: true }) voiceAccountSid: string | null;

@@ -31,7 +31,7 @@ export class ChannelsController {
   @ApiOperation({
     summary: 'Update Channel (Partial)',
     description:
-      "Changes only the fields given: the channel's `name`, `icon`, `webhookUrl` (WhatsApp Message Webhook) or `postCallWebhookUrl` (Call Webhook); `null` clears a URL or the icon. Providers and credentials are the operators' (admin Update Channel).",
+      "Changes only the fields given: the channel's `name`, `icon`, `webhookUrl` (WhatsApp Message Webhook), `postCallWebhookUrl` (Call Webhook) or `businessId` (Meta's business portfolio: channels of the workspace with the same one share one messaging-limit count); `null` clears a URL, the icon or the businessId. Providers and credentials are the operators' (admin Update Channel).",
   })
   @ApiBody({ type: UpdateChannelDto })
   async update(

@@ -114,6 +114,20 @@ export class ChannelsService {
     return channel;
   }
 
+  /**
+   * The workspace's WhatsApp channels that a notification of Meta's about an account concerns: those
+   * of a business portfolio (`businessId`), of a WhatsApp Business Account (`wabaId`), or with this
+   * number (`phoneNumber`, E.164). Never another workspace's.
+   */
+  async whatsAppChannelsOf(workspaceId: string, where: { businessId?: string; wabaId?: string; phoneNumber?: string }): Promise<Channel[]> {
+    const found = await this.channels.find(workspaceId, {
+      ...(where.businessId !== undefined && { businessId: where.businessId }),
+      ...(where.wabaId !== undefined && { whatsAppWabaId: where.wabaId }),
+      ...(where.phoneNumber !== undefined && { phoneNumber: where.phoneNumber }),
+    });
+    return found.filter((channel) => channel.hasWhatsApp);
+  }
+
   /** Drops a channel from both memories in every process (it changed, or a caller learnt it is out of date). */
   forgetRecent(workspaceId: string, id: string): void {
     this.invalidation.invalidate('channel', recentKey(workspaceId, id));
@@ -164,6 +178,7 @@ export class ChannelsService {
     if (changes.icon !== undefined) channel.icon = changes.icon;
     if (changes.webhookUrl !== undefined) channel.webhookUrl = changes.webhookUrl;
     if (changes.postCallWebhookUrl !== undefined) channel.postCallWebhookUrl = changes.postCallWebhookUrl;
+    if (changes.businessId !== undefined) channel.businessId = changes.businessId;
     channel.lastModifierId = actorId;
     const saved = await this.channels.save(workspaceId, channel);
     this.forgetRecent(workspaceId, id);
@@ -208,6 +223,7 @@ export class ChannelsService {
       phoneNumber: config.phoneNumber,
       webhookUrl: config.webhookUrl ?? null,
       postCallWebhookUrl: config.postCallWebhookUrl ?? null,
+      businessId: config.businessId ?? null,
     });
     this.applyWhatsApp(channel, wantsWhatsApp ? config.whatsApp : undefined);
     this.applyVoice(channel, wantsVoice ? config.voice : undefined);

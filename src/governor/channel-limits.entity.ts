@@ -13,14 +13,20 @@ export class ChannelLimits {
   @Column({ type: 'int', nullable: true }) messagingLimit: number | null;
   @Column('int') callsPerSecond: number;
   @Column('int') concurrentCalls: number;
+  /** Who set the tiers last: `Operator` (PUT .../limits) or `Meta` (a phone_number_quality_update or account_update webhook). */
+  @Column({ type: 'varchar', length: 20, default: 'Operator' }) setBy: TiersSetBy;
+  /** The number's quality as Meta last reported it (GREEN, YELLOW, RED, UNKNOWN); null until Meta reports one. */
+  @Column({ type: 'varchar', length: 20, nullable: true }) qualityRating: string | null;
   @UpdateDateColumn({ type: 'timestamptz' }) lastModificationTime: Date;
 }
+
+export type TiersSetBy = 'Operator' | 'Meta';
 
 /** The tiers themselves, without the row's bookkeeping. */
 export type Limits = Pick<ChannelLimits, 'throughputPerSecond' | 'messagingLimit' | 'callsPerSecond' | 'concurrentCalls'>;
 
 /**
- * Meta's messaging-limit tiers. API.md §13 lists 250, 2,000, 10,000 and 100,000, yet makes 1,000 the
+ * Meta's messaging-limit tiers an operator may set. API.md §13 lists 250, 2,000, 10,000 and 100,000, yet makes 1,000 the
  * default of a cloud-api channel: 1,000 is Meta's own first tier (a verified business starts there,
  * an unverified one at 250), so it is accepted too, or the default could not be set back.
  */

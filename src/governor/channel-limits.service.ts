@@ -2,23 +2,44 @@ import { Injectable } from '@nestjs/common';
 import type { Channel } from '../channels/channel.entity.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { SharedInvalidation } from '../common/cache/shared-invalidation.js';
-import { defaultLimits, type Limits } from './channel-limits.entity.js';
+import { defaultLimits, type Limits, type TiersSetBy } from './channel-limits.entity.js';
 import { ChannelLimitsRepository } from './channel-limits.repository.js';
 
-/** The channel as the governor needs it: who it is, and its WhatsApp provider (whose default messaging limit differs). */
-export type GovernedChannel = Pick<Channel, 'id' | 'workspaceId' | 'whatsAppProvider'>;
+/**
+ * The channel as the governor needs it: who it is, its WhatsApp provider (whose default messaging
+ * limit differs) and its business portfolio (whose numbers share one messaging-limit count).
+ */
+export type GovernedChannel = Pick<Channel, 'id' | 'workspaceId' | 'whatsAppProvider'> & { businessId?: string | null };
 
-/** How long a process may use a channel's tiers without reading them again (a PUT drops them everywhere at once). */
+/** A channel's tiers with who set them last and the quality Meta last reported. */
+export interface TiersState {
+  limits: Limits;
+  /** Null while the channel has its defaults (nobody set anything). */
+  setBy: TiersSetBy | null;
+  qualityRating: string | null;
+}
+
+/** What one of Meta's webhooks sets on a channel: a field left out keeps its value. */
+export interface MetaTierChange {
+  throughputPerSecond?: number;
+  /** Null: unlimited. */
+  messagingLimit?: number | null;
+  qualityRating?: string;
+}
+
+/** How long a process may use a channel's tiers without reading them again (a change drops them everywhere at once). */
 const CACHE_MS = 10_000;
 const TOPIC = 'channel-limits';
 
 /**
- * A channel's tiers (API.md §13), read per message by the governor: cached in memory, and dropped
- * in every process the moment an operator changes them.
+ * A channel's tiers (API.md §13, §14), read per message by the governor: cached in memory, and
+ * dropped in every process the moment an operator or Meta changes them. Operator and Meta write
+ * the same row, last writer wins: an operator's PUT holds until Meta's next webhook about the
+ * number sets the tiers it names (the tiers it does not name keep the operator's values).
  */
 @Injectable()
 export class ChannelLimitsService {
-  private readonly cache = new Map<string, { limits: Limits; until: number }>();
+  private readonly cache = new Map<string, { state: TiersState; until: number }>();
 
   constructor(
     private readonly repository: ChannelLimitsRepository,
@@ -29,23 +50,46 @@ export class ChannelLimitsService {
   }
 
   async of(channel: GovernedChannel): Promise<Limits> {
+    return (await this.stateOf(channel)).limits;
+  }
+
+  async stateOf(channel: GovernedChannel): Promise<TiersState> {
     const hit = this.cache.get(channel.id);
-    if (hit && hit.until > Date.now()) return hit.limits;
-    const row = await this.repository.ofChannel(channel.workspaceId, channel.id);
-    const limits = row ? pickLimits(row) : defaultLimits(channel.whatsAppProvider);
+    if (hit && hit.until > Date.now()) return hit.state;
+    const state = await this.read(channel);
     if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(channel.id, { limits, until: Date.now() + CACHE_MS });
-    return limits;
+    this.cache.set(channel.id, { state, until: Date.now() + CACHE_MS });
+    return state;
   }
 
   /** Operators' PUT: the values given replace the channel's, the others keep theirs (or their defaults). Unknown channel: 404. */
   async put(channelId: string, changes: Partial<Limits>): Promise<{ channel: Channel; limits: Limits }> {
     const channel = await this.channels.findUnscopedForOperator(channelId);
-    const current = await this.repository.ofChannel(channel.workspaceId, channel.id);
-    const limits = { ...(current ? pickLimits(current) : defaultLimits(channel.whatsAppProvider)), ...definedOnly(changes) };
-    await this.repository.put(channel.workspaceId, channel.id, limits);
+    const current = await this.read(channel);
+    const limits = { ...current.limits, ...definedOnly(changes) };
+    await this.repository.put(channel.workspaceId, channel.id, limits, 'Operator', current.qualityRating);
     this.invalidation.invalidate(TOPIC, channel.id);
     return { channel, limits };
+  }
+
+  /** Meta's webhook: the tiers it names replace the channel's, whoever set them (an operator's override ends here). */
+  async applyFromMeta(channel: GovernedChannel, change: MetaTierChange): Promise<TiersState> {
+    const current = await this.read(channel);
+    const { qualityRating, ...tiers } = change;
+    const state: TiersState = {
+      limits: { ...current.limits, ...definedOnly(tiers) },
+      setBy: 'Meta',
+      qualityRating: qualityRating ?? current.qualityRating,
+    };
+    await this.repository.put(channel.workspaceId, channel.id, state.limits, 'Meta', state.qualityRating);
+    this.invalidation.invalidate(TOPIC, channel.id);
+    return state;
+  }
+
+  private async read(channel: GovernedChannel): Promise<TiersState> {
+    const row = await this.repository.ofChannel(channel.workspaceId, channel.id);
+    if (!row) return { limits: defaultLimits(channel.whatsAppProvider), setBy: null, qualityRating: null };
+    return { limits: pickLimits(row), setBy: row.setBy, qualityRating: row.qualityRating };
   }
 }
 
@@ -55,6 +99,6 @@ function pickLimits(row: Limits): Limits {
 }
 
 /** The fields present in a partial body (`messagingLimit: null` is present: unlimited). */
-function definedOnly(changes: Partial<Limits>): Partial<Limits> {
-  return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+function definedOnly<T extends object>(changes: T): Partial<T> {
+  return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Partial<T>;
 }

@@ -4,7 +4,7 @@ import { AppConfig } from '../config/app-config.js';
 import { ONE_SECOND_WINDOW_MS, RateLimiter, SLIDING_LOG_LUA, type CheckMode } from '../common/rate/rate-limiter.js';
 import { MessagingLimitReached } from './governor.errors.js';
 import { ChannelLimitsService, type GovernedChannel } from './channel-limits.service.js';
-import type { Limits } from './channel-limits.entity.js';
+import type { Limits, TiersSetBy } from './channel-limits.entity.js';
 import { LocalSendWindow } from './local-send-window.js';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -88,6 +88,8 @@ if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return {0, 0} end
 local limit = tonumber(ARGV[2])
 if limit >= 0 and redis.call('ZCARD', KEYS[1]) >= limit then
   local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  -- A limit of 0 (Meta restricted business-initiated messaging) with nobody counted: a day.
+  if oldest[2] == nil then return {-1, ${DAY_MS}} end
   return {-1, tonumber(oldest[2]) + ${DAY_MS} - now}
 end
 redis.call('ZADD', KEYS[1], now, ARGV[1])
@@ -155,6 +157,10 @@ export interface RecipientReservation {
 
 /** GET /v1/channels/{id}/limits: the tiers and what the governor sees now. */
 export interface ChannelUsage extends Limits {
+  /** Who set the tiers last (null: the defaults). */
+  setBy: TiersSetBy | null;
+  qualityRating: string | null;
+  businessId: string | null;
   sentLastSecond: number;
   uniqueRecipients24h: number;
   remaining24h: number | null;
@@ -273,7 +279,7 @@ export class SendGovernor {
    * no new business-initiated conversation, whoever started the last one, and needs no further check.
    */
   async isRecipientCounted(channel: GovernedChannel, recipient: string, mode: CheckMode = 'wait'): Promise<boolean> {
-    return Number(await this.limiter.run(RECIPIENT_COUNTED, [recipientsKey(channel.id)], [recipient], mode)) === 1;
+    return Number(await this.limiter.run(RECIPIENT_COUNTED, [recipientsKey(channel)], [recipient], mode)) === 1;
   }
 
   /**
@@ -286,7 +292,7 @@ export class SendGovernor {
    */
   async reserveRecipient(channel: GovernedChannel, recipient: string, mode: CheckMode = 'wait'): Promise<RecipientReservation> {
     const { messagingLimit } = await this.limits.of(channel);
-    const key = recipientsKey(channel.id);
+    const key = recipientsKey(channel);
     const [outcome, value] = (await this.limiter.run(RESERVE_RECIPIENT, [key], [recipient, messagingLimit ?? -1], mode)) as [
       number,
       number,
@@ -320,14 +326,23 @@ export class SendGovernor {
 
   /** The channel's tiers and live figures. */
   async usage(channel: GovernedChannel): Promise<ChannelUsage> {
-    const limits = await this.limits.of(channel);
+    const { limits, setBy, qualityRating } = await this.limits.stateOf(channel);
     const [sentLastSecond, uniqueRecipients24h, activeCalls] = await Promise.all([
       this.limiter.count(sendsKey(channel.id), 1000),
-      this.limiter.run(COUNT_RECIPIENTS, [recipientsKey(channel.id)], []).then(Number),
+      this.limiter.run(COUNT_RECIPIENTS, [recipientsKey(channel)], []).then(Number),
       this.limiter.run(COUNT_ACTIVE_CALLS, [activeCallsKey(channel.id)], [this.staleCallMs]).then(Number),
     ]);
     const remaining24h = limits.messagingLimit === null ? null : Math.max(0, limits.messagingLimit - uniqueRecipients24h);
-    return { ...limits, sentLastSecond, uniqueRecipients24h, remaining24h, activeCalls };
+    return {
+      ...limits,
+      setBy,
+      qualityRating,
+      businessId: channel.businessId ?? null,
+      sentLastSecond,
+      uniqueRecipients24h,
+      remaining24h,
+      activeCalls,
+    };
   }
 }
 
@@ -335,6 +350,13 @@ const sendsKey = (channelId: string) => `governor:${channelId}:sends`;
 const startsKey = (channelId: string) => `governor:${channelId}:next-start`;
 const slowKey = (channelId: string) => `governor:${channelId}:slow`;
 const pairKey = (channelId: string, recipient: string) => `governor:${channelId}:pair:${recipient}`;
-const recipientsKey = (channelId: string) => `governor:${channelId}:recipients`;
+/**
+ * The messaging limit's rolling 24 h (API.md §14): Meta counts it per business portfolio, so the
+ * channels of a workspace with one `businessId` share a set; a channel without one keeps its own.
+ * The workspace is part of the key: a businessId names a portfolio within one workspace only, so
+ * another workspace typing the same id neither uses nor sees this count.
+ */
+const recipientsKey = (channel: GovernedChannel) =>
+  channel.businessId ? `governor:business:${channel.workspaceId}:${channel.businessId}:recipients` : `governor:${channel.id}:recipients`;
 const callsKey = (channelId: string) => `governor:${channelId}:calls`;
 const activeCallsKey = (channelId: string) => `governor:${channelId}:active-calls`;

@@ -6,6 +6,7 @@ import { OutboundIvrWebhookPayload } from '../outbound-ivr/dto/outbound-ivr-requ
 import { finishComponentSchemas } from '../openapi/component-schemas.js';
 import {
   CallWebhookPayload,
+  ChannelQualityUpdatedEventData,
   ContactMergedEventData,
   ContactUpdatedEventData,
   WebhookEndpointDisabledEventData,
@@ -60,6 +61,11 @@ export const EVENT_TYPES: readonly EventTypeEntry[] = [
     type: WebhookEventType.WhatsAppTemplateUpdated,
     description: "Meta changed a WhatsApp template's status (approved, rejected, paused, disabled…), category or quality score.",
     data: WhatsAppTemplateUpdatedEventData,
+  },
+  {
+    type: WebhookEventType.ChannelQualityUpdated,
+    description: "Meta changed a WhatsApp number's quality, throughput or messaging limit; the send governor uses the new tiers at once.",
+    data: ChannelQualityUpdatedEventData,
   },
 ];
 

@@ -17,6 +17,7 @@ export interface WebhookEventData {
   [WebhookEventType.ConversationTagsChanged]: ConversationDto;
   [WebhookEventType.WebhookEndpointDisabled]: WebhookEndpointDisabledData;
   [WebhookEventType.WhatsAppTemplateUpdated]: WhatsAppTemplateUpdatedData;
+  [WebhookEventType.ChannelQualityUpdated]: ChannelQualityUpdatedData;
 }
 
 /** `whatsapp.template_updated`: Meta changed a stored template's status, category or quality score. */
@@ -30,6 +31,24 @@ export interface WhatsAppTemplateUpdatedData {
   previousCategory: string;
   qualityScore: string | null;
   reason: string | null;
+}
+
+/**
+ * `channel.quality_updated` (API.md §14): Meta changed a WhatsApp number's quality, throughput or
+ * messaging limit (its phone_number_quality_update or account_update webhook); the channel's tiers now.
+ */
+export interface ChannelQualityUpdatedData {
+  channelId: string;
+  /** The channel's business portfolio (its messaging limit is shared by the workspace's channels with this id); null when it has none. */
+  businessId: string | null;
+  /** GREEN, YELLOW, RED or UNKNOWN as Meta last reported it; null until it did. */
+  qualityRating: string | null;
+  /** Messages a second the governor lets out on the number now. */
+  throughputPerSecond: number;
+  /** Unique recipients of business-initiated conversations per rolling 24 h now; null: unlimited. */
+  messagingLimit: number | null;
+  /** Meta's event: FLAGGED, UNFLAGGED, UPGRADE, DOWNGRADE, ONBOARDING, THROUGHPUT_UPGRADE (phone_number_quality_update), or account_update's (ACCOUNT_RESTRICTION, DISABLED_UPDATE …). */
+  event: string;
 }
 
 /** One change of `contact.updated`, as the contact's history records it. */

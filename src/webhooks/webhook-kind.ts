@@ -29,4 +29,5 @@ export enum WebhookEventType {
   ConversationTagsChanged = 'conversation.tags_changed',
   WebhookEndpointDisabled = 'webhook_endpoint.disabled',
   WhatsAppTemplateUpdated = 'whatsapp.template_updated',
+  ChannelQualityUpdated = 'channel.quality_updated',
 }

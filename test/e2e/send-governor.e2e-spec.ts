@@ -100,6 +100,9 @@ describeWithApp(
         callsPerSecond: 1,
         concurrentCalls: 10,
         activeCalls: 0,
+        setBy: null,
+        qualityRating: null,
+        businessId: null,
       });
       const sandbox = await createChannel(fx.t, fx.a.workspaceId);
       const limits = await limitsOf(sandbox.id);

@@ -434,3 +434,46 @@ export function messageFrom(sender: CloudSender, id: string, messageContent: Rec
 export function batch(contacts: CloudSender[], messages: Array<Record<string, unknown>>) {
   return envelope({ ...(contacts.length > 0 ? { contacts: contacts.map(contactEntry) } : {}), messages });
 }
+
+/**
+ * A `phone_number_quality_update` notification as Meta's webhook reference shapes it: no
+ * `messaging_product`/`metadata`, the number as `display_phone_number` (digits), `old_limit` only
+ * for messaging-limit changes, `max_daily_conversations_per_business` (the portfolio's limit since
+ * October 2025) beside the older `current_limit`.
+ */
+export function phoneNumberQualityUpdate(
+  displayPhoneNumber: string,
+  event: string,
+  limits: { current?: string; old?: string; perBusiness?: string } = {},
+  wabaId = WABA_ID,
+): Record<string, unknown> {
+  return {
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: wabaId,
+        time: Number(nowSeconds()),
+        changes: [
+          {
+            value: {
+              display_phone_number: displayPhoneNumber,
+              event,
+              ...(limits.old ? { old_limit: limits.old } : {}),
+              ...(limits.current ? { current_limit: limits.current } : {}),
+              ...(limits.perBusiness ? { max_daily_conversations_per_business: limits.perBusiness } : {}),
+            },
+            field: 'phone_number_quality_update',
+          },
+        ],
+      },
+    ],
+  };
+}
+
+/** An `account_update` notification about the whole WhatsApp Business Account (`value` as Meta sends it, e.g. `{ event, restriction_info }`). */
+export function accountUpdate(value: Record<string, unknown>, wabaId = WABA_ID): Record<string, unknown> {
+  return {
+    object: 'whatsapp_business_account',
+    entry: [{ id: wabaId, time: Number(nowSeconds()), changes: [{ value, field: 'account_update' }] }],
+  };
+}

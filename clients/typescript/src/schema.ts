@@ -470,7 +470,7 @@ export interface paths {
         head?: never;
         /**
          * Update Channel (Partial)
-         * @description Changes only the fields given: the channel's `name`, `icon`, `webhookUrl` (WhatsApp Message Webhook) or `postCallWebhookUrl` (Call Webhook); `null` clears a URL or the icon. Providers and credentials are the operators' (admin Update Channel).
+         * @description Changes only the fields given: the channel's `name`, `icon`, `webhookUrl` (WhatsApp Message Webhook), `postCallWebhookUrl` (Call Webhook) or `businessId` (Meta's business portfolio: channels of the workspace with the same one share one messaging-limit count); `null` clears a URL, the icon or the businessId. Providers and credentials are the operators' (admin Update Channel).
          */
         patch: operations["updateChannelPartial"];
         trace?: never;
@@ -1786,6 +1786,31 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "channel.quality_updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * channel.quality_updated
+         * @description Meta changed a WhatsApp number's quality, throughput or messaging limit; the send governor uses the new tiers at once.
+         *
+         *     Delivered as Standard Webhooks: verify `webhook-signature` over the raw body before trusting it.
+         *     An endpoint receives `{ type, timestamp, workspaceId, data }` as below; for the three original kinds
+         *     (`whatsapp.message`, `call`, `outbound_ivr.completed`) a channel's or a request's own URL receives `data` alone.
+         *     A 2xx within 10 s ends the event; anything else is retried (by default after 2, 4, 8, 16 and 32 minutes), and a 410 stops it at once.
+         */
+        post: operations["channelQualityUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "contact.created": {
         parameters: {
             query?: never;
@@ -2356,6 +2381,11 @@ export interface components {
             free: number;
         };
         ChannelConfigDto: {
+            /**
+             * @description Meta's business portfolio id: channels of the workspace with the same one share one messaging-limit count.
+             * @example 1029384756102938
+             */
+            businessId?: string;
             icon?: string;
             name: string;
             /**
@@ -2387,6 +2417,12 @@ export interface components {
             type: components["schemas"]["ChannelType"];
         };
         ChannelDto: {
+            /**
+             * @description Meta's business portfolio id: channels of this workspace with the same one share one messaging-limit
+             *     count (unique recipients per rolling 24 h); null: the channel counts on its own.
+             * @example 1029384756102938
+             */
+            businessId: string | null;
             /** @description ISO 8601 without offset (UTC). */
             creationTime: string;
             creatorId: string | null;
@@ -2411,6 +2447,11 @@ export interface components {
              */
             activeCalls: number;
             /**
+             * @description The channel's business portfolio: its messaging-limit count (uniqueRecipients24h) is shared by the workspace's channels with this id.
+             * @example 1029384756102938
+             */
+            businessId: string | null;
+            /**
              * @description Outbound IVR calls that may be placed per second.
              * @example 1
              */
@@ -2426,6 +2467,11 @@ export interface components {
              */
             messagingLimit: number | null;
             /**
+             * @description The number's quality as Meta last reported it (`GREEN`, `YELLOW`, `RED`, `UNKNOWN`); null until it did.
+             * @example GREEN
+             */
+            qualityRating: string | null;
+            /**
              * @description New recipients still allowed in the rolling 24 h; null when unlimited.
              * @example 860
              */
@@ -2435,6 +2481,14 @@ export interface components {
              * @example 12
              */
             sentLastSecond: number;
+            /**
+             * @description Who set the tiers last: `Operator` (Set Channel Limits) or `Meta` (its phone_number_quality_update or
+             *     account_update webhook); null while the channel has its defaults. The last one wins: an operator's
+             *     values hold until Meta next reports the tiers it changes.
+             * @example Meta
+             * @enum {string|null}
+             */
+            setBy: "Operator" | "Meta" | null;
             /**
              * @description Cloud API messages that may start in any one second.
              * @example 80
@@ -2471,6 +2525,48 @@ export interface components {
             /** @description ISO region, e.g. `SA`. */
             region: string | null;
             workspaceId: string;
+        };
+        /** @description Meta changed a WhatsApp number's quality, throughput or messaging limit; the send governor uses the new tiers at once. */
+        ChannelQualityUpdatedEvent: {
+            data: components["schemas"]["ChannelQualityUpdatedEventData"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC: when the event was written.
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "channel.quality_updated";
+            /** Format: uuid */
+            workspaceId: string;
+        };
+        ChannelQualityUpdatedEventData: {
+            /**
+             * @description The channel's business portfolio; null when it has none.
+             * @example 1029384756102938
+             */
+            businessId: string | null;
+            /** Format: uuid */
+            channelId: string;
+            /**
+             * @description Meta's event: FLAGGED, UNFLAGGED, UPGRADE, DOWNGRADE, ONBOARDING or THROUGHPUT_UPGRADE (phone_number_quality_update); ACCOUNT_RESTRICTION or DISABLED_UPDATE (account_update).
+             * @example UPGRADE
+             */
+            event: string;
+            /**
+             * @description Unique recipients of business-initiated conversations per rolling 24 h now (shared by the business portfolio); null: unlimited.
+             * @example 2000
+             */
+            messagingLimit: number | null;
+            /**
+             * @description GREEN, YELLOW, RED or UNKNOWN as Meta last reported it; null until it did.
+             * @example RED
+             */
+            qualityRating: string | null;
+            /**
+             * @description Messages a second the send governor lets out on the number now.
+             * @example 80
+             */
+            throughputPerSecond: number;
         };
         /**
          * @description 1 PhoneNumber, 2 WhatsApp, 3 PhoneNumberAndWhatsapp
@@ -4597,6 +4693,12 @@ export interface components {
          */
         TtsVoice: 1 | 2;
         UpdateChannelDto: {
+            /**
+             * @description Meta's business portfolio id: channels of the workspace with the same one share one messaging-limit
+             *     count (unique recipients per rolling 24 h); null: the channel counts on its own again.
+             * @example 1029384756102938
+             */
+            businessId?: string | null;
             icon?: string | null;
             name?: string;
             /**
@@ -23127,6 +23229,44 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CallEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the event is delivered, no more attempts. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: no more attempts of this event. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    channelQualityUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type. */
+                "webhook-event": "channel.quality_updated";
+                /** @description The event id: the same on every attempt of one event, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the `whsec_` secret (the endpoint's own, or the workspace's for a channel's or a request's URL); during a rotation both signatures are listed. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChannelQualityUpdatedEvent"];
             };
         };
         responses: {

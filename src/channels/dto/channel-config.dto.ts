@@ -23,6 +23,9 @@ import { IsOptionalNotNull } from '../../common/validation/optional.js';
 import { ValidateNestedObject } from '../../common/validation/nested.js';
 
 const HTTP_URL = { require_protocol: true, protocols: ['http', 'https'], require_tld: false };
+/** Meta's business portfolio ids are digits; letters, `_` and `-` are taken too (an id of the operator's own). */
+const BUSINESS_ID = /^[A-Za-z0-9_-]{1,100}$/;
+const BUSINESS_ID_MESSAGE = 'businessId must be 1-100 letters, digits, "_" or "-" (Meta\'s business portfolio id)';
 
 export class WhatsAppConfigDto {
   @IsIn(['sandbox', 'cloud-api']) provider: 'sandbox' | 'cloud-api';
@@ -75,6 +78,12 @@ export class ChannelConfigDto {
   @IsOptionalNotNull() @IsUrl(HTTP_URL) @MaxLength(2048) postCallWebhookUrl?: string;
   @IsOptionalNotNull() @ValidateNestedObject() @Type(() => WhatsAppConfigDto) whatsApp?: WhatsAppConfigDto;
   @IsOptionalNotNull() @ValidateNestedObject() @Type(() => VoiceConfigDto) voice?: VoiceConfigDto;
+  /** Meta's business portfolio id: channels of the workspace with the same one share one messaging-limit count. */
+  @ApiProperty({ required: false, example: '1029384756102938' })
+  @IsOptionalNotNull()
+  @IsString()
+  @Matches(BUSINESS_ID, { message: BUSINESS_ID_MESSAGE })
+  businessId?: string;
 }
 
 /**
@@ -104,4 +113,14 @@ export class UpdateChannelDto {
   @IsUrl(HTTP_URL)
   @MaxLength(2048)
   postCallWebhookUrl?: string | null;
+  /**
+   * Meta's business portfolio id: channels of the workspace with the same one share one messaging-limit
+   * count (unique recipients per rolling 24 h); null: the channel counts on its own again.
+   */
+  @ApiProperty({ required: false, nullable: true, type: String, example: '1029384756102938' })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsString()
+  @Matches(BUSINESS_ID, { message: BUSINESS_ID_MESSAGE })
+  businessId?: string | null;
 }

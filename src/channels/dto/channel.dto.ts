@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { IntEnumProperty } from '../../openapi/int-enum.js';
 
 import { regionOf } from '../../common/phone/phone-number.js';
@@ -35,6 +36,12 @@ export class ChannelDto {
   whatsAppInfo: WhatsAppInfoDto | null;
   postCallWebhookUrl: string | null;
   webhookUrl: string | null;
+  /**
+   * Meta's business portfolio id: channels of this workspace with the same one share one messaging-limit
+   * count (unique recipients per rolling 24 h); null: the channel counts on its own.
+   */
+  @ApiProperty({ type: String, nullable: true, example: '1029384756102938' })
+  businessId: string | null;
   /** ISO 8601 without offset (UTC). */
   creationTime: string;
   creatorId: string | null;
@@ -67,6 +74,7 @@ export class ChannelDto {
         : null,
       postCallWebhookUrl: channel.postCallWebhookUrl,
       webhookUrl: channel.webhookUrl,
+      businessId: channel.businessId ?? null,
       creationTime: TimestampFormat.noOffset(channel.creationTime),
       creatorId: channel.creatorId,
       lastModificationTime: TimestampFormat.noOffset(channel.lastModificationTime),

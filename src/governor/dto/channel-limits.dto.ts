@@ -56,6 +56,16 @@ export class ChannelLimitsDto {
   @ApiProperty({ example: 10 }) concurrentCalls: number;
   /** Outbound IVR calls in progress now. */
   @ApiProperty({ example: 3 }) activeCalls: number;
+  /**
+   * Who set the tiers last: `Operator` (Set Channel Limits) or `Meta` (its phone_number_quality_update or
+   * account_update webhook); null while the channel has its defaults. The last one wins: an operator's
+   * values hold until Meta next reports the tiers it changes.
+   */
+  @ApiProperty({ nullable: true, type: String, enum: ['Operator', 'Meta'], example: 'Meta' }) setBy: 'Operator' | 'Meta' | null;
+  /** The number's quality as Meta last reported it (`GREEN`, `YELLOW`, `RED`, `UNKNOWN`); null until it did. */
+  @ApiProperty({ nullable: true, type: String, example: 'GREEN' }) qualityRating: string | null;
+  /** The channel's business portfolio: its messaging-limit count (uniqueRecipients24h) is shared by the workspace's channels with this id. */
+  @ApiProperty({ nullable: true, type: String, example: '1029384756102938' }) businessId: string | null;
 
   static from(usage: ChannelUsage): ChannelLimitsDto {
     const {
@@ -67,6 +77,9 @@ export class ChannelLimitsDto {
       callsPerSecond,
       concurrentCalls,
       activeCalls,
+      setBy,
+      qualityRating,
+      businessId,
     } = usage;
     return {
       throughputPerSecond,
@@ -77,6 +90,9 @@ export class ChannelLimitsDto {
       callsPerSecond,
       concurrentCalls,
       activeCalls,
+      setBy,
+      qualityRating,
+      businessId,
     };
   }
 }

@@ -3,7 +3,12 @@ import { ContactDto } from '../../contacts/dto/contact.dto.js';
 import { EditedVersionDto, ReferralDto, ReferredProductDto, ReplyToDto } from '../../conversations/dto/message-details.dto.js';
 import { MESSAGE_SOURCES, type MessageSource } from '../../conversations/message-details.js';
 import type { WhatsAppMessageWebhookPayload } from '../../whatsapp/message-webhook.js';
-import type { ContactChange, WebhookEndpointDisabledData, WhatsAppTemplateUpdatedData } from '../webhook-events.js';
+import type {
+  ChannelQualityUpdatedData,
+  ContactChange,
+  WebhookEndpointDisabledData,
+  WhatsAppTemplateUpdatedData,
+} from '../webhook-events.js';
 
 /** The schemas of the events' `data` (API.md §11.1) that have no response DTO of their own. */
 
@@ -72,6 +77,41 @@ export class WhatsAppTemplateUpdatedEventData implements WhatsAppTemplateUpdated
   qualityScore: string | null;
   @ApiProperty({ type: String, nullable: true, example: 'Paused for low quality: the template got negative feedback.' })
   reason: string | null;
+}
+
+/** `channel.quality_updated`: Meta changed the number's quality, throughput or messaging limit (API.md §14). */
+export class ChannelQualityUpdatedEventData implements ChannelQualityUpdatedData {
+  @ApiProperty({ format: 'uuid' }) channelId: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '1029384756102938',
+    description: "The channel's business portfolio; null when it has none.",
+  })
+  businessId: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'RED',
+    description: 'GREEN, YELLOW, RED or UNKNOWN as Meta last reported it; null until it did.',
+  })
+  qualityRating: string | null;
+  @ApiProperty({ example: 80, description: 'Messages a second the send governor lets out on the number now.' })
+  throughputPerSecond: number;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 2000,
+    description:
+      'Unique recipients of business-initiated conversations per rolling 24 h now (shared by the business portfolio); null: unlimited.',
+  })
+  messagingLimit: number | null;
+  @ApiProperty({
+    example: 'UPGRADE',
+    description:
+      "Meta's event: FLAGGED, UNFLAGGED, UPGRADE, DOWNGRADE, ONBOARDING or THROUGHPUT_UPGRADE (phone_number_quality_update); ACCOUNT_RESTRICTION or DISABLED_UPDATE (account_update).",
+  })
+  event: string;
 }
 
 /** `call`: the Call Webhook of API.md §11. */

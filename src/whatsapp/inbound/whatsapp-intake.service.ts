@@ -3,7 +3,9 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap, 
 import { SharedInvalidation } from '../../common/cache/shared-invalidation.js';
 import { NotFoundError } from '../../common/errors/domain-error.js';
 import { AppConfig } from '../../config/app-config.js';
+import { MetaTiers } from '../../governor/meta-tiers.service.js';
 import { SendGovernor } from '../../governor/send-governor.service.js';
+import { readTierUpdates } from './tier-updates.js';
 import { Outbox } from '../../queue/outbox.service.js';
 import { Retention } from '../../queue/retention.service.js';
 import { backoffDelay } from '../../queue/retry-later.js';
@@ -74,6 +76,7 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
     private readonly governor: SendGovernor,
     private readonly messageChanges: MessageChangesService,
     private readonly templates: TemplatesService,
+    private readonly tiers: MetaTiers,
   ) {
     // Only a process with lanes listens: an API replica's own writes wake nothing it runs.
     if (config.runsWorker) writes.on(INTAKE_WRITTEN, () => this.wake());
@@ -306,6 +309,8 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
     for (const status of statuses) await this.statuses.apply(workspaceId, channelId, status);
     for (const preference of preferences) await this.contacts.applyMarketingPreference(workspaceId, preference);
     for (const template of templates) await this.templates.applyLifecycle(workspaceId, channelId, template);
+    // Meta's word on the number's tiers (phone_number_quality_update, account_update): the governor's at once.
+    for (const update of readTierUpdates(notification)) await this.tiers.apply(workspaceId, channelId, update);
   }
 }
 
@@ -320,13 +325,13 @@ interface MessagesOnly {
   changes: MessageChange[];
 }
 
-/** The messages and edits of a notification that carries nothing else (no statuses, identity changes or preferences); undefined otherwise, or when it cannot be read. */
+/** The messages and edits of a notification that carries nothing else (no statuses, identity changes, preferences or tier updates); undefined otherwise, or when it cannot be read. */
 function messagesOnly(row: ClaimedRow): MessagesOnly | undefined {
   try {
-    const { messages, changes, statuses, identityUpdates, preferences, templates } = readNotification(
-      (JSON.parse(row.body) as CloudWebhookNotification) ?? {},
-    );
-    return statuses.length + identityUpdates.length + preferences.length + templates.length === 0 ? { messages, changes } : undefined;
+    const body = (JSON.parse(row.body) as CloudWebhookNotification) ?? {};
+    const { messages, changes, statuses, identityUpdates, preferences, templates } = readNotification(body);
+    const others = statuses.length + identityUpdates.length + preferences.length + templates.length + readTierUpdates(body).length;
+    return others === 0 ? { messages, changes } : undefined;
   } catch {
     return undefined;
   }

@@ -1,0 +1,217 @@
+import assert from 'node:assert/strict';
+import { before, it } from 'node:test';
+import { approvedTemplate, createCloudChannel } from '../support/cloud-channel.js';
+import * as corpus from '../support/cloud-notifications.js';
+import { describeWithApp } from '../support/describe-with-app.js';
+import { FakeCloudApi } from '../support/fake-cloud-api.js';
+import { waitFor } from '../support/fixtures.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
+
+const TOKEN = 'EAAG-meta-tiers';
+const APP_SECRET = 'meta-tiers-secret';
+const ORDER = approvedTemplate('order_ready', 'UTILITY', 'Your order is ready.');
+
+type Payload = Record<string, any>;
+
+describeWithApp(
+  "The number's tiers from Meta and one messaging limit per business (API.md §14)",
+  {
+    peers: { fake: () => FakeCloudApi.start({ acceptedTokens: [TOKEN] }), receiver: () => WebhookReceiver.start() },
+    env: ({ fake }) => ({
+      WHATSAPP_GRAPH_URL: fake.url,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      RATE_LIMIT_REQUESTS_PER_MINUTE: '1000000',
+      RATE_LIMIT_WHATSAPP_SENDS_PER_SECOND: '100000',
+    }),
+  },
+  (fx) => {
+    let one: { id: string };
+    let two: { id: string };
+    let alone: { id: string };
+    let foreign: { id: string };
+    let phoneNumberIds = 8100;
+
+    const channel = async (workspace: 'a' | 'b', phoneNumber: string, businessId: string | null) => {
+      const ws = fx[workspace];
+      const created = await createCloudChannel(fx.t, ws.workspaceId, fx.fake, {
+        phoneNumberId: String(++phoneNumberIds),
+        accessToken: TOKEN,
+        appSecret: APP_SECRET,
+        phoneNumber,
+        templates: [ORDER],
+      });
+      if (businessId) {
+        const patched = await ws.api.request('PATCH', `/v1/channels/${created.id}`, { json: { businessId } });
+        assert.equal(patched.status, 200, patched.text);
+        assert.equal(patched.body.businessId, businessId);
+      }
+      return created;
+    };
+    const notify = async (channelId: string, notification: unknown) =>
+      assert.equal(await FakeCloudApi.notify(`${fx.t.baseUrl}/v1/whatsapp/webhooks/${channelId}`, APP_SECRET, notification), 200);
+    const limitsOf = async (channelId: string, ws: 'a' | 'b' = 'a') => {
+      const res = await fx[ws].api.get(`/v1/channels/${channelId}/limits`);
+      assert.equal(res.status, 200, res.text);
+      return res.body as Payload;
+    };
+    const sendTemplate = (channelId: string, toNumber: string, ws: 'a' | 'b' = 'a') =>
+      fx[ws].api.post('/v1/whatsapp/service-account/sendTemplate', {
+        channelId,
+        templateName: ORDER.name,
+        language: ORDER.language,
+        toNumber,
+      });
+    const qualityEvents = () =>
+      fx.receiver
+        .at('/tiers')
+        .map((r) => JSON.parse(r.body) as Payload)
+        .filter((e) => e.type === 'channel.quality_updated');
+
+    before(async () => {
+      one = await channel('a', '+14155550701', '1029384756');
+      two = await channel('a', '+14155550702', '1029384756');
+      alone = await channel('a', '+14155550703', null);
+      foreign = await channel('b', '+14155550704', '1029384756');
+      const endpoint = await fx.a.api.post('/v1/webhook-endpoints', {
+        url: fx.receiver.url('/tiers'),
+        eventTypes: ['channel.quality_updated'],
+      });
+      assert.equal(endpoint.status, 200, endpoint.text);
+    });
+
+    it('shows businessId on the channel; a malformed one is a 400 and changes nothing; null clears it', async () => {
+      const listed = await fx.a.api.get('/v1/channels/service-account?MaxResultCount=100');
+      const byId = new Map((listed.body.items as Payload[]).map((c) => [c.id, c]));
+      assert.equal(byId.get(one.id)?.businessId, '1029384756');
+      assert.equal(byId.get(alone.id)?.businessId, null);
+      const bad = await fx.a.api.request('PATCH', `/v1/channels/${alone.id}`, { json: { businessId: 'not a portfolio' } });
+      assert.equal(bad.status, 400, bad.text);
+      assert.match(bad.text, /businessId/);
+      const set = await fx.a.api.request('PATCH', `/v1/channels/${alone.id}`, { json: { businessId: 'temp-1' } });
+      assert.equal(set.body.businessId, 'temp-1');
+      const cleared = await fx.a.api.request('PATCH', `/v1/channels/${alone.id}`, { json: { businessId: null } });
+      assert.equal(cleared.status, 200, cleared.text);
+      assert.equal(cleared.body.businessId, null);
+    });
+
+    it("Meta's quality webhooks set the tiers at once, an operator's PUT holds until Meta's next update, and each change is a channel.quality_updated event", async () => {
+      // The operator types a throughput in; Meta's THROUGHPUT_UPGRADE then replaces it.
+      const put = await fx.t.admin.put(`/admin/v1/channels/${one.id}/limits`, { throughputPerSecond: 5 });
+      assert.equal(put.status, 200, put.text);
+      assert.equal(put.body.setBy, 'Operator');
+      await notify(one.id, corpus.phoneNumberQualityUpdate('14155550701', 'THROUGHPUT_UPGRADE', { current: 'TIER_UNLIMITED' }));
+      await waitFor(async () => (await limitsOf(one.id)).throughputPerSecond === 1000, 10_000, 'the higher throughput');
+      let limits = await limitsOf(one.id);
+      assert.equal(limits.setBy, 'Meta');
+      assert.equal(limits.messagingLimit, 1000, 'TIER_UNLIMITED of a throughput upgrade leaves the messaging limit');
+      assert.equal((await limitsOf(two.id)).throughputPerSecond, 80, 'throughput is per number');
+
+      // A messaging-limit upgrade is the portfolio's: both numbers of the business take it.
+      await notify(
+        one.id,
+        corpus.phoneNumberQualityUpdate('14155550701', 'UPGRADE', { old: 'TIER_1K', current: 'TIER_10K', perBusiness: 'TIER_10K' }),
+      );
+      await waitFor(async () => (await limitsOf(two.id)).messagingLimit === 10000, 10_000, 'the portfolio limit on the second number');
+      assert.equal((await limitsOf(one.id)).messagingLimit, 10000);
+      assert.equal((await limitsOf(alone.id)).messagingLimit, 1000, 'a channel of no business keeps its own');
+      assert.equal(
+        (await limitsOf(foreign.id, 'b')).messagingLimit,
+        1000,
+        "another workspace's channel with the same businessId is untouched",
+      );
+
+      // The operator overrides; Meta's next update (a downgrade after a flag) wins over it.
+      const override = await fx.t.admin.put(`/admin/v1/channels/${one.id}/limits`, { messagingLimit: 100000 });
+      assert.equal(override.body.messagingLimit, 100000);
+      assert.equal(override.body.setBy, 'Operator');
+      assert.equal((await limitsOf(one.id)).messagingLimit, 100000, 'the override holds until Meta speaks');
+      await notify(one.id, corpus.phoneNumberQualityUpdate('14155550701', 'FLAGGED', { current: 'TIER_10K', perBusiness: 'TIER_10K' }));
+      await waitFor(async () => (await limitsOf(one.id)).qualityRating === 'RED', 10_000, 'the flag');
+      await notify(
+        one.id,
+        corpus.phoneNumberQualityUpdate('+1 415-555-0701', 'DOWNGRADE', { old: 'TIER_10K', current: 'TIER_2K', perBusiness: 'TIER_2K' }),
+      );
+      await waitFor(async () => (await limitsOf(one.id)).messagingLimit === 2000, 10_000, "Meta's downgrade over the override");
+      limits = await limitsOf(one.id);
+      assert.deepEqual([limits.setBy, limits.qualityRating, limits.throughputPerSecond], ['Meta', 'RED', 1000]);
+
+      // A number none of the workspace's channels has changes nothing.
+      await notify(one.id, corpus.phoneNumberQualityUpdate('14155559999', 'UPGRADE', { perBusiness: 'TIER_100K' }));
+
+      await waitFor(async () => qualityEvents().length >= 6, 15_000, 'the channel.quality_updated events');
+      const events = qualityEvents();
+      for (const event of events) assert.equal(event.workspaceId, fx.a.workspaceId);
+      const upgradeOfTwo = events.find((e) => e.data.channelId === two.id && e.data.event === 'UPGRADE');
+      assert.deepEqual(upgradeOfTwo?.data, {
+        channelId: two.id,
+        businessId: '1029384756',
+        qualityRating: null,
+        throughputPerSecond: 80,
+        messagingLimit: 10000,
+        event: 'UPGRADE',
+      });
+      const downgrade = events.find((e) => e.data.channelId === one.id && e.data.event === 'DOWNGRADE');
+      assert.deepEqual(downgrade?.data, {
+        channelId: one.id,
+        businessId: '1029384756',
+        qualityRating: 'RED',
+        throughputPerSecond: 1000,
+        messagingLimit: 2000,
+        event: 'DOWNGRADE',
+      });
+      assert.ok(!events.some((e) => e.data.messagingLimit === 100000 && e.data.event === 'UPGRADE'), 'the unknown number made no event');
+      assert.equal((await limitsOf(two.id)).messagingLimit, 2000);
+    });
+
+    it("two channels of one business share one count of unique recipients; a channel of no business and another workspace's same businessId count apart", async () => {
+      for (const [channelId, to] of [
+        [one.id, '+966500100001'],
+        [one.id, '+966500100002'],
+        [two.id, '+966500100002'],
+        [two.id, '+966500100003'],
+      ]) {
+        const sent = await sendTemplate(channelId, to);
+        assert.equal(sent.status, 200, sent.text);
+      }
+      const [a, b] = [await limitsOf(one.id), await limitsOf(two.id)];
+      assert.deepEqual([a.uniqueRecipients24h, b.uniqueRecipients24h], [3, 3], 'one recipient sent from both numbers counts once');
+      assert.equal(a.remaining24h, 2000 - 3);
+      assert.equal((await limitsOf(alone.id)).uniqueRecipients24h, 0);
+      assert.equal((await limitsOf(foreign.id, 'b')).uniqueRecipients24h, 0, 'a businessId is scoped to its workspace');
+      const foreignSend = await sendTemplate(foreign.id, '+966500100001', 'b');
+      assert.equal(foreignSend.status, 200, foreignSend.text);
+      assert.equal((await limitsOf(foreign.id, 'b')).uniqueRecipients24h, 1);
+      assert.equal((await limitsOf(one.id)).uniqueRecipients24h, 3);
+    });
+
+    it("Meta's account_update restricting business-initiated messaging stops new recipients on the account's numbers of this workspace only", async () => {
+      await notify(
+        one.id,
+        corpus.accountUpdate(
+          {
+            event: 'ACCOUNT_RESTRICTION',
+            restriction_info: [{ restriction_type: 'RESTRICTED_BIZ_INITIATED_MESSAGING', expiration: '2026-12-30T00:00:00+0000' }],
+          },
+          '555',
+        ),
+      );
+      await waitFor(async () => (await limitsOf(alone.id)).messagingLimit === 0, 10_000, 'the restriction on every number of the account');
+      assert.equal((await limitsOf(one.id)).messagingLimit, 0);
+      const refused = await sendTemplate(alone.id, '+966500100009');
+      assert.equal(refused.status, 429, refused.text);
+      assert.equal(refused.body.error.code, 'WhatsApp:MessagingLimitReached');
+      const counted = await sendTemplate(one.id, '+966500100001');
+      assert.equal(counted.status, 200, 'a recipient already counted in the 24 h can still be sent to');
+      assert.equal(
+        (await limitsOf(foreign.id, 'b')).messagingLimit,
+        1000,
+        "another workspace's channel of the same account id is untouched",
+      );
+      await waitFor(
+        async () => qualityEvents().some((e) => e.data.event === 'ACCOUNT_RESTRICTION' && e.data.channelId === alone.id),
+        10_000,
+        'the event',
+      );
+    });
+  },
+);
