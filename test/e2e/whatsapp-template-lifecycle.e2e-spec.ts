@@ -198,6 +198,25 @@ describeWithApp(
       assert.match(events[1].data.reason, /UNKNOWN to YELLOW/);
     });
 
+    it('FLAGGED keeps an approved template sendable; PAUSED then REINSTATED makes it APPROVED again', async () => {
+      await create(WELCOME('welcome_flagged'));
+      const meta = metaTemplate('welcome_flagged');
+      await notify(FakeCloudApi.templateStatusUpdate(meta, 'APPROVED'));
+      await waitFor(async () => (await templateOf('welcome_flagged'))?.status === 'APPROVED', 10_000, 'the approval');
+      await notify(FakeCloudApi.templateStatusUpdate(meta, 'FLAGGED', { reason: 'Quality is low' }));
+      await waitFor(async () => templateEvents('welcome_flagged').length >= 2, 15_000, 'the FLAGGED event');
+      assert.equal((await templateOf('welcome_flagged'))?.status, 'APPROVED', 'a flagged template is still approved');
+      const sent = await sendTemplate('welcome_flagged', nextPhone());
+      assert.equal(sent.status, 200, sent.text);
+
+      await notify(FakeCloudApi.templateStatusUpdate(meta, 'PAUSED'));
+      await waitFor(async () => (await templateOf('welcome_flagged'))?.status === 'PAUSED', 10_000, 'the pause');
+      await notify(FakeCloudApi.templateStatusUpdate(meta, 'REINSTATED'));
+      await waitFor(async () => (await templateOf('welcome_flagged'))?.status === 'APPROVED', 10_000, 'the reinstatement');
+      const again = await sendTemplate('welcome_flagged', nextPhone());
+      assert.equal(again.status, 200, again.text);
+    });
+
     it('REJECTED with a reason: kept as statusReason and sent as reason', async () => {
       await create(WELCOME('welcome_rejected'));
       await notify(FakeCloudApi.templateStatusUpdate(metaTemplate('welcome_rejected'), 'REJECTED', { reason: 'INVALID_FORMAT' }));

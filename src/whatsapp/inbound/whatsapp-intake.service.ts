@@ -306,11 +306,13 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
     this.countReceived(workspaceId, channelId, received(messages));
     // After the messages: an edit may change a message of the same notification.
     for (const change of changes) await this.messageChanges.apply(workspaceId, channelId, change);
-    for (const status of statuses) await this.statuses.apply(workspaceId, channelId, status);
     for (const preference of preferences) await this.contacts.applyMarketingPreference(workspaceId, preference);
     for (const template of templates) await this.templates.applyLifecycle(workspaceId, channelId, template);
     // Meta's word on the number's tiers (phone_number_quality_update, account_update): the governor's at once.
     for (const update of readTierUpdates(notification)) await this.tiers.apply(workspaceId, channelId, update);
+    // Last: a status of a message not recorded yet makes the notification come back later, and what
+    // came before it in this list is then applied already (each step is idempotent).
+    for (const status of statuses) await this.statuses.apply(workspaceId, channelId, status);
   }
 }
 

@@ -249,7 +249,7 @@ export class TemplatesService {
       const change: TemplateChange = {};
       let reason: string | null;
       if (event.kind === 'status') {
-        change.status = event.status;
+        change.status = statusAfter(event.status, template.status);
         change.statusReason = event.reason;
         reason = event.reason;
         if (event.category) change.category = event.category;
@@ -282,4 +282,16 @@ export class TemplatesService {
     if (update) this.invalidation.invalidate('templates', channelId);
     return update;
   }
+}
+
+/**
+ * The status a template has after one of Meta's `message_template_status_update` events. Most events
+ * name the new status; some do not: REINSTATED and UNARCHIVED make it usable again (APPROVED), while
+ * FLAGGED (quality at risk), LOCKED and UNLOCKED (editing) leave the status as it was, so a template
+ * that is still sendable is never refused for them.
+ */
+export function statusAfter(event: string, current: string): string {
+  if (event === 'REINSTATED' || event === 'UNARCHIVED') return 'APPROVED';
+  if (event === 'FLAGGED' || event === 'LOCKED' || event === 'UNLOCKED') return current;
+  return event;
 }
