@@ -28,4 +28,10 @@ export class ChannelLimitsRepository extends WorkspaceScopedRepository<ChannelLi
     } as QueryDeepPartialEntity<ChannelLimits>;
     await this.repository.upsert(row, { conflictPaths: ['channelId'], skipUpdateIfNoValuesChanged: false });
   }
+
+  /** Serialises, until the caller's transaction ends, every read-and-write of this channel's tiers (an operator's PUT, Meta's webhooks). */
+  async lockChannel(workspaceId: string, channelId: string): Promise<void> {
+    this.scope(workspaceId);
+    await this.manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`channel-limits:${channelId}`]);
+  }
 }

@@ -4,6 +4,7 @@ import { ChannelsService } from '../channels/channels.service.js';
 import { SharedInvalidation } from '../common/cache/shared-invalidation.js';
 import { defaultLimits, type Limits, type TiersSetBy } from './channel-limits.entity.js';
 import { ChannelLimitsRepository } from './channel-limits.repository.js';
+import { inTransaction, Transactional } from '../database/transactions.js';
 
 /**
  * The channel as the governor needs it: who it is, its WhatsApp provider (whose default messaging
@@ -65,15 +66,25 @@ export class ChannelLimitsService {
   /** Operators' PUT: the values given replace the channel's, the others keep theirs (or their defaults). Unknown channel: 404. */
   async put(channelId: string, changes: Partial<Limits>): Promise<{ channel: Channel; limits: Limits }> {
     const channel = await this.channels.findUnscopedForOperator(channelId);
-    const current = await this.read(channel);
-    const limits = { ...current.limits, ...definedOnly(changes) };
-    await this.repository.put(channel.workspaceId, channel.id, limits, 'Operator', current.qualityRating);
-    this.invalidation.invalidate(TOPIC, channel.id);
+    const limits = await inTransaction(async () => {
+      await this.repository.lockChannel(channel.workspaceId, channel.id);
+      const current = await this.read(channel);
+      const merged = { ...current.limits, ...definedOnly(changes) };
+      await this.repository.put(channel.workspaceId, channel.id, merged, 'Operator', current.qualityRating);
+      return merged;
+    });
+    this.forget([channel.id]);
     return { channel, limits };
   }
 
-  /** Meta's webhook: the tiers it names replace the channel's, whoever set them (an operator's override ends here). */
+  /**
+   * Meta's webhook: the tiers it names replace the channel's, whoever set them (an operator's
+   * override ends here). In the caller's transaction, under the channel's lock; the caller calls
+   * {@link forget} once it committed.
+   */
+  @Transactional()
   async applyFromMeta(channel: GovernedChannel, change: MetaTierChange): Promise<TiersState> {
+    await this.repository.lockChannel(channel.workspaceId, channel.id);
     const current = await this.read(channel);
     const { qualityRating, ...tiers } = change;
     const state: TiersState = {
@@ -82,8 +93,12 @@ export class ChannelLimitsService {
       qualityRating: qualityRating ?? current.qualityRating,
     };
     await this.repository.put(channel.workspaceId, channel.id, state.limits, 'Meta', state.qualityRating);
-    this.invalidation.invalidate(TOPIC, channel.id);
     return state;
+  }
+
+  /** Every process drops these channels' tiers from memory (after the change committed). */
+  forget(channelIds: readonly string[]): void {
+    for (const id of channelIds) this.invalidation.invalidate(TOPIC, id);
   }
 
   private async read(channel: GovernedChannel): Promise<TiersState> {

@@ -67,29 +67,41 @@ export class MetaTiers {
       }
       for (const channel of portfolio) changeOf(channel).messagingLimit = update.messagingLimit;
     }
-    const applied: Array<{ channel: Channel; state: TiersState }> = [];
-    for (const { channel, change } of changes.values()) {
-      if (Object.keys(change).length === 0) continue;
-      applied.push({ channel, state: await this.limits.applyFromMeta(channel, change) });
-    }
-    if (!(await this.publisher.wants(workspaceId, WebhookEventType.ChannelQualityUpdated))) return;
-    await inTransaction(async () => {
-      for (const { channel, state } of applied) {
-        await this.publisher.emit(
-          workspaceId,
-          WebhookEventType.ChannelQualityUpdated,
-          {
-            channelId: channel.id,
-            businessId: channel.businessId,
-            qualityRating: state.qualityRating,
-            throughputPerSecond: state.limits.throughputPerSecond,
-            messagingLimit: state.limits.messagingLimit,
-            event: update.event,
-          },
-          { channelId: channel.id },
-        );
+    // The tiers of every channel concerned and their events: one transaction, then every process forgets the old tiers.
+    const applied = await inTransaction(async () => {
+      const written: Array<{ channel: Channel; state: TiersState }> = [];
+      for (const { channel, change } of changes.values()) {
+        if (Object.keys(change).length === 0) continue;
+        written.push({ channel, state: await this.limits.applyFromMeta(channel, change) });
       }
+      await this.announce(workspaceId, update, written);
+      return written;
     });
+    this.limits.forget(applied.map(({ channel }) => channel.id));
+  }
+
+  /** `channel.quality_updated` for each channel whose tiers changed, to the endpoints that take it. */
+  private async announce(
+    workspaceId: string,
+    update: MetaTierUpdate,
+    applied: Array<{ channel: Channel; state: TiersState }>,
+  ): Promise<void> {
+    if (!(await this.publisher.wants(workspaceId, WebhookEventType.ChannelQualityUpdated))) return;
+    for (const { channel, state } of applied) {
+      await this.publisher.emit(
+        workspaceId,
+        WebhookEventType.ChannelQualityUpdated,
+        {
+          channelId: channel.id,
+          businessId: channel.businessId,
+          qualityRating: state.qualityRating,
+          throughputPerSecond: state.limits.throughputPerSecond,
+          messagingLimit: state.limits.messagingLimit,
+          event: update.event,
+        },
+        { channelId: channel.id },
+      );
+    }
   }
 
   /**
