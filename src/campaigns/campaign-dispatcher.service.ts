@@ -18,6 +18,12 @@ import { CampaignRecipientsRepository, type ClaimedRecipient, type RecipientSett
 import { CampaignsRepository } from './campaigns.repository.js';
 import { CampaignPacer } from './campaign-pacer.js';
 
+/** The send errors that stop a whole template campaign, and the `pausedReason` each gives it. */
+const TEMPLATE_PAUSE_REASONS: Partial<Record<string, string>> = {
+  'WhatsApp:TemplateNotApproved': 'TemplateNotApproved',
+  'WhatsApp:TemplateNotFound': 'TemplateNotFound',
+};
+
 /**
  * Recipients claimed at a time. A template batch is recorded in one transaction (a pause needs no
  * batch to end: the batch links its recipients only while the campaign is Running).
@@ -110,10 +116,13 @@ export class CampaignDispatcher {
         outcome = await send(batch);
       } catch (err) {
         await giveBack();
-        if (!(err instanceof DomainError && err.code === 'WhatsApp:TemplateNotApproved')) throw err;
-        // Meta paused or disabled the template and no lifecycle webhook paused the campaign first (or it was resumed since).
+        if (!(err instanceof DomainError)) throw err;
+        const pausedReason = TEMPLATE_PAUSE_REASONS[err.code];
+        if (!pausedReason) throw err;
+        // Meta paused or disabled the template and no lifecycle webhook paused the campaign first (or it was resumed
+        // since), or the template was deleted: every send would be refused, so the campaign pauses, saying why.
         this.logger.warn(`Campaign ${campaignId} paused: ${err.message}`);
-        await this.campaigns.move(workspaceId, campaignId, ['Running'], { status: 'Paused', pausedReason: 'TemplateNotApproved' });
+        await this.campaigns.move(workspaceId, campaignId, ['Running'], { status: 'Paused', pausedReason });
         return this.pacer.forget(campaignId);
       }
       if (outcome === 'limit') {

@@ -359,6 +359,30 @@ describeWithApp(
       assert.equal((await fx.a.api.delete(`/v1/whatsapp/templates/to_delete`)).status, 400, 'channelId is required');
     });
 
+    it('a Running campaign whose template is deleted pauses with TemplateNotFound instead of failing every send', async () => {
+      const name = 'camp_deleted';
+      await create(WELCOME(name));
+      await notify(FakeCloudApi.templateStatusUpdate(metaTemplate(name), 'APPROVED'));
+      await waitFor(async () => (await templateOf(name))?.status === 'APPROVED', 10_000, 'approval');
+      fx.fake.sendLatencyMs = 200;
+      try {
+        const id = await runningCampaign(name, 300);
+        const deleted = await fx.a.api.delete(`/v1/whatsapp/templates/${name}?channelId=${cloud}`);
+        assert.equal(deleted.status, 200, deleted.text);
+        const paused = await waitFor(
+          async () => {
+            const c = await campaignOf(id);
+            return c.status === 'Paused' ? c : undefined;
+          },
+          15_000,
+          'the campaign to pause',
+        );
+        assert.equal(paused.pausedReason, 'TemplateNotFound');
+      } finally {
+        fx.fake.sendLatencyMs = 0;
+      }
+    });
+
     it('a sandbox channel answers PENDING and approves at once (a whatsapp.template_updated), so the template is sendable right away', async () => {
       const sandbox = await createChannel(fx.t, fx.a.workspaceId, { name: 'Sandbox lifecycle' });
       const res = await fx.a.api.post('/v1/whatsapp/templates', { channelId: sandbox.id, ...WELCOME('sandbox_new') });

@@ -182,7 +182,8 @@ export class CampaignDto {
   /**
    * `Manual`; `MessagingLimitReached` when the channel's messaging limit paused it; `TemplatePaused`,
    * `TemplateDisabled` or `TemplateRecategorisedToMarketing` when Meta changed its template;
-   * `TemplateNotApproved` when a send found the template no longer approved. Null unless Paused.
+   * `TemplateNotApproved` when a send found the template no longer approved, `TemplateNotFound` when
+   * it was deleted. Null unless Paused.
    */
   @ApiProperty({ type: String, nullable: true, example: null }) pausedReason: string | null;
   /** ISO 8601 UTC. */
