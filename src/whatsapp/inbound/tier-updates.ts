@@ -81,10 +81,10 @@ function qualityUpdate(wabaId: string | null, value: TierValue): MetaTierUpdate 
     update.throughputPerSecond = HIGHER_THROUGHPUT_PER_SECOND;
     const limit = value.max_daily_conversations_per_business ?? value.current_limit;
     // Only a numbered tier here: TIER_UNLIMITED in this event is the throughput's.
-    if (limit && limit !== 'TIER_UNLIMITED' && limit in LIMIT_TIERS) update.messagingLimit = LIMIT_TIERS[limit];
+    if (limit && limit !== 'TIER_UNLIMITED' && Object.hasOwn(LIMIT_TIERS, limit)) update.messagingLimit = LIMIT_TIERS[limit];
   } else {
     const limit = value.max_daily_conversations_per_business ?? value.current_limit;
-    if (limit && limit in LIMIT_TIERS) update.messagingLimit = LIMIT_TIERS[limit];
+    if (limit && Object.hasOwn(LIMIT_TIERS, limit)) update.messagingLimit = LIMIT_TIERS[limit];
   }
   const rating = typeof value.quality_rating === 'string' ? value.quality_rating.toUpperCase() : undefined;
   if (rating && RATINGS.has(rating)) update.qualityRating = rating;
