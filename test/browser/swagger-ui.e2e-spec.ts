@@ -126,6 +126,10 @@ const RUN_ORDER = [
   'updateSendPolicy',
   'createOutboundIvrFlow',
   'updateOutboundIvrFlow',
+  'createTemplate',
+  'setRateCard',
+  // Last: it marks a number of the demo channel as an answering machine.
+  'setSandboxAnsweringMachines',
 ];
 
 /** The id an operation's answer gives, kept under this name for the paths of later ones. */

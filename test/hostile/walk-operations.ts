@@ -66,6 +66,7 @@ export const COSTLY_OPERATIONS: Record<string, string> = {
 export const EXPECTED_REFUSALS: Record<string, string> = {
   syncTemplates: 'templates are pulled only for Cloud API channels; the walk uses the sandbox',
   getRateCard: 'a 404 until the workspace sets a rate card, and the walk reads it before Set Rate Card',
+  deleteTemplate: "deletes every language of a name: the walk's template is needed by its sends, so it names one not stored (a 404)",
 };
 
 /** Operations that remove what others use run last, in this order. */
@@ -219,6 +220,13 @@ function bodies(w: WalkWorld): Record<string, ValidInputs['body']> {
       calls: { status: 'OptedIn', source: 'Import' },
     }),
     setRateCard: () => ({ currency: 'EUR', perCategory: { marketing: 0.0456, utility: 0.0132 } }),
+    createTemplate: () => ({
+      channelId: w.channelId,
+      name: `walk_template_${uniquePhone().replace(/\D/g, '')}`,
+      language: 'en_US',
+      category: 'UTILITY',
+      components: [{ type: 'BODY', text: 'Hello {{1}}', example: { body_text: [['Sara']] } }],
+    }),
     updateSendPolicy: () => ({ stopWords: ['STOP', 'UNSUBSCRIBE', 'إيقاف', 'الغاء', 'HALT'], startWords: ['START', 'اشتراك'] }),
     injectSandboxUserPreference: () => ({ fromNumber: w.recipient, value: 'resume' }),
     setSandboxAnsweringMachines: () => ({ numbers: [uniquePhone()] }),
@@ -339,7 +347,7 @@ export function validInputs(op: WalkOperation, w: WalkWorld): ValidInputs {
       return [name, byName[name] ?? [w.contactId]];
     }),
   );
-  const query = { skipCount: '0', maxResultCount: '10', ...QUERIES[op.operationId] };
+  const query = { skipCount: '0', maxResultCount: '10', channelId: w.channelId, ...QUERIES[op.operationId] };
   for (const key of Object.keys(query)) if (!op.queryParams.includes(key)) delete query[key as keyof typeof query];
   return { ids, query, body: op.bodyType === 'json' ? (bodies(w)[op.operationId] ?? (() => ({}))) : undefined };
 }
