@@ -13,16 +13,7 @@ import type {
   StatusMove,
 } from './message-events.js';
 
-export type {
-  MessageContentPatch,
-  MessagePricing,
-  MessageRef,
-  MovedEvent,
-  OutboundEventRef,
-  PricedEvent,
-  SettledMediaEvent,
-  StatusMove,
-} from './message-events.js';
+export type * from './message-events.js';
 
 /**
  * The timeline's message events as other features use them (WhatsApp sends, statuses, inbound

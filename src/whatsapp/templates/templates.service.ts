@@ -27,19 +27,11 @@ import { inTransaction } from '../../database/transactions.js';
 import { WebhookPublisher } from '../../webhooks/webhook-publisher.js';
 import { WebhookEventType } from '../../webhooks/webhook-kind.js';
 import type { TemplateLifecycleEvent } from '../inbound/cloud-webhook.js';
+import type { WhatsAppTemplateUpdatedData } from '../../webhooks/webhook-events.js';
 
 /** A stored template's change by Meta, as its listeners (campaigns) and the `whatsapp.template_updated` event see it. */
-export interface TemplateUpdate {
+export interface TemplateUpdate extends WhatsAppTemplateUpdatedData {
   workspaceId: string;
-  channelId: string;
-  name: string;
-  language: string;
-  status: string;
-  previousStatus: string;
-  category: string;
-  previousCategory: string;
-  qualityScore: string | null;
-  reason: string | null;
 }
 
 /** Runs in the transaction that stores a template's change (a campaign pauses with it or not at all). */
