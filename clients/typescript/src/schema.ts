@@ -2217,7 +2217,8 @@ export interface components {
             /**
              * @description `Manual`; `MessagingLimitReached` when the channel's messaging limit paused it; `TemplatePaused`,
              *     `TemplateDisabled` or `TemplateRecategorisedToMarketing` when Meta changed its template;
-             *     `TemplateNotApproved` when a send found the template no longer approved. Null unless Paused.
+             *     `TemplateNotApproved` when a send found the template no longer approved, `TemplateNotFound` when
+             *     it was deleted. Null unless Paused.
              * @example null
              */
             pausedReason: string | null;
