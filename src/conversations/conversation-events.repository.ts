@@ -107,6 +107,41 @@ const MOVE_SQL = (match: string) => `
 const MOVE_BY_ID = MOVE_SQL('id = $8');
 const MOVE_BY_PROVIDER_ID = MOVE_SQL(`channel_id = $8 AND source_type = ${EventSourceType.WhatsApp} AND source_id = $9`);
 
+/** The outbound WhatsApp messages of channel `$2` named in `$3`, a JSON array of objects each with the provider's message `id`. */
+const WHATSAPP_INPUT = (columns: string) => `
+  input AS (SELECT * FROM jsonb_to_recordset($3::jsonb) AS i(id text, ${columns}))`;
+const WHATSAPP_MATCH = `e.workspace_id = $1 AND e.channel_id = $2 AND e.direction = ${EventDirection.Outbound}
+       AND e.source_type = ${EventSourceType.WhatsApp} AND e.source_id = i.id`;
+
+/** {@link MOVE_SQL} for many messages of one channel, each named once, in one statement. */
+const MOVE_MANY_BY_PROVIDER_ID = `
+  WITH ${WHATSAPP_INPUT('status varchar, error_code varchar, failure_reason text, is_billable boolean, from_statuses varchar[]')},
+  moved AS (
+    UPDATE conversation_events e
+       SET status = i.status, error_code = i.error_code, failure_reason = i.failure_reason, is_billable = COALESCE(i.is_billable, e.is_billable)
+      FROM input i
+     WHERE ${WHATSAPP_MATCH} AND e.status = ANY(i.from_statuses)
+     RETURNING e.id, e.workspace_id, e.conversation_id, e.contact_id, e.source_id, e.body, e.attachment, e.creation_time, e.is_billable,
+               e.pricing, e.source, e.status
+  ), stamped AS (
+    ${lastEventUpdateSql(
+      { workspaceId: 'moved.workspace_id', id: 'moved.conversation_id', from: 'moved' },
+      { change: 'status-changed', status: 'moved.status', occurredAt: 'moved.creation_time' },
+    )}
+  )
+  SELECT * FROM moved`;
+
+/** {@link ConversationEventsRepository.recordPricing} for many messages of one channel, each named once, in one statement. */
+const PRICE_MANY_BY_PROVIDER_ID = `
+  WITH ${WHATSAPP_INPUT('pricing jsonb')},
+  priced AS (
+    UPDATE conversation_events e SET pricing = i.pricing, is_billable = (i.pricing->>'billable')::boolean
+      FROM input i
+     WHERE ${WHATSAPP_MATCH} AND e.pricing IS NULL
+     RETURNING e.id, e.channel_id, e.attachment, e.pricing, e.source_id
+  )
+  SELECT * FROM priced`;
+
 @Injectable()
 export class ConversationEventsRepository extends WorkspaceScopedRepository<ConversationEvent> {
   constructor(@InjectRepository(ConversationEvent) repository: Repository<ConversationEvent>) {
@@ -312,6 +347,38 @@ export class ConversationEventsRepository extends WorkspaceScopedRepository<Conv
       ...('eventId' in ref ? [ref.eventId] : [ref.channelId, ref.providerMessageId]),
     ];
     return this.sql<MovedEvent>(workspaceId, 'eventId' in ref ? MOVE_BY_ID : MOVE_BY_PROVIDER_ID, params);
+  }
+
+  /**
+   * {@link moveOutboundStatus} for many WhatsApp messages of one channel, by provider id, in one
+   * statement: each provider id at most once (a second status of one message is a second call).
+   */
+  moveWhatsAppStatuses(
+    workspaceId: string,
+    channelId: string,
+    moves: ReadonlyArray<StatusMove & { providerMessageId: string; from: readonly string[] }>,
+  ): Promise<Array<MovedEvent & { status: string }>> {
+    if (moves.length === 0) return Promise.resolve([]);
+    const input = moves.map((move) => ({
+      id: move.providerMessageId,
+      status: move.status,
+      error_code: move.errorCode,
+      failure_reason: move.failureReason,
+      is_billable: move.isBillable ?? null,
+      from_statuses: move.from,
+    }));
+    return this.sql(workspaceId, MOVE_MANY_BY_PROVIDER_ID, [channelId, JSON.stringify(input)]);
+  }
+
+  /** {@link recordPricing} for many WhatsApp messages of one channel, by provider id (each at most once): the events this call priced. */
+  recordWhatsAppPricing(
+    workspaceId: string,
+    channelId: string,
+    prices: ReadonlyArray<{ providerMessageId: string; pricing: MessagePricing }>,
+  ): Promise<Array<PricedEvent & { source_id: string }>> {
+    if (prices.length === 0) return Promise.resolve([]);
+    const input = prices.map(({ providerMessageId, pricing }) => ({ id: providerMessageId, pricing }));
+    return this.sql(workspaceId, PRICE_MANY_BY_PROVIDER_ID, [channelId, JSON.stringify(input)]);
   }
 
   /**

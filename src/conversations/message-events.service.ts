@@ -76,6 +76,24 @@ export class MessageEvents {
     return this.events.moveOutboundStatus(workspaceId, ref, move, from);
   }
 
+  /** {@link moveOutboundStatus} for many WhatsApp messages of a channel at once, each provider id at most once; the events moved, with their new status. */
+  moveWhatsAppStatuses(
+    workspaceId: string,
+    channelId: string,
+    moves: ReadonlyArray<StatusMove & { providerMessageId: string; from: readonly string[] }>,
+  ): Promise<Array<MovedEvent & { status: string }>> {
+    return this.events.moveWhatsAppStatuses(workspaceId, channelId, moves);
+  }
+
+  /** {@link recordPricing} for many WhatsApp messages of a channel at once, each provider id at most once; the events priced now. */
+  recordWhatsAppPricing(
+    workspaceId: string,
+    channelId: string,
+    prices: ReadonlyArray<{ providerMessageId: string; pricing: MessagePricing }>,
+  ): Promise<Array<PricedEvent & { source_id: string }>> {
+    return this.events.recordWhatsAppPricing(workspaceId, channelId, prices);
+  }
+
   /** Keeps Meta's pricing of an outbound message the first time a status carries it; the event when this call priced it. */
   recordPricing(workspaceId: string, ref: OutboundEventRef, pricing: MessagePricing): Promise<PricedEvent | undefined> {
     return this.events.recordPricing(workspaceId, ref, pricing);

@@ -93,6 +93,74 @@ describe('Conversations and delivery statuses (service tier)', () => {
     assert.deepEqual(await current(), ['Read', 'Read']);
   });
 
+  it('statuses applied together: each message moves through its statuses in order, pricing counted once, a webhook per move, unknown ids returned', async () => {
+    const hooked = await ctx.get(ChannelsService).create(principal.workspaceId, {
+      name: 'Hooked',
+      type: ChannelType.WhatsApp,
+      phoneNumber: '+14155550101',
+      webhookUrl: 'https://hooks.example.com/whatsapp',
+      whatsApp: { provider: 'sandbox' },
+    } as never);
+    const [a, b, unknown] = [randomUUID(), randomUUID(), randomUUID()].map((id) => `wamid.${id}`);
+    const contact = await newContact();
+    for (const sourceId of [a, b]) {
+      await inTransaction(async () => {
+        const conversation = await conversations.findOrOpenRef(principal.workspaceId, hooked.id, contact.id);
+        await timeline.record(conversation, {
+          sourceType: EventSourceType.WhatsApp,
+          direction: EventDirection.Outbound,
+          status: 'Pending',
+          sourceId,
+        });
+      });
+    }
+    const pricing = { model: 'PMP', type: 'regular', category: 'utility', billable: true };
+    const update = (providerMessageId: string, status: 'Sent' | 'Delivered' | 'Read', priced = true) => ({
+      providerMessageId,
+      status,
+      at: '2026-11-20T10:00:00.000Z',
+      errorCode: null,
+      errorReason: null,
+      ...(priced ? { pricing, isBillable: true } : {}),
+    });
+    const unrecorded = await statuses.applyMany(principal.workspaceId, hooked.id, [
+      update(a, 'Sent'),
+      update(b, 'Sent'),
+      update(a, 'Delivered'),
+      update(unknown, 'Delivered'),
+      update(a, 'Read', false),
+      update(a, 'Delivered'), // late: changes nothing
+    ]);
+    assert.deepEqual([...unrecorded], [unknown]);
+    const rows = await ctx.dataSource.query(
+      `SELECT e.source_id, e.status, e.pricing->>'category' AS category, c.last_event_status
+         FROM conversation_events e JOIN conversations c ON c.id = e.conversation_id WHERE e.source_id = ANY($1) ORDER BY e.creation_time`,
+      [[a, b]],
+    );
+    assert.deepEqual(
+      rows.map((r: Record<string, string>) => [r.source_id, r.status, r.category]),
+      [
+        [a, 'Read', 'utility'],
+        [b, 'Sent', 'utility'],
+      ],
+    );
+    assert.equal(rows[0].last_event_status, 'Sent', 'the conversation shows its last event’s status (b)');
+    const hooks = await ctx.dataSource.query(
+      `SELECT payload->>'providerMessageId' AS id, payload->>'status' AS status FROM webhook_deliveries
+        WHERE workspace_id = $1 AND payload->>'channelId' = $2 ORDER BY seq`,
+      [principal.workspaceId, hooked.id],
+    );
+    assert.deepEqual(
+      hooks.map((h: Record<string, string>) => `${h.id === a ? 'a' : 'b'}:${h.status}`),
+      ['a:Sent', 'b:Sent', 'a:Delivered', 'a:Read'],
+    );
+    const [usage] = await ctx.dataSource.query(
+      `SELECT sum(messages)::int AS n FROM whatsapp_usage_days WHERE workspace_id = $1 AND channel_id = $2 AND day = '2026-11-20'`,
+      [principal.workspaceId, hooked.id],
+    );
+    assert.equal(usage.n, 2, 'each message counted once, however many statuses carried its pricing');
+  });
+
   it('a status for another workspace’s message id moves nothing', async () => {
     const { workspace } = await ctx.get(WorkspacesService).create('Other');
     const contact = await newContact();

@@ -29,15 +29,27 @@ export class WhatsAppUsageRepository extends WorkspaceScopedRepository<WhatsAppU
     super(repository);
   }
 
-  /** Counts one priced message: a single upsert of its day's row. */
-  async add(workspaceId: string, message: PricedMessage): Promise<void> {
+  /** Counts priced messages: one upsert of their days' rows (messages of one row summed first). */
+  async add(workspaceId: string, messages: readonly PricedMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    const input = messages.map((m) => ({
+      channel_id: m.channelId,
+      day: m.day,
+      campaign_id: m.campaignId,
+      category: m.category,
+      pricing_type: m.pricingType,
+      billable: m.billable,
+    }));
     await this.sql(
       workspaceId,
       `INSERT INTO whatsapp_usage_days (workspace_id, channel_id, day, campaign_id, category, pricing_type, billable, messages)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 1)
-       ON CONFLICT ON CONSTRAINT "PK_whatsapp_usage_days" DO UPDATE SET messages = whatsapp_usage_days.messages + 1
+       SELECT $1::uuid, channel_id, day, campaign_id, category, pricing_type, billable, count(*)
+         FROM jsonb_to_recordset($2::jsonb)
+           AS i(channel_id uuid, day date, campaign_id uuid, category varchar, pricing_type varchar, billable boolean)
+        GROUP BY 1, 2, 3, 4, 5, 6, 7
+       ON CONFLICT ON CONSTRAINT "PK_whatsapp_usage_days" DO UPDATE SET messages = whatsapp_usage_days.messages + EXCLUDED.messages
        WHERE whatsapp_usage_days.workspace_id = $1`,
-      [message.channelId, message.day, message.campaignId, message.category, message.pricingType, message.billable],
+      [JSON.stringify(input)],
     );
   }
 

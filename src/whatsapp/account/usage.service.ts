@@ -38,17 +38,22 @@ export class WhatsAppUsage {
     private readonly channels: ChannelsService,
   ) {}
 
-  /** Counts a message Meta priced (the first status that carried its pricing), on the UTC day `at`. Runs in the caller's transaction. */
-  count(workspaceId: string, event: PricedEvent, at: Date): Promise<void> {
-    const campaignId = event.attachment?.campaignId;
-    return this.usage.add(workspaceId, {
-      channelId: event.channel_id,
-      day: dayOf(at),
-      campaignId: typeof campaignId === 'string' ? campaignId : NO_CAMPAIGN,
-      category: event.pricing.category ?? '',
-      pricingType: event.pricing.type ?? '',
-      billable: event.pricing.billable,
-    });
+  /** Counts messages Meta priced (the first status that carried each one's pricing), each on the UTC day of its `at`. Runs in the caller's transaction. */
+  count(workspaceId: string, priced: ReadonlyArray<{ event: PricedEvent; at: Date }>): Promise<void> {
+    return this.usage.add(
+      workspaceId,
+      priced.map(({ event, at }) => {
+        const campaignId = event.attachment?.campaignId;
+        return {
+          channelId: event.channel_id,
+          day: dayOf(at),
+          campaignId: typeof campaignId === 'string' ? campaignId : NO_CAMPAIGN,
+          category: event.pricing.category ?? '',
+          pricingType: event.pricing.type ?? '',
+          billable: event.pricing.billable,
+        };
+      }),
+    );
   }
 
   /** GET /v1/whatsapp/usage. */

@@ -8,8 +8,8 @@ import { SendGovernor } from '../../governor/send-governor.service.js';
 import { readTierUpdates } from './tier-updates.js';
 import { Outbox } from '../../queue/outbox.service.js';
 import { Retention } from '../../queue/retention.service.js';
-import { backoffDelay } from '../../queue/retry-later.js';
-import { readNotification, type CloudWebhookNotification, type MessageChange } from './cloud-webhook.js';
+import { backoffDelay, RetryLaterError } from '../../queue/retry-later.js';
+import { readNotification, type CloudWebhookNotification, type MessageChange, type StatusUpdate } from './cloud-webhook.js';
 import { InboundService, type InboundMessage } from './inbound.service.js';
 import { StatusService } from '../outbound/status.service.js';
 import { WhatsAppContactsService } from './whatsapp-contacts.service.js';
@@ -196,17 +196,63 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
     return this.intake.claimUnscoped(CLAIM_BATCH, this.config.whatsapp.intakeLeaseMs / 1000);
   }
 
-  /** The rows in order: each run of rows carrying only messages (and edits) in one transaction, other rows one by one. */
+  /**
+   * The rows in order: each run of rows carrying only messages (and edits), or only statuses, in
+   * one transaction; other rows one by one.
+   */
   private async processRows(rows: ClaimedRow[]): Promise<void> {
-    const read = rows.map((row) => ({ row, content: messagesOnly(row) }));
+    const read = rows.map((row) => ({ row, content: batchableContent(row) }));
     for (let start = 0; start < read.length;) {
-      const batch = !!read[start].content;
+      const kind = read[start].content?.kind;
       let end = start + 1;
-      while (end < read.length && !!read[end].content === batch) end++;
+      while (end < read.length && read[end].content?.kind === kind) end++;
       const run = read.slice(start, end);
-      if (batch) await this.recordMessages(run as Array<{ row: ClaimedRow; content: MessagesOnly }>);
+      if (kind === 'messages') await this.recordMessages(run as Array<{ row: ClaimedRow; content: MessagesOnly }>);
+      else if (kind === 'statuses') await this.applyStatuses(run as Array<{ row: ClaimedRow; content: StatusesOnly }>);
       else await this.processOneByOne(run.map((r) => r.row));
       start = end;
+    }
+  }
+
+  /**
+   * Rows carrying only statuses: applied by channel, each channel's in one transaction (a few
+   * statements for all, see {@link StatusService.applyMany}), and marked processed, but for the rows
+   * naming a message not recorded yet, which come back after a backoff (their other statuses are
+   * applied already and change nothing the second time). Should a channel's fail, its rows are
+   * processed on their own.
+   */
+  private async applyStatuses(rows: Array<{ row: ClaimedRow; content: StatusesOnly }>): Promise<void> {
+    const channels = new Map<string, Array<{ row: ClaimedRow; content: StatusesOnly }>>();
+    for (const entry of rows) {
+      const key = `${entry.row.workspace_id}:${entry.row.channel_id}`;
+      channels.set(key, [...(channels.get(key) ?? []), entry]);
+    }
+    for (const run of channels.values()) {
+      const { workspace_id: workspaceId, channel_id: channelId } = run[0].row;
+      let unrecorded: Set<string>;
+      try {
+        unrecorded = await this.statuses.applyMany(
+          workspaceId,
+          channelId,
+          run.flatMap(({ content }) => content.statuses),
+        );
+      } catch (err) {
+        this.logger.warn({ err }, `Applying ${run.length} WhatsApp status notifications together failed; each is processed on its own`);
+        await this.processOneByOne(run.map(({ row }) => row));
+        continue;
+      }
+      const later = run.filter(({ content }) => content.statuses.some((status) => unrecorded.has(status.providerMessageId)));
+      for (const { row } of later) {
+        const err = new RetryLaterError(`A status of WhatsApp notification ${row.id} names a message not recorded yet`);
+        await this.failed(row, err).catch((e: unknown) => this.logger.warn({ err: e }, 'Recording an intake failure failed'));
+      }
+      const done = run.filter((entry) => !later.includes(entry)).map(({ row }) => row.id);
+      // If this fails the rows are claimed again after their lease: applying them again changes nothing.
+      if (done.length > 0) {
+        await this.intake
+          .markProcessed(done)
+          .catch((err: unknown) => this.logger.warn({ err }, 'Marking WhatsApp notifications processed failed'));
+      }
     }
   }
 
@@ -312,7 +358,9 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
     for (const update of readTierUpdates(notification)) await this.tiers.apply(workspaceId, channelId, update);
     // Last: a status of a message not recorded yet makes the notification come back later, and what
     // came before it in this list is then applied already (each step is idempotent).
-    for (const status of statuses) await this.statuses.apply(workspaceId, channelId, status);
+    if (statuses.length === 0) return;
+    const unrecorded = await this.statuses.applyMany(workspaceId, channelId, statuses);
+    if (unrecorded.size > 0) throw new RetryLaterError(`Statuses of WhatsApp messages not recorded yet: ${[...unrecorded].join(', ')}`);
   }
 }
 
@@ -327,13 +375,25 @@ interface MessagesOnly {
   changes: MessageChange[];
 }
 
-/** The messages and edits of a notification that carries nothing else (no statuses, identity changes, preferences or tier updates); undefined otherwise, or when it cannot be read. */
-function messagesOnly(row: ClaimedRow): MessagesOnly | undefined {
+/** What a notification of statuses alone carries: applied in a batch with others. */
+interface StatusesOnly {
+  statuses: StatusUpdate[];
+}
+
+type BatchableContent = ({ kind: 'messages' } & MessagesOnly) | ({ kind: 'statuses' } & StatusesOnly);
+
+/**
+ * A notification's messages and edits when it carries nothing else, or its statuses when it carries
+ * nothing else; undefined when it carries more kinds, or cannot be read.
+ */
+function batchableContent(row: ClaimedRow): BatchableContent | undefined {
   try {
     const body = (JSON.parse(row.body) as CloudWebhookNotification) ?? {};
     const { messages, changes, statuses, identityUpdates, preferences, templates } = readNotification(body);
-    const others = statuses.length + identityUpdates.length + preferences.length + templates.length + readTierUpdates(body).length;
-    return others === 0 ? { messages, changes } : undefined;
+    if (identityUpdates.length + preferences.length + templates.length + readTierUpdates(body).length > 0) return undefined;
+    if (statuses.length === 0) return { kind: 'messages', messages, changes };
+    if (messages.length + changes.length === 0) return { kind: 'statuses', statuses };
+    return undefined;
   } catch {
     return undefined;
   }

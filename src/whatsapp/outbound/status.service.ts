@@ -2,11 +2,12 @@ import { Injectable } from '@nestjs/common';
 import type { Channel } from '../../channels/channel.entity.js';
 import { ChannelsService } from '../../channels/channels.service.js';
 import { TimestampFormat } from '../../common/time/timestamp-format.js';
-import { MessageEvents, type MovedEvent, type OutboundEventRef } from '../../conversations/message-events.service.js';
+import { MessageEvents, type MessagePricing, type MovedEvent, type OutboundEventRef } from '../../conversations/message-events.service.js';
 import { Outbox } from '../../queue/outbox.service.js';
 import { WebhookKind } from '../../webhooks/webhook-kind.js';
-import { WebhookPublisher } from '../../webhooks/webhook-publisher.js';
+import { WebhookPublisher, type WebhookEvent } from '../../webhooks/webhook-publisher.js';
 import type { StatusUpdate } from '../inbound/cloud-webhook.js';
+import { EventSourceType } from '../../conversations/conversation-enums.js';
 import { messageWebhookPayload, pricingView } from '../message-webhook.js';
 import { ContactsService } from '../../contacts/contacts.service.js';
 import { WhatsAppContactsService } from '../inbound/whatsapp-contacts.service.js';
@@ -45,27 +46,60 @@ export class StatusService {
 
   /** A provider status notification: moves the outbound event with that provider message id. */
   async apply(workspaceId: string, channelId: string, update: StatusUpdate): Promise<void> {
-    const channel = await this.channels.getRecent(workspaceId, channelId);
-    const ref = { channelId, providerMessageId: update.providerMessageId };
-    // Meta repeats a message's pricing on sent, delivered and read: the first kept is the one counted, with the message, in one transaction.
-    const { pricing } = update;
-    if (pricing) {
-      await inTransaction(async () => {
-        const priced = await this.events.recordPricing(workspaceId, ref, pricing);
-        if (priced) await this.usage.count(workspaceId, priced, new Date(update.at));
-      });
-    }
-    const event = await this.moveEvent(workspaceId, channel, ref, update);
-    if (!event && !(await this.events.findWhatsAppMessage(workspaceId, channelId, update.providerMessageId))) {
+    const unrecorded = await this.applyMany(workspaceId, channelId, [update]);
+    if (unrecorded.size > 0) {
       // Meta can report `delivered` before our worker has recorded the provider's answer (the id is not
       // stored yet): the notification is tried again (the intake's backoff: 1, 3, 7, 15 s), not lost.
       throw new RetryLaterError(`Status ${update.status} of WhatsApp message ${update.providerMessageId}, not recorded yet`);
     }
-    // A message sent to a number reports the recipient's BSUID: the contact learns it (when it has none).
-    if (event && update.recipientUserId) {
-      const userId = update.recipientUserId;
-      await inTransaction(() => this.whatsAppContacts.learnUserId(workspaceId, event.contact_id, userId));
+  }
+
+  /**
+   * Provider status notifications of one channel, in the order they came, applied together: the
+   * pricing, the moves and their webhooks in one transaction and a few statements whatever their
+   * number (a message's second status in the list is a second pass). Returns the provider ids of the
+   * messages not recorded yet: their statuses changed nothing and should come again later.
+   */
+  async applyMany(workspaceId: string, channelId: string, updates: readonly StatusUpdate[]): Promise<Set<string>> {
+    const channel = await this.channels.getRecent(workspaceId, channelId);
+    const webhookUrl = channel?.webhookUrl ?? null;
+    const publishing = !!channel && (await this.webhooks.wanted(workspaceId, WebhookKind.WhatsAppMessage, channel.id, webhookUrl));
+    const moved = await inTransaction(async () => {
+      await this.recordPricing(workspaceId, channelId, updates);
+      const moved: Array<{ event: MovedEvent; change: StatusUpdate }> = [];
+      for (const pass of passesOf(updates)) {
+        const byId = new Map(pass.map((update) => [update.providerMessageId, update]));
+        const events = await this.events.moveWhatsAppStatuses(workspaceId, channelId, pass.map(whatsAppMove));
+        for (const event of events) moved.push({ event, change: byId.get(event.source_id!)! });
+      }
+      if (publishing && moved.length > 0) {
+        await this.webhooks.publish(moved.map(({ event, change }) => this.webhookEvent(webhookUrl, channelId, event, change)));
+      }
+      return moved;
+    });
+    for (const { event, change } of moved) await this.afterMove(workspaceId, event, change);
+    const movedIds = new Set(moved.map(({ event }) => event.source_id));
+    const unmoved = [...new Set(updates.map((u) => u.providerMessageId))].filter((id) => !movedIds.has(id));
+    const recorded = unmoved.length > 0 ? await this.events.findBySources(workspaceId, EventSourceType.WhatsApp, unmoved) : new Map();
+    return new Set(unmoved.filter((id) => !recorded.has(id)));
+  }
+
+  /**
+   * Meta repeats a message's pricing on sent, delivered and read: the first kept is the one counted,
+   * with the message, in the caller's transaction.
+   */
+  private async recordPricing(workspaceId: string, channelId: string, updates: readonly StatusUpdate[]): Promise<void> {
+    const firstPriced = new Map<string, StatusUpdate & { pricing: MessagePricing }>();
+    for (const update of updates) {
+      if (update.pricing && !firstPriced.has(update.providerMessageId))
+        firstPriced.set(update.providerMessageId, { ...update, pricing: update.pricing });
     }
+    if (firstPriced.size === 0) return;
+    const priced = await this.events.recordWhatsAppPricing(workspaceId, channelId, [...firstPriced.values()]);
+    await this.usage.count(
+      workspaceId,
+      priced.map((event) => ({ event, at: new Date(firstPriced.get(event.source_id)!.at) })),
+    );
   }
 
   /**
@@ -99,48 +133,81 @@ export class StatusService {
         ? (await this.events.moveOutboundStatus(workspaceId, ref, move, from))[0]
         : await inTransaction(async () => {
             const [moved] = await this.events.moveOutboundStatus(workspaceId, ref, move, from);
-            if (moved) await this.publish(webhookUrl, channel.id, moved, change);
+            if (moved) await this.webhooks.publish([this.webhookEvent(webhookUrl, channel.id, moved, change)]);
             return moved;
           });
-    // Meta's 131050 (at the send or in a failed status): the recipient stopped marketing messages.
-    if (event && change.status === 'Failed' && change.errorCode === RECIPIENT_OPTED_OUT) {
-      await this.whatsAppContacts.providerOptedOut(workspaceId, event.contact_id);
-    }
+    if (event) await this.afterMove(workspaceId, event, change);
     return event;
   }
 
-  private publish(webhookUrl: string | null, channelId: string, event: MovedEvent, change: StatusChange) {
-    const messageType = (event.attachment?.messageType as string | undefined) ?? 'Text';
-    return this.webhooks.publish([
-      {
-        workspaceId: event.workspace_id,
-        kind: WebhookKind.WhatsAppMessage,
-        targetUrl: webhookUrl,
-        payload: {
-          ...messageWebhookPayload({
-            workspaceId: event.workspace_id,
-            channelId,
-            conversationId: event.conversation_id,
-            contactId: event.contact_id,
-            // A message that never reached the provider has no provider id: `messageId` is then its event id.
-            eventId: event.id,
-            providerMessageId: event.source_id,
-            action: 'StatusChanged',
-            direction: 'Outbound',
-            source: event.source ?? 'Api',
-            messageType,
-            body: event.body,
-            status: change.status,
-            creationTime: TimestampFormat.utc(event.creation_time),
-            // What the provider's pricing said; before any status carried it, templates are the messages charged for.
-            isBillable: event.is_billable ?? messageType === 'Template',
-            pricing: pricingView(event.pricing),
-            errorCode: change.errorCode,
-            errorReason: change.errorReason,
-            whatsAppUserId: change.recipientUserId ?? null,
-          }),
-        },
-      },
-    ]);
+  /**
+   * What a moved event changes elsewhere, each in its own transaction: Meta's 131050 (at the send or
+   * in a failed status) means the recipient stopped marketing messages; a message sent to a number
+   * reports the recipient's BSUID, which the contact learns (when it has none).
+   */
+  private async afterMove(workspaceId: string, event: MovedEvent, change: StatusChange): Promise<void> {
+    if (change.status === 'Failed' && change.errorCode === RECIPIENT_OPTED_OUT) {
+      await this.whatsAppContacts.providerOptedOut(workspaceId, event.contact_id);
+    }
+    const userId = change.recipientUserId;
+    if (userId) await inTransaction(() => this.whatsAppContacts.learnUserId(workspaceId, event.contact_id, userId));
   }
+
+  /** The WhatsApp Message Webhook of a status change, to the channel's webhookUrl and the endpoints that take it. */
+  private webhookEvent(webhookUrl: string | null, channelId: string, event: MovedEvent, change: StatusChange): WebhookEvent {
+    const messageType = (event.attachment?.messageType as string | undefined) ?? 'Text';
+    return {
+      workspaceId: event.workspace_id,
+      kind: WebhookKind.WhatsAppMessage,
+      targetUrl: webhookUrl,
+      payload: {
+        ...messageWebhookPayload({
+          workspaceId: event.workspace_id,
+          channelId,
+          conversationId: event.conversation_id,
+          contactId: event.contact_id,
+          // A message that never reached the provider has no provider id: `messageId` is then its event id.
+          eventId: event.id,
+          providerMessageId: event.source_id,
+          action: 'StatusChanged',
+          direction: 'Outbound',
+          source: event.source ?? 'Api',
+          messageType,
+          body: event.body,
+          status: change.status,
+          creationTime: TimestampFormat.utc(event.creation_time),
+          // What the provider's pricing said; before any status carried it, templates are the messages charged for.
+          isBillable: event.is_billable ?? messageType === 'Template',
+          pricing: pricingView(event.pricing),
+          errorCode: change.errorCode,
+          errorReason: change.errorReason,
+          whatsAppUserId: change.recipientUserId ?? null,
+        }),
+      },
+    };
+  }
+}
+
+/** A status's move of its event, by provider id (forward only, see {@link MOVABLE_FROM}). */
+function whatsAppMove(update: StatusUpdate) {
+  return {
+    providerMessageId: update.providerMessageId,
+    status: update.status,
+    errorCode: update.errorCode,
+    failureReason: update.errorReason?.slice(0, 1000) ?? null,
+    isBillable: update.isBillable ?? null,
+    from: MOVABLE_FROM[update.status],
+  };
+}
+
+/** The updates in passes that name each message at most once, a message's statuses in the order they came. */
+function passesOf(updates: readonly StatusUpdate[]): StatusUpdate[][] {
+  const passes: StatusUpdate[][] = [];
+  const seen = new Map<string, number>();
+  for (const update of updates) {
+    const pass = seen.get(update.providerMessageId) ?? 0;
+    seen.set(update.providerMessageId, pass + 1);
+    (passes[pass] ??= []).push(update);
+  }
+  return passes;
 }
