@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { freePort, NodeProcess } from '../harness.js';
 import { spawnWorker } from '../context.js';
 import { CostMeter, type Cost } from '../cost-meter.js';
@@ -11,7 +12,8 @@ import type { Scenario, ScenarioResult } from './index.js';
 const RATES = (process.env.BENCH_LOOP_RATES ?? '10,20,30,50,75,100,150,200,300,500,1000').split(',').map(Number);
 const STEP_SECONDS = Number(process.env.BENCH_LOOP_SECONDS ?? 20);
 /** Every status and reply webhook must come within this after a step's last send. */
-const DRAIN_MS = 20_000;
+/** A step's drain: long enough for a notification retried through the intake's whole backoff (1 + 3 + 7 + 15 s). */
+const DRAIN_MS = 45_000;
 /**
  * Recipients, round-robin: each gets a message every NUMBERS / rate s, which keeps within Meta's
  * pair rate (one per 6 s, which the worker enforces) up to 200/s; raise it for higher rates.
@@ -88,6 +90,16 @@ export const messageLoopScenario: Scenario = {
     relayed.port = String(counterPort);
     relayed.searchParams.set('application_name', APPLICATION_NAME);
     const databaseUrl = relayed.toString();
+    // Notifications not processed yet (waiting for a retry, say): the drain is not over while there are any.
+    const intake = new Client({ connectionString: ctx.databaseUrl });
+    await intake.connect();
+    let intakeIdle = true;
+    const watchIntake = setInterval(() => {
+      intake
+        .query('SELECT EXISTS (SELECT 1 FROM whatsapp_intake WHERE processed_at IS NULL) AS pending')
+        .then(({ rows }) => (intakeIdle = !rows[0].pending))
+        .catch(() => (intakeIdle = false));
+    }, 500);
     let side: Side | undefined;
     let step = 0;
     try {
@@ -117,9 +129,10 @@ export const messageLoopScenario: Scenario = {
         await sleep(1500);
         const replies = (await ctx.cloudApi.notifierStats()).replyIds.filter(([token]) => token.startsWith(prefix)).map(([, id]) => id);
         const keys = [...tokens.flatMap((t) => ['Sent', 'Delivered', 'Read'].map((s) => `wamid.${t}#${s}`)), ...replies];
-        // Until every webhook came, or none came for 3 s (a status the service dropped never comes; idling on would bill its wait to the loop).
+        // Until every webhook came, or none came for 3 s with no notification left to process (a status
+        // the service dropped never comes; idling on would bill its wait to the loop).
         const quietFor = quietDetector(receiver.count, 3000);
-        await waitUntil(() => keys.every((k) => receiver.firstAt.has(k)) || quietFor(), DRAIN_MS);
+        await waitUntil(() => keys.every((k) => receiver.firstAt.has(k)) || (quietFor() && intakeIdle), DRAIN_MS);
         const drained = keys.every((k) => receiver.firstAt.has(k));
         const cost = await meter.stop();
         // A step that fell behind leaves work in flight: let it finish before the next step is measured.
@@ -240,6 +253,8 @@ export const messageLoopScenario: Scenario = {
     } finally {
       if (side) for (const p of Object.values(side.processes)) await p.stop();
       await counter.stop();
+      clearInterval(watchIntake);
+      await intake.end();
       receiver.server.closeAllConnections();
       receiver.server.close();
     }

@@ -55,6 +55,12 @@ export class ConversationEvent {
   @Column({ type: 'jsonb', nullable: true }) internalThread: { id: string; isResolved: boolean; messageCount: number } | null;
   @Column({ type: 'jsonb', nullable: true }) location: LocationInfo | null;
   @Column({ type: 'jsonb', nullable: true }) assignation: AssignationInfo | null;
+  /**
+   * WhatsApp outbound: the delivery statuses reported for the message, as bits (Sent 1, Delivered 2,
+   * Read 4, Failed 8), so that a status Meta reports late goes out once; null for events recorded
+   * before they were kept.
+   */
+  @Column({ type: 'smallint', nullable: true, default: 0 }) reportedStatuses: number | null;
   /** WhatsApp outbound: whether the provider charges for the message, as its status notifications say (null until one does). */
   @Column({ type: 'boolean', nullable: true }) isBillable: boolean | null;
   /** WhatsApp outbound: what Meta's first status carrying `pricing` said the message costs (null until one does; kept once set). */

@@ -23,6 +23,15 @@ import type {
   StatusMove,
 } from './message-events.js';
 
+/** The delivery statuses reported for an outbound WhatsApp message, as bits of `reported_statuses`. */
+const STATUS_BIT: Record<string, number> = { Sent: 1, Delivered: 2, Read: 4, Failed: 8 };
+const STATUS_BIT_SQL = (status: string) =>
+  `(CASE ${status} ${Object.entries(STATUS_BIT)
+    .map(([name, bit]) => `WHEN '${name}' THEN ${bit}`)
+    .join(' ')} ELSE 0 END)::smallint`;
+/** The statuses an event may be at for a report of this status to be a late one (it came after a later status). */
+const LATE_AT: Record<string, string[]> = { Sent: ['Delivered', 'Read'], Delivered: ['Read'] };
+
 const TIMELINE_SORTABLE = { creationtime: 'e.creation_time' };
 
 /**
@@ -94,7 +103,7 @@ const MOVE_SQL = (match: string) => `
   WITH moved AS (
     UPDATE conversation_events
        SET status = $2, source_id = COALESCE(source_id, $3), error_code = $4, failure_reason = $5,
-           is_billable = COALESCE($7::boolean, is_billable)
+           is_billable = COALESCE($7::boolean, is_billable), reported_statuses = reported_statuses | ${STATUS_BIT_SQL('$2::varchar')}
      WHERE workspace_id = $1 AND direction = ${EventDirection.Outbound} AND status = ANY($6::varchar[]) AND ${match}
      RETURNING id, workspace_id, conversation_id, contact_id, source_id, body, attachment, creation_time, is_billable, pricing, source
   ), stamped AS (
@@ -113,21 +122,36 @@ const WHATSAPP_INPUT = (columns: string) => `
 const WHATSAPP_MATCH = `e.workspace_id = $1 AND e.channel_id = $2 AND e.direction = ${EventDirection.Outbound}
        AND e.source_type = ${EventSourceType.WhatsApp} AND e.source_id = i.id`;
 
-/** {@link MOVE_SQL} for many messages of one channel, each named once, in one statement. */
+/**
+ * {@link MOVE_SQL} for many messages of one channel, each named once, in one statement; and a status
+ * Meta reports late (`delivered` after `read`, which came first), which moves nothing, is returned
+ * too the first time (`moved` false), so that its webhook still goes out once: each event keeps the
+ * statuses reported for it as bits ({@link STATUS_BIT}; null for events from before they were kept).
+ */
 const MOVE_MANY_BY_PROVIDER_ID = `
-  WITH ${WHATSAPP_INPUT('status varchar, error_code varchar, failure_reason text, is_billable boolean, from_statuses varchar[]')},
-  moved AS (
+  WITH ${WHATSAPP_INPUT('status varchar, error_code varchar, failure_reason text, is_billable boolean, from_statuses varchar[], late_at varchar[], bit smallint')},
+  target AS (
+    SELECT e.id, e.status = ANY(i.from_statuses) AS moves, i.status, i.error_code, i.failure_reason, i.is_billable, i.bit
+      FROM conversation_events e JOIN input i ON true
+     WHERE ${WHATSAPP_MATCH}
+       AND (e.status = ANY(i.from_statuses) OR (e.status = ANY(i.late_at) AND (e.reported_statuses & i.bit) = 0))
+       FOR UPDATE OF e
+  ), moved AS (
     UPDATE conversation_events e
-       SET status = i.status, error_code = i.error_code, failure_reason = i.failure_reason, is_billable = COALESCE(i.is_billable, e.is_billable)
-      FROM input i
-     WHERE ${WHATSAPP_MATCH} AND e.status = ANY(i.from_statuses)
+       SET status = CASE WHEN t.moves THEN t.status ELSE e.status END,
+           error_code = CASE WHEN t.moves THEN t.error_code ELSE e.error_code END,
+           failure_reason = CASE WHEN t.moves THEN t.failure_reason ELSE e.failure_reason END,
+           is_billable = CASE WHEN t.moves THEN COALESCE(t.is_billable, e.is_billable) ELSE e.is_billable END,
+           reported_statuses = e.reported_statuses | t.bit
+      FROM target t
+     WHERE e.workspace_id = $1 AND e.id = t.id
      RETURNING e.id, e.workspace_id, e.conversation_id, e.contact_id, e.source_id, e.body, e.attachment, e.creation_time, e.is_billable,
-               e.pricing, e.source, e.status
+               e.pricing, e.source, t.status, t.moves AS moved
   ), stamped AS (
     ${lastEventUpdateSql(
       { workspaceId: 'moved.workspace_id', id: 'moved.conversation_id', from: 'moved' },
       { change: 'status-changed', status: 'moved.status', occurredAt: 'moved.creation_time' },
-    )}
+    )} AND moved.moved
   )
   SELECT * FROM moved`;
 
@@ -352,12 +376,14 @@ export class ConversationEventsRepository extends WorkspaceScopedRepository<Conv
   /**
    * {@link moveOutboundStatus} for many WhatsApp messages of one channel, by provider id, in one
    * statement: each provider id at most once (a second status of one message is a second call).
+   * Returns the events moved, and those for which the status came late (`moved` false, the first
+   * time only; see {@link MOVE_MANY_BY_PROVIDER_ID}).
    */
   moveWhatsAppStatuses(
     workspaceId: string,
     channelId: string,
     moves: ReadonlyArray<StatusMove & { providerMessageId: string; from: readonly string[] }>,
-  ): Promise<Array<MovedEvent & { status: string }>> {
+  ): Promise<Array<MovedEvent & { status: string; moved: boolean }>> {
     if (moves.length === 0) return Promise.resolve([]);
     const input = moves.map((move) => ({
       id: move.providerMessageId,
@@ -366,6 +392,8 @@ export class ConversationEventsRepository extends WorkspaceScopedRepository<Conv
       failure_reason: move.failureReason,
       is_billable: move.isBillable ?? null,
       from_statuses: move.from,
+      late_at: LATE_AT[move.status] ?? [],
+      bit: STATUS_BIT[move.status] ?? 0,
     }));
     return this.sql(workspaceId, MOVE_MANY_BY_PROVIDER_ID, [channelId, JSON.stringify(input)]);
   }

@@ -76,12 +76,16 @@ export class MessageEvents {
     return this.events.moveOutboundStatus(workspaceId, ref, move, from);
   }
 
-  /** {@link moveOutboundStatus} for many WhatsApp messages of a channel at once, each provider id at most once; the events moved, with their new status. */
+  /**
+   * {@link moveOutboundStatus} for many WhatsApp messages of a channel at once, each provider id at
+   * most once: the events moved, with their new status, and those whose status came late (after a
+   * later one; `moved` false), the first time it came.
+   */
   moveWhatsAppStatuses(
     workspaceId: string,
     channelId: string,
     moves: ReadonlyArray<StatusMove & { providerMessageId: string; from: readonly string[] }>,
-  ): Promise<Array<MovedEvent & { status: string }>> {
+  ): Promise<Array<MovedEvent & { status: string; moved: boolean }>> {
     return this.events.moveWhatsAppStatuses(workspaceId, channelId, moves);
   }
 

@@ -101,9 +101,9 @@ describe('Conversations and delivery statuses (service tier)', () => {
       webhookUrl: 'https://hooks.example.com/whatsapp',
       whatsApp: { provider: 'sandbox' },
     } as never);
-    const [a, b, unknown] = [randomUUID(), randomUUID(), randomUUID()].map((id) => `wamid.${id}`);
+    const [a, b, c, unknown] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()].map((id) => `wamid.${id}`);
     const contact = await newContact();
-    for (const sourceId of [a, b]) {
+    for (const sourceId of [a, b, c]) {
       await inTransaction(async () => {
         const conversation = await conversations.findOrOpenRef(principal.workspaceId, hooked.id, contact.id);
         await timeline.record(conversation, {
@@ -129,36 +129,42 @@ describe('Conversations and delivery statuses (service tier)', () => {
       update(a, 'Delivered'),
       update(unknown, 'Delivered'),
       update(a, 'Read', false),
-      update(a, 'Delivered'), // late: changes nothing
+      update(a, 'Delivered'), // again: changes nothing
+      // Meta's read before its sent and delivered (they came late): each goes out once, the status stays Read.
+      update(c, 'Read'),
+      update(c, 'Delivered'),
+      update(c, 'Sent'),
+      update(c, 'Delivered'),
     ]);
     assert.deepEqual([...unrecorded], [unknown]);
     const rows = await ctx.dataSource.query(
       `SELECT e.source_id, e.status, e.pricing->>'category' AS category, c.last_event_status
          FROM conversation_events e JOIN conversations c ON c.id = e.conversation_id WHERE e.source_id = ANY($1) ORDER BY e.creation_time`,
-      [[a, b]],
+      [[a, b, c]],
     );
     assert.deepEqual(
       rows.map((r: Record<string, string>) => [r.source_id, r.status, r.category]),
       [
         [a, 'Read', 'utility'],
         [b, 'Sent', 'utility'],
+        [c, 'Read', 'utility'],
       ],
     );
-    assert.equal(rows[0].last_event_status, 'Sent', 'the conversation shows its last event’s status (b)');
+    assert.equal(rows[0].last_event_status, 'Read', 'the conversation shows its last event’s status (c)');
     const hooks = await ctx.dataSource.query(
       `SELECT payload->>'providerMessageId' AS id, payload->>'status' AS status FROM webhook_deliveries
         WHERE workspace_id = $1 AND payload->>'channelId' = $2 ORDER BY seq`,
       [principal.workspaceId, hooked.id],
     );
     assert.deepEqual(
-      hooks.map((h: Record<string, string>) => `${h.id === a ? 'a' : 'b'}:${h.status}`),
-      ['a:Sent', 'b:Sent', 'a:Delivered', 'a:Read'],
+      hooks.map((h: Record<string, string>) => `${{ [a]: 'a', [b]: 'b', [c]: 'c' }[h.id]}:${h.status}`),
+      ['a:Sent', 'b:Sent', 'c:Read', 'a:Delivered', 'c:Delivered', 'a:Read', 'c:Sent'],
     );
     const [usage] = await ctx.dataSource.query(
       `SELECT sum(messages)::int AS n FROM whatsapp_usage_days WHERE workspace_id = $1 AND channel_id = $2 AND day = '2026-11-20'`,
       [principal.workspaceId, hooked.id],
     );
-    assert.equal(usage.n, 2, 'each message counted once, however many statuses carried its pricing');
+    assert.equal(usage.n, 3, 'each message counted once, however many statuses carried its pricing');
   });
 
   it('a status for another workspace’s message id moves nothing', async () => {

@@ -57,8 +57,10 @@ export class StatusService {
   /**
    * Provider status notifications of one channel, in the order they came, applied together: the
    * pricing, the moves and their webhooks in one transaction and a few statements whatever their
-   * number (a message's second status in the list is a second pass). Returns the provider ids of the
-   * messages not recorded yet: their statuses changed nothing and should come again later.
+   * number (a message's second status in the list is a second pass). A status that comes after a
+   * later one (Meta's `delivered` after its `read`) moves nothing but still gets its webhook, once.
+   * Returns the provider ids of the messages not recorded yet: their statuses changed nothing and
+   * should come again later.
    */
   async applyMany(workspaceId: string, channelId: string, updates: readonly StatusUpdate[]): Promise<Set<string>> {
     const channel = await this.channels.getRecent(workspaceId, channelId);
@@ -68,9 +70,11 @@ export class StatusService {
       await this.recordPricing(workspaceId, channelId, updates);
       const moved: Array<{ event: MovedEvent; change: StatusUpdate }> = [];
       for (const pass of passesOf(updates)) {
-        const byId = new Map(pass.map((update) => [update.providerMessageId, update]));
+        const order = new Map(pass.map((update, index) => [update.providerMessageId, index]));
         const events = await this.events.moveWhatsAppStatuses(workspaceId, channelId, pass.map(whatsAppMove));
-        for (const event of events) moved.push({ event, change: byId.get(event.source_id!)! });
+        // In the order the statuses came: their webhooks go out in it.
+        events.sort((x, y) => order.get(x.source_id!)! - order.get(y.source_id!)!);
+        for (const event of events) moved.push({ event, change: pass[order.get(event.source_id!)!] });
       }
       if (publishing && moved.length > 0) {
         await this.webhooks.publish(moved.map(({ event, change }) => this.webhookEvent(webhookUrl, channelId, event, change)));
