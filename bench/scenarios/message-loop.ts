@@ -14,6 +14,8 @@ const STEP_SECONDS = Number(process.env.BENCH_LOOP_SECONDS ?? 20);
 /** Every status and reply webhook must come within this after a step's last send. */
 /** A step's drain: long enough for a notification retried through the intake's whole backoff (1 + 3 + 7 + 15 s). */
 const DRAIN_MS = 45_000;
+/** BENCH_LOOP_STATEMENTS=1: each step prints its statements by text (the profile of statements per loop). */
+const SHOW_STATEMENTS = process.env.BENCH_LOOP_STATEMENTS === '1';
 /**
  * Recipients, round-robin: each gets a message every NUMBERS / rate s, which keeps within Meta's
  * pair rate (one per 6 s, which the worker enforces) up to 200/s; raise it for higher rates.
@@ -108,6 +110,7 @@ export const messageLoopScenario: Scenario = {
       const runStep = async (current: Side, rate: number, seconds: number): Promise<Step> => {
         const prefix = `${current.name[0]}${++step}x`;
         const before = await ctx.cloudApi.notifierStats();
+        const statementsBefore = await statementTexts(controlPort);
         const meter = await CostMeter.start({
           databaseUrl: ctx.databaseUrl,
           redisUrl: ctx.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
@@ -135,6 +138,7 @@ export const messageLoopScenario: Scenario = {
         await waitUntil(() => keys.every((k) => receiver.firstAt.has(k)) || (quietFor() && intakeIdle), DRAIN_MS);
         const drained = keys.every((k) => receiver.firstAt.has(k));
         const cost = await meter.stop();
+        const statementsAfter = await statementTexts(controlPort);
         // A step that fell behind leaves work in flight: let it finish before the next step is measured.
         if (!drained) await quiet(receiver.count);
         const after = await ctx.cloudApi.notifierStats();
@@ -162,6 +166,7 @@ export const messageLoopScenario: Scenario = {
             `${arrivedOnce} at the fake once; ${after.notifications - before.notifications} notifications (${after.statuses - before.statuses} statuses, ${replies.length} replies) answered p50 ${edge.p50} / p99 ${edge.p99} ms, ${edgeFailures} not 200; ` +
             `webhooks ${webhooksOnce} of ${keys.length} once${drained ? '' : ' (drain timed out)'}${missing ? `, missing ${missing}` : ''}${twice ? `, twice ${twice}` : ''}: ${ok ? 'ok' : 'FAILED'}`,
           `  per loop: ${costLine(cost, total)}`,
+          ...(SHOW_STATEMENTS ? statementLines(statementsBefore, statementsAfter, total) : []),
         ];
         console.log(lines.join('\n'));
         return { rate, ok, keptUp, messages: total, cost, lines };
@@ -283,6 +288,20 @@ function tally(keys: string[]): string {
     byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
   }
   return [...byKind].map(([kind, n]) => `${n} ${kind}`).join(', ');
+}
+
+/** Counts of statements by text so far (the relay's, see {@link ../pg-statement-counter.ts}). */
+async function statementTexts(controlPort: number): Promise<Record<string, number>> {
+  return ((await (await fetch(`http://127.0.0.1:${controlPort}/`)).json()) as { byText: Record<string, number> }).byText;
+}
+
+/** The statements a step ran, most frequent first, per loop: where the statements per loop go. */
+function statementLines(before: Record<string, number>, after: Record<string, number>, loops: number): string[] {
+  const ran = Object.entries(after)
+    .map(([text, n]) => [text, n - (before[text] ?? 0)] as const)
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1]);
+  return ran.slice(0, 25).map(([text, n]) => `    ${(n / loops).toFixed(2)} per loop: ${text}`);
 }
 
 /** A check that turns true once the receiver's count has not moved for `ms`. */
