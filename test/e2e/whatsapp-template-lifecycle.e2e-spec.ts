@@ -76,6 +76,18 @@ describeWithApp(
         .map((r) => JSON.parse(r.body) as Payload)
         .filter((e) => e.type === 'whatsapp.template_updated' && e.data.name === name);
 
+    /** Another cloud-api channel on the WhatsApp Business Account 555, in `workspaceId`. */
+    const channelOnAccount555 = async (workspaceId: string, name: string, phoneNumber: string, phoneNumberId: string) => {
+      const created = await fx.t.admin.post(`/admin/v1/workspaces/${workspaceId}/channels`, {
+        name,
+        type: 2,
+        phoneNumber,
+        whatsApp: { provider: 'cloud-api', phoneNumberId, wabaId: '555', accessToken: TOKEN, appSecret: APP_SECRET, verifyToken: 'v' },
+      });
+      assert.equal(created.status, 200, created.text);
+      return created.body.id as string;
+    };
+
     before(async () => {
       const created = await fx.t.admin.post(`/admin/v1/workspaces/${fx.a.workspaceId}/channels`, {
         name: 'Cloud lifecycle',
@@ -238,14 +250,14 @@ describeWithApp(
     });
 
     /** A Running campaign of `name` to `count` fresh contacts, the provider slowed so that it is still sending. */
-    const runningCampaign = async (name: string, count: number) => {
+    const runningCampaign = async (name: string, count: number, channelId = cloud) => {
       const phones = Array.from({ length: count }, () => nextPhone());
       const vCards = phones.map((p, i) => `BEGIN:VCARD\r\nVERSION:3.0\r\nFN:${name} ${i}\r\nTEL:${p}\r\nEND:VCARD`);
       const imported = await fx.a.api.post('/v1/contacts/import/vcards', { vCards });
       assert.equal(imported.status, 200, imported.text);
       const campaign = await fx.a.api.post('/v1/campaigns', {
         name,
-        channelId: cloud,
+        channelId,
         kind: 'WhatsAppTemplate',
         template: {
           templateName: name,
@@ -401,6 +413,58 @@ describeWithApp(
       const event = await waitFor(async () => templateEvents('sandbox_new')[0], 15_000, 'the event');
       assert.equal(event.data.previousStatus, 'PENDING');
       assert.equal(event.data.status, 'APPROVED');
+    });
+
+    it("a template webhook reaches every channel of the WhatsApp Business Account in the workspace (a campaign there pauses too), never another workspace's channel with the same wabaId", async () => {
+      const name = 'shared_account';
+      await create(WELCOME(name));
+      const meta = metaTemplate(name);
+      await notify(FakeCloudApi.templateStatusUpdate(meta, 'APPROVED'));
+      await waitFor(async () => (await templateOf(name))?.status === 'APPROVED', 10_000, 'approval');
+      const sibling = await channelOnAccount555(fx.a.workspaceId, 'Sibling number', '+14155550889', '7770002');
+      const stranger = await channelOnAccount555(fx.b.workspaceId, 'Same wabaId elsewhere', '+14155550890', '7770003');
+      fx.fake.templatePages = [
+        { data: [{ id: meta.id, name, language: 'en_US', category: 'UTILITY', status: 'APPROVED', components: WELCOME(name).components }] },
+      ];
+      try {
+        for (const id of [sibling, stranger]) {
+          const synced = await fx.t.admin.post(`/admin/v1/channels/${id}/templates/sync`);
+          assert.equal(synced.status, 200, synced.text);
+        }
+      } finally {
+        fx.fake.templatePages = [];
+      }
+      const onSibling = async () => (await listed(fx.a, `channelId=${sibling}&Name=${name}`))[0];
+      fx.fake.sendLatencyMs = 200;
+      try {
+        const id = await runningCampaign(name, 300, sibling);
+        // Meta's webhook comes to the first channel's URL only.
+        await notify(FakeCloudApi.templateStatusUpdate(meta, 'PAUSED'));
+        await waitFor(async () => (await onSibling())?.status === 'PAUSED', 10_000, "the sibling channel's template to pause");
+        const paused = await waitFor(
+          async () => {
+            const c = await campaignOf(id);
+            return c.status === 'Paused' ? c : undefined;
+          },
+          15_000,
+          "the sibling channel's campaign to pause",
+        );
+        assert.equal(paused.pausedReason, 'TemplatePaused');
+      } finally {
+        fx.fake.sendLatencyMs = 0;
+      }
+      assert.equal((await templateOf(name))?.status, 'PAUSED');
+      const events = await waitFor(
+        async () => {
+          const found = templateEvents(name).filter((e) => e.data.status === 'PAUSED');
+          return found.length >= 2 ? found : undefined;
+        },
+        15_000,
+        'one whatsapp.template_updated per channel',
+      );
+      assert.deepEqual(events.map((e) => e.data.channelId).sort(), [cloud, sibling].sort());
+      const [elsewhere] = await listed(fx.b, `channelId=${stranger}&Name=${name}`);
+      assert.equal(elsewhere.status, 'APPROVED', "another workspace's channel of the same wabaId is not touched");
     });
   },
 );

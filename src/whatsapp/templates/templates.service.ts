@@ -230,48 +230,72 @@ export class TemplatesService {
 
   /**
    * A lifecycle webhook of Meta (status, category or quality) applied to the stored template it
-   * names, in one transaction with its `whatsapp.template_updated` event and what the listeners do
-   * (a campaign of the template pauses); every process then drops the channel's templates from
-   * memory. A webhook for a template not stored here is ignored. Returns the update, if any.
+   * names on every channel of the WhatsApp Business Account (templates belong to the account, not
+   * to one number): the workspace's WhatsApp channels with the receiving channel's `wabaId`, or the
+   * receiving channel alone when it has none (sandbox). Never another workspace's channels: a
+   * webhook proves only the receiving channel's app secret, and a `wabaId` is what a workspace's
+   * operator typed, so another workspace with the same one is not reached. One transaction holds
+   * every channel's change, its `whatsapp.template_updated` event and what the listeners do (a
+   * campaign of the template pauses); every process then drops those channels' templates from
+   * memory. A channel that does not store the template is skipped. Returns the updates made.
    */
-  async applyLifecycle(workspaceId: string, channelId: string, event: TemplateLifecycleEvent): Promise<TemplateUpdate | null> {
-    const update = await inTransaction(async () => {
-      const template = await this.templates.lockForChange(workspaceId, channelId, event.name, event.language, event.providerTemplateId);
-      if (!template) return null;
-      const change: TemplateChange = {};
-      let reason: string | null;
-      if (event.kind === 'status') {
-        change.status = statusAfter(event.status, template.status);
-        change.statusReason = event.reason;
-        reason = event.reason;
-        if (event.category) change.category = event.category;
-      } else if (event.kind === 'category') {
-        change.category = event.newCategory;
-        reason = `Category changed from ${event.previousCategory ?? template.category} to ${event.newCategory}`;
-      } else {
-        change.qualityScore = event.newQualityScore;
-        reason = `Quality score changed from ${event.previousQualityScore ?? template.qualityScore ?? 'UNKNOWN'} to ${event.newQualityScore}`;
+  async applyLifecycle(workspaceId: string, channelId: string, event: TemplateLifecycleEvent): Promise<TemplateUpdate[]> {
+    const channelIds = await this.accountChannelIds(workspaceId, channelId);
+    const updates = await inTransaction(async () => {
+      const made: TemplateUpdate[] = [];
+      for (const id of channelIds) {
+        const update = await this.applyToChannel(workspaceId, id, event);
+        if (update) made.push(update);
       }
-      if (event.providerTemplateId && !template.providerTemplateId) Object.assign(change, { providerTemplateId: event.providerTemplateId });
-      await this.templates.applyChange(workspaceId, template.id, change);
-      const update: TemplateUpdate = {
-        workspaceId,
-        channelId,
-        name: template.name,
-        language: template.language,
-        status: change.status ?? template.status,
-        previousStatus: template.status,
-        category: change.category ?? template.category,
-        previousCategory: template.category,
-        qualityScore: change.qualityScore !== undefined ? change.qualityScore : template.qualityScore,
-        reason,
-      };
-      for (const listener of this.listeners) await listener(update);
-      const { workspaceId: _w, ...data } = update;
-      await this.webhooks.emit(workspaceId, WebhookEventType.WhatsAppTemplateUpdated, data, { channelId, orderingKey: template.id });
-      return update;
+      return made;
     });
-    if (update) this.invalidation.invalidate('templates', channelId);
+    for (const update of updates) this.invalidation.invalidate('templates', update.channelId);
+    return updates;
+  }
+
+  /** The receiving channel and its siblings on one WhatsApp Business Account in the workspace, in a fixed order (locks are taken in it). */
+  private async accountChannelIds(workspaceId: string, channelId: string): Promise<string[]> {
+    const channel = await this.channels.get(workspaceId, channelId, 'whatsapp');
+    if (!channel.whatsAppWabaId) return [channel.id];
+    const siblings = await this.channels.whatsAppChannelsOf(workspaceId, { wabaId: channel.whatsAppWabaId });
+    return [...new Set([channel.id, ...siblings.map((c) => c.id)])].sort();
+  }
+
+  /** One channel's part of {@link applyLifecycle}, in its transaction. */
+  private async applyToChannel(workspaceId: string, channelId: string, event: TemplateLifecycleEvent): Promise<TemplateUpdate | null> {
+    const template = await this.templates.lockForChange(workspaceId, channelId, event.name, event.language, event.providerTemplateId);
+    if (!template) return null;
+    const change: TemplateChange = {};
+    let reason: string | null;
+    if (event.kind === 'status') {
+      change.status = statusAfter(event.status, template.status);
+      change.statusReason = event.reason;
+      reason = event.reason;
+      if (event.category) change.category = event.category;
+    } else if (event.kind === 'category') {
+      change.category = event.newCategory;
+      reason = `Category changed from ${event.previousCategory ?? template.category} to ${event.newCategory}`;
+    } else {
+      change.qualityScore = event.newQualityScore;
+      reason = `Quality score changed from ${event.previousQualityScore ?? template.qualityScore ?? 'UNKNOWN'} to ${event.newQualityScore}`;
+    }
+    if (event.providerTemplateId && !template.providerTemplateId) Object.assign(change, { providerTemplateId: event.providerTemplateId });
+    await this.templates.applyChange(workspaceId, template.id, change);
+    const update: TemplateUpdate = {
+      workspaceId,
+      channelId,
+      name: template.name,
+      language: template.language,
+      status: change.status ?? template.status,
+      previousStatus: template.status,
+      category: change.category ?? template.category,
+      previousCategory: template.category,
+      qualityScore: change.qualityScore !== undefined ? change.qualityScore : template.qualityScore,
+      reason,
+    };
+    for (const listener of this.listeners) await listener(update);
+    const { workspaceId: _w, ...data } = update;
+    await this.webhooks.emit(workspaceId, WebhookEventType.WhatsAppTemplateUpdated, data, { channelId, orderingKey: template.id });
     return update;
   }
 }
