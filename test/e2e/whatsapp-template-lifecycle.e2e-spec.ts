@@ -158,16 +158,42 @@ describeWithApp(
       assert.equal(await templateOf('meta_refuses'), undefined);
     });
 
-    it("from Meta's template library: library_template_name is sent instead of components", async () => {
+    it("from Meta's template library: library_template_name is sent instead of components; the library's content is read back (GET /{template-id}) and stored, so it lists and sends at once", async () => {
       const template = await create({
         name: 'lib_payment',
         language: 'en_US',
         category: 'UTILITY',
         libraryTemplateName: 'payment_reminder_1',
       });
-      assert.equal(template.status, 'PENDING');
-      assert.equal(metaTemplate('lib_payment').body.library_template_name, 'payment_reminder_1');
-      assert.equal(metaTemplate('lib_payment').body.components, undefined);
+      const held = metaTemplate('lib_payment');
+      assert.equal(held.body.library_template_name, 'payment_reminder_1');
+      assert.equal(held.body.components, undefined);
+      const read = fx.fake.requests.find((r) => r.method === 'GET' && r.path.startsWith(`/v25.0/${held.id}?`));
+      assert.ok(read, 'GET /{template-id}');
+      assert.match(read.path, /fields=[^&]*components/);
+      assert.equal(template.status, 'APPROVED', "Meta's answer for a library template");
+      const library = FakeCloudApi.templateLibrary.payment_reminder_1;
+      assert.equal(template.body, (library.components[0] as { text: string }).text);
+      const stored = await templateOf('lib_payment');
+      assert.equal(stored?.status, 'APPROVED');
+      assert.equal(stored?.body, template.body);
+      const sent = await fx.a.api.post('/v1/whatsapp/service-account/sendTemplate', {
+        channelId: cloud,
+        templateName: 'lib_payment',
+        language: 'en_US',
+        toNumber: nextPhone(),
+        parameters: [{ type: 'Body', values: ['Sara', '$12', 'Friday'].map((text) => ({ type: 'text', text })) }],
+      });
+      assert.equal(sent.status, 200, sent.text);
+      const unknown = await fx.a.api.post('/v1/whatsapp/templates', {
+        channelId: cloud,
+        name: 'lib_unknown',
+        language: 'en_US',
+        category: 'UTILITY',
+        libraryTemplateName: 'no_such_library_template',
+      });
+      assert.equal(unknown.status, 400, unknown.text);
+      assert.equal(unknown.body.error.code, 'WhatsApp:TemplateRefused');
     });
 
     it('message_template_status_update APPROVED, then message_template_quality_update: stored at once, listed with Status/Category filters and qualityScore, sendable, each a whatsapp.template_updated', async () => {

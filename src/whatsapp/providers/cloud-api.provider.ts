@@ -5,6 +5,7 @@ import { AppConfig } from '../../config/app-config.js';
 import { parseRetryAfter } from '../../webhooks/webhook-sender.js';
 import type { MarkReadOutcome, MediaUpload, ProviderFailure, SendOutcome, UploadOutcome, WhatsAppProvider } from './whatsapp-provider.js';
 import type { GraphTemplatePage } from '../templates/templates.service.js';
+import type { AccountTemplate } from '../templates/whatsapp-templates.repository.js';
 import { TemplateRefused, TemplateSyncFailed } from '../whatsapp.errors.js';
 import { describeCloudError, unreachable } from './cloud-api-errors.js';
 import { errorText, type CloudError } from '../inbound/cloud-webhook.js';
@@ -32,6 +33,9 @@ interface GraphMedia {
   id?: string;
   error?: CloudError;
 }
+
+/** What a template is read with, in a list or alone: Meta leaves `quality_score` out unless it is asked for. */
+const TEMPLATE_FIELDS = 'id,name,language,status,category,components,quality_score';
 
 export const MEDIA_DOWNLOAD_FAILED = 'WhatsApp:MediaDownloadFailed';
 export const MEDIA_TOO_LARGE = 'WhatsApp:MediaTooLarge';
@@ -90,12 +94,22 @@ export class CloudApiWhatsAppProvider implements WhatsAppProvider {
     };
   }
 
+  /**
+   * `GET /{template-id}` with the fields a stored template keeps: Meta answers the template as it
+   * holds it (`{ id, name, language, status, category, components, quality_score }`), which is how
+   * a template made from the template library (whose create answers only its id) gets its content.
+   */
+  async template(channel: Readonly<Channel>, templateId: string): Promise<AccountTemplate> {
+    const url = `${this.config.whatsapp.graphUrl}/${encodeURIComponent(templateId)}?fields=${TEMPLATE_FIELDS}`;
+    return (await this.templateCall(channel, 'GET', url)) as AccountTemplate;
+  }
+
   /** `DELETE /{waba-id}/message_templates?name=…`: every language of the name. */
   async deleteTemplate(channel: Readonly<Channel>, name: string): Promise<void> {
     await this.templateCall(channel, 'DELETE', `${this.templatesBase(channel)}?name=${encodeURIComponent(name)}`);
   }
 
-  private async templateCall(channel: Readonly<Channel>, method: 'POST' | 'DELETE', url: string, body?: unknown): Promise<unknown> {
+  private async templateCall(channel: Readonly<Channel>, method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown): Promise<unknown> {
     const { accessToken } = this.channels.whatsAppCredentials(channel);
     const response = await graphRequest(method, url, accessToken, body).catch((err: unknown) => {
       if (err instanceof GraphUnreachableError) throw TemplateSyncFailed(err.message);

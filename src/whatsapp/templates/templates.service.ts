@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { ChannelsService, RECENT_TTL_MS } from '../../channels/channels.service.js';
 import type { Channel } from '../../channels/channel.entity.js';
@@ -9,7 +9,7 @@ import type { ListTemplatesQueryDto } from '../dto/template.dto.js';
 import { toTemplateComponents, type TemplateDefinitionDto } from '../dto/template-definition.dto.js';
 import { CloudApiWhatsAppProvider, STALE_CURSOR } from '../providers/cloud-api.provider.js';
 import { SharedInvalidation } from '../../common/cache/shared-invalidation.js';
-import type { WhatsAppTemplate } from './whatsapp-template.entity.js';
+import type { TemplateComponent, WhatsAppTemplate } from './whatsapp-template.entity.js';
 import { WhatsAppTemplatesRepository, type AccountTemplate, type TemplateChange } from './whatsapp-templates.repository.js';
 import {
   DuplicateTemplate,
@@ -48,6 +48,7 @@ export interface GraphTemplatePage {
 export class TemplatesService {
   private readonly recent = new LRUCache<string, WhatsAppTemplate>({ max: 10_000, ttl: RECENT_TTL_MS });
   private readonly listeners: TemplateUpdateListener[] = [];
+  private readonly logger = new Logger(TemplatesService.name);
 
   constructor(
     private readonly templates: WhatsAppTemplatesRepository,
@@ -163,7 +164,7 @@ export class TemplatesService {
   async create(workspaceId: string, input: CreateTemplateDto): Promise<WhatsAppTemplate> {
     if (!input.components === !input.libraryTemplateName) throw TemplateSourceRequired();
     const channel = await this.channels.get(workspaceId, input.channelId, 'whatsapp');
-    const components = input.components ? toTemplateComponents(input.components) : [];
+    let components = input.components ? toTemplateComponents(input.components) : [];
     if (input.components && !components.some((c) => c.type === 'BODY' && typeof c.text === 'string')) throw InvalidTemplate();
     if (await this.templates.findByNameAndLanguage(workspaceId, channel.id, input.name, input.language)) {
       throw DuplicateTemplate(input.name, input.language);
@@ -171,6 +172,7 @@ export class TemplatesService {
     let providerTemplateId: string | null = null;
     let status = 'PENDING';
     let category = input.category;
+    let qualityScore: string | null = null;
     if (channel.whatsAppProvider === 'cloud-api') {
       const created = await this.cloudApi.createTemplate(channel, {
         name: input.name,
@@ -181,6 +183,11 @@ export class TemplatesService {
       providerTemplateId = created.id || null;
       status = created.status;
       category = created.category ?? category;
+      if (input.libraryTemplateName && providerTemplateId) {
+        // The create answers only the id: the library's content is read back, so the template is sendable as stored.
+        const held = await this.heldByAccount(channel, providerTemplateId);
+        if (held) ({ components, status, category, qualityScore } = heldFields(held, { components, status, category }));
+      }
     }
     let template: WhatsAppTemplate;
     try {
@@ -195,7 +202,7 @@ export class TemplatesService {
           status,
           components,
           providerTemplateId,
-          qualityScore: null,
+          qualityScore,
           statusReason: null,
         }),
       );
@@ -215,6 +222,19 @@ export class TemplatesService {
       });
     }
     return template;
+  }
+
+  /** The template as the WhatsApp Business Account holds it (`GET /{template-id}`); undefined, logged, when it cannot be read (a later sync fills it in). */
+  private async heldByAccount(channel: Readonly<Channel>, providerTemplateId: string): Promise<AccountTemplate | undefined> {
+    try {
+      return await this.cloudApi.template(channel, providerTemplateId);
+    } catch (err) {
+      this.logger.warn(
+        { err },
+        `Reading template ${providerTemplateId} back from the WhatsApp Business Account failed; stored without its content`,
+      );
+      return undefined;
+    }
   }
 
   /** Delete Template: every language of the name, on the WhatsApp Business Account first for a cloud-api channel. */
@@ -298,6 +318,19 @@ export class TemplatesService {
     await this.webhooks.emit(workspaceId, WebhookEventType.WhatsAppTemplateUpdated, data, { channelId, orderingKey: template.id });
     return update;
   }
+}
+
+/** A template's content, status, category and quality as the account holds it; what it leaves out keeps `fallback`'s. */
+function heldFields(
+  held: AccountTemplate,
+  fallback: { components: TemplateComponent[]; status: string; category: string },
+): { components: TemplateComponent[]; status: string; category: string; qualityScore: string | null } {
+  return {
+    components: Array.isArray(held.components) ? held.components : fallback.components,
+    status: typeof held.status === 'string' ? held.status : fallback.status,
+    category: typeof held.category === 'string' ? held.category : fallback.category,
+    qualityScore: held.quality_score?.score ?? null,
+  };
 }
 
 /**
