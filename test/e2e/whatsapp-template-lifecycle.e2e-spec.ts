@@ -492,5 +492,55 @@ describeWithApp(
       const [elsewhere] = await listed(fx.b, `channelId=${stranger}&Name=${name}`);
       assert.equal(elsewhere.status, 'APPROVED', "another workspace's channel of the same wabaId is not touched");
     });
+
+    it("the admin sync keeps Meta's quality_score (asked for by fields, kept when not listed) and applies a status change as the webhook would: the campaign pauses, whatsapp.template_updated", async () => {
+      const name = 'sync_paused';
+      await create(WELCOME(name));
+      const meta = metaTemplate(name);
+      await notify(FakeCloudApi.templateStatusUpdate(meta, 'APPROVED'));
+      await waitFor(async () => (await templateOf(name))?.status === 'APPROVED', 10_000, 'approval');
+      const listedByMeta = (status: string, quality?: string) => ({
+        id: meta.id,
+        name,
+        language: 'en_US',
+        category: 'UTILITY',
+        status,
+        components: WELCOME(name).components,
+        ...(quality ? { quality_score: { score: quality, date: 1_764_000_000 } } : {}),
+      });
+      const sync = async () => {
+        const synced = await fx.t.admin.post(`/admin/v1/channels/${cloud}/templates/sync`);
+        assert.equal(synced.status, 200, synced.text);
+      };
+      fx.fake.sendLatencyMs = 200;
+      try {
+        const id = await runningCampaign(name, 300);
+        fx.fake.templatePages = [{ data: [listedByMeta('PAUSED', 'RED')] }];
+        await sync();
+        const paused = await campaignOf(id);
+        assert.equal(paused.status, 'Paused', 'paused in the same transaction as the sync');
+        assert.equal(paused.pausedReason, 'TemplatePaused');
+      } finally {
+        fx.fake.sendLatencyMs = 0;
+        fx.fake.templatePages = [];
+      }
+      const stored = await templateOf(name);
+      assert.equal(stored?.status, 'PAUSED');
+      assert.equal(stored?.qualityScore, 'RED');
+      const event = await waitFor(async () => templateEvents(name).find((e) => e.data.status === 'PAUSED'), 15_000, 'the event');
+      assert.equal(event.data.previousStatus, 'APPROVED');
+      assert.equal(event.data.qualityScore, 'RED');
+
+      // Listed without a quality score (and unchanged otherwise): the stored one stays, and no event is sent.
+      const eventsBefore = templateEvents(name).length;
+      fx.fake.templatePages = [{ data: [listedByMeta('PAUSED')] }];
+      try {
+        await sync();
+      } finally {
+        fx.fake.templatePages = [];
+      }
+      assert.equal((await templateOf(name))?.qualityScore, 'RED');
+      assert.equal(templateEvents(name).length, eventsBefore);
+    });
   },
 );

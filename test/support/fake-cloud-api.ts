@@ -48,6 +48,9 @@ export interface CloudUpload {
   id?: string;
 }
 
+/** The template fields the service asks Meta for (`fields=`), listed or read alone. */
+export const TEMPLATE_FIELDS = 'id,name,language,status,category,components,quality_score';
+
 /** A template as the fake WhatsApp Business Account holds it. */
 export interface FakeTemplate {
   id: string;
@@ -560,9 +563,13 @@ export class FakeCloudApi {
       return FakeCloudApi.error(400, 100, '(#100) The pagination cursor is outdated or invalid. Request the first page again.');
     }
     const index = Number(url.searchParams.get('after') ?? 0);
-    if (index + 1 >= this.templatePages.length) return { status: 200, body: this.templatePages[index] ?? { data: [] } };
+    // Meta lists `quality_score` only when `fields` asks for it.
+    const withQuality = (url.searchParams.get('fields') ?? '').split(',').includes('quality_score');
+    const page = this.templatePages[index] ?? { data: [] };
+    const data = withQuality ? page.data : page.data.map((t) => ({ ...(t as object), quality_score: undefined }));
+    if (index + 1 >= this.templatePages.length) return { status: 200, body: { ...page, data } };
     url.searchParams.set('after', String(index + 1));
-    return { status: 200, body: { ...this.templatePages[index], paging: { next: url.toString() } } };
+    return { status: 200, body: { ...page, data, paging: { next: url.toString() } } };
   }
 }
 

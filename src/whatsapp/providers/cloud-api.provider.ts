@@ -126,7 +126,7 @@ export class CloudApiWhatsAppProvider implements WhatsAppProvider {
   }
 
   private templatesUrl(channel: Readonly<Channel>): string {
-    return `${this.config.whatsapp.graphUrl}/${channel.whatsAppWabaId}/message_templates?limit=100`;
+    return `${this.templatesBase(channel)}?fields=${TEMPLATE_FIELDS}&limit=100`;
   }
 
   /**

@@ -110,10 +110,34 @@ export class TemplatesService {
       url = page.paging?.next;
     }
     if (templates.length > 0) {
-      await this.templates.upsertByNameAndLanguage(channel.workspaceId, channel.id, templates);
+      await this.storeSynced(channel.workspaceId, channel.id, templates);
       this.invalidation.invalidate('templates', channel.id);
     }
     return templates.length;
+  }
+
+  /**
+   * The account's templates stored: new ones inserted as listed; a stored one takes the account's
+   * content, Meta's id and quality score (kept when the account listed none), while a change of its
+   * category or status goes through the lifecycle path as Meta's webhook would have (a campaign of
+   * it pauses, `whatsapp.template_updated`): a sync is how a missed webhook is caught up.
+   */
+  private async storeSynced(workspaceId: string, channelId: string, templates: AccountTemplate[]): Promise<void> {
+    await inTransaction(async () => {
+      const stored = new Map((await this.templates.findByChannel(workspaceId, channelId)).map((t) => [`${t.name}\n${t.language}`, t]));
+      const storedOf = (t: AccountTemplate) => stored.get(`${t.name}\n${t.language}`);
+      await this.templates.upsertByNameAndLanguage(
+        workspaceId,
+        channelId,
+        templates,
+        (t) => t.quality_score?.score ?? storedOf(t)?.qualityScore ?? null,
+      );
+      for (const listed of templates) {
+        const before = storedOf(listed);
+        if (!before) continue;
+        for (const event of lifecycleOfSync(before, listed)) await this.applyToChannel(workspaceId, channelId, event);
+      }
+    });
   }
 
   /** List Templates (`Status`, `Category`, `Name` filters); a `channelId` that is not a WhatsApp channel of the workspace is ChannelNotFoundError. */
@@ -318,6 +342,17 @@ export class TemplatesService {
     await this.webhooks.emit(workspaceId, WebhookEventType.WhatsAppTemplateUpdated, data, { channelId, orderingKey: template.id });
     return update;
   }
+}
+
+/** The lifecycle events a synced template makes of the stored one: its category, then its status, where they changed. */
+function lifecycleOfSync(stored: WhatsAppTemplate, listed: AccountTemplate): TemplateLifecycleEvent[] {
+  const base = { name: stored.name, language: stored.language, providerTemplateId: listed.id ?? stored.providerTemplateId };
+  const events: TemplateLifecycleEvent[] = [];
+  if (listed.category && listed.category !== stored.category) {
+    events.push({ ...base, kind: 'category', previousCategory: stored.category, newCategory: listed.category });
+  }
+  if (listed.status && listed.status !== stored.status) events.push({ ...base, kind: 'status', status: listed.status, reason: null });
+  return events;
 }
 
 /** A template's content, status, category and quality as the account holds it; what it leaves out keeps `fallback`'s. */
