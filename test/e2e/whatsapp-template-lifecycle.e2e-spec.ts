@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
+import { Client } from 'pg';
 import { describeWithApp } from '../support/describe-with-app.js';
 import { FakeCloudApi } from '../support/fake-cloud-api.js';
 import { createChannel, waitFor, type WorkspaceFixture } from '../support/fixtures.js';
@@ -541,6 +542,60 @@ describeWithApp(
       }
       assert.equal((await templateOf(name))?.qualityScore, 'RED');
       assert.equal(templateEvents(name).length, eventsBefore);
+    });
+
+    /** Runs `body` while PostgreSQL refuses (a trigger raising) the template writes `when` matches, on `event` (INSERT or UPDATE). */
+    const whileDatabaseRefuses = async (event: 'INSERT' | 'UPDATE', when: string, body: () => Promise<void>) => {
+      const db = new Client({ connectionString: fx.t.databaseUrl });
+      await db.connect();
+      try {
+        await db.query(`CREATE OR REPLACE FUNCTION refuse_for_test() RETURNS trigger LANGUAGE plpgsql AS $$
+                          BEGIN RAISE EXCEPTION 'refused by the test'; END $$`);
+        await db.query(
+          `CREATE TRIGGER refuse_for_test BEFORE ${event} ON whatsapp_templates FOR EACH ROW WHEN (${when}) EXECUTE FUNCTION refuse_for_test()`,
+        );
+        try {
+          await body();
+        } finally {
+          await db.query('DROP TRIGGER refuse_for_test ON whatsapp_templates');
+        }
+      } finally {
+        await db.end();
+      }
+    };
+
+    it('a sandbox create whose approval fails leaves nothing stored (one transaction); tried again, it is stored and approved', async () => {
+      const sandbox = await createChannel(fx.t, fx.a.workspaceId, { name: 'Sandbox atomic' });
+      await whileDatabaseRefuses('UPDATE', "NEW.name = 'sandbox_atomic' AND NEW.status = 'APPROVED'", async () => {
+        const failed = await fx.a.api.post('/v1/whatsapp/templates', { channelId: sandbox.id, ...WELCOME('sandbox_atomic') });
+        assert.equal(failed.status, 500, failed.text);
+      });
+      assert.deepEqual(await listed(fx.a, `channelId=${sandbox.id}&Name=sandbox_atomic`), [], 'no PENDING template is left behind');
+      const again = await fx.a.api.post('/v1/whatsapp/templates', { channelId: sandbox.id, ...WELCOME('sandbox_atomic') });
+      assert.equal(again.status, 200, again.text);
+      const [stored] = await listed(fx.a, `channelId=${sandbox.id}&Name=sandbox_atomic`);
+      assert.equal(stored.status, 'APPROVED');
+    });
+
+    it("a cloud create whose local store fails after Meta accepted: the retry adopts the account's template (Meta's id) instead of a refusal, and Meta holds it once", async () => {
+      const name = 'cloud_atomic';
+      await whileDatabaseRefuses('INSERT', `NEW.name = '${name}'`, async () => {
+        const failed = await fx.a.api.post('/v1/whatsapp/templates', { channelId: cloud, ...WELCOME(name) });
+        assert.equal(failed.status, 500, failed.text);
+      });
+      assert.equal(await templateOf(name), undefined);
+      const meta = metaTemplate(name);
+      const adopted = await create(WELCOME(name));
+      assert.equal(adopted.status, 'PENDING');
+      assert.equal(adopted.body, 'Hi {{1}}, your account is ready.');
+      assert.equal(fx.fake.createdTemplates.filter((t) => t.name === name).length, 1, 'the account holds it once');
+      const lookup = fx.fake.requests.find(
+        (r) => r.method === 'GET' && r.path.startsWith('/v25.0/555/message_templates?name=cloud_atomic'),
+      );
+      assert.ok(lookup, "the account's template is looked up by name and language");
+      // Adopted with Meta's id: a webhook naming only that id finds it.
+      await notify(FakeCloudApi.templateStatusUpdate({ ...meta, name: '', language: '' }, 'APPROVED'));
+      await waitFor(async () => (await templateOf(name))?.status === 'APPROVED', 10_000, 'the approval by id');
     });
   },
 );

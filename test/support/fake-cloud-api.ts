@@ -309,9 +309,14 @@ export class FakeCloudApi {
     return this.createdTemplates.find((t) => t.id === id);
   }
 
-  /** `GET /{template-id}?fields=…`: the template as Meta holds it, only the fields asked for when `fields` is given. */
+  /** `GET /{template-id}?fields=…`: the template as Meta holds it. */
   private templateRead(request: CloudRequest, template: FakeTemplate): CloudAnswer {
     if (this.refusesToken(request)) return FakeCloudApi.error(401, 190, 'Error validating access token: Session has expired');
+    return { status: 200, body: FakeCloudApi.templateAsHeld(template, new URL(request.path, 'http://fake').searchParams.get('fields')) };
+  }
+
+  /** A held template as Meta reads it out: only the `fields` asked for, when given. */
+  private static templateAsHeld(template: FakeTemplate, fields: string | null): Record<string, unknown> {
     const whole: Record<string, unknown> = {
       id: template.id,
       name: template.name,
@@ -321,17 +326,13 @@ export class FakeCloudApi {
       components: template.components,
       ...(template.qualityScore ? { quality_score: { score: template.qualityScore, date: Number(nowSeconds()) } } : {}),
     };
-    const fields = new URL(request.path, 'http://fake').searchParams.get('fields');
-    if (!fields) return { status: 200, body: whole };
-    return {
-      status: 200,
-      body: Object.fromEntries(
-        fields
-          .split(',')
-          .filter((f) => f in whole)
-          .map((f) => [f, whole[f]]),
-      ),
-    };
+    if (!fields) return whole;
+    return Object.fromEntries(
+      fields
+        .split(',')
+        .filter((f) => f in whole)
+        .map((f) => [f, whole[f]]),
+    );
   }
 
   /** `DELETE /{waba-id}/message_templates?name=…`: every language of the name; `{ success: true }`. */
@@ -561,6 +562,13 @@ export class FakeCloudApi {
       // Graph API v24.0+: a cursor Meta no longer honours (Meta's changelog gives no code; 100 is its generic invalid parameter).
       this.staleCursors--;
       return FakeCloudApi.error(400, 100, '(#100) The pagination cursor is outdated or invalid. Request the first page again.');
+    }
+    const name = url.searchParams.get('name');
+    if (name !== null) {
+      // Filtered by name (and language): the templates the account holds, as `GET /{template-id}` reads them.
+      const language = url.searchParams.get('language');
+      const held = this.createdTemplates.filter((t) => t.name === name && (language === null || t.language === language));
+      return { status: 200, body: { data: held.map((t) => FakeCloudApi.templateAsHeld(t, url.searchParams.get('fields'))) } };
     }
     const index = Number(url.searchParams.get('after') ?? 0);
     // Meta lists `quality_score` only when `fields` asks for it.

@@ -183,69 +183,99 @@ export class TemplatesService {
    * Create Template: on a cloud-api channel, sent to the WhatsApp Business Account
    * (`POST /{waba-id}/message_templates`) and stored as Meta answers it (PENDING while Meta reviews;
    * its lifecycle webhooks move it on). On a sandbox channel it is stored PENDING, answered so, and
-   * approved at once, as if Meta's `message_template_status_update` APPROVED had come.
+   * approved at once, as if Meta's `message_template_status_update` APPROVED had come: the insert and
+   * the approval are one transaction, so a failure leaves nothing behind.
+   *
+   * Meta's side and ours cannot share a transaction. Should storing fail after Meta accepted, the
+   * template is held by the account only; the caller's retry then meets Meta's "already exists" and
+   * adopts the account's template (read back by name and language) instead of refusing it. Deleting
+   * it at Meta instead would block the name for 30 days (Meta's rule for deleted names).
    */
   async create(workspaceId: string, input: CreateTemplateDto): Promise<WhatsAppTemplate> {
     if (!input.components === !input.libraryTemplateName) throw TemplateSourceRequired();
     const channel = await this.channels.get(workspaceId, input.channelId, 'whatsapp');
-    let components = input.components ? toTemplateComponents(input.components) : [];
+    const components = input.components ? toTemplateComponents(input.components) : [];
     if (input.components && !components.some((c) => c.type === 'BODY' && typeof c.text === 'string')) throw InvalidTemplate();
     if (await this.templates.findByNameAndLanguage(workspaceId, channel.id, input.name, input.language)) {
       throw DuplicateTemplate(input.name, input.language);
     }
-    let providerTemplateId: string | null = null;
-    let status = 'PENDING';
-    let category = input.category;
-    let qualityScore: string | null = null;
-    if (channel.whatsAppProvider === 'cloud-api') {
-      const created = await this.cloudApi.createTemplate(channel, {
-        name: input.name,
-        language: input.language,
-        category: input.category,
-        ...(input.libraryTemplateName ? { library_template_name: input.libraryTemplateName } : { components }),
-      });
-      providerTemplateId = created.id || null;
-      status = created.status;
-      category = created.category ?? category;
-      if (input.libraryTemplateName && providerTemplateId) {
-        // The create answers only the id: the library's content is read back, so the template is sendable as stored.
-        const held = await this.heldByAccount(channel, providerTemplateId);
-        if (held) ({ components, status, category, qualityScore } = heldFields(held, { components, status, category }));
-      }
-    }
+    const held: HeldTemplate =
+      channel.whatsAppProvider === 'cloud-api'
+        ? await this.createAtAccount(channel, input, components)
+        : { providerTemplateId: null, status: 'PENDING', category: input.category, components, qualityScore: null };
     let template: WhatsAppTemplate;
     try {
-      template = await this.templates.save(
-        workspaceId,
-        this.templates.create(workspaceId, {
-          id: newId(),
-          channelId: channel.id,
-          name: input.name,
-          language: input.language,
-          category,
-          status,
-          components,
-          providerTemplateId,
-          qualityScore,
-          statusReason: null,
-        }),
-      );
+      template = await inTransaction(async () => {
+        const saved = await this.templates.save(
+          workspaceId,
+          this.templates.create(workspaceId, {
+            id: newId(),
+            channelId: channel.id,
+            name: input.name,
+            language: input.language,
+            ...held,
+            statusReason: null,
+          }),
+        );
+        if (channel.whatsAppProvider === 'sandbox' && saved.status === 'PENDING') {
+          await this.applyToChannel(workspaceId, channel.id, {
+            kind: 'status',
+            name: saved.name,
+            language: saved.language,
+            providerTemplateId: null,
+            status: 'APPROVED',
+            reason: null,
+          });
+        }
+        return saved;
+      });
     } catch (err) {
       if (pgError.is(err, 'unique')) throw DuplicateTemplate(input.name, input.language);
       throw err;
     }
     this.invalidation.invalidate('templates', channel.id);
-    if (channel.whatsAppProvider === 'sandbox' && status === 'PENDING') {
-      await this.applyLifecycle(workspaceId, channel.id, {
-        kind: 'status',
-        name: template.name,
-        language: template.language,
-        providerTemplateId: null,
-        status: 'APPROVED',
-        reason: null,
-      });
-    }
     return template;
+  }
+
+  /**
+   * The template created at the WhatsApp Business Account, as Meta holds it: Meta's answer, with the
+   * content read back for a library template (whose create answers only the id); or, when Meta says
+   * the account holds this name and language already (a create whose local store failed, or one made
+   * in WhatsApp Manager), that template, adopted.
+   */
+  private async createAtAccount(
+    channel: Readonly<Channel>,
+    input: CreateTemplateDto,
+    components: TemplateComponent[],
+  ): Promise<HeldTemplate> {
+    const requested: HeldTemplate = {
+      providerTemplateId: null,
+      status: 'PENDING',
+      category: input.category,
+      components,
+      qualityScore: null,
+    };
+    const created = await this.cloudApi.createTemplate(channel, {
+      name: input.name,
+      language: input.language,
+      category: input.category,
+      ...(input.libraryTemplateName ? { library_template_name: input.libraryTemplateName } : { components }),
+    });
+    if (created.kind === 'exists') {
+      const existing = await this.cloudApi.templateNamed(channel, input.name, input.language);
+      if (!existing) throw created.refusal;
+      return heldFields(existing, requested);
+    }
+    const answered: HeldTemplate = {
+      ...requested,
+      providerTemplateId: created.id || null,
+      status: created.status,
+      category: created.category ?? input.category,
+    };
+    if (!input.libraryTemplateName || !answered.providerTemplateId) return answered;
+    // The library's content is read back, so the template is sendable as stored.
+    const read = await this.heldByAccount(channel, answered.providerTemplateId);
+    return read ? heldFields(read, answered) : answered;
   }
 
   /** The template as the WhatsApp Business Account holds it (`GET /{template-id}`); undefined, logged, when it cannot be read (a later sync fills it in). */
@@ -355,16 +385,17 @@ function lifecycleOfSync(stored: WhatsAppTemplate, listed: AccountTemplate): Tem
   return events;
 }
 
-/** A template's content, status, category and quality as the account holds it; what it leaves out keeps `fallback`'s. */
-function heldFields(
-  held: AccountTemplate,
-  fallback: { components: TemplateComponent[]; status: string; category: string },
-): { components: TemplateComponent[]; status: string; category: string; qualityScore: string | null } {
+/** What a new template is stored with, as the WhatsApp Business Account holds it (or the sandbox makes it). */
+type HeldTemplate = Pick<WhatsAppTemplate, 'providerTemplateId' | 'status' | 'category' | 'components' | 'qualityScore'>;
+
+/** A template as the account lists it, over `fallback` for what the account left out. */
+function heldFields(held: AccountTemplate, fallback: HeldTemplate): HeldTemplate {
   return {
+    providerTemplateId: held.id ?? fallback.providerTemplateId,
     components: Array.isArray(held.components) ? held.components : fallback.components,
     status: typeof held.status === 'string' ? held.status : fallback.status,
     category: typeof held.category === 'string' ? held.category : fallback.category,
-    qualityScore: held.quality_score?.score ?? null,
+    qualityScore: held.quality_score?.score ?? fallback.qualityScore,
   };
 }
 
