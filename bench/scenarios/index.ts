@@ -16,6 +16,7 @@ import { audienceSnapshotScenario, campaignThroughputScenario } from './campaign
 import { soakScenario } from './soak.js';
 import { messageLoopScenario } from './message-loop.js';
 import { usageScenario } from './whatsapp-usage.js';
+import { templateCacheScenario } from './template-cache.js';
 
 /** One row of the table: the API's figures next to its baseline's, measured in the same run. */
 export interface ScenarioResult {
@@ -179,6 +180,7 @@ export const SCENARIOS: Scenario[] = [
   ivrWorkerAloneScenario,
   createIvrScenario,
   usageScenario,
+  templateCacheScenario,
   soakScenario,
   messageLoopScenario,
 ];
