@@ -17,6 +17,7 @@ import { soakScenario } from './soak.js';
 import { messageLoopScenario } from './message-loop.js';
 import { usageScenario } from './whatsapp-usage.js';
 import { templateCacheScenario } from './template-cache.js';
+import { businessCampaignsScenario } from './business-campaigns.js';
 
 /** One row of the table: the API's figures next to its baseline's, measured in the same run. */
 export interface ScenarioResult {
@@ -166,6 +167,7 @@ export const SCENARIOS: Scenario[] = [
   vcardScenario,
   audienceSnapshotScenario,
   campaignThroughputScenario,
+  businessCampaignsScenario,
   conversationSeedScenario,
   listConversationsScenario,
   timelineScenario,

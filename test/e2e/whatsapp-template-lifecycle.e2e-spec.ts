@@ -63,6 +63,14 @@ describeWithApp(
       assert.ok(held, `the WhatsApp Business Account holds ${name}`);
       return held;
     };
+    /** A template created here, then approved by Meta's webhook; Meta's copy of it. */
+    const approved = async (name: string) => {
+      await create(WELCOME(name));
+      const meta = metaTemplate(name);
+      await notify(FakeCloudApi.templateStatusUpdate(meta, 'APPROVED'));
+      await waitFor(async () => (await templateOf(name))?.status === 'APPROVED', 10_000, 'the approval');
+      return meta;
+    };
     const sendTemplate = (name: string, toNumber: string) =>
       fx.a.api.post('/v1/whatsapp/service-account/sendTemplate', {
         channelId: cloud,
@@ -198,10 +206,7 @@ describeWithApp(
     });
 
     it('message_template_status_update APPROVED, then message_template_quality_update: stored at once, listed with Status/Category filters and qualityScore, sendable, each a whatsapp.template_updated', async () => {
-      await create(WELCOME('welcome_ok'));
-      const meta = metaTemplate('welcome_ok');
-      await notify(FakeCloudApi.templateStatusUpdate(meta, 'APPROVED'));
-      await waitFor(async () => (await templateOf('welcome_ok'))?.status === 'APPROVED', 10_000, 'the template to be approved');
+      const meta = await approved('welcome_ok');
       const sent = await sendTemplate('welcome_ok', nextPhone());
       assert.equal(sent.status, 200, sent.text);
 
@@ -238,10 +243,7 @@ describeWithApp(
     });
 
     it('FLAGGED keeps an approved template sendable; PAUSED then REINSTATED makes it APPROVED again', async () => {
-      await create(WELCOME('welcome_flagged'));
-      const meta = metaTemplate('welcome_flagged');
-      await notify(FakeCloudApi.templateStatusUpdate(meta, 'APPROVED'));
-      await waitFor(async () => (await templateOf('welcome_flagged'))?.status === 'APPROVED', 10_000, 'the approval');
+      const meta = await approved('welcome_flagged');
       await notify(FakeCloudApi.templateStatusUpdate(meta, 'FLAGGED', { reason: 'Quality is low' }));
       await waitFor(async () => templateEvents('welcome_flagged').length >= 2, 15_000, 'the FLAGGED event');
       assert.equal((await templateOf('welcome_flagged'))?.status, 'APPROVED', 'a flagged template is still approved');
@@ -300,24 +302,24 @@ describeWithApp(
       return campaign.body.id as string;
     };
     const campaignOf = async (id: string) => (await fx.a.api.get(`/v1/campaigns/${id}`)).body as Payload;
+    /** The campaign once it is Paused (within 15 s). */
+    const untilPaused = (id: string, what: string) =>
+      waitFor(
+        async () => {
+          const c = await campaignOf(id);
+          return c.status === 'Paused' ? c : undefined;
+        },
+        15_000,
+        what,
+      );
 
     it('template_category_update UTILITY → MARKETING: a Running campaign pauses with TemplateRecategorisedToMarketing; the template is then checked as MARKETING (marketing consent)', async () => {
-      await create(WELCOME('camp_recat'));
-      const meta = metaTemplate('camp_recat');
-      await notify(FakeCloudApi.templateStatusUpdate(meta, 'APPROVED'));
-      await waitFor(async () => (await templateOf('camp_recat'))?.status === 'APPROVED', 10_000, 'approval');
+      const meta = await approved('camp_recat');
       fx.fake.sendLatencyMs = 200;
       try {
         const id = await runningCampaign('camp_recat', 300);
         await notify(FakeCloudApi.templateCategoryUpdate(meta, 'UTILITY', 'MARKETING'));
-        const paused = await waitFor(
-          async () => {
-            const c = await campaignOf(id);
-            return c.status === 'Paused' ? c : undefined;
-          },
-          15_000,
-          'the campaign to pause',
-        );
+        const paused = await untilPaused(id, 'the campaign to pause');
         assert.equal(paused.pausedReason, 'TemplateRecategorisedToMarketing');
         assert.ok(paused.counts.pending > 0, 'it paused before the end');
       } finally {
@@ -346,10 +348,7 @@ describeWithApp(
         ['camp_paused', 'PAUSED', 'TemplatePaused'],
         ['camp_disabled', 'DISABLED', 'TemplateDisabled'],
       ]) {
-        await create(WELCOME(name));
-        const meta = metaTemplate(name);
-        await notify(FakeCloudApi.templateStatusUpdate(meta, 'APPROVED'));
-        await waitFor(async () => (await templateOf(name))?.status === 'APPROVED', 10_000, 'approval');
+        const meta = await approved(name);
         fx.fake.sendLatencyMs = 200;
         try {
           const id = await runningCampaign(name, 300);
@@ -358,14 +357,7 @@ describeWithApp(
               otherInfo: { title: 'FIRST_PAUSE', description: 'Your template was paused for low quality.' },
             }),
           );
-          const paused = await waitFor(
-            async () => {
-              const c = await campaignOf(id);
-              return c.status === 'Paused' ? c : undefined;
-            },
-            15_000,
-            'the campaign to pause',
-          );
+          const paused = await untilPaused(id, 'the campaign to pause');
           assert.equal(paused.pausedReason, reason);
         } finally {
           fx.fake.sendLatencyMs = 0;
@@ -408,14 +400,7 @@ describeWithApp(
         const id = await runningCampaign(name, 300);
         const deleted = await fx.a.api.delete(`/v1/whatsapp/templates/${name}?channelId=${cloud}`);
         assert.equal(deleted.status, 200, deleted.text);
-        const paused = await waitFor(
-          async () => {
-            const c = await campaignOf(id);
-            return c.status === 'Paused' ? c : undefined;
-          },
-          15_000,
-          'the campaign to pause',
-        );
+        const paused = await untilPaused(id, 'the campaign to pause');
         assert.equal(paused.pausedReason, 'TemplateNotFound');
       } finally {
         fx.fake.sendLatencyMs = 0;
@@ -444,10 +429,7 @@ describeWithApp(
 
     it("a template webhook reaches every channel of the WhatsApp Business Account in the workspace (a campaign there pauses too), never another workspace's channel with the same wabaId", async () => {
       const name = 'shared_account';
-      await create(WELCOME(name));
-      const meta = metaTemplate(name);
-      await notify(FakeCloudApi.templateStatusUpdate(meta, 'APPROVED'));
-      await waitFor(async () => (await templateOf(name))?.status === 'APPROVED', 10_000, 'approval');
+      const meta = await approved(name);
       const sibling = await channelOnAccount555(fx.a.workspaceId, 'Sibling number', '+14155550889', '7770002');
       const stranger = await channelOnAccount555(fx.b.workspaceId, 'Same wabaId elsewhere', '+14155550890', '7770003');
       fx.fake.templatePages = [
@@ -468,14 +450,7 @@ describeWithApp(
         // Meta's webhook comes to the first channel's URL only.
         await notify(FakeCloudApi.templateStatusUpdate(meta, 'PAUSED'));
         await waitFor(async () => (await onSibling())?.status === 'PAUSED', 10_000, "the sibling channel's template to pause");
-        const paused = await waitFor(
-          async () => {
-            const c = await campaignOf(id);
-            return c.status === 'Paused' ? c : undefined;
-          },
-          15_000,
-          "the sibling channel's campaign to pause",
-        );
+        const paused = await untilPaused(id, "the sibling channel's campaign to pause");
         assert.equal(paused.pausedReason, 'TemplatePaused');
       } finally {
         fx.fake.sendLatencyMs = 0;
@@ -496,10 +471,7 @@ describeWithApp(
 
     it("the admin sync keeps Meta's quality_score (asked for by fields, kept when not listed) and applies a status change as the webhook would: the campaign pauses, whatsapp.template_updated", async () => {
       const name = 'sync_paused';
-      await create(WELCOME(name));
-      const meta = metaTemplate(name);
-      await notify(FakeCloudApi.templateStatusUpdate(meta, 'APPROVED'));
-      await waitFor(async () => (await templateOf(name))?.status === 'APPROVED', 10_000, 'approval');
+      const meta = await approved(name);
       const listedByMeta = (status: string, quality?: string) => ({
         id: meta.id,
         name,
