@@ -16,6 +16,8 @@ import { audienceSnapshotScenario, campaignThroughputScenario } from './campaign
 import { soakScenario } from './soak.js';
 import { messageLoopScenario } from './message-loop.js';
 import { usageScenario } from './whatsapp-usage.js';
+import { templateCacheScenario } from './template-cache.js';
+import { businessCampaignsScenario } from './business-campaigns.js';
 
 /** One row of the table: the API's figures next to its baseline's, measured in the same run. */
 export interface ScenarioResult {
@@ -165,6 +167,7 @@ export const SCENARIOS: Scenario[] = [
   vcardScenario,
   audienceSnapshotScenario,
   campaignThroughputScenario,
+  businessCampaignsScenario,
   conversationSeedScenario,
   listConversationsScenario,
   timelineScenario,
@@ -179,6 +182,7 @@ export const SCENARIOS: Scenario[] = [
   ivrWorkerAloneScenario,
   createIvrScenario,
   usageScenario,
+  templateCacheScenario,
   soakScenario,
   messageLoopScenario,
 ];

@@ -34,6 +34,7 @@ export class ChannelsService {
   private readonly openedWhatsApp = new LRUCache<string, Readonly<WhatsAppCredentials>>({ max: 10_000 });
   /** {@link findRecentForProviderCallback}'s memory, by channel id alone. */
   private readonly recentForCallback = new LRUCache<string, Channel>({ max: 10_000, ttl: RECENT_TTL_MS });
+  private readonly businessListeners: Array<(channel: Readonly<Channel>) => Promise<void>> = [];
 
   constructor(
     private readonly channels: ChannelsRepository,
@@ -45,6 +46,20 @@ export class ChannelsService {
       this.recent.delete(key);
       this.recentForCallback.delete(key.slice(key.indexOf(':') + 1));
     });
+  }
+
+  /**
+   * Registers what else a channel's joining a business portfolio (a new `businessId`) does once it
+   * is saved: the governor gives a portfolio without a messaging limit the channel's own.
+   */
+  onBusinessJoined(listener: (channel: Readonly<Channel>) => Promise<void>): void {
+    this.businessListeners.push(listener);
+  }
+
+  /** Tells the listeners when the save moved the channel into a business portfolio. */
+  private async joined(channel: Channel, previousBusinessId: string | null): Promise<void> {
+    if (!channel.businessId || channel.businessId === previousBusinessId) return;
+    for (const listener of this.businessListeners) await listener(channel);
   }
 
   list(workspaceId: string, paging: PagedRequestDto): Promise<PagedResult<Channel>> {
@@ -137,7 +152,9 @@ export class ChannelsService {
   async create(workspaceId: string, config: ChannelConfigDto, id: string = newId()): Promise<Channel> {
     const channel = this.channels.create(workspaceId, { id, phoneNumberId: newId(), creatorId: null, lastModifierId: null });
     this.apply(channel, config);
-    return this.channels.save(workspaceId, channel);
+    const saved = await this.channels.save(workspaceId, channel);
+    await this.joined(saved, null);
+    return saved;
   }
 
   /**
@@ -161,9 +178,11 @@ export class ChannelsService {
   /** Replaces the configuration; credentials left out of the request keep their stored values. */
   async update(workspaceId: string, id: string, config: ChannelConfigDto): Promise<Channel> {
     const channel = await this.get(workspaceId, id);
+    const previousBusinessId = channel.businessId;
     this.apply(channel, config);
     const saved = await this.channels.save(workspaceId, channel);
     this.forgetRecent(workspaceId, id);
+    await this.joined(saved, previousBusinessId);
     return saved;
   }
 
@@ -178,10 +197,12 @@ export class ChannelsService {
     if (changes.icon !== undefined) channel.icon = changes.icon;
     if (changes.webhookUrl !== undefined) channel.webhookUrl = changes.webhookUrl;
     if (changes.postCallWebhookUrl !== undefined) channel.postCallWebhookUrl = changes.postCallWebhookUrl;
+    const previousBusinessId = channel.businessId;
     if (changes.businessId !== undefined) channel.businessId = changes.businessId;
     channel.lastModifierId = actorId;
     const saved = await this.channels.save(workspaceId, channel);
     this.forgetRecent(workspaceId, id);
+    await this.joined(saved, previousBusinessId);
     return saved;
   }
 

@@ -17,7 +17,21 @@ export class ChannelLimits {
   @Column({ type: 'varchar', length: 20, default: 'Operator' }) setBy: TiersSetBy;
   /** The number's quality as Meta last reported it (GREEN, YELLOW, RED, UNKNOWN); null until Meta reports one. */
   @Column({ type: 'varchar', length: 20, nullable: true }) qualityRating: string | null;
+  /**
+   * Meta's restriction of business-initiated messaging on the number's account (`account_update`):
+   * `RESTRICTED_BIZ_INITIATED_MESSAGING` or `DISABLED` (the account banned); null when none. While it
+   * is in force the messaging limit is 0; lifting it (or its end passing) brings the limit back.
+   */
+  @Column({ type: 'varchar', length: 60, nullable: true }) restriction: string | null;
+  /** When the restriction ends by itself (Meta's `expiration`); null: until Meta lifts it. */
+  @Column({ type: 'timestamptz', nullable: true }) restrictionEndsAt: Date | null;
   @UpdateDateColumn({ type: 'timestamptz' }) lastModificationTime: Date;
+}
+
+/** A restriction of business-initiated messaging in force on a channel (see {@link ChannelLimits.restriction}). */
+export interface Restriction {
+  reason: string;
+  endsAt: Date | null;
 }
 
 export type TiersSetBy = 'Operator' | 'Meta';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { QueryDeepPartialEntity, Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '../database/workspace-scoped.repository.js';
-import { ChannelLimits, type Limits, type TiersSetBy } from './channel-limits.entity.js';
+import { ChannelLimits, type Limits, type Restriction, type TiersSetBy } from './channel-limits.entity.js';
 
 @Injectable()
 export class ChannelLimitsRepository extends WorkspaceScopedRepository<ChannelLimits> {
@@ -15,8 +15,15 @@ export class ChannelLimitsRepository extends WorkspaceScopedRepository<ChannelLi
     return this.findOne(workspaceId, { channelId });
   }
 
-  /** Writes every tier of the channel, who set them and the quality Meta last reported. */
-  async put(workspaceId: string, channelId: string, limits: Limits, setBy: TiersSetBy, qualityRating: string | null): Promise<void> {
+  /** Writes every tier of the channel, who set them, the quality Meta last reported and Meta's restriction. */
+  async put(
+    workspaceId: string,
+    channelId: string,
+    limits: Limits,
+    setBy: TiersSetBy,
+    qualityRating: string | null,
+    restriction: Restriction | null,
+  ): Promise<void> {
     this.scope(workspaceId);
     const row = {
       workspaceId,
@@ -24,6 +31,8 @@ export class ChannelLimitsRepository extends WorkspaceScopedRepository<ChannelLi
       ...limits,
       setBy,
       qualityRating,
+      restriction: restriction?.reason ?? null,
+      restrictionEndsAt: restriction?.endsAt ?? null,
       lastModificationTime: new Date(),
     } as QueryDeepPartialEntity<ChannelLimits>;
     await this.repository.upsert(row, { conflictPaths: ['channelId'], skipUpdateIfNoValuesChanged: false });

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ChannelsModule } from '../channels/channels.module.js';
+import { BusinessLimits } from './business-limits.entity.js';
+import { BusinessLimitsRepository } from './business-limits.repository.js';
 import { ChannelLimits } from './channel-limits.entity.js';
 import { ChannelLimitsRepository } from './channel-limits.repository.js';
 import { ChannelLimitsService } from './channel-limits.service.js';
@@ -12,9 +14,9 @@ import { WebhooksModule } from '../webhooks/webhooks.module.js';
 
 /** The per-channel send governor (API.md §13, §14): its tiers in PostgreSQL (set by operators and by Meta's webhooks), its counters in Redis. WhatsApp sends and calls ask it. */
 @Module({
-  imports: [TypeOrmModule.forFeature([ChannelLimits]), ChannelsModule, WebhooksModule],
+  imports: [TypeOrmModule.forFeature([ChannelLimits, BusinessLimits]), ChannelsModule, WebhooksModule],
   controllers: [ChannelLimitsController, ChannelLimitsAdminController],
-  providers: [ChannelLimitsRepository, ChannelLimitsService, SendGovernor, GovernorService, MetaTiers],
+  providers: [ChannelLimitsRepository, BusinessLimitsRepository, ChannelLimitsService, SendGovernor, GovernorService, MetaTiers],
   exports: [SendGovernor, MetaTiers],
 })
 export class GovernorModule {}

@@ -23,6 +23,8 @@ export interface MetaTierUpdate {
   /** The business portfolio's new messaging limit (null: unlimited); absent: unchanged. */
   messagingLimit?: number | null;
   qualityRating?: string;
+  /** `account_update`: business-initiated messaging restricted on the account's numbers, or a restriction of that reason lifted. */
+  restriction?: MetaTierChange['restriction'];
 }
 
 /**
@@ -59,6 +61,7 @@ export class MetaTiers {
       const change = changeOf(channel);
       if (update.throughputPerSecond !== undefined) change.throughputPerSecond = update.throughputPerSecond;
       if (update.qualityRating !== undefined) change.qualityRating = update.qualityRating;
+      if (update.restriction !== undefined) change.restriction = update.restriction;
     }
     if (update.messagingLimit !== undefined) {
       const portfolio = [...numbers];
@@ -77,7 +80,7 @@ export class MetaTiers {
       await this.announce(workspaceId, update, written);
       return written;
     });
-    this.limits.forget(applied.map(({ channel }) => channel.id));
+    this.limits.forget(applied.map(({ channel }) => channel));
   }
 
   /** `channel.quality_updated` for each channel whose tiers changed, to the endpoints that take it. */

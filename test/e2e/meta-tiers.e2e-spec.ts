@@ -184,6 +184,40 @@ describeWithApp(
       assert.equal((await limitsOf(one.id)).uniqueRecipients24h, 3);
     });
 
+    it("all channels of one business use one messaging limit: a PUT on any sets it for all, a channel joining takes the business's (and its count), the first to join a new business brings its own", async () => {
+      const mover = await channel('a', '+14155550705', null);
+      const own = await fx.t.admin.put(`/admin/v1/channels/${mover.id}/limits`, { messagingLimit: 250 });
+      assert.equal(own.body.messagingLimit, 250);
+      const business = await limitsOf(one.id);
+      const joined = await fx.a.api.request('PATCH', `/v1/channels/${mover.id}`, { json: { businessId: '1029384756' } });
+      assert.equal(joined.status, 200, joined.text);
+      let limits = await limitsOf(mover.id);
+      assert.equal(limits.messagingLimit, business.messagingLimit, "the business's limit, not the channel's own 250");
+      assert.equal(limits.uniqueRecipients24h, business.uniqueRecipients24h, "the business's count");
+
+      const put = await fx.t.admin.put(`/admin/v1/channels/${mover.id}/limits`, { messagingLimit: 10000 });
+      assert.equal(put.status, 200, put.text);
+      assert.equal(put.body.messagingLimit, 10000);
+      for (const id of [one.id, two.id]) assert.equal((await limitsOf(id)).messagingLimit, 10000, 'one number for the business');
+      assert.equal((await limitsOf(alone.id)).messagingLimit, 1000, 'a channel of no business keeps its own');
+      assert.equal((await limitsOf(foreign.id, 'b')).messagingLimit, 1000, "another workspace's same businessId is another business");
+
+      // A business new to the workspace takes the limit of its first channel; the next one to join takes that.
+      const first = await channel('a', '+14155550706', null);
+      assert.equal((await fx.t.admin.put(`/admin/v1/channels/${first.id}/limits`, { messagingLimit: 250 })).status, 200);
+      const firstJoined = await fx.a.api.request('PATCH', `/v1/channels/${first.id}`, { json: { businessId: 'portfolio-2' } });
+      assert.equal(firstJoined.status, 200, firstJoined.text);
+      const second = await channel('a', '+14155550707', 'portfolio-2');
+      assert.equal((await limitsOf(second.id)).messagingLimit, 250, "the second channel takes the business's 250, not its default 1,000");
+
+      // Leaving the business: the channel's own limit and count again.
+      const left = await fx.a.api.request('PATCH', `/v1/channels/${mover.id}`, { json: { businessId: null } });
+      assert.equal(left.status, 200, left.text);
+      limits = await limitsOf(mover.id);
+      assert.equal(limits.uniqueRecipients24h, 0);
+      assert.equal(limits.messagingLimit, 10000, 'its own row took the last PUT too');
+    });
+
     it("Meta's account_update restricting business-initiated messaging stops new recipients on the account's numbers of this workspace only", async () => {
       await notify(
         one.id,
@@ -212,6 +246,53 @@ describeWithApp(
         10_000,
         'the event',
       );
+    });
+
+    it("a restriction is lifted by Meta's word (an ACCOUNT_RESTRICTION no longer naming it, a DISABLED_UPDATE REINSTATE) or when its expiration passes: the limits underneath come back and sends resume", async () => {
+      const restricted = () =>
+        corpus.accountUpdate(
+          { event: 'ACCOUNT_RESTRICTION', restriction_info: [{ restriction_type: 'RESTRICTED_BIZ_INITIATED_MESSAGING' }] },
+          '555',
+        );
+      const lifted = () => corpus.accountUpdate({ event: 'ACCOUNT_RESTRICTION', restriction_info: [] }, '555');
+      const banState = (state: string) =>
+        corpus.accountUpdate({ event: 'DISABLED_UPDATE', ban_info: { waba_ban_state: [state], waba_ban_date: '2026-11-28' } }, '555');
+      const limitOf = async (id: string) => (await limitsOf(id)).messagingLimit as number | null;
+
+      // Restricted by the test before this one.
+      assert.equal(await limitOf(alone.id), 0);
+      await notify(one.id, lifted());
+      await waitFor(async () => (await limitOf(alone.id)) === 1000, 10_000, 'the restriction lifted');
+      assert.equal(await limitOf(one.id), 10000, "the business's limit, as it was under the restriction");
+      const resumed = await sendTemplate(alone.id, '+966500100009');
+      assert.equal(resumed.status, 200, resumed.text);
+
+      // A ban stays until Meta reinstates the account; lifting the other restriction does not lift it.
+      await notify(one.id, banState('DISABLE'));
+      await waitFor(async () => (await limitOf(alone.id)) === 0, 10_000, 'the ban');
+      const restrictionEvents = () =>
+        qualityEvents().filter((e) => e.data.event === 'ACCOUNT_RESTRICTION' && e.data.channelId === alone.id).length;
+      const eventsBefore = restrictionEvents();
+      await notify(one.id, restricted());
+      await notify(one.id, lifted());
+      await waitFor(async () => restrictionEvents() >= eventsBefore + 2, 15_000, 'both restriction events applied');
+      assert.equal(await limitOf(alone.id), 0, 'still banned');
+      await notify(one.id, banState('REINSTATE'));
+      await waitFor(async () => (await limitOf(alone.id)) === 1000, 10_000, 'the reinstatement');
+
+      // A restriction with an expiration ends by itself.
+      const expiration = new Date(Date.now() + 3000).toISOString().replace('Z', '+0000');
+      await notify(
+        one.id,
+        corpus.accountUpdate(
+          { event: 'ACCOUNT_RESTRICTION', restriction_info: [{ restriction_type: 'RESTRICTED_BIZ_INITIATED_MESSAGING', expiration }] },
+          '555',
+        ),
+      );
+      await waitFor(async () => (await limitOf(alone.id)) === 0, 10_000, 'the restriction until its expiration');
+      await waitFor(async () => (await limitOf(alone.id)) === 1000, 15_000, 'the restriction to end at its expiration');
+      const afterExpiry = await sendTemplate(alone.id, '+966500100010');
+      assert.equal(afterExpiry.status, 200, afterExpiry.text);
     });
   },
 );

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { createCloudChannel } from '../support/cloud-channel.js';
 import * as cloud from '../support/cloud-notifications.js';
-import { FakeCloudApi } from '../support/fake-cloud-api.js';
+import { FakeCloudApi, TEMPLATE_FIELDS } from '../support/fake-cloud-api.js';
 import { describeWithApp } from '../support/describe-with-app.js';
 import { waitFor } from '../support/fixtures.js';
 import { verifySignature, WebhookReceiver } from '../support/webhook-receiver.js';
@@ -330,10 +330,10 @@ describeWithApp(
       assert.equal(synced.body.synced, 2, synced.text);
       const templateRequests = fx.fake.requests.filter((r) => r.path.includes('/message_templates')).map((r) => r.path);
       assert.deepEqual(templateRequests.slice(-4), [
-        '/v25.0/555/message_templates?limit=100',
-        '/v25.0/555/message_templates?limit=100&after=1',
-        '/v25.0/555/message_templates?limit=100',
-        '/v25.0/555/message_templates?limit=100&after=1',
+        `/v25.0/555/message_templates?fields=${TEMPLATE_FIELDS}&limit=100`,
+        `/v25.0/555/message_templates?fields=${encodeURIComponent(TEMPLATE_FIELDS)}&limit=100&after=1`,
+        `/v25.0/555/message_templates?fields=${TEMPLATE_FIELDS}&limit=100`,
+        `/v25.0/555/message_templates?fields=${encodeURIComponent(TEMPLATE_FIELDS)}&limit=100&after=1`,
       ]);
       assert.ok(templateRequests.every((path) => path.startsWith('/v25.0/')));
 

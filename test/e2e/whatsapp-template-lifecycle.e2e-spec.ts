@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
+import { Client } from 'pg';
 import { describeWithApp } from '../support/describe-with-app.js';
 import { FakeCloudApi } from '../support/fake-cloud-api.js';
 import { createChannel, waitFor, type WorkspaceFixture } from '../support/fixtures.js';
@@ -62,6 +63,14 @@ describeWithApp(
       assert.ok(held, `the WhatsApp Business Account holds ${name}`);
       return held;
     };
+    /** A template created here, then approved by Meta's webhook; Meta's copy of it. */
+    const approved = async (name: string) => {
+      await create(WELCOME(name));
+      const meta = metaTemplate(name);
+      await notify(FakeCloudApi.templateStatusUpdate(meta, 'APPROVED'));
+      await waitFor(async () => (await templateOf(name))?.status === 'APPROVED', 10_000, 'the approval');
+      return meta;
+    };
     const sendTemplate = (name: string, toNumber: string) =>
       fx.a.api.post('/v1/whatsapp/service-account/sendTemplate', {
         channelId: cloud,
@@ -75,6 +84,18 @@ describeWithApp(
         .at('/templates')
         .map((r) => JSON.parse(r.body) as Payload)
         .filter((e) => e.type === 'whatsapp.template_updated' && e.data.name === name);
+
+    /** Another cloud-api channel on the WhatsApp Business Account 555, in `workspaceId`. */
+    const channelOnAccount555 = async (workspaceId: string, name: string, phoneNumber: string, phoneNumberId: string) => {
+      const created = await fx.t.admin.post(`/admin/v1/workspaces/${workspaceId}/channels`, {
+        name,
+        type: 2,
+        phoneNumber,
+        whatsApp: { provider: 'cloud-api', phoneNumberId, wabaId: '555', accessToken: TOKEN, appSecret: APP_SECRET, verifyToken: 'v' },
+      });
+      assert.equal(created.status, 200, created.text);
+      return created.body.id as string;
+    };
 
     before(async () => {
       const created = await fx.t.admin.post(`/admin/v1/workspaces/${fx.a.workspaceId}/channels`, {
@@ -146,23 +167,46 @@ describeWithApp(
       assert.equal(await templateOf('meta_refuses'), undefined);
     });
 
-    it("from Meta's template library: library_template_name is sent instead of components", async () => {
+    it("from Meta's template library: library_template_name is sent instead of components; the library's content is read back (GET /{template-id}) and stored, so it lists and sends at once", async () => {
       const template = await create({
         name: 'lib_payment',
         language: 'en_US',
         category: 'UTILITY',
         libraryTemplateName: 'payment_reminder_1',
       });
-      assert.equal(template.status, 'PENDING');
-      assert.equal(metaTemplate('lib_payment').body.library_template_name, 'payment_reminder_1');
-      assert.equal(metaTemplate('lib_payment').body.components, undefined);
+      const held = metaTemplate('lib_payment');
+      assert.equal(held.body.library_template_name, 'payment_reminder_1');
+      assert.equal(held.body.components, undefined);
+      const read = fx.fake.requests.find((r) => r.method === 'GET' && r.path.startsWith(`/v25.0/${held.id}?`));
+      assert.ok(read, 'GET /{template-id}');
+      assert.match(read.path, /fields=[^&]*components/);
+      assert.equal(template.status, 'APPROVED', "Meta's answer for a library template");
+      const library = FakeCloudApi.templateLibrary.payment_reminder_1;
+      assert.equal(template.body, (library.components[0] as { text: string }).text);
+      const stored = await templateOf('lib_payment');
+      assert.equal(stored?.status, 'APPROVED');
+      assert.equal(stored?.body, template.body);
+      const sent = await fx.a.api.post('/v1/whatsapp/service-account/sendTemplate', {
+        channelId: cloud,
+        templateName: 'lib_payment',
+        language: 'en_US',
+        toNumber: nextPhone(),
+        parameters: [{ type: 'Body', values: ['Sara', '$12', 'Friday'].map((text) => ({ type: 'text', text })) }],
+      });
+      assert.equal(sent.status, 200, sent.text);
+      const unknown = await fx.a.api.post('/v1/whatsapp/templates', {
+        channelId: cloud,
+        name: 'lib_unknown',
+        language: 'en_US',
+        category: 'UTILITY',
+        libraryTemplateName: 'no_such_library_template',
+      });
+      assert.equal(unknown.status, 400, unknown.text);
+      assert.equal(unknown.body.error.code, 'WhatsApp:TemplateRefused');
     });
 
     it('message_template_status_update APPROVED, then message_template_quality_update: stored at once, listed with Status/Category filters and qualityScore, sendable, each a whatsapp.template_updated', async () => {
-      await create(WELCOME('welcome_ok'));
-      const meta = metaTemplate('welcome_ok');
-      await notify(FakeCloudApi.templateStatusUpdate(meta, 'APPROVED'));
-      await waitFor(async () => (await templateOf('welcome_ok'))?.status === 'APPROVED', 10_000, 'the template to be approved');
+      const meta = await approved('welcome_ok');
       const sent = await sendTemplate('welcome_ok', nextPhone());
       assert.equal(sent.status, 200, sent.text);
 
@@ -199,10 +243,7 @@ describeWithApp(
     });
 
     it('FLAGGED keeps an approved template sendable; PAUSED then REINSTATED makes it APPROVED again', async () => {
-      await create(WELCOME('welcome_flagged'));
-      const meta = metaTemplate('welcome_flagged');
-      await notify(FakeCloudApi.templateStatusUpdate(meta, 'APPROVED'));
-      await waitFor(async () => (await templateOf('welcome_flagged'))?.status === 'APPROVED', 10_000, 'the approval');
+      const meta = await approved('welcome_flagged');
       await notify(FakeCloudApi.templateStatusUpdate(meta, 'FLAGGED', { reason: 'Quality is low' }));
       await waitFor(async () => templateEvents('welcome_flagged').length >= 2, 15_000, 'the FLAGGED event');
       assert.equal((await templateOf('welcome_flagged'))?.status, 'APPROVED', 'a flagged template is still approved');
@@ -238,14 +279,14 @@ describeWithApp(
     });
 
     /** A Running campaign of `name` to `count` fresh contacts, the provider slowed so that it is still sending. */
-    const runningCampaign = async (name: string, count: number) => {
+    const runningCampaign = async (name: string, count: number, channelId = cloud) => {
       const phones = Array.from({ length: count }, () => nextPhone());
       const vCards = phones.map((p, i) => `BEGIN:VCARD\r\nVERSION:3.0\r\nFN:${name} ${i}\r\nTEL:${p}\r\nEND:VCARD`);
       const imported = await fx.a.api.post('/v1/contacts/import/vcards', { vCards });
       assert.equal(imported.status, 200, imported.text);
       const campaign = await fx.a.api.post('/v1/campaigns', {
         name,
-        channelId: cloud,
+        channelId,
         kind: 'WhatsAppTemplate',
         template: {
           templateName: name,
@@ -261,24 +302,24 @@ describeWithApp(
       return campaign.body.id as string;
     };
     const campaignOf = async (id: string) => (await fx.a.api.get(`/v1/campaigns/${id}`)).body as Payload;
+    /** The campaign once it is Paused (within 15 s). */
+    const untilPaused = (id: string, what: string) =>
+      waitFor(
+        async () => {
+          const c = await campaignOf(id);
+          return c.status === 'Paused' ? c : undefined;
+        },
+        15_000,
+        what,
+      );
 
     it('template_category_update UTILITY → MARKETING: a Running campaign pauses with TemplateRecategorisedToMarketing; the template is then checked as MARKETING (marketing consent)', async () => {
-      await create(WELCOME('camp_recat'));
-      const meta = metaTemplate('camp_recat');
-      await notify(FakeCloudApi.templateStatusUpdate(meta, 'APPROVED'));
-      await waitFor(async () => (await templateOf('camp_recat'))?.status === 'APPROVED', 10_000, 'approval');
+      const meta = await approved('camp_recat');
       fx.fake.sendLatencyMs = 200;
       try {
         const id = await runningCampaign('camp_recat', 300);
         await notify(FakeCloudApi.templateCategoryUpdate(meta, 'UTILITY', 'MARKETING'));
-        const paused = await waitFor(
-          async () => {
-            const c = await campaignOf(id);
-            return c.status === 'Paused' ? c : undefined;
-          },
-          15_000,
-          'the campaign to pause',
-        );
+        const paused = await untilPaused(id, 'the campaign to pause');
         assert.equal(paused.pausedReason, 'TemplateRecategorisedToMarketing');
         assert.ok(paused.counts.pending > 0, 'it paused before the end');
       } finally {
@@ -307,10 +348,7 @@ describeWithApp(
         ['camp_paused', 'PAUSED', 'TemplatePaused'],
         ['camp_disabled', 'DISABLED', 'TemplateDisabled'],
       ]) {
-        await create(WELCOME(name));
-        const meta = metaTemplate(name);
-        await notify(FakeCloudApi.templateStatusUpdate(meta, 'APPROVED'));
-        await waitFor(async () => (await templateOf(name))?.status === 'APPROVED', 10_000, 'approval');
+        const meta = await approved(name);
         fx.fake.sendLatencyMs = 200;
         try {
           const id = await runningCampaign(name, 300);
@@ -319,14 +357,7 @@ describeWithApp(
               otherInfo: { title: 'FIRST_PAUSE', description: 'Your template was paused for low quality.' },
             }),
           );
-          const paused = await waitFor(
-            async () => {
-              const c = await campaignOf(id);
-              return c.status === 'Paused' ? c : undefined;
-            },
-            15_000,
-            'the campaign to pause',
-          );
+          const paused = await untilPaused(id, 'the campaign to pause');
           assert.equal(paused.pausedReason, reason);
         } finally {
           fx.fake.sendLatencyMs = 0;
@@ -369,14 +400,7 @@ describeWithApp(
         const id = await runningCampaign(name, 300);
         const deleted = await fx.a.api.delete(`/v1/whatsapp/templates/${name}?channelId=${cloud}`);
         assert.equal(deleted.status, 200, deleted.text);
-        const paused = await waitFor(
-          async () => {
-            const c = await campaignOf(id);
-            return c.status === 'Paused' ? c : undefined;
-          },
-          15_000,
-          'the campaign to pause',
-        );
+        const paused = await untilPaused(id, 'the campaign to pause');
         assert.equal(paused.pausedReason, 'TemplateNotFound');
       } finally {
         fx.fake.sendLatencyMs = 0;
@@ -401,6 +425,149 @@ describeWithApp(
       const event = await waitFor(async () => templateEvents('sandbox_new')[0], 15_000, 'the event');
       assert.equal(event.data.previousStatus, 'PENDING');
       assert.equal(event.data.status, 'APPROVED');
+    });
+
+    it("a template webhook reaches every channel of the WhatsApp Business Account in the workspace (a campaign there pauses too), never another workspace's channel with the same wabaId", async () => {
+      const name = 'shared_account';
+      const meta = await approved(name);
+      const sibling = await channelOnAccount555(fx.a.workspaceId, 'Sibling number', '+14155550889', '7770002');
+      const stranger = await channelOnAccount555(fx.b.workspaceId, 'Same wabaId elsewhere', '+14155550890', '7770003');
+      fx.fake.templatePages = [
+        { data: [{ id: meta.id, name, language: 'en_US', category: 'UTILITY', status: 'APPROVED', components: WELCOME(name).components }] },
+      ];
+      try {
+        for (const id of [sibling, stranger]) {
+          const synced = await fx.t.admin.post(`/admin/v1/channels/${id}/templates/sync`);
+          assert.equal(synced.status, 200, synced.text);
+        }
+      } finally {
+        fx.fake.templatePages = [];
+      }
+      const onSibling = async () => (await listed(fx.a, `channelId=${sibling}&Name=${name}`))[0];
+      fx.fake.sendLatencyMs = 200;
+      try {
+        const id = await runningCampaign(name, 300, sibling);
+        // Meta's webhook comes to the first channel's URL only.
+        await notify(FakeCloudApi.templateStatusUpdate(meta, 'PAUSED'));
+        await waitFor(async () => (await onSibling())?.status === 'PAUSED', 10_000, "the sibling channel's template to pause");
+        const paused = await untilPaused(id, "the sibling channel's campaign to pause");
+        assert.equal(paused.pausedReason, 'TemplatePaused');
+      } finally {
+        fx.fake.sendLatencyMs = 0;
+      }
+      assert.equal((await templateOf(name))?.status, 'PAUSED');
+      const events = await waitFor(
+        async () => {
+          const found = templateEvents(name).filter((e) => e.data.status === 'PAUSED');
+          return found.length >= 2 ? found : undefined;
+        },
+        15_000,
+        'one whatsapp.template_updated per channel',
+      );
+      assert.deepEqual(events.map((e) => e.data.channelId).sort(), [cloud, sibling].sort());
+      const [elsewhere] = await listed(fx.b, `channelId=${stranger}&Name=${name}`);
+      assert.equal(elsewhere.status, 'APPROVED', "another workspace's channel of the same wabaId is not touched");
+    });
+
+    it("the admin sync keeps Meta's quality_score (asked for by fields, kept when not listed) and applies a status change as the webhook would: the campaign pauses, whatsapp.template_updated", async () => {
+      const name = 'sync_paused';
+      const meta = await approved(name);
+      const listedByMeta = (status: string, quality?: string) => ({
+        id: meta.id,
+        name,
+        language: 'en_US',
+        category: 'UTILITY',
+        status,
+        components: WELCOME(name).components,
+        ...(quality ? { quality_score: { score: quality, date: 1_764_000_000 } } : {}),
+      });
+      const sync = async () => {
+        const synced = await fx.t.admin.post(`/admin/v1/channels/${cloud}/templates/sync`);
+        assert.equal(synced.status, 200, synced.text);
+      };
+      fx.fake.sendLatencyMs = 200;
+      try {
+        const id = await runningCampaign(name, 300);
+        fx.fake.templatePages = [{ data: [listedByMeta('PAUSED', 'RED')] }];
+        await sync();
+        const paused = await campaignOf(id);
+        assert.equal(paused.status, 'Paused', 'paused in the same transaction as the sync');
+        assert.equal(paused.pausedReason, 'TemplatePaused');
+      } finally {
+        fx.fake.sendLatencyMs = 0;
+        fx.fake.templatePages = [];
+      }
+      const stored = await templateOf(name);
+      assert.equal(stored?.status, 'PAUSED');
+      assert.equal(stored?.qualityScore, 'RED');
+      const event = await waitFor(async () => templateEvents(name).find((e) => e.data.status === 'PAUSED'), 15_000, 'the event');
+      assert.equal(event.data.previousStatus, 'APPROVED');
+      assert.equal(event.data.qualityScore, 'RED');
+
+      // Listed without a quality score (and unchanged otherwise): the stored one stays, and no event is sent.
+      const eventsBefore = templateEvents(name).length;
+      fx.fake.templatePages = [{ data: [listedByMeta('PAUSED')] }];
+      try {
+        await sync();
+      } finally {
+        fx.fake.templatePages = [];
+      }
+      assert.equal((await templateOf(name))?.qualityScore, 'RED');
+      assert.equal(templateEvents(name).length, eventsBefore);
+    });
+
+    /** Runs `body` while PostgreSQL refuses (a trigger raising) the template writes `when` matches, on `event` (INSERT or UPDATE). */
+    const whileDatabaseRefuses = async (event: 'INSERT' | 'UPDATE', when: string, body: () => Promise<void>) => {
+      const db = new Client({ connectionString: fx.t.databaseUrl });
+      await db.connect();
+      try {
+        await db.query(`CREATE OR REPLACE FUNCTION refuse_for_test() RETURNS trigger LANGUAGE plpgsql AS $$
+                          BEGIN RAISE EXCEPTION 'refused by the test'; END $$`);
+        await db.query(
+          `CREATE TRIGGER refuse_for_test BEFORE ${event} ON whatsapp_templates FOR EACH ROW WHEN (${when}) EXECUTE FUNCTION refuse_for_test()`,
+        );
+        try {
+          await body();
+        } finally {
+          await db.query('DROP TRIGGER refuse_for_test ON whatsapp_templates');
+        }
+      } finally {
+        await db.end();
+      }
+    };
+
+    it('a sandbox create whose approval fails leaves nothing stored (one transaction); tried again, it is stored and approved', async () => {
+      const sandbox = await createChannel(fx.t, fx.a.workspaceId, { name: 'Sandbox atomic' });
+      await whileDatabaseRefuses('UPDATE', "NEW.name = 'sandbox_atomic' AND NEW.status = 'APPROVED'", async () => {
+        const failed = await fx.a.api.post('/v1/whatsapp/templates', { channelId: sandbox.id, ...WELCOME('sandbox_atomic') });
+        assert.equal(failed.status, 500, failed.text);
+      });
+      assert.deepEqual(await listed(fx.a, `channelId=${sandbox.id}&Name=sandbox_atomic`), [], 'no PENDING template is left behind');
+      const again = await fx.a.api.post('/v1/whatsapp/templates', { channelId: sandbox.id, ...WELCOME('sandbox_atomic') });
+      assert.equal(again.status, 200, again.text);
+      const [stored] = await listed(fx.a, `channelId=${sandbox.id}&Name=sandbox_atomic`);
+      assert.equal(stored.status, 'APPROVED');
+    });
+
+    it("a cloud create whose local store fails after Meta accepted: the retry adopts the account's template (Meta's id) instead of a refusal, and Meta holds it once", async () => {
+      const name = 'cloud_atomic';
+      await whileDatabaseRefuses('INSERT', `NEW.name = '${name}'`, async () => {
+        const failed = await fx.a.api.post('/v1/whatsapp/templates', { channelId: cloud, ...WELCOME(name) });
+        assert.equal(failed.status, 500, failed.text);
+      });
+      assert.equal(await templateOf(name), undefined);
+      const meta = metaTemplate(name);
+      const adopted = await create(WELCOME(name));
+      assert.equal(adopted.status, 'PENDING');
+      assert.equal(adopted.body, 'Hi {{1}}, your account is ready.');
+      assert.equal(fx.fake.createdTemplates.filter((t) => t.name === name).length, 1, 'the account holds it once');
+      const lookup = fx.fake.requests.find(
+        (r) => r.method === 'GET' && r.path.startsWith('/v25.0/555/message_templates?name=cloud_atomic'),
+      );
+      assert.ok(lookup, "the account's template is looked up by name and language");
+      // Adopted with Meta's id: a webhook naming only that id finds it.
+      await notify(FakeCloudApi.templateStatusUpdate({ ...meta, name: '', language: '' }, 'APPROVED'));
+      await waitFor(async () => (await templateOf(name))?.status === 'APPROVED', 10_000, 'the approval by id');
     });
   },
 );

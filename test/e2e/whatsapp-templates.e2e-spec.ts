@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { describeWithApp } from '../support/describe-with-app.js';
 import { createChannel, waitFor, type WorkspaceFixture } from '../support/fixtures.js';
-import { FakeCloudApi } from '../support/fake-cloud-api.js';
+import { FakeCloudApi, TEMPLATE_FIELDS } from '../support/fake-cloud-api.js';
 
 const ORDER_TEMPLATE = {
   name: 'order_update',
@@ -246,8 +246,8 @@ describeWithApp(
       assert.deepEqual(
         fx.fake.requests.filter((r) => r.method === 'GET').map((r) => [r.path, r.auth]),
         [
-          ['/v25.0/555/message_templates?limit=100', 'Bearer EAAG-token'],
-          ['/v25.0/555/message_templates?limit=100&after=1', 'Bearer EAAG-token'],
+          [`/v25.0/555/message_templates?fields=${TEMPLATE_FIELDS}&limit=100`, 'Bearer EAAG-token'],
+          [`/v25.0/555/message_templates?fields=${encodeURIComponent(TEMPLATE_FIELDS)}&limit=100&after=1`, 'Bearer EAAG-token'],
         ],
       );
       const synced = await listed();

@@ -4,7 +4,7 @@ import { approvedTemplate, createCloudChannel } from '../support/cloud-channel.j
 import * as cloud from '../support/cloud-notifications.js';
 import { FakeCloudApi } from '../support/fake-cloud-api.js';
 import { describeWithApp } from '../support/describe-with-app.js';
-import { waitFor } from '../support/fixtures.js';
+import { createChannel, waitFor } from '../support/fixtures.js';
 import { verifySignature, WebhookReceiver } from '../support/webhook-receiver.js';
 
 const TOKEN = 'EAAG-usage-token';
@@ -297,6 +297,57 @@ describeWithApp(
       await refused('from=yesterday');
       await refused('groupBy=week');
       await refused('channelId=not-a-uuid');
+    });
+
+    it("the sandbox's statuses carry pricing as Meta's do: a template charged in its category, a reply free in the service window, so usage counts in the sandbox", async () => {
+      const sandbox = await createChannel(fx.t, fx.a.workspaceId, {
+        name: 'Sandbox usage',
+        phoneNumber: '+14155550783',
+        webhookUrl: fx.receiver.url('/usage'),
+      });
+      const template = await fx.a.api.post('/v1/whatsapp/templates', {
+        channelId: sandbox.id,
+        name: 'sandbox_offer',
+        language: 'en_US',
+        category: 'MARKETING',
+        components: [{ type: 'BODY', text: 'Our winter offers are here.' }],
+      });
+      assert.equal(template.status, 200, template.text);
+      const customer = nextCustomer();
+      const sent = await fx.a.api.post('/v1/whatsapp/service-account/sendTemplate', {
+        channelId: sandbox.id,
+        templateName: 'sandbox_offer',
+        language: 'en_US',
+        toNumber: customer,
+      });
+      assert.equal(sent.status, 200, sent.text);
+      const inbound = await fx.t.admin.post(`/admin/v1/channels/${sandbox.id}/sandbox/inbound`, {
+        fromNumber: customer,
+        type: 'text',
+        text: 'tell me more',
+      });
+      assert.equal(inbound.status < 300, true, inbound.text);
+      await waitFor(
+        async () => webhooks().find((p) => p.channelId === sandbox.id && p.direction === 'Inbound' && p.body === 'tell me more'),
+        15_000,
+        'the inbound message',
+      );
+      const reply = await fx.a.api.post('/v1/whatsapp/service-account/sendText', {
+        channelId: sandbox.id,
+        toNumber: customer,
+        text: 'Here you are',
+      });
+      assert.equal(reply.status, 200, reply.text);
+
+      const delivered = await waitFor(
+        async () => webhooks().find((p) => p.eventId === sent.body.conversationEventId && p.status === 'Delivered'),
+        15_000,
+        'the Delivered webhook of the template',
+      );
+      assert.deepEqual(delivered.pricing, { model: 'PMP', type: 'regular', category: 'marketing' });
+      assert.equal(delivered.isBillable, true);
+      const byCategory = await usageCounting(`channelId=${sandbox.id}&groupBy=category`, 2);
+      assert.deepEqual(byCategory.totals.byCategory, { marketing: { billable: 1, free: 0 }, service: { billable: 0, free: 1 } });
     });
   },
 );

@@ -48,6 +48,23 @@ export interface CloudUpload {
   id?: string;
 }
 
+/** The template fields the service asks Meta for (`fields=`), listed or read alone. */
+export const TEMPLATE_FIELDS = 'id,name,language,status,category,components,quality_score';
+
+/** A template as the fake WhatsApp Business Account holds it. */
+export interface FakeTemplate {
+  id: string;
+  name: string;
+  language: string;
+  category: string;
+  status: string;
+  components: unknown[];
+  /** Meta's quality score once it rated the template (`quality_score.score`). */
+  qualityScore?: string;
+  /** The create request's body. */
+  body: any;
+}
+
 export interface TemplatePageData {
   data: unknown[];
 }
@@ -68,7 +85,21 @@ export class FakeCloudApi {
   /** Inbound media by media id: `GET /{media-id}` describes it, its `url` serves the bytes, both behind the bearer token. */
   readonly media = new Map<string, FakeMedia>();
   /** Templates created through `POST /{waba-id}/message_templates`, as Meta holds them (status PENDING until a webhook says otherwise). */
-  readonly createdTemplates: Array<{ id: string; name: string; language: string; category: string; status: string; body: any }> = [];
+  readonly createdTemplates: FakeTemplate[] = [];
+  /**
+   * Meta's template library as this fake holds it (`library_template_name` → its category and
+   * content): a template created from it is approved at once (its content was reviewed already)
+   * and carries the library's components, which `GET /{template-id}` answers.
+   */
+  static readonly templateLibrary: Record<string, { category: string; components: unknown[] }> = {
+    payment_reminder_1: {
+      category: 'UTILITY',
+      components: [
+        { type: 'BODY', text: 'Hi {{1}}, this is a reminder that your payment of {{2}} is due on {{3}}.' },
+        { type: 'BUTTONS', buttons: [{ type: 'URL', text: 'Pay now', url: 'https://www.example.com/pay' }] },
+      ],
+    },
+  };
   private templateIds = 0;
   /** Pages of `message_templates`: page i+1 is reached with the cursor of page i. */
   templatePages: TemplatePageData[] = [];
@@ -118,11 +149,13 @@ export class FakeCloudApi {
                 ? fake.templateDeleted(request)
                 : req.method === 'GET' && path.includes('/message_templates')
                   ? fake.templatePage(path)
-                  : req.method === 'GET'
-                    ? fake.mediaInfo(req, path)
-                    : req.method === 'POST' && path.endsWith('/media')
-                      ? await fake.uploadAnswer(request, raw, req.headers['content-type'] ?? '', req.headers['content-length'])
-                      : fake.sendAnswer(request);
+                  : req.method === 'GET' && fake.heldTemplate(path)
+                    ? fake.templateRead(request, fake.heldTemplate(path)!)
+                    : req.method === 'GET'
+                      ? fake.mediaInfo(req, path)
+                      : req.method === 'POST' && path.endsWith('/media')
+                        ? await fake.uploadAnswer(request, raw, req.headers['content-type'] ?? '', req.headers['content-length'])
+                        : fake.sendAnswer(request);
           if (fake.sendLatencyMs > 0 && req.method === 'POST' && path.endsWith('/messages'))
             await new Promise((resolve) => setTimeout(resolve, fake.sendLatencyMs));
           request.answer = answer;
@@ -249,8 +282,57 @@ export class FakeCloudApi {
       return answer;
     }
     const id = String(1_689_556_908_000_000 + ++this.templateIds);
-    this.createdTemplates.push({ id, name: body.name, language: body.language, category: body.category, status: 'PENDING', body });
+    if (body.library_template_name) {
+      const library = FakeCloudApi.templateLibrary[body.library_template_name];
+      if (!library)
+        return FakeCloudApi.error(400, 100, `(#100) Invalid parameter: no library template named ${body.library_template_name}`);
+      const { category, components } = library;
+      this.createdTemplates.push({ id, name: body.name, language: body.language, category, status: 'APPROVED', components, body });
+      return { status: 200, body: { id, status: 'APPROVED', category } };
+    }
+    const components = body.components ?? [];
+    this.createdTemplates.push({
+      id,
+      name: body.name,
+      language: body.language,
+      category: body.category,
+      status: 'PENDING',
+      components,
+      body,
+    });
     return { status: 200, body: { id, status: 'PENDING', category: body.category } };
+  }
+
+  /** The held template a `GET /{version}/{template-id}` names, if any. */
+  private heldTemplate(path: string): FakeTemplate | undefined {
+    const id = new URL(path, 'http://fake').pathname.split('/').filter(Boolean).at(-1);
+    return this.createdTemplates.find((t) => t.id === id);
+  }
+
+  /** `GET /{template-id}?fields=…`: the template as Meta holds it. */
+  private templateRead(request: CloudRequest, template: FakeTemplate): CloudAnswer {
+    if (this.refusesToken(request)) return FakeCloudApi.error(401, 190, 'Error validating access token: Session has expired');
+    return { status: 200, body: FakeCloudApi.templateAsHeld(template, new URL(request.path, 'http://fake').searchParams.get('fields')) };
+  }
+
+  /** A held template as Meta reads it out: only the `fields` asked for, when given. */
+  private static templateAsHeld(template: FakeTemplate, fields: string | null): Record<string, unknown> {
+    const whole: Record<string, unknown> = {
+      id: template.id,
+      name: template.name,
+      language: template.language,
+      status: template.status,
+      category: template.category,
+      components: template.components,
+      ...(template.qualityScore ? { quality_score: { score: template.qualityScore, date: Number(nowSeconds()) } } : {}),
+    };
+    if (!fields) return whole;
+    return Object.fromEntries(
+      fields
+        .split(',')
+        .filter((f) => f in whole)
+        .map((f) => [f, whole[f]]),
+    );
   }
 
   /** `DELETE /{waba-id}/message_templates?name=…`: every language of the name; `{ success: true }`. */
@@ -481,10 +563,21 @@ export class FakeCloudApi {
       this.staleCursors--;
       return FakeCloudApi.error(400, 100, '(#100) The pagination cursor is outdated or invalid. Request the first page again.');
     }
+    const name = url.searchParams.get('name');
+    if (name !== null) {
+      // Filtered by name (and language): the templates the account holds, as `GET /{template-id}` reads them.
+      const language = url.searchParams.get('language');
+      const held = this.createdTemplates.filter((t) => t.name === name && (language === null || t.language === language));
+      return { status: 200, body: { data: held.map((t) => FakeCloudApi.templateAsHeld(t, url.searchParams.get('fields'))) } };
+    }
     const index = Number(url.searchParams.get('after') ?? 0);
-    if (index + 1 >= this.templatePages.length) return { status: 200, body: this.templatePages[index] ?? { data: [] } };
+    // Meta lists `quality_score` only when `fields` asks for it.
+    const withQuality = (url.searchParams.get('fields') ?? '').split(',').includes('quality_score');
+    const page = this.templatePages[index] ?? { data: [] };
+    const data = withQuality ? page.data : page.data.map((t) => ({ ...(t as object), quality_score: undefined }));
+    if (index + 1 >= this.templatePages.length) return { status: 200, body: { ...page, data } };
     url.searchParams.set('after', String(index + 1));
-    return { status: 200, body: { ...this.templatePages[index], paging: { next: url.toString() } } };
+    return { status: 200, body: { ...page, data, paging: { next: url.toString() } } };
   }
 }
 

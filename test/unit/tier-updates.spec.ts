@@ -29,20 +29,35 @@ describe("Meta's tier webhooks read into tier updates (API.md §14)", () => {
     assert.equal(readTierUpdates(phoneNumberQualityUpdate('14155550701', 'UNFLAGGED'))[0].qualityRating, 'UNKNOWN');
   });
 
-  it('reads a restriction of business-initiated messaging or a disabled account as limit 0, and ignores other account events and junk', () => {
+  it('reads a restriction of business-initiated messaging (until its expiration) or a disabled account as imposed, their lifting (a restriction_info without it, a REINSTATE) as lifted, and ignores other account events and junk', () => {
     const [restricted] = readTierUpdates(
       accountUpdate({ event: 'ACCOUNT_RESTRICTION', restriction_info: [{ restriction_type: 'RESTRICTED_BIZ_INITIATED_MESSAGING' }] }),
     );
-    assert.equal(restricted.messagingLimit, 0);
+    assert.deepEqual(restricted.restriction, { impose: { reason: 'RESTRICTED_BIZ_INITIATED_MESSAGING', endsAt: null } });
+    assert.equal(restricted.messagingLimit, undefined, 'the limit underneath is kept');
     assert.equal(restricted.phoneNumber, null);
+    const [until] = readTierUpdates(
+      accountUpdate({
+        event: 'ACCOUNT_RESTRICTION',
+        restriction_info: [{ restriction_type: 'RESTRICTED_BIZ_INITIATED_MESSAGING', expiration: '2026-12-30T00:00:00+0000' }],
+      }),
+    );
+    assert.deepEqual(until.restriction, {
+      impose: { reason: 'RESTRICTED_BIZ_INITIATED_MESSAGING', endsAt: new Date('2026-12-30T00:00:00Z') },
+    });
     const [disabled] = readTierUpdates(accountUpdate({ event: 'DISABLED_UPDATE', ban_info: { waba_ban_state: 'DISABLE' } }));
-    assert.equal(disabled.messagingLimit, 0);
+    assert.deepEqual(disabled.restriction, { impose: { reason: 'DISABLED', endsAt: null } });
+    const [reinstated] = readTierUpdates(accountUpdate({ event: 'DISABLED_UPDATE', ban_info: { waba_ban_state: ['REINSTATE'] } }));
+    assert.deepEqual(reinstated.restriction, { lift: 'DISABLED' });
+    for (const restrictionInfo of [[], [{ restriction_type: 'RESTRICTED_ADD_PHONE_NUMBER_ACTION' }]]) {
+      const [lifted] = readTierUpdates(accountUpdate({ event: 'ACCOUNT_RESTRICTION', restriction_info: restrictionInfo }));
+      assert.deepEqual(lifted.restriction, { lift: 'RESTRICTED_BIZ_INITIATED_MESSAGING' });
+    }
     assert.deepEqual(
-      readTierUpdates(
-        accountUpdate({ event: 'ACCOUNT_RESTRICTION', restriction_info: [{ restriction_type: 'RESTRICTED_ADD_PHONE_NUMBER_ACTION' }] }),
-      ),
+      readTierUpdates(accountUpdate({ event: 'DISABLED_UPDATE', ban_info: { waba_ban_state: 'SCHEDULE_FOR_DISABLE' } })),
       [],
     );
+    assert.deepEqual(readTierUpdates(accountUpdate({ event: 'ACCOUNT_VIOLATION', violation_info: { violation_type: 'SCAM' } })), []);
     assert.deepEqual(readTierUpdates(accountUpdate({ event: 'VERIFIED_ACCOUNT' })), []);
     assert.deepEqual(readTierUpdates({ entry: 'nonsense' }), []);
     assert.deepEqual(readTierUpdates(null), []);

@@ -13,7 +13,7 @@ export interface paths {
         get?: never;
         /**
          * Set Channel Limits
-         * @description Sets the channel's send tiers; only the fields present change. `throughputPerSecond` 1-1000 (default 80), `messagingLimit` one of 250, 1000, 2000, 10000, 100000 or null for unlimited (default 1000 on a cloud-api channel, unlimited on a sandbox one), `callsPerSecond` (default 1), `concurrentCalls` (default 10). Every API process and worker applies them at once.
+         * @description Sets the channel's send tiers; only the fields present change. `throughputPerSecond` 1-1000 (default 80), `messagingLimit` one of 250, 1000, 2000, 10000, 100000 or null for unlimited (default 1000 on a cloud-api channel, unlimited on a sandbox one), `callsPerSecond` (default 1), `concurrentCalls` (default 10). Every API process and worker applies them at once. The messaging limit of a channel with a `businessId` is its business portfolio's: set here on any of its channels, it holds for all of them (a channel joining a portfolio takes the portfolio's). While Meta restricts the account's business-initiated messaging (`account_update`) the limit in force is 0; the limit set stays underneath and returns when Meta lifts the restriction or it expires.
          */
         put: operations["setChannelLimits"];
         post?: never;

@@ -639,6 +639,7 @@ export function statusNotification(
   providerMessageId: string,
   status: 'sent' | 'delivered' | 'read',
   recipient: { to?: string; recipient?: string },
+  pricing?: CloudStatus['pricing'],
 ): CloudWebhookNotification {
   // A message sent to a phone number is reported with `recipient_id`; one sent to a BSUID with `recipient_user_id`.
   const addressed = recipient.to ? { recipient_id: recipient.to } : { recipient_user_id: recipient.recipient };
@@ -650,7 +651,15 @@ export function statusNotification(
           {
             field: 'messages',
             value: {
-              statuses: [{ id: providerMessageId, status, timestamp: String(Math.floor(Date.now() / 1000)), ...addressed }],
+              statuses: [
+                {
+                  id: providerMessageId,
+                  status,
+                  timestamp: String(Math.floor(Date.now() / 1000)),
+                  ...addressed,
+                  ...(pricing ? { pricing } : {}),
+                },
+              ],
             },
           },
         ],

@@ -1,5 +1,6 @@
 import { toE164 } from '../../common/phone/phone-number.js';
 import type { MetaTierUpdate } from '../../governor/meta-tiers.service.js';
+import { ACCOUNT_DISABLED, BUSINESS_INITIATED_RESTRICTED } from '../../governor/account-restriction.js';
 
 /**
  * Meta's account webhooks about a number's tiers (API.md §14), read into {@link MetaTierUpdate}s.
@@ -15,9 +16,10 @@ import type { MetaTierUpdate } from '../../governor/meta-tiers.service.js';
  *   whether medium or high (UNKNOWN); a `quality_rating` in the value, when present, is taken as it is.
  *
  * `account_update` `{ event, restriction_info?, ban_info? }` about the whole WhatsApp Business Account:
- * an ACCOUNT_RESTRICTION naming RESTRICTED_BIZ_INITIATED_MESSAGING, or a DISABLED_UPDATE whose ban
- * state is DISABLE, stops business-initiated sends (messaging limit 0) on the account's numbers.
- * Other account events say nothing about the tiers and are not read.
+ * an ACCOUNT_RESTRICTION naming RESTRICTED_BUSINESS_INITIATED_RESTRICTED_MESSAGING, or a DISABLED_UPDATE whose ban
+ * state is DISABLE, stops business-initiated sends (messaging limit 0) on the account's numbers
+ * until it is lifted (see {@link accountRestriction}). Other account events say nothing about the
+ * tiers and are not read.
  */
 export function readTierUpdates(notification: unknown): MetaTierUpdate[] {
   const updates: MetaTierUpdate[] = [];
@@ -95,14 +97,32 @@ function qualityUpdate(wabaId: string | null, value: TierValue): MetaTierUpdate 
 
 function accountUpdate(wabaId: string | null, value: TierValue): MetaTierUpdate | null {
   const event = value.event as string;
-  const restricted =
-    event === 'ACCOUNT_RESTRICTION' &&
-    Array.isArray(value.restriction_info) &&
-    value.restriction_info.some((r) => r?.restriction_type === 'RESTRICTED_BIZ_INITIATED_MESSAGING');
-  const banState = value.ban_info?.waba_ban_state;
-  const disabled = event === 'DISABLED_UPDATE' && (Array.isArray(banState) ? banState.includes('DISABLE') : banState === 'DISABLE');
-  if (!restricted && !disabled) return null;
-  return { field: 'account_update', event, wabaId, phoneNumber: phoneOf(value.phone_number), messagingLimit: 0 };
+  const restriction = accountRestriction(event, value);
+  if (!restriction) return null;
+  return { field: 'account_update', event, wabaId, phoneNumber: phoneOf(value.phone_number), restriction };
+}
+
+/**
+ * What an `account_update` does to business-initiated messaging: an ACCOUNT_RESTRICTION naming
+ * RESTRICTED_BUSINESS_INITIATED_RESTRICTED_MESSAGING imposes it until its `expiration` (or until lifted); one whose
+ * `restriction_info` no longer names it lifts it; a DISABLED_UPDATE of ban state DISABLE stops it
+ * until a REINSTATE. An ACCOUNT_VIOLATION alone restricts nothing (Meta follows it with an
+ * ACCOUNT_RESTRICTION when it restricts), nor does a SCHEDULE_FOR_DISABLE (a warning).
+ */
+function accountRestriction(event: string, value: TierValue): MetaTierUpdate['restriction'] | undefined {
+  if (event === 'ACCOUNT_RESTRICTION' && Array.isArray(value.restriction_info)) {
+    const imposed = value.restriction_info.find((r) => r?.restriction_type === BUSINESS_INITIATED_RESTRICTED);
+    if (!imposed) return { lift: BUSINESS_INITIATED_RESTRICTED };
+    const endsAt = typeof imposed.expiration === 'string' ? new Date(imposed.expiration) : null;
+    return { impose: { reason: BUSINESS_INITIATED_RESTRICTED, endsAt: endsAt && !Number.isNaN(endsAt.getTime()) ? endsAt : null } };
+  }
+  if (event === 'DISABLED_UPDATE') {
+    const banState = value.ban_info?.waba_ban_state;
+    const states = Array.isArray(banState) ? banState : [banState];
+    if (states.includes('DISABLE')) return { impose: { reason: ACCOUNT_DISABLED, endsAt: null } };
+    if (states.includes('REINSTATE')) return { lift: ACCOUNT_DISABLED };
+  }
+  return undefined;
 }
 
 /** Meta's display number (digits, sometimes formatted) in E.164, as channels store theirs; null when absent (one that cannot be read matches no channel). */

@@ -5,6 +5,7 @@ import { AppConfig } from '../../config/app-config.js';
 import { parseRetryAfter } from '../../webhooks/webhook-sender.js';
 import type { MarkReadOutcome, MediaUpload, ProviderFailure, SendOutcome, UploadOutcome, WhatsAppProvider } from './whatsapp-provider.js';
 import type { GraphTemplatePage } from '../templates/templates.service.js';
+import type { AccountTemplate } from '../templates/whatsapp-templates.repository.js';
 import { TemplateRefused, TemplateSyncFailed } from '../whatsapp.errors.js';
 import { describeCloudError, unreachable } from './cloud-api-errors.js';
 import { errorText, type CloudError } from '../inbound/cloud-webhook.js';
@@ -32,6 +33,26 @@ interface GraphMedia {
   id?: string;
   error?: CloudError;
 }
+
+/** What creating a template at the account came to: created, or the account holds that name and language already. */
+export type CreatedTemplate = { kind: 'created'; id: string; status: string; category: string | null } | { kind: 'exists'; refusal: Error };
+
+/** Meta's subcode for "Message template already exists" (the name in that language). */
+const TEMPLATE_EXISTS_SUBCODE = 2388024;
+
+type GraphTemplateError = CloudError & { error_user_msg?: string; error_subcode?: number };
+
+const graphError = (response: GraphResponse) => (response.body as { error?: GraphTemplateError } | null)?.error;
+
+/** Meta's refusal of a template call, in its own words. */
+function templateRefusal(response: GraphResponse): Error {
+  const error = graphError(response);
+  const words = error?.error_user_msg ?? errorText(error) ?? `HTTP ${response.status}`;
+  return TemplateRefused(`The WhatsApp Business Account refused the template: ${words}`);
+}
+
+/** What a template is read with, in a list or alone: Meta leaves `quality_score` out unless it is asked for. */
+const TEMPLATE_FIELDS = 'id,name,language,status,category,components,quality_score';
 
 export const MEDIA_DOWNLOAD_FAILED = 'WhatsApp:MediaDownloadFailed';
 export const MEDIA_TOO_LARGE = 'WhatsApp:MediaTooLarge';
@@ -75,19 +96,40 @@ export class CloudApiWhatsAppProvider implements WhatsAppProvider {
 
   /**
    * `POST /{waba-id}/message_templates`: Meta answers `{ id, status, category }` (status PENDING
-   * while it reviews). A refusal is a 400 with Meta's own words.
+   * while it reviews). A refusal is a 400 with Meta's own words; the account holding the name in
+   * that language already (error 100, subcode 2388024) is answered as `exists`, with that refusal.
    */
-  async createTemplate(
-    channel: Readonly<Channel>,
-    body: Record<string, unknown>,
-  ): Promise<{ id: string; status: string; category: string | null }> {
-    const answer = await this.templateCall(channel, 'POST', this.templatesBase(channel), body);
-    const created = answer as { id?: unknown; status?: unknown; category?: unknown };
+  async createTemplate(channel: Readonly<Channel>, body: Record<string, unknown>): Promise<CreatedTemplate> {
+    const response = await this.templateRequest(channel, 'POST', this.templatesBase(channel), body);
+    if (response.status < 200 || response.status >= 300) {
+      const refusal = templateRefusal(response);
+      if (graphError(response)?.error_subcode === TEMPLATE_EXISTS_SUBCODE) return { kind: 'exists', refusal };
+      throw refusal;
+    }
+    const created = response.body as { id?: unknown; status?: unknown; category?: unknown };
     return {
+      kind: 'created',
       id: String(created.id ?? ''),
       status: typeof created.status === 'string' ? created.status : 'PENDING',
       category: typeof created.category === 'string' ? created.category : null,
     };
+  }
+
+  /** The account's template of this name and language (`GET /{waba-id}/message_templates?name=…&language=…`), if it holds one. */
+  async templateNamed(channel: Readonly<Channel>, name: string, language: string): Promise<AccountTemplate | undefined> {
+    const query = new URLSearchParams({ name, language, fields: TEMPLATE_FIELDS });
+    const page = (await this.templateCall(channel, 'GET', `${this.templatesBase(channel)}?${query}`)) as GraphTemplatePage;
+    return (Array.isArray(page?.data) ? page.data : []).find((t) => t.name === name && t.language === language);
+  }
+
+  /**
+   * `GET /{template-id}` with the fields a stored template keeps: Meta answers the template as it
+   * holds it (`{ id, name, language, status, category, components, quality_score }`), which is how
+   * a template made from the template library (whose create answers only its id) gets its content.
+   */
+  async template(channel: Readonly<Channel>, templateId: string): Promise<AccountTemplate> {
+    const url = `${this.config.whatsapp.graphUrl}/${encodeURIComponent(templateId)}?fields=${TEMPLATE_FIELDS}`;
+    return (await this.templateCall(channel, 'GET', url)) as AccountTemplate;
   }
 
   /** `DELETE /{waba-id}/message_templates?name=…`: every language of the name. */
@@ -95,16 +137,23 @@ export class CloudApiWhatsAppProvider implements WhatsAppProvider {
     await this.templateCall(channel, 'DELETE', `${this.templatesBase(channel)}?name=${encodeURIComponent(name)}`);
   }
 
-  private async templateCall(channel: Readonly<Channel>, method: 'POST' | 'DELETE', url: string, body?: unknown): Promise<unknown> {
+  private async templateCall(channel: Readonly<Channel>, method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown): Promise<unknown> {
+    const response = await this.templateRequest(channel, method, url, body);
+    if (response.status >= 200 && response.status < 300) return response.body;
+    throw templateRefusal(response);
+  }
+
+  private async templateRequest(
+    channel: Readonly<Channel>,
+    method: 'GET' | 'POST' | 'DELETE',
+    url: string,
+    body?: unknown,
+  ): Promise<GraphResponse> {
     const { accessToken } = this.channels.whatsAppCredentials(channel);
-    const response = await graphRequest(method, url, accessToken, body).catch((err: unknown) => {
+    return graphRequest(method, url, accessToken, body).catch((err: unknown) => {
       if (err instanceof GraphUnreachableError) throw TemplateSyncFailed(err.message);
       throw err;
     });
-    if (response.status >= 200 && response.status < 300) return response.body;
-    const error = (response.body as { error?: CloudError & { error_user_msg?: string } }).error;
-    const words = error?.error_user_msg ?? errorText(error) ?? `HTTP ${response.status}`;
-    throw TemplateRefused(`The WhatsApp Business Account refused the template: ${words}`);
   }
 
   private templatesBase(channel: Readonly<Channel>): string {
@@ -112,7 +161,7 @@ export class CloudApiWhatsAppProvider implements WhatsAppProvider {
   }
 
   private templatesUrl(channel: Readonly<Channel>): string {
-    return `${this.config.whatsapp.graphUrl}/${channel.whatsAppWabaId}/message_templates?limit=100`;
+    return `${this.templatesBase(channel)}?fields=${TEMPLATE_FIELDS}&limit=100`;
   }
 
   /**

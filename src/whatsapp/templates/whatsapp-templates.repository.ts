@@ -87,11 +87,23 @@ export class WhatsAppTemplatesRepository extends WorkspaceScopedRepository<Whats
     return this.delete(workspaceId, { channelId, name });
   }
 
+  /** Every template of the channel. */
+  findByChannel(workspaceId: string, channelId: string): Promise<WhatsAppTemplate[]> {
+    return this.find(workspaceId, { channelId });
+  }
+
   /**
-   * Upserts a channel's templates matched by name and language: a template keeps its id across
-   * syncs; category, status and components follow the account.
+   * Upserts a channel's templates matched by name and language: a new one is inserted as the account
+   * lists it; a stored one keeps its id, status and category (those change through the lifecycle,
+   * see TemplatesService.syncForOperator) and takes the account's components, Meta's id and quality
+   * score (`qualityScores` gives the score to keep where the account listed none).
    */
-  async upsertByNameAndLanguage(workspaceId: string, channelId: string, templates: AccountTemplate[]): Promise<void> {
+  async upsertByNameAndLanguage(
+    workspaceId: string,
+    channelId: string,
+    templates: AccountTemplate[],
+    qualityScores: (template: AccountTemplate) => string | null,
+  ): Promise<void> {
     this.scope(workspaceId);
     if (templates.length === 0) return;
     await this.repository
@@ -108,13 +120,10 @@ export class WhatsAppTemplatesRepository extends WorkspaceScopedRepository<Whats
           status: t.status,
           components: t.components as never,
           providerTemplateId: t.id ?? null,
-          qualityScore: t.quality_score?.score ?? null,
+          qualityScore: qualityScores(t),
         })),
       )
-      .orUpdate(
-        ['category', 'status', 'components', 'provider_template_id', 'quality_score'],
-        ['workspace_id', 'channel_id', 'name', 'language'],
-      )
+      .orUpdate(['components', 'provider_template_id', 'quality_score'], ['workspace_id', 'channel_id', 'name', 'language'])
       .execute();
   }
 }
