@@ -1,3 +1,7 @@
+import { createWriteStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { Injectable } from '@nestjs/common';
 import type { Channel } from '../../channels/channel.entity.js';
 import { ChannelsService } from '../../channels/channels.service.js';
@@ -14,6 +18,8 @@ import {
 } from './voice-provider.js';
 
 const REQUEST_TIMEOUT_MS = 15_000;
+/** A 10-minute dual-channel WAV is about 19 MB: generous time for a slow link. */
+const RECORDING_TIMEOUT_MS = 10 * 60_000;
 /** Connection errors that mean the request never left. */
 const NOTHING_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 /** Seconds the destination may ring before the provider reports no-answer. */
@@ -22,7 +28,7 @@ const RING_TIMEOUT_SECONDS = 30;
 /** Our callback URLs for one call; the TwiML and status callbacks of {@link TwilioCallbacksController}. */
 export function twilioCallUrls(publicBaseUrl: string, requestId: string) {
   const base = `${publicBaseUrl}/v1/voice/twilio/calls/${requestId}`;
-  return { answer: `${base}/answer`, gather: `${base}/gather`, status: `${base}/status` };
+  return { answer: `${base}/answer`, gather: `${base}/gather`, status: `${base}/status`, recording: `${base}/recording` };
 }
 
 /**
@@ -52,6 +58,15 @@ export class TwilioVoiceProvider implements VoiceProvider {
     // answered, with `AnsweredBy`. LeaveMessage waits for the end of the greeting (the beep).
     if (request.machineDetection !== 'Off')
       form.set('MachineDetection', request.machineDetection === 'LeaveMessage' ? 'DetectMessageEnd' : 'Enable');
+    // Twilio records the whole call, each party on its own channel, and reports the finished file
+    // (or that there is none) to our recording callback; the worker then fetches it.
+    if (request.record) {
+      form.set('Record', 'true');
+      form.set('RecordingChannels', 'dual');
+      form.set('RecordingStatusCallback', urls.recording);
+      form.set('RecordingStatusCallbackMethod', 'POST');
+      form.set('RecordingStatusCallbackEvent', 'completed absent');
+    }
     const body = await this.send(channel, 'Calls.json', form);
     const sid = typeof body.sid === 'string' ? body.sid : null;
     if (!sid) throw new VoiceProviderAmbiguous('The voice provider accepted the call without a call sid');
@@ -73,22 +88,54 @@ export class TwilioVoiceProvider implements VoiceProvider {
     return progress?.kind === 'ended' ? progress : null;
   }
 
+  /**
+   * Streams a recording's WAV (Twilio's `.wav` representation of the Recordings resource) into
+   * `target`, never holding more than a chunk of it. A recording Twilio does not have (404) is
+   * {@link RecordingNotFound}; other failures are {@link VoiceProviderUnavailable} (worth a retry)
+   * or {@link VoiceProviderRefused}.
+   */
+  async downloadRecording(channel: Channel, recordingSid: string, target: string): Promise<void> {
+    const response = await this.request(channel, `Recordings/${encodeURIComponent(recordingSid)}.wav`, 'GET', undefined, 'audio/x-wav');
+    if (!response.ok || !response.body) throw await this.failure(response, 'refused the recording');
+    await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), createWriteStream(target));
+  }
+
+  /** Deletes a recording at Twilio (204); one already gone (404) is done too. */
+  async deleteRecording(channel: Channel, recordingSid: string): Promise<void> {
+    const response = await this.request(channel, `Recordings/${encodeURIComponent(recordingSid)}.json`, 'DELETE');
+    await response.body?.cancel();
+    if (response.ok || response.status === 404) return;
+    throw await this.failure(response, 'refused to delete the recording');
+  }
+
   /** POSTs `form`, or GETs without one. */
   private async send(channel: Channel, path: string, form?: URLSearchParams): Promise<Record<string, unknown>> {
+    const response = await this.request(channel, path, form ? 'POST' : 'GET', form);
+    if (!response.ok) throw await this.failure(response, 'refused the call');
+    return (await response.json().catch(() => ({}))) as Record<string, unknown>;
+  }
+
+  private async request(
+    channel: Channel,
+    path: string,
+    method: string,
+    form?: URLSearchParams,
+    accept = 'application/json',
+  ): Promise<Response> {
     const accountSid = channel.voiceAccountSid ?? '';
     const { authToken } = this.channels.voiceCredentials(channel);
     const url = `${this.config.voice.twilioApiUrl}/2010-04-01/Accounts/${encodeURIComponent(accountSid)}/${path}`;
-    let response: Response;
     try {
-      response = await fetch(url, {
-        method: form ? 'POST' : 'GET',
+      return await fetch(url, {
+        method,
         headers: {
           authorization: `Basic ${Buffer.from(`${accountSid}:${authToken ?? ''}`).toString('base64')}`,
           ...(form && { 'content-type': 'application/x-www-form-urlencoded' }),
-          accept: 'application/json',
+          accept,
         },
         body: form,
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        // A recording may take minutes to stream: the timeout covers the answer's headers only.
+        signal: AbortSignal.timeout(method === 'GET' && accept !== 'application/json' ? RECORDING_TIMEOUT_MS : REQUEST_TIMEOUT_MS),
       });
     } catch (err) {
       const code = ((err as Error).cause as { code?: string } | undefined)?.code ?? '';
@@ -96,11 +143,19 @@ export class TwilioVoiceProvider implements VoiceProvider {
       // Refused connections and failed lookups sent nothing; a timeout or a reset may have.
       throw NOTHING_SENT.has(code) ? new VoiceProviderUnavailable(reason) : new VoiceProviderAmbiguous(reason);
     }
+  }
+
+  /** The error for a non-2xx answer, from Twilio's error body `{ code, message, more_info, status }`. */
+  private async failure(response: Response, what: string): Promise<Error> {
     const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-    if (response.ok) return body;
     const detail = `${response.status}${body.code ? ` (code ${String(body.code)})` : ''}: ${String(body.message ?? response.statusText)}`;
-    if (response.status === 429 || response.status === 503) throw new VoiceProviderUnavailable(`The voice provider answered ${detail}`);
-    if (response.status >= 500) throw new VoiceProviderAmbiguous(`The voice provider answered ${detail}`);
-    throw new VoiceProviderRefused(`The voice provider refused the call: ${detail}`, `PROVIDER_${response.status}`);
+    if (response.status === 404 && what.includes('recording'))
+      return new RecordingNotFound(`The voice provider has no such recording: ${detail}`);
+    if (response.status === 429 || response.status === 503) return new VoiceProviderUnavailable(`The voice provider answered ${detail}`);
+    if (response.status >= 500) return new VoiceProviderAmbiguous(`The voice provider answered ${detail}`);
+    return new VoiceProviderRefused(`The voice provider ${what}: ${detail}`, `PROVIDER_${response.status}`);
   }
 }
+
+/** The provider has no recording by that id (deleted, or never made). */
+export class RecordingNotFound extends Error {}
