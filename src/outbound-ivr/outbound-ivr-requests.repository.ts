@@ -126,7 +126,7 @@ export class OutboundIvrRequestsRepository extends WorkspaceScopedRepository<Out
    */
   async releaseRecordingsUnscopedBefore(cutoff: Date, limit: number): Promise<Array<{ workspaceId: string; mediaId: string }>> {
     // An UPDATE's RETURNING comes back from the driver as [rows, count].
-    const [rows] = (await this.manager.query(
+    const [rows] = await this.manager.query<[Array<{ workspace_id: string; media_id: string }>, number]>(
       `WITH due AS (
          SELECT id, workspace_id, recording_media_id FROM outbound_ivr_requests
           WHERE recording_media_id IS NOT NULL AND recorded_at < $1
@@ -136,7 +136,7 @@ export class OutboundIvrRequestsRepository extends WorkspaceScopedRepository<Out
          FROM due WHERE o.id = due.id
        RETURNING due.workspace_id, due.recording_media_id AS media_id`,
       [cutoff, limit, 'The recording was deleted when its retention (RECORDING_RETENTION) ended.'],
-    )) as [Array<{ workspace_id: string; media_id: string }>, number];
+    );
     return rows.map((row) => ({ workspaceId: row.workspace_id, mediaId: row.media_id }));
   }
 }

@@ -14,7 +14,7 @@ const TALK_MS = 600;
 
 /** The energy of one frequency in a stretch of samples (Goertzel). */
 function power(samples: number[], hz: number): number {
-  const k = (2 * Math.cos((2 * Math.PI * hz) / 8000)) as number;
+  const k = 2 * Math.cos((2 * Math.PI * hz) / 8000);
   let [s1, s2] = [0, 0];
   for (const x of samples) [s1, s2] = [x + k * s1 - s2, s1];
   return s1 * s1 + s2 * s2 - k * s1 * s2;

@@ -1772,7 +1772,7 @@ export interface webhooks {
         put?: never;
         /**
          * call
-         * @description A call of a voice channel ended (the Call Webhook).
+         * @description A call of a voice channel ended (the Call Webhook). A recorded call's waits for its recording (recordingUrl), at most CALL_INTELLIGENCE_WAIT.
          *
          *     Delivered as Standard Webhooks: verify `webhook-signature` over the raw body before trusting it.
          *     An endpoint receives `{ type, timestamp, workspaceId, data }` as below; for the three original kinds
@@ -2022,7 +2022,7 @@ export interface webhooks {
         put?: never;
         /**
          * outbound_ivr.completed
-         * @description An outbound IVR call ended.
+         * @description An outbound IVR call ended; recordingUrl is set when the call was recorded and its recording is stored already.
          *
          *     Delivered as Standard Webhooks: verify `webhook-signature` over the raw body before trusting it.
          *     An endpoint receives `{ type, timestamp, workspaceId, data }` as below; for the three original kinds
@@ -2137,7 +2137,7 @@ export interface components {
             /** Format: uuid */
             assignedUserId?: string | null;
         };
-        /** @description A call of a voice channel ended (the Call Webhook). */
+        /** @description A call of a voice channel ended (the Call Webhook). A recorded call's waits for its recording (recordingUrl), at most CALL_INTELLIGENCE_WAIT. */
         CallEvent: {
             data: components["schemas"]["CallWebhookPayload"];
             /**
@@ -2166,6 +2166,7 @@ export interface components {
             evaluationCriteriaResult: string | null;
             hangupTime: string;
             pickupTime: string | null;
+            /** @description Recorded outbound calls (API.md §16): the stored recording, an absolute unguessable URL served without a token (a two-channel WAV); null when not recorded or when the recording did not arrive within CALL_INTELLIGENCE_WAIT. */
             recordingUrl: string | null;
             sentiment: string | null;
             /** @description 0 Active, 1 Completed, 2 Missed, 3 RejectedByCaller, 4 RejectedByCallee, 5 NoAnswer, 6 Cancelled, 7 Failed */
@@ -3473,7 +3474,7 @@ export interface components {
          * @enum {integer}
          */
         OutboundIvrAudioType: 1 | 2;
-        /** @description An outbound IVR call ended. */
+        /** @description An outbound IVR call ended; recordingUrl is set when the call was recorded and its recording is stored already. */
         OutboundIvrCompletedEvent: {
             data: components["schemas"]["OutboundIvrWebhookPayload"];
             /**
