@@ -126,36 +126,47 @@ export const recordingDownloadScenario: Scenario = {
       voice: { provider: 'twilio', accountSid: ACCOUNT_SID, authToken: AUTH_TOKEN, fromNumber: '+14155557400' },
     });
     const worker = await startWorker(ctx, { TWILIO_API_URL: fake.url });
-    try {
-      await new Promise((resolve) => setTimeout(resolve, 2000)); // let the worker settle after boot
+    /** Places one 10-minute call and samples the worker's RSS until `done` says it is over; growth over the RSS just before. */
+    const measure = async (record: boolean, tag: string) => {
       const before = worker.rssMb();
       let peak = before;
       const sampler = setInterval(() => (peak = Math.max(peak, worker.rssMb())), 50);
       fake.expectCall({ answer: true, digits: ['1'], durationSeconds: DOWNLOAD_MINUTES * 60 });
       const started = Date.now();
       const created = (await ctx.call('POST', '/v1/outbound-ivr', {
-        ...(JSON.parse(ivrBody(channel.id as string, 'https://hooks.example.com/ivr', `download-${process.pid}`)) as object),
-        record: true,
+        ...(JSON.parse(ivrBody(channel.id as string, 'https://hooks.example.com/ivr', `${tag}-${process.pid}`)) as object),
+        record,
       })) as { id: string };
-      let record: { recordingUrl: string | null; recordingDurationMs: number | null; recordingError: string | null } | undefined;
+      type Record = { status: number; recordingUrl: string | null; recordingDurationMs: number | null; recordingError: string | null };
+      let found: Record | undefined;
       while (Date.now() - started < 300_000) {
-        record = (await ctx.call('GET', `/v1/outbound-ivr/${created.id}`)) as typeof record;
-        if (record?.recordingUrl || record?.recordingError) break;
+        found = (await ctx.call('GET', `/v1/outbound-ivr/${created.id}`)) as Record;
+        if (record ? found.recordingUrl || found.recordingError : found.status >= 4) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
+      await new Promise((resolve) => setTimeout(resolve, 500));
       clearInterval(sampler);
-      const seconds = (Date.now() - started) / 1000;
-      const growth = peak - before;
+      return { before, peak, growth: peak - before, seconds: (Date.now() - started) / 1000, record: found };
+    };
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 2000)); // let the worker settle after boot
+      // The same call unrecorded first: what placing and following a call costs without the download.
+      const control = await measure(false, 'control');
+      const run = await measure(true, 'download');
       const deleted = [...fake.recordings.values()].every((r) => r.deleted);
       return {
         name: this.name,
         checks: [
           {
-            what: `stored ${record?.recordingDurationMs ?? 0} ms of audio in ${seconds.toFixed(1)} s (call to stored)${record?.recordingError ? `: ${record.recordingError}` : ''}`,
-            ok: record?.recordingDurationMs === DOWNLOAD_MINUTES * 60_000,
+            what: `stored ${run.record?.recordingDurationMs ?? 0} ms of audio in ${run.seconds.toFixed(1)} s (call to stored)${run.record?.recordingError ? `: ${run.record.recordingError}` : ''}`,
+            ok: run.record?.recordingDurationMs === DOWNLOAD_MINUTES * 60_000,
           },
           { what: `deleted at Twilio: ${deleted}`, ok: deleted },
-          { what: `worker RSS ${before} MB before, peak ${peak} MB: growth ${growth} MB ≤ 20`, ok: growth <= 20 },
+          {
+            what: `control (same call unrecorded, first): RSS ${control.before} → peak ${control.peak} MB, growth ${control.growth} MB`,
+            ok: true,
+          },
+          { what: `recorded: worker RSS ${run.before} MB before, peak ${run.peak} MB: growth ${run.growth} MB ≤ 20`, ok: run.growth <= 20 },
         ],
       };
     } finally {
