@@ -7,6 +7,7 @@ const BENCH_ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 import { webhookDelivery } from './webhook-delivery.js';
 import { webhookFanOutScenario, webhookThrottleScenario } from './webhook-endpoints.js';
 import { createIvrScenario, ivrThroughputScenario, ivrWorkerAloneScenario } from './outbound-ivr.js';
+import { recordedCallsScenario, recordingDownloadScenario } from './call-recording.js';
 import { sendTemplateScenario, sustainedSendScenario } from './whatsapp.js';
 import { inboundEdgeScenario, inboundMediaScenario } from './whatsapp-inbound.js';
 import { listConversationsScenario, seedScenario as conversationSeedScenario, timelineScenario } from './conversations.js';
@@ -179,6 +180,8 @@ export const SCENARIOS: Scenario[] = [
   uploadAudioScenario,
   speechScenario,
   ivrThroughputScenario,
+  recordedCallsScenario,
+  recordingDownloadScenario,
   ivrWorkerAloneScenario,
   createIvrScenario,
   usageScenario,

@@ -17,6 +17,13 @@ export interface VoiceSandboxSettings {
   machineNumbers?: string[];
 }
 
+/** A channel's defaults for recording its calls (API.md §16). */
+export interface VoiceRecordingSettings {
+  recordCalls: boolean;
+  announcementAudioUrl: string | null;
+  announcementTtsText: string | null;
+}
+
 /** Credentials, write-only: stored sealed, never returned. */
 export interface WhatsAppCredentials {
   accessToken: string | null;
@@ -56,6 +63,8 @@ export class Channel extends AuditedEntity {
   @Column({ type: 'varchar', length: 100, nullable: true }) voiceAccountSid: string | null;
   @Column({ type: 'varchar', length: 20, nullable: true }) voiceFromNumber: string | null;
   @Column({ type: 'jsonb', nullable: true }) voiceSandbox: VoiceSandboxSettings | null;
+  /** Whether calls are recorded unless the request says otherwise, and the announcement played first. */
+  @Column({ type: 'jsonb', nullable: true }) voiceRecording: VoiceRecordingSettings | null;
   @Column({ type: 'text', nullable: true }) voiceCredentialsSealed: string | null;
 
   @DeleteDateColumn({ type: 'timestamptz' }) deletionTime: Date | null;

@@ -290,10 +290,16 @@ export class ChannelsService {
         voiceAccountSid: null,
         voiceFromNumber: null,
         voiceSandbox: null,
+        voiceRecording: null,
         voiceCredentialsSealed: null,
       });
       return;
     }
+    if (config.recordingAnnouncementAudioUrl && config.recordingAnnouncementTtsText)
+      throw ChannelConfigInvalid(
+        'Give at most one of voice.recordingAnnouncementAudioUrl and voice.recordingAnnouncementTtsText.',
+        'voice.recordingAnnouncementTtsText',
+      );
     const credentials: VoiceCredentials = { authToken: config.authToken ?? this.voiceCredentials(channel).authToken };
     if (config.provider === 'twilio') {
       if (!config.accountSid) throw ChannelConfigInvalid('voice.accountSid is required for the twilio provider.', 'voice.accountSid');
@@ -315,6 +321,11 @@ export class ChannelsService {
               machineNumbers: channel.voiceSandbox?.machineNumbers ?? [],
             }
           : null,
+      voiceRecording: {
+        recordCalls: config.recordCalls ?? false,
+        announcementAudioUrl: config.recordingAnnouncementAudioUrl ?? null,
+        announcementTtsText: config.recordingAnnouncementTtsText ?? null,
+      },
       voiceCredentialsSealed: this.secrets.sealJson(credentials),
     });
   }

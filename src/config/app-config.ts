@@ -66,7 +66,13 @@ export class AppConfig {
     intakeLeaseMs: number;
     intakeIdlePollMs: number;
   };
-  readonly voice: { twilioApiUrl: string; inboundGreeting: string; staleCallMinutes: number };
+  readonly voice: {
+    twilioApiUrl: string;
+    inboundGreeting: string;
+    staleCallMinutes: number;
+    recordingRetentionMs: number;
+    callIntelligenceWaitMs: number;
+  };
 
   constructor(env: EnvSchema) {
     this.env = env.NODE_ENV;
@@ -155,6 +161,8 @@ export class AppConfig {
       twilioApiUrl: env.TWILIO_API_URL.replace(/\/+$/, ''),
       inboundGreeting: env.INBOUND_CALL_GREETING,
       staleCallMinutes: env.IVR_STALE_CALL_MINUTES,
+      recordingRetentionMs: parseDuration(env.RECORDING_RETENTION),
+      callIntelligenceWaitMs: parseDuration(env.CALL_INTELLIGENCE_WAIT),
     };
   }
 

@@ -155,6 +155,10 @@ export class EnvSchema {
   TWILIO_API_URL = 'https://api.twilio.com';
   /** An outbound call placed this long ago without a final report is settled by the sweeper. */
   @Transform(toInt) @IsInt() @Min(1) @Max(1440) IVR_STALE_CALL_MINUTES = 60;
+  /** Recordings of calls (API.md §16) are deleted this long after they were stored. */
+  @IsDuration() RECORDING_RETENTION = '90d';
+  /** How long a recorded call's Call Webhook waits for its recording (and analysis) before it goes without. */
+  @IsDuration() CALL_INTELLIGENCE_WAIT = '120s';
   /** Spoken to inbound callers before the service hangs up. */
   @IsString() @MinLength(1) INBOUND_CALL_GREETING = 'Thank you for calling. Nobody can take your call right now. Goodbye.';
   @Transform(toBoolean) @IsBoolean() WEBHOOK_ALLOW_PRIVATE_NETWORKS = false;

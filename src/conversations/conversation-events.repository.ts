@@ -204,6 +204,21 @@ export class ConversationEventsRepository extends WorkspaceScopedRepository<Conv
     return this.repository.findOne({ select: { id: true, body: true }, where: this.scope(workspaceId, { sourceType, sourceId }) });
   }
 
+  /** Merges `patch` into the attachment of the events standing for one provider object (a call's recording, learned after it ended). */
+  async mergeAttachmentBySource(
+    workspaceId: string,
+    sourceType: EventSourceType,
+    sourceId: string,
+    patch: Record<string, unknown>,
+  ): Promise<void> {
+    await this.sql(
+      workspaceId,
+      `UPDATE conversation_events SET attachment = coalesce(attachment, '{}'::jsonb) || $4::jsonb
+        WHERE workspace_id = $1 AND source_type = $2 AND source_id = $3`,
+      [sourceType, sourceId, JSON.stringify(patch)],
+    );
+  }
+
   /** What a reaction or Mark As Read needs of a timeline event: whose, where, which way, and the provider's message id. */
   /** Rewrites what a message says (an edit or a deletion); jsonb columns are replaced whole. */
   async rewriteContent(workspaceId: string, id: string, patch: MessageContentPatch): Promise<void> {

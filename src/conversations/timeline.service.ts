@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { EventSourceType } from './conversation-enums.js';
 import { newId } from '../common/id.js';
 import type { PendingResponse } from '../common/idempotency/stored-response.js';
 import type { OutboxEntry, OutboxRow } from '../queue/outbox.service.js';
@@ -42,6 +43,11 @@ export class TimelineService {
     await events.insert(conversation.workspaceId, event);
     await this.conversations.stampLastEvent(conversation.workspaceId, conversation.id, event);
     return event;
+  }
+
+  /** Adds what was learned after the fact (a call's recording) to the attachment of the event standing for `sourceId`. */
+  async annotate(workspaceId: string, sourceType: EventSourceType, sourceId: string, patch: Record<string, unknown>): Promise<void> {
+    await this.events.mergeAttachmentBySource(workspaceId, sourceType, sourceId, patch);
   }
 
   /**

@@ -14,6 +14,8 @@ export interface FlowDefinition {
   /** LeaveMessage: exactly one of the two is the voicemail. */
   voicemailAudioFileUrl?: string | null;
   voicemailTtsText?: string | null;
+  /** Whether the flow's calls are recorded (API.md §16); null or absent: as the channel says. */
+  record?: boolean | null;
 }
 
 export interface FlowVersion {

@@ -152,6 +152,13 @@ export class CallPlacer {
         ttsVoice: request.ttsVoice,
       });
     }
+    if (request.record) {
+      script.announcementUrl = await this.audioOf(request.workspaceId, {
+        audioFileUrl: request.recordingAnnouncementAudioUrl,
+        ttsText: request.recordingAnnouncementTtsText,
+        ttsVoice: request.ttsVoice,
+      });
+    }
     return script;
   }
 

@@ -17,7 +17,27 @@ export type CallProgress =
       hangupCause?: string | null;
       errorMessage?: string | null;
       answeredBy?: AnsweredBy | null;
+      /** A provider that records the call itself (the sandbox) hands the stored recording over with the end. */
+      recording?: StoredRecording;
     };
+
+/** A call's recording, once in our storage. */
+export interface StoredRecording {
+  mediaId: string;
+  url: string;
+  durationMs: number;
+}
+
+/** The record's fields a stored recording sets. */
+export function recordingChanges(recording: StoredRecording, at = new Date()) {
+  return {
+    recordingMediaId: recording.mediaId,
+    recordingUrl: recording.url,
+    recordingDurationMs: recording.durationMs,
+    recordedAt: at,
+    recordingError: null,
+  };
+}
 
 type RecordChanges = Partial<
   Pick<
@@ -33,6 +53,11 @@ type RecordChanges = Partial<
     | 'hangupCause'
     | 'errorMessage'
     | 'answeredBy'
+    | 'recordingMediaId'
+    | 'recordingUrl'
+    | 'recordingDurationMs'
+    | 'recordedAt'
+    | 'recordingError'
   >
 >;
 
@@ -126,6 +151,7 @@ function end(record: OutboundIvrRequestEntity, progress: Extract<CallProgress, {
   const measured = record.answeredAt ? (progress.at.getTime() - record.answeredAt.getTime()) / 1000 : 0;
   return {
     ...(!record.answeredBy && answeredBy && { answeredBy }),
+    ...(progress.recording && !record.recordingMediaId && recordingChanges(progress.recording)),
     status: outcome.status,
     result: byMachine ? OutboundIvrResult.AnsweringMachine : (outcome.result ?? dialogResult(record)),
     completedAt: progress.at,

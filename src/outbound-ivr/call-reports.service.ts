@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { Channel } from '../channels/channel.entity.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { formatTimestamp, TimestampFormat } from '../common/time/timestamp-format.js';
 import { ContactIdentity } from '../contacts/contact-identity.service.js';
@@ -29,6 +30,8 @@ export interface CallReport {
   details: Record<string, unknown>;
   /** Who answered an outbound call, as the provider's machine detection said (null without detection, and for inbound calls). */
   answeredBy?: string | null;
+  /** The stored recording's public URL, when the call was recorded and it is stored. */
+  recordingUrl?: string | null;
 }
 
 /** `hh:mm:ss` of a number of seconds. */
@@ -53,58 +56,80 @@ export class CallReportsService {
     private readonly webhooks: WebhookPublisher,
   ) {}
 
-  async record(report: CallReport, extraEvents: WebhookEvent[] = []): Promise<void> {
+  /**
+   * The timeline event, the Call Webhook (unless `withCallWebhook` is false: a recorded call's
+   * waits for its recording, {@link sendCallWebhook}) and `extraEvents`.
+   */
+  async record(report: CallReport, extraEvents: WebhookEvent[] = [], withCallWebhook = true): Promise<void> {
     const events = [...extraEvents];
     // A channel deleted mid-call keeps its calls' outcomes but gets no timeline or Call Webhook.
     const channel = await this.channels.getRecent(report.workspaceId, report.channelId, undefined).catch(() => null);
     if (channel) {
-      const actor = { workspaceId: report.workspaceId, serviceAccountId: null };
-      const contactId = await this.identities.idByPhone(actor, report.contactNumber);
+      const contactId = await this.contactIdOf(report);
       const conversation = await this.conversations.findOrOpenRef(report.workspaceId, channel.id, contactId);
-      const length = callLength(report.durationSeconds);
       await this.timeline.record(conversation, {
         sourceType: EventSourceType.Call,
         direction: report.type === CallType.Inbound ? EventDirection.Inbound : EventDirection.Outbound,
         sourceId: report.sourceId,
         status: CallWebhookStatus[report.status],
         body: report.summary,
-        durationOrSize: length,
-        attachment: { callId: report.callId, ...report.details },
+        durationOrSize: callLength(report.durationSeconds),
+        attachment: { callId: report.callId, ...report.details, ...(report.recordingUrl && { recordingUrl: report.recordingUrl }) },
         creationTime: report.hangupTime,
       });
-      // To the channel's Call Webhook URL and the endpoints that take it (written only where one exists).
-      const ownNumber = channel.voiceFromNumber ?? channel.phoneNumber;
-      const inbound = report.type === CallType.Inbound;
-      events.push({
-        workspaceId: report.workspaceId,
-        kind: WebhookKind.Call,
-        targetUrl: channel.postCallWebhookUrl ?? null,
-        payload: {
-          callId: report.callId,
-          workspaceId: report.workspaceId,
-          channelId: channel.id,
-          status: report.status,
-          type: report.type,
-          callerNumber: inbound ? report.contactNumber : ownNumber,
-          calleeNumber: inbound ? ownNumber : report.contactNumber,
-          pickupTime: formatTimestamp(report.pickupTime, TimestampFormat.utc),
-          hangupTime: TimestampFormat.utc(report.hangupTime),
-          userId: null,
-          userName: null,
-          contactId,
-          contactNumber: report.contactNumber,
-          callLength: length,
-          answeredBy: report.answeredBy ?? null,
-          aiAgentId: null,
-          recordingUrl: null,
-          transcription: null,
-          summary: null,
-          sentiment: null,
-          evaluationCriteriaResult: null,
-          creationTime: TimestampFormat.utc(report.creationTime),
-        },
-      });
+      if (withCallWebhook) events.push(this.callWebhook(report, channel, contactId));
     }
     await this.webhooks.publish(events);
+  }
+
+  /**
+   * The Call Webhook of a call recorded earlier by {@link record} without it, now that its
+   * recording is stored (or the wait for it is over); the timeline's Call event learns the recording too.
+   */
+  async sendCallWebhook(report: CallReport): Promise<void> {
+    const channel = await this.channels.getRecent(report.workspaceId, report.channelId, undefined).catch(() => null);
+    if (!channel) return;
+    if (report.recordingUrl)
+      await this.timeline.annotate(report.workspaceId, EventSourceType.Call, report.sourceId, { recordingUrl: report.recordingUrl });
+    await this.webhooks.publish([this.callWebhook(report, channel, await this.contactIdOf(report))]);
+  }
+
+  private contactIdOf(report: CallReport): Promise<string> {
+    return this.identities.idByPhone({ workspaceId: report.workspaceId, serviceAccountId: null }, report.contactNumber);
+  }
+
+  /** To the channel's Call Webhook URL and the endpoints that take it (written only where one exists). */
+  private callWebhook(report: CallReport, channel: Channel, contactId: string): WebhookEvent {
+    const ownNumber = channel.voiceFromNumber ?? channel.phoneNumber;
+    const inbound = report.type === CallType.Inbound;
+    return {
+      workspaceId: report.workspaceId,
+      kind: WebhookKind.Call,
+      targetUrl: channel.postCallWebhookUrl ?? null,
+      payload: {
+        callId: report.callId,
+        workspaceId: report.workspaceId,
+        channelId: channel.id,
+        status: report.status,
+        type: report.type,
+        callerNumber: inbound ? report.contactNumber : ownNumber,
+        calleeNumber: inbound ? ownNumber : report.contactNumber,
+        pickupTime: formatTimestamp(report.pickupTime, TimestampFormat.utc),
+        hangupTime: TimestampFormat.utc(report.hangupTime),
+        userId: null,
+        userName: null,
+        contactId,
+        contactNumber: report.contactNumber,
+        callLength: callLength(report.durationSeconds),
+        answeredBy: report.answeredBy ?? null,
+        aiAgentId: null,
+        recordingUrl: report.recordingUrl ?? null,
+        transcription: null,
+        summary: null,
+        sentiment: null,
+        evaluationCriteriaResult: null,
+        creationTime: TimestampFormat.utc(report.creationTime),
+      },
+    };
   }
 }

@@ -5,8 +5,8 @@ import { Outbox, type OutboxEntry } from '../queue/outbox.service.js';
 import { JobName } from '../queue/queue-names.js';
 import { WebhookKind } from '../webhooks/webhook-kind.js';
 import { toWebhookPayload } from './dto/outbound-ivr-request.dto.js';
-import { CallReportsService } from './call-reports.service.js';
-import type { CallProgress } from './call-progress.js';
+import { CallReportsService, type CallReport } from './call-reports.service.js';
+import { recordingChanges, type CallProgress, type StoredRecording } from './call-progress.js';
 import type { DialogInput } from './dialog/dialog-engine.js';
 import type { Instructions } from './dialog/dialog-state.js';
 import { CallType, CallWebhookStatus, isFinished, OutboundIvrResult, OutboundIvrStatus } from './ivr-enums.js';
@@ -44,6 +44,7 @@ export class CallTracker {
    * the process's other jobs.
    */
   private readonly databaseTurns: LimitFunction;
+  private readonly callIntelligenceWaitMs: number;
 
   constructor(
     private readonly requests: OutboundIvrRequestsRepository,
@@ -53,6 +54,7 @@ export class CallTracker {
     config: AppConfig,
   ) {
     this.databaseTurns = pLimit(Math.max(2, Math.floor(config.database.poolSize / 2)));
+    this.callIntelligenceWaitMs = config.voice.callIntelligenceWaitMs;
   }
 
   /** Runs database work of a call in its turn (see {@link databaseTurns}). */
@@ -98,8 +100,11 @@ export class CallTracker {
         if (!record) return undefined;
         const call = new LiveCall(record);
         const value = await work(call);
+        // A recorded call that ends before its recording is stored: its Call Webhook waits for it.
+        const waits = call.finishedNow && waitsForRecording(record);
+        if (waits) call.changes.callWebhookWaiting = record.callWebhookWaiting = true;
         if (Object.keys(call.changes).length > 0) await requests.update(ref.workspaceId, { id: ref.id }, call.changes);
-        if (call.finishedNow) await this.report(record);
+        if (call.finishedNow) await this.report(record, !waits);
         if (call.needsHangUp) {
           const hangUp: OutboxEntry<JobName.HangUpIvrCall> = {
             jobName: JobName.HangUpIvrCall,
@@ -116,44 +121,106 @@ export class CallTracker {
     return result?.value;
   }
 
-  /** The outcome webhook to the request's webhookUrl, and the call's timeline event and Call Webhook. */
-  private report(record: OutboundIvrRequestEntity): Promise<void> {
+  /**
+   * A recording is stored (or will never be: `error`). A Call Webhook waiting for it goes now, and
+   * the call's timeline event learns the URL. False when the call already had one (a repeated
+   * report): the caller discards its copy.
+   */
+  async recordingSettled(ref: CallRef, outcome: { recording: StoredRecording } | { error: string }): Promise<boolean> {
+    const settled = await this.underLock(ref, async (record) => {
+      if (record.recordingMediaId) return { changes: {}, value: false };
+      const changes: Partial<OutboundIvrRequestEntity> =
+        'recording' in outcome ? recordingChanges(outcome.recording) : { recordingError: outcome.error.slice(0, 1000) };
+      Object.assign(record, changes);
+      if (record.callWebhookWaiting) {
+        await this.reports.sendCallWebhook(this.callReportOf(record));
+        changes.callWebhookWaiting = false;
+      }
+      return { changes, value: true };
+    });
+    return settled ?? false;
+  }
+
+  /** The wait is over: a Call Webhook still waiting for its recording goes without it. */
+  async sendWaitingCallWebhook(ref: CallRef): Promise<void> {
+    await this.underLock(ref, async (record) => {
+      if (!record.callWebhookWaiting) return { changes: {}, value: undefined };
+      await this.reports.sendCallWebhook(this.callReportOf(record));
+      return { changes: { callWebhookWaiting: false }, value: undefined };
+    });
+  }
+
+  /** Reads the record under its row lock, lets `work` decide what changes, and writes that, all in one transaction. */
+  private async underLock<T>(
+    ref: CallRef,
+    work: (record: OutboundIvrRequestEntity) => Promise<{ changes: Partial<OutboundIvrRequestEntity>; value: T }>,
+  ): Promise<T | undefined> {
+    return this.inTurn(() =>
+      inTransaction(async () => {
+        const record = await this.requests.findById(ref.workspaceId, ref.id, { lock: true });
+        if (!record) return undefined;
+        const { changes, value } = await work(record);
+        if (Object.keys(changes).length > 0) await this.requests.update(ref.workspaceId, { id: ref.id }, changes);
+        return value;
+      }),
+    );
+  }
+
+  /**
+   * The outcome webhook to the request's webhookUrl, and the call's timeline event and Call
+   * Webhook (unless it waits for the recording: then a job sends it when the wait is over).
+   */
+  private async report(record: OutboundIvrRequestEntity, withCallWebhook: boolean): Promise<void> {
     const outcome = {
       workspaceId: record.workspaceId,
       kind: WebhookKind.OutboundIvrCompleted,
       targetUrl: record.webhookUrl,
       payload: toWebhookPayload(record) as unknown as Record<string, unknown>,
     };
+    await this.reports.record(this.callReportOf(record), [outcome], withCallWebhook);
+    if (!withCallWebhook) {
+      const runAt = new Date(Date.now() + this.callIntelligenceWaitMs);
+      await this.outbox.enqueue([
+        { jobName: JobName.SendWaitingCallWebhook, workspaceId: record.workspaceId, runAt, payload: { requestId: record.id } },
+      ]);
+    }
+  }
+
+  /** The finished call as the timeline and the Call Webhook describe it. */
+  private callReportOf(record: OutboundIvrRequestEntity): CallReport {
     const digit = record.pressedDigit ? `, digit ${record.pressedDigit}` : '';
     const machine = record.result === OutboundIvrResult.AnsweringMachine ? ` (${record.answeredBy})` : '';
     const voicemail =
       machine && record.machineDetection === 'LeaveMessage' && record.answeredBy !== 'fax' && record.script?.voicemailUrl
         ? `, voicemail ${record.script.voicemailUrl}`
         : '';
-    return this.reports.record(
-      {
-        workspaceId: record.workspaceId,
-        channelId: record.channelId,
-        callId: record.callId ?? record.id,
-        type: CallType.Outbound,
-        status: CALL_WEBHOOK_STATUS[record.status] ?? CallWebhookStatus.Failed,
-        contactNumber: record.destinationNumber,
-        pickupTime: record.answeredAt,
-        hangupTime: record.completedAt ?? new Date(),
-        durationSeconds: record.callDurationSeconds ?? 0,
-        creationTime: record.creationTime,
-        summary: `Outbound IVR call: ${OutboundIvrStatus[record.status]}, ${OutboundIvrResult[record.result]}${machine}${digit}${voicemail}`,
-        answeredBy: record.answeredBy,
-        sourceId: record.id,
-        details: {
-          outboundIvrRequestId: record.id,
-          status: record.status,
-          result: record.result,
-          pressedDigit: record.pressedDigit,
-          ...(record.answeredBy && { answeredBy: record.answeredBy }),
-        },
+    return {
+      workspaceId: record.workspaceId,
+      channelId: record.channelId,
+      callId: record.callId ?? record.id,
+      type: CallType.Outbound,
+      status: CALL_WEBHOOK_STATUS[record.status] ?? CallWebhookStatus.Failed,
+      contactNumber: record.destinationNumber,
+      pickupTime: record.answeredAt,
+      hangupTime: record.completedAt ?? new Date(),
+      durationSeconds: record.callDurationSeconds ?? 0,
+      creationTime: record.creationTime,
+      summary: `Outbound IVR call: ${OutboundIvrStatus[record.status]}, ${OutboundIvrResult[record.result]}${machine}${digit}${voicemail}`,
+      answeredBy: record.answeredBy,
+      sourceId: record.id,
+      details: {
+        outboundIvrRequestId: record.id,
+        status: record.status,
+        result: record.result,
+        pressedDigit: record.pressedDigit,
+        ...(record.answeredBy && { answeredBy: record.answeredBy }),
       },
-      [outcome],
-    );
+      recordingUrl: record.recordingUrl,
+    };
   }
+}
+
+/** A recorded call that was answered and has no recording yet (nor will never have one): its Call Webhook waits. */
+function waitsForRecording(record: OutboundIvrRequestEntity): boolean {
+  return record.record && record.answeredAt !== null && !record.recordingMediaId && !record.recordingError;
 }

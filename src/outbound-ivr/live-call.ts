@@ -69,7 +69,9 @@ export class LiveCall {
   private machineAnswered(): Instructions {
     const { record } = this;
     const voicemail = record.machineDetection === 'LeaveMessage' && record.answeredBy !== 'fax' ? record.script?.voicemailUrl : null;
-    return { play: voicemail ? [voicemail] : [], gather: null, turn: -1 };
+    // A machine's recording of the call hears the announcement too, before the voicemail.
+    const play = voicemail ? [record.script?.announcementUrl, voicemail].filter((url): url is string => !!url) : [];
+    return { play, gather: null, turn: -1 };
   }
 
   private change(changes: Partial<OutboundIvrRequestEntity>): void {

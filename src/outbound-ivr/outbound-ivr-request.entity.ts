@@ -23,6 +23,8 @@ export interface StoredIvrAnswer {
 @Index(['workspaceId', 'creationTime'])
 @Index('ux_outbound_ivr_external_id', ['workspaceId', 'externalId'], { unique: true, where: 'external_id IS NOT NULL' })
 @Index('ux_outbound_ivr_call_id', ['callId'], { unique: true, where: 'call_id IS NOT NULL' })
+// Retention finds the recordings due for deletion without reading every call.
+@Index('ix_outbound_ivr_recorded_at', ['recordedAt'], { where: 'recording_media_id IS NOT NULL' })
 export class OutboundIvrRequestEntity {
   @PrimaryColumn('uuid') id: string;
   @Column('uuid') workspaceId: string;
@@ -49,6 +51,26 @@ export class OutboundIvrRequestEntity {
   @Column({ type: 'text', nullable: true }) voicemailTtsText: string | null;
   /** Who answered, as the provider's detection reported it (Twilio's `AnsweredBy`); null without detection. */
   @Column({ type: 'varchar', length: 30, nullable: true }) answeredBy: AnsweredBy | null;
+  /** Whether the call is recorded (the request's `record`, else the flow's, else the channel's `recordCalls`). */
+  @Column({ type: 'boolean', default: false }) record: boolean;
+  /** Played before the first prompt of a recorded call: an audio URL or text to speak (at most one). */
+  @Column({ type: 'varchar', length: 2048, nullable: true }) recordingAnnouncementAudioUrl: string | null;
+  @Column({ type: 'text', nullable: true }) recordingAnnouncementTtsText: string | null;
+  /** The provider's id of the recording (Twilio's RecordingSid), once it reported one. */
+  @Column({ type: 'varchar', length: 64, nullable: true }) recordingSid: string | null;
+  /** The stored recording (media_files), its public URL and length; null until stored and after retention. */
+  @Column({ type: 'uuid', nullable: true }) recordingMediaId: string | null;
+  @Column({ type: 'varchar', length: 2048, nullable: true }) recordingUrl: string | null;
+  @Column({ type: 'int', nullable: true }) recordingDurationMs: number | null;
+  /** When the recording was stored: RECORDING_RETENTION counts from here. */
+  @Column({ type: 'timestamptz', nullable: true }) recordedAt: Date | null;
+  /** Why a recorded call has no recording (the provider had none, or fetching it failed for good). */
+  @Column({ type: 'varchar', length: 1000, nullable: true }) recordingError: string | null;
+  /**
+   * A finished recorded call whose Call Webhook waits for its recording (at most
+   * CALL_INTELLIGENCE_WAIT): set when the call ends without one, cleared when the webhook is written.
+   */
+  @Column({ type: 'boolean', default: false }) callWebhookWaiting: boolean;
 
   @Column({ type: 'smallint', default: OutboundIvrStatus.Pending }) status: OutboundIvrStatus;
   @Column({ type: 'smallint', default: OutboundIvrResult.None }) result: OutboundIvrResult;

@@ -119,4 +119,24 @@ export class OutboundIvrRequestsRepository extends WorkspaceScopedRepository<Out
       take,
     });
   }
+
+  /**
+   * Retention, across workspaces by design (a system job): takes at most `limit` recordings stored
+   * before `cutoff` off their calls (which then say why they have none) and returns the files to delete.
+   */
+  async releaseRecordingsUnscopedBefore(cutoff: Date, limit: number): Promise<Array<{ workspaceId: string; mediaId: string }>> {
+    // An UPDATE's RETURNING comes back from the driver as [rows, count].
+    const [rows] = await this.manager.query<[Array<{ workspace_id: string; media_id: string }>, number]>(
+      `WITH due AS (
+         SELECT id, workspace_id, recording_media_id FROM outbound_ivr_requests
+          WHERE recording_media_id IS NOT NULL AND recorded_at < $1
+          ORDER BY recorded_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+       UPDATE outbound_ivr_requests o
+          SET recording_media_id = NULL, recording_url = NULL, recording_error = $3
+         FROM due WHERE o.id = due.id
+       RETURNING due.workspace_id, due.recording_media_id AS media_id`,
+      [cutoff, limit, 'The recording was deleted when its retention (RECORDING_RETENTION) ended.'],
+    );
+    return rows.map((row) => ({ workspaceId: row.workspace_id, mediaId: row.media_id }));
+  }
 }

@@ -23,6 +23,9 @@ import { TwilioVoiceProvider } from './providers/twilio-voice.provider.js';
 import { SpeechModule } from '../speech/speech.module.js';
 import { SendPolicyModule } from '../send-policy/send-policy.module.js';
 import { GovernorModule } from '../governor/governor.module.js';
+import { StorageModule } from '../storage/storage.module.js';
+import { CallRecordings } from './recording/call-recordings.service.js';
+import { RecordingRetention } from './recording/recording-retention.service.js';
 
 @Module({
   imports: [
@@ -35,6 +38,7 @@ import { GovernorModule } from '../governor/governor.module.js';
     SpeechModule,
     SendPolicyModule,
     GovernorModule,
+    StorageModule,
   ],
   controllers: [OutboundIvrController, TwilioCallbacksController],
   providers: [
@@ -49,6 +53,8 @@ import { GovernorModule } from '../governor/governor.module.js';
     SandboxVoiceProvider,
     TwilioVoiceProvider,
     OutboundIvrProcessor,
+    CallRecordings,
+    RecordingRetention,
   ],
   exports: [OutboundIvrService],
 })

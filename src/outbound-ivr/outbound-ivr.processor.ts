@@ -4,10 +4,16 @@ import { JobHandler } from '../queue/job-handler.decorator.js';
 import { JobName } from '../queue/queue-names.js';
 import { isLastAttempt } from '../queue/retry-later.js';
 import { CallPlacer } from './call-placer.service.js';
+import { CallTracker } from './call-tracker.service.js';
+import { CallRecordings } from './recording/call-recordings.service.js';
 
 @Injectable()
 export class OutboundIvrProcessor {
-  constructor(private readonly placer: CallPlacer) {}
+  constructor(
+    private readonly placer: CallPlacer,
+    private readonly recordings: CallRecordings,
+    private readonly tracker: CallTracker,
+  ) {}
 
   /** High concurrency: a sandbox call is followed inside its job, mostly waiting. */
   @JobHandler(JobName.PlaceIvrCall, { concurrency: 256 })
@@ -18,5 +24,16 @@ export class OutboundIvrProcessor {
   @JobHandler(JobName.HangUpIvrCall, { concurrency: 16 })
   hangUp(job: JobOf<JobName.HangUpIvrCall>): Promise<void> {
     return this.placer.hangUp({ id: job.data.requestId, workspaceId: job.data.workspaceId });
+  }
+
+  @JobHandler(JobName.DownloadCallRecording, { concurrency: 8 })
+  downloadRecording(job: JobOf<JobName.DownloadCallRecording>): Promise<void> {
+    const ref = { id: job.data.requestId, workspaceId: job.data.workspaceId };
+    return this.recordings.fetchFromTwilio(ref, job.data.recordingSid, isLastAttempt(job));
+  }
+
+  @JobHandler(JobName.SendWaitingCallWebhook, { concurrency: 16 })
+  sendWaitingCallWebhook(job: JobOf<JobName.SendWaitingCallWebhook>): Promise<void> {
+    return this.tracker.sendWaitingCallWebhook({ id: job.data.requestId, workspaceId: job.data.workspaceId });
   }
 }

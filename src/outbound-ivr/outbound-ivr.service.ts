@@ -1,3 +1,4 @@
+import type { VoiceRecordingSettings } from '../channels/channel.entity.js';
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../auth/principal.js';
 import { ChannelsService } from '../channels/channels.service.js';
@@ -50,9 +51,10 @@ export class OutboundIvrService {
   async create(principal: Principal, input: CreateOutboundIvrRequest): Promise<OutboundIvrRequestEntity> {
     checkWhatToPlay(input);
     checkMachineDetection(input);
+    checkRecordingAnnouncement(input);
     assertWebhookTarget(input.webhookUrl, 'webhookUrl', this.config.webhooks.allowPrivateNetworks);
     const workspaceId = principal.workspaceId;
-    await this.channels.getRecent(workspaceId, input.channelId, 'voice');
+    const channel = await this.channels.getRecent(workspaceId, input.channelId, 'voice');
     if (isWhatsAppUserId(input.destinationNumber))
       input = { ...input, destinationNumber: await this.numberOf(workspaceId, input.destinationNumber) };
     // API.md §13: no call to a contact opted out of calls (one indexed read of the number's contact).
@@ -68,6 +70,7 @@ export class OutboundIvrService {
         voicemailAudioFileUrl: flow.definition.voicemailAudioFileUrl ?? null,
         voicemailTtsText: flow.definition.voicemailTtsText ?? null,
       };
+    input = withRecording(input, flow?.definition.record ?? null, channel.voiceRecording);
     // API.md §13: at `sendAt`, and not inside the contact's quiet hours when they cover calls.
     const dueAt = await this.scheduler.dueAt(workspaceId, {
       scope: 'Calls',
@@ -97,6 +100,7 @@ export class OutboundIvrService {
   async check(workspaceId: string, input: Omit<CreateOutboundIvrRequest, 'destinationNumber'>): Promise<void> {
     checkWhatToPlay(input);
     checkMachineDetection(input);
+    checkRecordingAnnouncement(input);
     assertWebhookTarget(input.webhookUrl, 'webhookUrl', this.config.webhooks.allowPrivateNetworks);
     await this.channels.getRecent(workspaceId, input.channelId, 'voice');
     if (input.flowId) await this.flows.getCurrentVersion(workspaceId, input.flowId);
@@ -194,6 +198,16 @@ export class OutboundIvrService {
       voicemailAudioFileUrl: input.voicemailAudioFileUrl ?? null,
       voicemailTtsText: input.voicemailTtsText ?? null,
       answeredBy: null,
+      record: input.record ?? false,
+      recordingAnnouncementAudioUrl: input.recordingAnnouncementAudioUrl ?? null,
+      recordingAnnouncementTtsText: input.recordingAnnouncementTtsText ?? null,
+      recordingSid: null,
+      recordingMediaId: null,
+      recordingUrl: null,
+      recordingDurationMs: null,
+      recordedAt: null,
+      recordingError: null,
+      callWebhookWaiting: false,
       status: OutboundIvrStatus.Pending,
       result: OutboundIvrResult.None,
       pressedDigit: null,
@@ -244,4 +258,34 @@ function checkMachineDetection(input: Omit<CreateOutboundIvrRequest, 'destinatio
       `${voicemail.join(' and ')} ${voicemail.length > 1 ? 'are' : 'is'} played only with machineDetection LeaveMessage.`,
       [...voicemail],
     );
+}
+
+/** The announcement is one audio file or one text, not both. */
+function checkRecordingAnnouncement(input: Omit<CreateOutboundIvrRequest, 'destinationNumber'>): void {
+  if (input.recordingAnnouncementAudioUrl != null && input.recordingAnnouncementTtsText != null)
+    throw IvrInvalidRequest('Give at most one of recordingAnnouncementAudioUrl and recordingAnnouncementTtsText.', [
+      'recordingAnnouncementAudioUrl',
+      'recordingAnnouncementTtsText',
+    ]);
+}
+
+/**
+ * Whether the call is recorded: the request's `record`, else its flow's, else the channel's
+ * `recordCalls`. A recorded call without an announcement of its own gets the channel's; an
+ * unrecorded one keeps none.
+ */
+function withRecording(
+  input: CreateOutboundIvrRequest,
+  flowRecord: boolean | null,
+  channel: VoiceRecordingSettings | null,
+): CreateOutboundIvrRequest {
+  const record = input.record ?? flowRecord ?? channel?.recordCalls ?? false;
+  if (!record) return { ...input, record, recordingAnnouncementAudioUrl: null, recordingAnnouncementTtsText: null };
+  const own = input.recordingAnnouncementAudioUrl != null || input.recordingAnnouncementTtsText != null;
+  return {
+    ...input,
+    record,
+    recordingAnnouncementAudioUrl: own ? (input.recordingAnnouncementAudioUrl ?? null) : (channel?.announcementAudioUrl ?? null),
+    recordingAnnouncementTtsText: own ? (input.recordingAnnouncementTtsText ?? null) : (channel?.announcementTtsText ?? null),
+  };
 }

@@ -44,6 +44,13 @@ export class TwilioCallbacksController {
     return this.callbacks.status(id, signed(req, params));
   }
 
+  /** Twilio's RecordingStatusCallback: the call's recording is ready to fetch, or there is none. */
+  @Post('calls/:id/recording')
+  @HttpCode(204)
+  recording(@Param('id', Id) id: string, @Body() params: TwilioParams, @Req() req: FastifyRequest): Promise<void> {
+    return this.callbacks.recording(id, signed(req, params));
+  }
+
   @Post('channels/:channelId/inbound')
   @HttpCode(200)
   @Header('content-type', 'text/xml')

@@ -7,6 +7,7 @@ import { newId } from '../common/id.js';
 import { toE164 } from '../common/phone/phone-number.js';
 import { AppConfig } from '../config/app-config.js';
 import { Outbox } from '../queue/outbox.service.js';
+import { JobName } from '../queue/queue-names.js';
 import type { CallEnding } from './call-progress.js';
 import { TWILIO_ENDINGS, twilioProgress, twilioTimestamp, type TwilioParams } from './providers/twilio-status.js';
 import { CallReportsService } from './call-reports.service.js';
@@ -26,6 +27,9 @@ export interface SignedCallback {
   params: TwilioParams;
   signature: string | string[] | undefined;
 }
+
+/** Twilio's recording SIDs: RE and 32 hex digits (compatible providers may use other letters and lengths). */
+const RECORDING_SID = /^[A-Za-z0-9_-]{1,64}$/;
 
 const INBOUND_STATUS: Record<CallEnding, CallWebhookStatus> = {
   completed: CallWebhookStatus.Completed,
@@ -67,6 +71,25 @@ export class TwilioCallbacksService {
     const ref = await this.verifiedCall(id, callback);
     const progress = twilioProgress(callback.params);
     if (progress) await this.tracker.progress(ref, progress);
+  }
+
+  /**
+   * A finished recording is fetched by a job (retried on the provider's errors), so this answers
+   * at once; `absent` (too short, silent) or `failed` leaves the call without one, saying why.
+   */
+  async recording(id: string, callback: SignedCallback): Promise<void> {
+    const ref = await this.verifiedCall(id, callback);
+    const { RecordingSid: recordingSid, RecordingStatus: status, ErrorCode: errorCode } = callback.params;
+    if (status === 'completed' && recordingSid && RECORDING_SID.test(recordingSid)) {
+      await this.outbox.enqueue([
+        { jobName: JobName.DownloadCallRecording, workspaceId: ref.workspaceId, payload: { requestId: ref.id, recordingSid } },
+      ]);
+      return;
+    }
+    if (status === 'absent' || status === 'failed')
+      await this.tracker.recordingSettled(ref, {
+        error: `The voice provider made no recording (${status}${errorCode ? `, error ${errorCode}` : ''}).`,
+      });
   }
 
   async inbound(channelId: string, callback: SignedCallback): Promise<string> {

@@ -48,6 +48,8 @@ export interface JobPayloads {
   [JobName.DownloadWhatsAppMedia]: DownloadMediaPayload;
   [JobName.PlaceIvrCall]: { requestId: string };
   [JobName.HangUpIvrCall]: { requestId: string };
+  [JobName.DownloadCallRecording]: { requestId: string; recordingSid: string };
+  [JobName.SendWaitingCallWebhook]: { requestId: string };
   [JobName.SweepStaleIvrCalls]: MaintenancePayload;
   [JobName.PruneOldRows]: MaintenancePayload;
   /** `after`: the last recipient (contact id) the previous job claimed, where this one goes on from. */

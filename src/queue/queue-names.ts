@@ -28,6 +28,10 @@ export enum JobName {
   PlaceIvrCall = 'outbound-ivr.place',
   /** Hangs up a cancelled call at its voice provider: `{ requestId }`. */
   HangUpIvrCall = 'outbound-ivr.hang-up',
+  /** Fetches a call's recording from its voice provider into storage, then deletes it there: `{ requestId, recordingSid }`. */
+  DownloadCallRecording = 'outbound-ivr.download-recording',
+  /** Sends a recorded call's Call Webhook that still waits for its recording, once the wait is over: `{ requestId }`. */
+  SendWaitingCallWebhook = 'outbound-ivr.send-waiting-call-webhook',
   /** Ends outbound IVR calls whose final report never came (repeatable). */
   SweepStaleIvrCalls = 'maintenance.sweep-stale-ivr-calls',
   /** Deletes rows of the growing tables older than their retention, in bounded batches (repeatable). */
@@ -46,6 +50,8 @@ export const QUEUE_OF_JOB: Record<JobName, QueueName> = {
   [JobName.DownloadWhatsAppMedia]: QueueName.WhatsApp,
   [JobName.PlaceIvrCall]: QueueName.OutboundIvr,
   [JobName.HangUpIvrCall]: QueueName.OutboundIvr,
+  [JobName.DownloadCallRecording]: QueueName.OutboundIvr,
+  [JobName.SendWaitingCallWebhook]: QueueName.OutboundIvr,
   [JobName.SweepStaleIvrCalls]: QueueName.Maintenance,
   [JobName.PruneOldRows]: QueueName.Maintenance,
   [JobName.DispatchCampaign]: QueueName.Campaigns,

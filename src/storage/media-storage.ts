@@ -104,6 +104,19 @@ export class MediaStorage {
     return file && { file: this.toStored(file), stream: await this.blobs.read(file.key) };
   }
 
+  /**
+   * The bytes behind one of our own public media URLs, when the file belongs to the workspace;
+   * null for any other URL (a file elsewhere is never fetched from here).
+   */
+  async openOwnUrl(workspaceId: string, url: string): Promise<Readable | null> {
+    const prefix = `${this.config.http.publicBaseUrl}/media/`;
+    if (!url.startsWith(prefix)) return null;
+    const [key, fileName] = url.slice(prefix.length).split('/');
+    const file = key && KEY_PATTERN.test(key) ? await this.files.findUnscopedByKey(key) : null;
+    if (!file || file.workspaceId !== workspaceId || file.fileName !== fileName) return null;
+    return this.blobs.read(file.key);
+  }
+
   private toStored(file: MediaFile): StoredMedia {
     return {
       id: file.id,

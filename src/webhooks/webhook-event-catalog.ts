@@ -30,8 +30,17 @@ export const EVENT_TYPES: readonly EventTypeEntry[] = [
     description: 'A WhatsApp message came in, or an outbound one changed status.',
     data: WhatsAppMessageWebhook,
   },
-  { type: WebhookKind.Call, description: 'A call of a voice channel ended (the Call Webhook).', data: CallWebhookPayload },
-  { type: WebhookKind.OutboundIvrCompleted, description: 'An outbound IVR call ended.', data: OutboundIvrWebhookPayload },
+  {
+    type: WebhookKind.Call,
+    description:
+      "A call of a voice channel ended (the Call Webhook). A recorded call's waits for its recording (recordingUrl), at most CALL_INTELLIGENCE_WAIT.",
+    data: CallWebhookPayload,
+  },
+  {
+    type: WebhookKind.OutboundIvrCompleted,
+    description: 'An outbound IVR call ended; recordingUrl is set when the call was recorded and its recording is stored already.',
+    data: OutboundIvrWebhookPayload,
+  },
   { type: WebhookEventType.ContactCreated, description: 'A contact was created.', data: ContactDto },
   {
     type: WebhookEventType.ContactUpdated,

@@ -65,6 +65,7 @@ describeWithApp('Outbound IVR Flows', { env: { RATE_LIMIT_REQUESTS_PER_MINUTE: '
       'lastModificationTime',
       'machineDetection',
       'name',
+      'record',
       'startStepId',
       'steps',
       'version',
@@ -119,6 +120,7 @@ describeWithApp('Outbound IVR Flows', { env: { RATE_LIMIT_REQUESTS_PER_MINUTE: '
         machineDetection: 'Off',
         voicemailAudioFileUrl: null,
         voicemailTtsText: null,
+        record: null,
       },
     });
   });

@@ -126,6 +126,12 @@ describeWithApp(
           voicemailAudioFileUrl: null,
           voicemailTtsText: null,
           answeredBy: null,
+          record: false,
+          recordingAnnouncementAudioUrl: null,
+          recordingAnnouncementTtsText: null,
+          recordingUrl: null,
+          recordingDurationMs: null,
+          recordingError: null,
         },
       );
       assert.match(r.creationTime, OFFSET_TIMESTAMP);
@@ -247,11 +253,13 @@ describeWithApp(
         'id',
         'initiatedAt',
         'pressedDigit',
+        'recordingUrl',
         'result',
         'ringingAt',
         'status',
         'workspaceId',
       ]);
+      assert.equal(payload.recordingUrl, null);
       assert.equal(payload.id, record.id);
       assert.equal(payload.externalId, 'digit-1');
       assert.equal(payload.status, 4);

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { getExpectedTwilioSignature } from 'twilio/lib/webhooks/webhooks.js';
 
 /** How the fake plays one call out. */
@@ -20,9 +22,26 @@ export interface FakeCallScript {
    * Without MachineDetection on the call, nothing is reported whoever answers.
    */
   pickedUpBy?: 'human' | 'machine' | 'fax';
+  /**
+   * A call placed with Record=true: Twilio's recording of it, reported to the RecordingStatusCallback
+   * once the call completed. `absent` reports that there is none (error 16101, too short).
+   * Default: completed, as long as the call (durationSeconds).
+   */
+  recording?: { status?: 'completed' | 'absent' | 'never'; durationSeconds?: number };
+}
+
+/** A recording the fake holds, as Twilio's Recordings resource does until it is deleted. */
+export interface FakeRecording {
+  sid: string;
+  callSid: string;
+  durationSeconds: number;
+  /** The WAV's bytes: 8 kHz, 16-bit, two channels (a different tone on each), streamed when asked for. */
+  size: number;
+  deleted: boolean;
 }
 
 export interface ReceivedApiRequest {
+  method: string;
   path: string;
   authorization: string | undefined;
   form: URLSearchParams;
@@ -43,6 +62,9 @@ export interface FakeCall {
 export class FakeTwilio {
   readonly requests: ReceivedApiRequest[] = [];
   readonly calls: FakeCall[] = [];
+  readonly recordings = new Map<string, FakeRecording>();
+  /** Statuses the next requests to the Recordings resource are answered with (Twilio's error body), in order. */
+  readonly recordingFaults: number[] = [];
   private server!: Server;
   private scripts: FakeCallScript[] = [];
   port = 0;
@@ -54,7 +76,11 @@ export class FakeTwilio {
     fake.server = createServer((req, res) => {
       void readBody(req).then((body) => {
         const form = new URLSearchParams(body);
-        fake.requests.push({ path: req.url ?? '', authorization: req.headers.authorization, form });
+        fake.requests.push({ method: req.method ?? '', path: req.url ?? '', authorization: req.headers.authorization, form });
+        if (/\/Recordings\/[^/]+$/.test(req.url ?? '')) {
+          fake.serveRecording(req.method ?? '', req.url ?? '', res);
+          return;
+        }
         if (req.url?.endsWith('/Calls.json')) {
           const script = fake.scripts.shift() ?? { answer: true };
           if (script.apiStatus) {
@@ -101,6 +127,55 @@ export class FakeTwilio {
     return { status: res.status, body: await res.text() };
   }
 
+  /**
+   * The Recordings resource: `GET …/Recordings/{Sid}.wav` (or without an extension) streams the
+   * WAV as `audio/x-wav`; `DELETE …/Recordings/{Sid}.json` answers 204 with no body. A recording
+   * unknown or deleted is Twilio's 404 `{ code: 20404, message, more_info, status }`.
+   */
+  private serveRecording(method: string, url: string, res: ServerResponse): void {
+    const fault = this.recordingFaults.shift();
+    if (fault) {
+      if (fault === 404) twilioError(res, 404, 20404, `The requested resource ${url} was not found`);
+      else twilioError(res, fault, 20500, 'An internal server error has occurred');
+      return;
+    }
+    const [, name, extension = ''] = /\/Recordings\/([^/.]+)(?:\.(\w+))?$/.exec(url) ?? [];
+    const recording = name ? this.recordings.get(name) : undefined;
+    const wav = extension === '' || extension === 'wav';
+    if (
+      !recording ||
+      recording.deleted ||
+      (method === 'GET' && !wav && extension !== 'json') ||
+      (method === 'DELETE' && extension !== 'json')
+    ) {
+      twilioError(res, 404, 20404, `The requested resource ${url} was not found`);
+      return;
+    }
+    if (method === 'DELETE') {
+      recording.deleted = true;
+      res.writeHead(204).end();
+      return;
+    }
+    if (method !== 'GET') {
+      twilioError(res, 405, 20004, 'Method not allowed');
+      return;
+    }
+    if (extension === 'json') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          sid: recording.sid,
+          call_sid: recording.callSid,
+          duration: String(recording.durationSeconds),
+          channels: 2,
+          status: 'completed',
+        }),
+      );
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'audio/x-wav', 'content-length': String(recording.size) });
+    void pipeline(recordingWav(recording.durationSeconds), res).catch(() => undefined);
+  }
+
   close(): Promise<void> {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
@@ -144,7 +219,86 @@ export class FakeTwilio {
       call.twiml.push(twiml);
     }
     await status('completed', { CallDuration: String(script.durationSeconds ?? 7), ...amd });
+    if (placed.get('Record') === 'true') await this.reportRecording(call, placed, script);
   }
+
+  /** What Twilio posts to the RecordingStatusCallback once the recording of a finished call is processed. */
+  private async reportRecording(call: FakeCall, placed: URLSearchParams, script: FakeCallScript): Promise<void> {
+    const url = placed.get('RecordingStatusCallback');
+    const events = (placed.get('RecordingStatusCallbackEvent') ?? 'completed').split(' ');
+    const status = script.recording?.status ?? 'completed';
+    // 'never': the callback is lost (the app must not wait for it forever).
+    if (!url || status === 'never' || !events.includes(status)) return;
+    const sid = `RE${randomBytes(16).toString('hex')}`;
+    const durationSeconds = script.recording?.durationSeconds ?? script.durationSeconds ?? 7;
+    const accountSid = /\/Accounts\/([^/]+)\//.exec(this.requests.find((r) => r.form === placed)?.path ?? '')?.[1] ?? 'AC-test';
+    if (status === 'completed') {
+      const channels = placed.get('RecordingChannels') === 'dual' ? 2 : 1;
+      if (channels !== 2) throw new Error('The fake records dual-channel calls only');
+      this.recordings.set(sid, { sid, callSid: call.sid, durationSeconds, size: 44 + durationSeconds * BYTES_PER_SECOND, deleted: false });
+    }
+    await this.post(url, {
+      AccountSid: accountSid,
+      CallSid: call.sid,
+      RecordingSid: sid,
+      RecordingUrl: `${this.url}/2010-04-01/Accounts/${accountSid}/Recordings/${sid}`,
+      RecordingStatus: status,
+      RecordingDuration: status === 'completed' ? String(durationSeconds) : '0',
+      RecordingChannels: '2',
+      RecordingStartTime: new Date().toUTCString(),
+      RecordingSource: 'OutboundAPI',
+      RecordingTrack: 'both',
+      ErrorCode: status === 'absent' ? '16101' : '0',
+    });
+  }
+}
+
+/** 8 kHz, 16-bit, two channels. */
+const BYTES_PER_SECOND = 8000 * 2 * 2;
+
+/** A dual-channel WAV `seconds` long, made a second at a time (never held whole): 440 Hz left, 660 Hz right. */
+function recordingWav(seconds: number): Readable {
+  let second = -1;
+  return new Readable({
+    read() {
+      if (second === -1) {
+        const header = Buffer.alloc(44);
+        header.write('RIFF', 0, 'ascii');
+        header.writeUInt32LE(36 + seconds * BYTES_PER_SECOND, 4);
+        header.write('WAVEfmt ', 8, 'ascii');
+        header.writeUInt32LE(16, 16);
+        header.writeUInt16LE(1, 20);
+        header.writeUInt16LE(2, 22);
+        header.writeUInt32LE(8000, 24);
+        header.writeUInt32LE(BYTES_PER_SECOND, 28);
+        header.writeUInt16LE(4, 32);
+        header.writeUInt16LE(16, 34);
+        header.write('data', 36, 'ascii');
+        header.writeUInt32LE(seconds * BYTES_PER_SECOND, 40);
+        second = 0;
+        this.push(header);
+        return;
+      }
+      if (second >= seconds) {
+        this.push(null);
+        return;
+      }
+      const chunk = Buffer.alloc(BYTES_PER_SECOND);
+      for (let i = 0; i < 8000; i++) {
+        chunk.writeInt16LE(Math.round(6000 * Math.sin((2 * Math.PI * 440 * i) / 8000)), i * 4);
+        chunk.writeInt16LE(Math.round(6000 * Math.sin((2 * Math.PI * 660 * i) / 8000)), i * 4 + 2);
+      }
+      second++;
+      this.push(chunk);
+    },
+  });
+}
+
+/** Twilio's REST error body. */
+function twilioError(res: ServerResponse, status: number, code: number, message: string): void {
+  res
+    .writeHead(status, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status }));
 }
 
 /** Twilio's AnsweredBy for who picked up: Enable decides at the greeting, DetectMessageEnd waits for its end. */

@@ -1772,7 +1772,7 @@ export interface webhooks {
         put?: never;
         /**
          * call
-         * @description A call of a voice channel ended (the Call Webhook).
+         * @description A call of a voice channel ended (the Call Webhook). A recorded call's waits for its recording (recordingUrl), at most CALL_INTELLIGENCE_WAIT.
          *
          *     Delivered as Standard Webhooks: verify `webhook-signature` over the raw body before trusting it.
          *     An endpoint receives `{ type, timestamp, workspaceId, data }` as below; for the three original kinds
@@ -2022,7 +2022,7 @@ export interface webhooks {
         put?: never;
         /**
          * outbound_ivr.completed
-         * @description An outbound IVR call ended.
+         * @description An outbound IVR call ended; recordingUrl is set when the call was recorded and its recording is stored already.
          *
          *     Delivered as Standard Webhooks: verify `webhook-signature` over the raw body before trusting it.
          *     An endpoint receives `{ type, timestamp, workspaceId, data }` as below; for the three original kinds
@@ -2137,7 +2137,7 @@ export interface components {
             /** Format: uuid */
             assignedUserId?: string | null;
         };
-        /** @description A call of a voice channel ended (the Call Webhook). */
+        /** @description A call of a voice channel ended (the Call Webhook). A recorded call's waits for its recording (recordingUrl), at most CALL_INTELLIGENCE_WAIT. */
         CallEvent: {
             data: components["schemas"]["CallWebhookPayload"];
             /**
@@ -2166,6 +2166,7 @@ export interface components {
             evaluationCriteriaResult: string | null;
             hangupTime: string;
             pickupTime: string | null;
+            /** @description Recorded outbound calls (API.md §16): the stored recording, an absolute unguessable URL served without a token (a two-channel WAV); null when not recorded or when the recording did not arrive within CALL_INTELLIGENCE_WAIT. */
             recordingUrl: string | null;
             sentiment: string | null;
             /** @description 0 Active, 1 Completed, 2 Missed, 3 RejectedByCaller, 4 RejectedByCallee, 5 NoAnswer, 6 Cancelled, 7 Failed */
@@ -2271,6 +2272,19 @@ export interface components {
             maxAudioRetries?: number;
             /** @description Selectable digits, 1-12, each digit once (not with flowId). */
             options?: components["schemas"]["OutboundIvrOption"][];
+            /**
+             * @description Record the call (API.md §16): the recording is stored and its URL given as `recordingUrl`.
+             *     Absent: the flow's setting (with flowId), else the channel's `recordCalls`.
+             * @example true
+             */
+            record?: boolean;
+            /**
+             * Format: uri
+             * @description Played before the first prompt of a recorded call (an audio URL); absent: the channel's announcement. At most one of this and recordingAnnouncementTtsText.
+             */
+            recordingAnnouncementAudioUrl?: string | null;
+            /** @description Spoken (in ttsVoice) before the first prompt of a recorded call. */
+            recordingAnnouncementTtsText?: string | null;
             /**
              * Format: uri
              * @description Played after a valid digit whose option has no response file.
@@ -2437,6 +2451,8 @@ export interface components {
             postCallWebhookUrl: string | null;
             /** @description 1 PhoneNumber, 2 WhatsApp, 3 PhoneNumberAndWhatsapp */
             type: components["schemas"]["ChannelType"];
+            /** @description Voice channels: whether calls are recorded by default and what is announced first; null without voice. */
+            voiceRecording: components["schemas"]["VoiceRecordingDto"] | null;
             webhookUrl: string | null;
             whatsAppInfo: components["schemas"]["WhatsAppInfoDto"] | null;
             workspaceId: string;
@@ -3156,6 +3172,19 @@ export interface components {
             /** @description Selectable digits, 1-12, each digit once (not with flowId). */
             options?: components["schemas"]["OutboundIvrOption"][];
             /**
+             * @description Record the call (API.md §16): the recording is stored and its URL given as `recordingUrl`.
+             *     Absent: the flow's setting (with flowId), else the channel's `recordCalls`.
+             * @example true
+             */
+            record?: boolean;
+            /**
+             * Format: uri
+             * @description Played before the first prompt of a recorded call (an audio URL); absent: the channel's announcement. At most one of this and recordingAnnouncementTtsText.
+             */
+            recordingAnnouncementAudioUrl?: string | null;
+            /** @description Spoken (in ttsVoice) before the first prompt of a recorded call. */
+            recordingAnnouncementTtsText?: string | null;
+            /**
              * Format: date-time
              * @description When to call (ISO 8601; without an offset, UTC): later than now and at most 30 days ahead. The
              *     record is then answered with status 0 (Pending) and `scheduledFor`; `DELETE /v1/scheduled/{id}`
@@ -3445,7 +3474,7 @@ export interface components {
          * @enum {integer}
          */
         OutboundIvrAudioType: 1 | 2;
-        /** @description An outbound IVR call ended. */
+        /** @description An outbound IVR call ended; recordingUrl is set when the call was recorded and its recording is stored already. */
         OutboundIvrCompletedEvent: {
             data: components["schemas"]["OutboundIvrWebhookPayload"];
             /**
@@ -3467,6 +3496,8 @@ export interface components {
             lastModificationTime: string;
             machineDetection: components["schemas"]["MachineDetection"];
             name: string;
+            /** @description Whether the flow's calls are recorded; null: as the channel says. */
+            record: boolean | null;
             startStepId: string;
             /** @description With defaults applied: absent optional values are null. */
             steps: components["schemas"]["OutboundIvrStep"][];
@@ -3584,6 +3615,23 @@ export interface components {
             maxAudioRetries: number;
             options: components["schemas"]["OutboundIvrRecordOption"][];
             pressedDigit: string | null;
+            /** @description Whether the call is recorded (API.md §16). */
+            record: boolean;
+            recordingAnnouncementAudioUrl: string | null;
+            recordingAnnouncementTtsText: string | null;
+            /**
+             * @description The recording's length in milliseconds.
+             * @example 42000
+             */
+            recordingDurationMs: number | null;
+            /** @description Why a recorded call has no recording (the provider had none, or it could not be fetched); null otherwise. */
+            recordingError: string | null;
+            /**
+             * @description The stored recording (WAV), an absolute unguessable URL served without a token; null when the
+             *     call is not recorded, until the recording is stored, and after RECORDING_RETENTION.
+             * @example https://api.example.com/media/q3Zx0c2lD9Vb7Fw1aKp4mN8sT6yR5uE0/recording.wav
+             */
+            recordingUrl: string | null;
             /** @description 0 None, 1 DigitPressed, 2 NoInput, 3 InvalidInput, 4 NotAnswered, 5 DestinationBusy, 6 TechnicalFailure, 7 Cancelled, 8 AnsweringMachine */
             result: components["schemas"]["OutboundIvrResult"];
             ringingAt: string | null;
@@ -3646,6 +3694,12 @@ export interface components {
             /** @description ISO 8601 with time-zone offset. */
             initiatedAt: string | null;
             pressedDigit: string | null;
+            /**
+             * @description The stored recording (WAV), an absolute unguessable URL served without a token; null when the
+             *     call is not recorded, until the recording is stored, and after RECORDING_RETENTION.
+             * @example https://api.example.com/media/q3Zx0c2lD9Vb7Fw1aKp4mN8sT6yR5uE0/recording.wav
+             */
+            recordingUrl: string | null;
             /** @description 0 None, 1 DigitPressed, 2 NoInput, 3 InvalidInput, 4 NotAnswered, 5 DestinationBusy, 6 TechnicalFailure, 7 Cancelled, 8 AnsweringMachine */
             result: components["schemas"]["OutboundIvrResult"];
             ringingAt: string | null;
@@ -3995,6 +4049,11 @@ export interface components {
              */
             machineDetection?: components["schemas"]["MachineDetection"];
             name: string;
+            /**
+             * @description Record the flow's calls (API.md §16); a call's own `record` overrides it. Absent: the channel's `recordCalls`.
+             * @example true
+             */
+            record?: boolean | null;
             /** @description Id of the first step. */
             startStepId: string;
             /** @description 1 to 100 steps. */
@@ -4939,7 +4998,26 @@ export interface components {
             fromNumber?: string;
             /** @enum {string} */
             provider: "sandbox" | "twilio";
+            /**
+             * @description Record the channel's calls unless a request (or its flow) says otherwise (API.md §16). Default false.
+             * @default false
+             * @example true
+             */
+            recordCalls?: boolean;
+            /**
+             * Format: uri
+             * @description Played before the first prompt of every recorded call that brings no announcement of its own (an audio URL).
+             */
+            recordingAnnouncementAudioUrl?: string;
+            /** @description Spoken (in the call's ttsVoice) before the first prompt of a recorded call; at most one of this and recordingAnnouncementAudioUrl. */
+            recordingAnnouncementTtsText?: string;
             sandbox?: components["schemas"]["VoiceSandboxDto"];
+        };
+        VoiceRecordingDto: {
+            announcementAudioUrl: string | null;
+            announcementTtsText: string | null;
+            /** @description Calls are recorded unless the request (or its flow) says otherwise. */
+            recordCalls: boolean;
         };
         VoiceSandboxDto: {
             /**

@@ -62,6 +62,19 @@ export class VoiceConfigDto {
   @IsOptionalNotNull() @IsString() @MaxLength(512) authToken?: string;
   @IsOptionalNotNull() @PhoneNumberField('Caller id for outbound calls; defaults to the channel number.') fromNumber?: string;
   @IsOptionalNotNull() @ValidateNestedObject() @Type(() => VoiceSandboxDto) sandbox?: VoiceSandboxDto;
+  /** Record the channel's calls unless a request (or its flow) says otherwise (API.md §16). Default false. */
+  @ApiProperty({ required: false, type: Boolean, default: false, example: true })
+  @IsOptionalNotNull()
+  @IsBoolean()
+  recordCalls?: boolean;
+  /** Played before the first prompt of every recorded call that brings no announcement of its own (an audio URL). */
+  @IsOptionalNotNull() @IsUrl(HTTP_URL) @MaxLength(2048) recordingAnnouncementAudioUrl?: string;
+  /** Spoken (in the call's ttsVoice) before the first prompt of a recorded call; at most one of this and recordingAnnouncementAudioUrl. */
+  @IsOptionalNotNull()
+  @IsString()
+  @Matches(/\S/, { message: 'recordingAnnouncementTtsText must not be blank' })
+  @MaxLength(5000)
+  recordingAnnouncementTtsText?: string;
 }
 
 /** ChannelConfig of API.md §3. */

@@ -25,6 +25,14 @@ export class WhatsAppInfoDto {
   provider: string;
 }
 
+/** A voice channel's recording defaults (API.md §16). */
+export class VoiceRecordingDto {
+  /** Calls are recorded unless the request (or its flow) says otherwise. */
+  recordCalls: boolean;
+  @ApiProperty({ type: String, nullable: true }) announcementAudioUrl: string | null;
+  @ApiProperty({ type: String, nullable: true }) announcementTtsText: string | null;
+}
+
 export class ChannelDto {
   id: string;
   workspaceId: string;
@@ -36,6 +44,8 @@ export class ChannelDto {
   whatsAppInfo: WhatsAppInfoDto | null;
   postCallWebhookUrl: string | null;
   webhookUrl: string | null;
+  /** Voice channels: whether calls are recorded by default and what is announced first; null without voice. */
+  @ApiProperty({ type: VoiceRecordingDto, nullable: true }) voiceRecording: VoiceRecordingDto | null;
   /**
    * Meta's business portfolio id: channels of this workspace with the same one share one messaging-limit
    * count (unique recipients per rolling 24 h); null: the channel counts on its own.
@@ -74,6 +84,9 @@ export class ChannelDto {
         : null,
       postCallWebhookUrl: channel.postCallWebhookUrl,
       webhookUrl: channel.webhookUrl,
+      voiceRecording: channel.hasVoice
+        ? (channel.voiceRecording ?? { recordCalls: false, announcementAudioUrl: null, announcementTtsText: null })
+        : null,
       businessId: channel.businessId ?? null,
       creationTime: TimestampFormat.noOffset(channel.creationTime),
       creatorId: channel.creatorId,

@@ -6,6 +6,7 @@ import {
   ArrayMinSize,
   getMetadataStorage,
   IsArray,
+  IsBoolean,
   IsIn,
   IsInt,
   IsOptional,
@@ -17,6 +18,7 @@ import {
   Min,
   registerDecorator,
   type ValidationArguments,
+  ValidateIf,
 } from 'class-validator';
 import { SortedPagedRequestDto } from '../../common/paging/paged-request.dto.js';
 import { TimestampFormat } from '../../common/time/timestamp-format.js';
@@ -200,6 +202,12 @@ export class SaveOutboundIvrFlow {
   @Matches(/\S/, { message: 'voicemailTtsText must not be blank' })
   @MaxLength(5000)
   voicemailTtsText?: string | null;
+  /** Record the flow's calls (API.md §16); a call's own `record` overrides it. Absent: the channel's `recordCalls`. */
+  @ApiProperty({ required: false, type: Boolean, nullable: true, example: true })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsBoolean()
+  record?: boolean | null;
 }
 
 export class ListOutboundIvrFlowsQueryDto extends SortedPagedRequestDto {
@@ -218,6 +226,8 @@ export class OutboundIvrFlow {
   @ApiProperty({ enum: MACHINE_DETECTION, enumName: 'MachineDetection' }) machineDetection: MachineDetection;
   voicemailAudioFileUrl: string | null;
   voicemailTtsText: string | null;
+  /** Whether the flow's calls are recorded; null: as the channel says. */
+  @ApiProperty({ type: Boolean, nullable: true }) record: boolean | null;
   /** 1 on creation, incremented by every update; a running call keeps the version it started with. */
   version: number;
   /** ISO 8601 with offset (UTC). */
@@ -236,6 +246,7 @@ export class OutboundIvrFlow {
       machineDetection: definition.machineDetection ?? 'Off',
       voicemailAudioFileUrl: definition.voicemailAudioFileUrl ?? null,
       voicemailTtsText: definition.voicemailTtsText ?? null,
+      record: definition.record ?? null,
       version: flow.version,
       creationTime: TimestampFormat.utc(flow.creationTime),
       lastModificationTime: TimestampFormat.utc(flow.lastModificationTime),
@@ -251,6 +262,7 @@ export function toFlowDefinition(input: SaveOutboundIvrFlow): FlowDefinition {
     machineDetection: input.machineDetection ?? 'Off',
     voicemailAudioFileUrl: input.voicemailAudioFileUrl ?? null,
     voicemailTtsText: input.voicemailTtsText ?? null,
+    record: input.record ?? null,
   };
 }
 

@@ -20,7 +20,7 @@ export interface DialogTurn {
 export function converse(script: IvrScript, previous: DialogState | null, input: DialogInput, now: Date): DialogTurn {
   if (input.kind === 'answered' || !previous) {
     const state = fresh();
-    const play = script.welcomeUrl ? [script.welcomeUrl] : [];
+    const play = [script.announcementUrl, script.welcomeUrl].filter((url): url is string => !!url);
     return { state: run(script, state, script.startStepId, play), answer: null };
   }
   const state: DialogState = { ...previous, turn: previous.turn + 1 };

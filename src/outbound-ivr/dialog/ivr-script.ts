@@ -41,6 +41,8 @@ export type ScriptStep = PlayStep | QuestionStep | HangupStep;
 export interface IvrScript {
   startStepId: string;
   steps: Record<string, ScriptStep>;
+  /** Recorded calls: played first when the call is answered, before anything else (absent on scripts older than recording). */
+  announcementUrl?: string | null;
   /** Played once when the call is answered. */
   welcomeUrl: string | null;
   /** LeaveMessage: what is played to an answering machine after its beep (absent on scripts older than machine detection). */

@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
+  IsBoolean,
   ArrayMinSize,
   IsArray,
   IsIn,
@@ -105,4 +106,20 @@ export class CreateOutboundIvrRequest {
   /** LeaveMessage: text spoken (in ttsVoice) as the voicemail. */
   @IsOptional() @IsString() @Matches(/\S/, { message: 'voicemailTtsText must not be blank' }) @MaxLength(5000) voicemailTtsText?:
     string | null;
+  /**
+   * Record the call (API.md §16): the recording is stored and its URL given as `recordingUrl`.
+   * Absent: the flow's setting (with flowId), else the channel's `recordCalls`.
+   */
+  @ApiProperty({ required: false, type: Boolean, example: true })
+  @IsOptionalNotNull()
+  @IsBoolean()
+  record?: boolean;
+  /** Played before the first prompt of a recorded call (an audio URL); absent: the channel's announcement. At most one of this and recordingAnnouncementTtsText. */
+  @IsOptional() @IsUrl(HTTP_URL) @MaxLength(2048) recordingAnnouncementAudioUrl?: string | null;
+  /** Spoken (in ttsVoice) before the first prompt of a recorded call. */
+  @IsOptional()
+  @IsString()
+  @Matches(/\S/, { message: 'recordingAnnouncementTtsText must not be blank' })
+  @MaxLength(5000)
+  recordingAnnouncementTtsText?: string | null;
 }

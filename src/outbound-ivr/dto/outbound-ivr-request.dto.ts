@@ -76,6 +76,20 @@ export class OutboundIvrRequest {
   voicemailTtsText: string | null;
   /** Who answered, as the voice provider's machine detection said (Twilio's AnsweredBy); null without detection or before an answer. */
   @ApiProperty({ enum: ANSWERED_BY, enumName: 'AnsweredBy', nullable: true }) answeredBy: AnsweredBy | null;
+  /** Whether the call is recorded (API.md §16). */
+  record: boolean;
+  recordingAnnouncementAudioUrl: string | null;
+  recordingAnnouncementTtsText: string | null;
+  /**
+   * The stored recording (WAV), an absolute unguessable URL served without a token; null when the
+   * call is not recorded, until the recording is stored, and after RECORDING_RETENTION.
+   */
+  @ApiProperty({ type: String, nullable: true, example: 'https://api.example.com/media/q3Zx0c2lD9Vb7Fw1aKp4mN8sT6yR5uE0/recording.wav' })
+  recordingUrl: string | null;
+  /** The recording's length in milliseconds. */
+  @ApiProperty({ type: Number, nullable: true, example: 42000 }) recordingDurationMs: number | null;
+  /** Why a recorded call has no recording (the provider had none, or it could not be fetched); null otherwise. */
+  @ApiProperty({ type: String, nullable: true }) recordingError: string | null;
 }
 
 const WEBHOOK_FIELDS = [
@@ -98,6 +112,7 @@ const WEBHOOK_FIELDS = [
   'creationTime',
   'answers',
   'answeredBy',
+  'recordingUrl',
 ] as const satisfies ReadonlyArray<keyof OutboundIvrRequest>;
 
 /** Sent to the request's webhookUrl when the call ends (`outbound_ivr.completed`): the record's outcome fields. */
@@ -149,6 +164,12 @@ export function toOutboundIvrRequest(r: OutboundIvrRequestEntity): OutboundIvrRe
     voicemailAudioFileUrl: r.voicemailAudioFileUrl,
     voicemailTtsText: r.voicemailTtsText,
     answeredBy: r.answeredBy,
+    record: r.record,
+    recordingAnnouncementAudioUrl: r.recordingAnnouncementAudioUrl,
+    recordingAnnouncementTtsText: r.recordingAnnouncementTtsText,
+    recordingUrl: r.recordingUrl,
+    recordingDurationMs: r.recordingDurationMs,
+    recordingError: r.recordingError,
   };
 }
 

@@ -1,7 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type BeforeApplicationShutdown, Injectable } from '@nestjs/common';
 import type { Channel, VoiceSandboxSettings } from '../../channels/channel.entity.js';
+import type { Instructions } from '../dialog/dialog-state.js';
 import type { AnsweredBy } from '../ivr-enums.js';
+import { CallAudio, RECORDING_SAMPLE_RATE } from '../recording/call-audio.js';
+import { CallRecordings } from '../recording/call-recordings.service.js';
 import type { OutboundIvrRequestEntity } from '../outbound-ivr-request.entity.js';
 import type { CallSession, VoiceProvider } from './voice-provider.js';
 
@@ -16,11 +19,15 @@ const LIVENESS_CHECK_MS = 500;
  * A number in `machineNumbers` is answered by an answering machine: it presses nothing, and a call
  * with machine detection learns so at the answer (`machine_start` for Hangup, `machine_end_beep`,
  * once its greeting ended, for LeaveMessage), as Twilio's synchronous detection reports it.
+ * A recorded call leaves a two-channel WAV as long as the call: the prompts it played (our own
+ * stored audio; other URLs are silence) and the tones of the keys pressed.
  */
 @Injectable()
 export class SandboxVoiceProvider implements VoiceProvider, BeforeApplicationShutdown {
   /** Aborts every wait at shutdown: the job fails, and its retry ends the call as interrupted. */
   private readonly shutdown = new AbortController();
+
+  constructor(private readonly recordings: CallRecordings) {}
 
   async call(channel: Channel, request: OutboundIvrRequestEntity, session: CallSession): Promise<void> {
     const settings = { ...DEFAULTS, ...channel.voiceSandbox };
@@ -42,15 +49,22 @@ export class SandboxVoiceProvider implements VoiceProvider, BeforeApplicationShu
     const machine = settings.machineNumbers?.includes(request.destinationNumber) ?? false;
     const digits = machine ? [] : [...settings.pressDigits];
     const answeredBy = request.machineDetection === 'Off' ? null : machine ? machineAnswer(request) : 'human';
+    const answeredAt = Date.now();
+    const tape = request.record ? new Tape(request.workspaceId, answeredAt, this.recordings) : null;
     let instructions = await session.converse({ kind: 'answered', answeredBy });
+    await tape?.played(instructions);
     while (instructions.gather) {
       if (!(await this.wait(settings.talkMs, session))) return;
       const digit = digits.shift();
+      if (digit) tape?.pressed(digit);
       const input = digit ? ({ kind: 'digit', digit } as const) : ({ kind: 'silence' } as const);
       instructions = await session.converse(input, instructions.turn);
+      await tape?.played(instructions);
     }
     if (!(await this.wait(settings.talkMs, session))) return;
-    await session.progress({ kind: 'ended', at: new Date(), ending: 'completed' });
+    const at = new Date();
+    const recording = tape ? await this.recordings.storeAssembled(request.workspaceId, tape.audio, at.getTime() - answeredAt) : undefined;
+    await session.progress({ kind: 'ended', at, ending: 'completed', recording });
   }
 
   /** Nothing to do: the simulated call notices at its next check that the record is finished. */
@@ -79,4 +93,33 @@ export class SandboxVoiceProvider implements VoiceProvider, BeforeApplicationShu
 /** What Twilio's detection says of a machine: at once with Enable (Hangup), after the beep with DetectMessageEnd (LeaveMessage). */
 function machineAnswer(request: OutboundIvrRequestEntity): AnsweredBy {
   return request.machineDetection === 'LeaveMessage' ? 'machine_end_beep' : 'machine_start';
+}
+
+/**
+ * What a recorded sandbox call sounded like, as it happens: each exchange's files one after another
+ * from the moment they were played, each key's tone when it was pressed.
+ */
+class Tape {
+  readonly audio = new CallAudio();
+
+  constructor(
+    private readonly workspaceId: string,
+    private readonly startedAt: number,
+    private readonly recordings: CallRecordings,
+  ) {}
+
+  async played(instructions: Instructions): Promise<void> {
+    let atMs = Date.now() - this.startedAt;
+    const urls = [...instructions.play, ...(instructions.gather ? [instructions.gather.promptUrl] : [])];
+    for (const url of urls) {
+      const samples = await this.recordings.promptSamples(this.workspaceId, url);
+      if (!samples) continue;
+      this.audio.play(atMs, samples);
+      atMs += (samples.length / RECORDING_SAMPLE_RATE) * 1000;
+    }
+  }
+
+  pressed(digit: string): void {
+    this.audio.press(Date.now() - this.startedAt, digit);
+  }
 }

@@ -142,7 +142,13 @@ export class CallWebhookPayload {
   })
   answeredBy: string | null;
   @ApiProperty({ type: String, nullable: true }) aiAgentId: string | null;
-  @ApiProperty({ type: String, nullable: true }) recordingUrl: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'Recorded outbound calls (API.md §16): the stored recording, an absolute unguessable URL served without a token (a two-channel WAV); null when not recorded or when the recording did not arrive within CALL_INTELLIGENCE_WAIT.',
+  })
+  recordingUrl: string | null;
   @ApiProperty({ type: String, nullable: true }) transcription: string | null;
   @ApiProperty({ type: String, nullable: true }) summary: string | null;
   @ApiProperty({ type: String, nullable: true }) sentiment: string | null;
