@@ -5,8 +5,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * reports late still goes out once. Events from before stay null (nothing known of them); new ones
  * start at 0. Both statements change only the catalogue, whatever the table's size.
  */
-export class ReportedStatuses1795880000000 implements MigrationInterface {
-  name = 'ReportedStatuses1795880000000';
+export class ReportedStatuses1795880000500 implements MigrationInterface {
+  name = 'ReportedStatuses1795880000500';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`ALTER TABLE "conversation_events" ADD "reported_statuses" smallint`);

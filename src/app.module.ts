@@ -37,6 +37,7 @@ import { SendPolicyModule } from './send-policy/send-policy.module.js';
 import { GovernorModule } from './governor/governor.module.js';
 import { ScheduledModule } from './scheduled/scheduled.module.js';
 import { CampaignsModule } from './campaigns/campaigns.module.js';
+import { WhatsAppCallsModule } from './voice/whatsapp-calls/whatsapp-calls.module.js';
 
 @Module({
   imports: [
@@ -73,6 +74,7 @@ import { CampaignsModule } from './campaigns/campaigns.module.js';
     SpeechModule,
     OutboundIvrFlowsModule,
     OutboundIvrModule,
+    WhatsAppCallsModule,
     HealthModule,
     DemoSeedModule,
   ],

@@ -24,6 +24,37 @@ export interface VoiceRecordingSettings {
   announcementTtsText: string | null;
 }
 
+/** One day's opening of the calling hours, as Meta takes it (`HHMM`, 24 h, in the hours' time zone). */
+export interface CallHoursDay {
+  dayOfWeek: 'MONDAY' | 'TUESDAY' | 'WEDNESDAY' | 'THURSDAY' | 'FRIDAY' | 'SATURDAY' | 'SUNDAY';
+  openTime: string;
+  closeTime: string;
+}
+
+/** A closed stretch of one day (`YYYY-MM-DD`, `HHMM`–`HHMM`). */
+export interface CallHoliday {
+  date: string;
+  startTime: string;
+  endTime: string;
+}
+
+export interface CallHours {
+  timezoneId: string;
+  weeklyOperatingHours: CallHoursDay[];
+  holidaySchedule: CallHoliday[];
+}
+
+/** Calling on a WhatsApp number (API.md §15): what the number's Graph calling settings were set to, and the flows that answer users' calls. */
+export interface WhatsAppCallingSettings {
+  enabled: boolean;
+  /** Null: calls are taken at any hour. */
+  callHours: CallHours | null;
+  /** Whether a user who calls is offered to let the business call back (Meta's `callback_permission_status`). */
+  callbackPermission: boolean;
+  inboundFlowId: string | null;
+  afterHoursFlowId: string | null;
+}
+
 /** Credentials, write-only: stored sealed, never returned. */
 export interface WhatsAppCredentials {
   accessToken: string | null;
@@ -66,6 +97,9 @@ export class Channel extends AuditedEntity {
   /** Whether calls are recorded unless the request says otherwise, and the announcement played first. */
   @Column({ type: 'jsonb', nullable: true }) voiceRecording: VoiceRecordingSettings | null;
   @Column({ type: 'text', nullable: true }) voiceCredentialsSealed: string | null;
+
+  /** Null until calling was first set on the number (PUT /v1/channels/{id}/calling). */
+  @Column({ type: 'jsonb', nullable: true }) whatsAppCalling: WhatsAppCallingSettings | null;
 
   @DeleteDateColumn({ type: 'timestamptz' }) deletionTime: Date | null;
 

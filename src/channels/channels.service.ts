@@ -7,7 +7,7 @@ import { assertWebhookTarget } from '../webhooks/webhook-target.js';
 import { newId } from '../common/id.js';
 import type { PagedRequestDto } from '../common/paging/paged-request.dto.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
-import { Channel, ChannelType, type VoiceCredentials, type WhatsAppCredentials } from './channel.entity.js';
+import { Channel, ChannelType, type VoiceCredentials, type WhatsAppCallingSettings, type WhatsAppCredentials } from './channel.entity.js';
 import { ChannelConfigInvalid, ChannelNotFound } from './channels.errors.js';
 import { ChannelsRepository } from './channels.repository.js';
 import type { ChannelConfigDto, UpdateChannelDto } from './dto/channel-config.dto.js';
@@ -203,6 +203,16 @@ export class ChannelsService {
     const saved = await this.channels.save(workspaceId, channel);
     this.forgetRecent(workspaceId, id);
     await this.joined(saved, previousBusinessId);
+    return saved;
+  }
+
+  /** Stores what calling on a WhatsApp channel was set to (the Graph settings were written first by the caller). */
+  async setWhatsAppCalling(workspaceId: string, id: string, settings: WhatsAppCallingSettings, actorId: string): Promise<Channel> {
+    const channel = await this.get(workspaceId, id, 'whatsapp');
+    channel.whatsAppCalling = settings;
+    channel.lastModifierId = actorId;
+    const saved = await this.channels.save(workspaceId, channel);
+    this.forgetRecent(workspaceId, id);
     return saved;
   }
 

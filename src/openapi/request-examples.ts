@@ -337,6 +337,27 @@ const WHATSAPP_USAGE_EXAMPLES: Record<string, ExamplesObject> = {
   },
 };
 
+const WHATSAPP_CALLING_EXAMPLES: Record<string, ExamplesObject> = {
+  setWhatsAppCalling: {
+    businessHours: example('Calls on, taken Sunday to Thursday 09:00-17:00 Riyadh time, callers asked to allow call-backs', {
+      enabled: true,
+      callHours: {
+        timezoneId: 'Asia/Riyadh',
+        weeklyOperatingHours: ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY'].map((dayOfWeek) => ({
+          dayOfWeek,
+          openTime: '0900',
+          closeTime: '1700',
+        })),
+        holidaySchedule: [{ date: '2026-12-31', startTime: '1200', endTime: '2359' }],
+      },
+      callbackPermission: true,
+      inboundFlowId: null,
+      afterHoursFlowId: null,
+    }),
+    callsOff: example('Calls off', { enabled: false }),
+  },
+};
+
 /** Each operation's request examples, by operationId (the unit test requires one for every JSON body). */
 export const REQUEST_BODY_EXAMPLES: Record<string, ExamplesObject> = {
   serviceLogin: TOKEN_REQUEST_EXAMPLES,
@@ -354,6 +375,7 @@ export const REQUEST_BODY_EXAMPLES: Record<string, ExamplesObject> = {
   ...CAMPAIGN_EXAMPLES,
   ...SEND_POLICY_EXAMPLES,
   ...WHATSAPP_USAGE_EXAMPLES,
+  ...WHATSAPP_CALLING_EXAMPLES,
 };
 
 /** Puts {@link REQUEST_BODY_EXAMPLES} on the JSON request bodies; an entry naming no such body fails the build. */

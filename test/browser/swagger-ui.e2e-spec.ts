@@ -126,6 +126,7 @@ const RUN_ORDER = [
   'updateSendPolicy',
   'createOutboundIvrFlow',
   'updateOutboundIvrFlow',
+  'setWhatsAppCalling',
   'createTemplate',
   'setRateCard',
   // Last: it marks a number of the demo channel as an answering machine.

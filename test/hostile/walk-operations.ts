@@ -219,6 +219,11 @@ function bodies(w: WalkWorld): Record<string, ValidInputs['body']> {
       whatsAppMarketing: { status: 'OptedIn', source: 'Api' },
       calls: { status: 'OptedIn', source: 'Import' },
     }),
+    setWhatsAppCalling: () => ({
+      enabled: true,
+      callHours: { timezoneId: 'Asia/Riyadh', weeklyOperatingHours: [{ dayOfWeek: 'SUNDAY', openTime: '0900', closeTime: '1700' }] },
+      callbackPermission: true,
+    }),
     setRateCard: () => ({ currency: 'EUR', perCategory: { marketing: 0.0456, utility: 0.0132 } }),
     createTemplate: () => ({
       channelId: w.channelId,

@@ -109,6 +109,10 @@ export class FakeCloudApi {
   readonly uploads: CloudUpload[] = [];
   /** Answers for the next uploads, in order. */
   readonly uploadScript: CloudAnswer[] = [];
+  /** Answers for the next `POST /{phone-number-id}/settings`, in order; then `{ success: true }` as Meta answers. */
+  readonly settingsScript: CloudAnswer[] = [];
+  /** The calling settings each number holds, as last set through `POST /{phone-number-id}/settings`. */
+  readonly callingSettings = new Map<string, unknown>();
   /** How long a send (`POST …/messages`) is held after it was received and before it is answered, as Meta takes its time. */
   sendLatencyMs = 0;
   private server!: Server;
@@ -153,9 +157,11 @@ export class FakeCloudApi {
                     ? fake.templateRead(request, fake.heldTemplate(path)!)
                     : req.method === 'GET'
                       ? fake.mediaInfo(req, path)
-                      : req.method === 'POST' && path.endsWith('/media')
-                        ? await fake.uploadAnswer(request, raw, req.headers['content-type'] ?? '', req.headers['content-length'])
-                        : fake.sendAnswer(request);
+                      : req.method === 'POST' && path.endsWith('/settings')
+                        ? fake.settingsAnswer(request)
+                        : req.method === 'POST' && path.endsWith('/media')
+                          ? await fake.uploadAnswer(request, raw, req.headers['content-type'] ?? '', req.headers['content-length'])
+                          : fake.sendAnswer(request);
           if (fake.sendLatencyMs > 0 && req.method === 'POST' && path.endsWith('/messages'))
             await new Promise((resolve) => setTimeout(resolve, fake.sendLatencyMs));
           request.answer = answer;
@@ -435,6 +441,15 @@ export class FakeCloudApi {
   private refusesToken(request: CloudRequest): boolean {
     if (!request.auth?.startsWith('Bearer ')) return true;
     return this.acceptedTokens !== undefined && !this.acceptedTokens.includes(request.auth.replace(/^Bearer /, ''));
+  }
+
+  private settingsAnswer(request: CloudRequest): CloudAnswer {
+    if (this.tokenRefused(request.auth)) return FakeCloudApi.error(401, 190, 'Error validating access token: Session has expired.');
+    const scripted = this.settingsScript.shift();
+    if (scripted) return scripted;
+    const phoneNumberId = request.path.split('/').at(-2) ?? '';
+    this.callingSettings.set(phoneNumberId, (request.body as { calling?: unknown } | null)?.calling);
+    return { status: 200, body: { success: true } };
   }
 
   private sendAnswer(request: CloudRequest): CloudAnswer {

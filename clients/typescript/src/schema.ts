@@ -475,6 +475,26 @@ export interface paths {
         patch: operations["updateChannelPartial"];
         trace?: never;
     };
+    "/v1/channels/{channelId}/calling": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set WhatsApp Calling
+         * @description Turns WhatsApp voice calls on or off for a WhatsApp channel and sets the number's calling settings at Meta (cloud-api: `POST /{phone-number-id}/settings`): call hours, whether callers are asked to allow call-backs, and the flows that answer users' calls (`inboundFlowId`, outside the hours `afterHoursFlowId`). Replaces the whole setting. Meta's refusal is a 400 with Meta's words and changes nothing.
+         */
+        put: operations["setWhatsAppCalling"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/channels/{channelId}/limits": {
         parameters: {
             query?: never;
@@ -2150,6 +2170,39 @@ export interface components {
             /** Format: uuid */
             workspaceId: string;
         };
+        CallHolidayDto: {
+            /** @example 2026-12-25 */
+            date: string;
+            /** @example 2359 */
+            endTime: string;
+            /** @example 0000 */
+            startTime: string;
+        };
+        CallHoursDayDto: {
+            /** @example 1700 */
+            closeTime: string;
+            /**
+             * @example MONDAY
+             * @enum {string}
+             */
+            dayOfWeek: "MONDAY" | "TUESDAY" | "WEDNESDAY" | "THURSDAY" | "FRIDAY" | "SATURDAY" | "SUNDAY";
+            /** @example 0900 */
+            openTime: string;
+        };
+        CallHoursDto: {
+            holidaySchedule?: components["schemas"]["CallHolidayDto"][];
+            /**
+             * @description IANA time zone the times are in.
+             * @example Asia/Riyadh
+             */
+            timezoneId: string;
+            weeklyOperatingHours: components["schemas"]["CallHoursDayDto"][];
+        };
+        CallHoursViewDto: {
+            holidaySchedule: components["schemas"]["CallHolidayDto"][];
+            timezoneId: string;
+            weeklyOperatingHours: components["schemas"]["CallHoursDayDto"][];
+        };
         CallWebhookPayload: {
             aiAgentId: string | null;
             /** @description Outbound calls with machine detection: who answered, as Twilio's AnsweredBy says (human, machine_start, machine_end_beep, machine_end_silence, machine_end_other, fax, unknown); null otherwise. */
@@ -3337,7 +3390,7 @@ export interface components {
              * @example Contacts:PropertyRequired
              * @enum {string}
              */
-            code: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope" | "Admin:Unauthorized" | "Auth:Forbidden" | "Auth:InsufficientScope" | "Auth:TokenExpired" | "Auth:TokenRevoked" | "Auth:Unauthorized" | "Campaigns:Campaign:NotFound" | "Campaigns:CampaignNotFound" | "Campaigns:EmptyPlaceholder" | "Campaigns:IllegalTransition" | "Campaigns:InvalidCampaign" | "Channels:Channel:NotFound" | "Channels:ChannelNotFound" | "Channels:InvalidConfiguration" | "ContactProperties:DuplicateName" | "ContactProperties:InvalidDefinition" | "ContactProperties:OptionInUse" | "ContactProperties:Property:NotFound" | "ContactProperties:PropertyNotFound" | "ContactProperties:TypeImmutable" | "Contacts:Contact:NotFound" | "Contacts:ContactNotFound" | "Contacts:DuplicatePhoneNumber" | "Contacts:DuplicateWhatsAppUserId" | "Contacts:InvalidPropertyValue" | "Contacts:InvalidSearchFilter" | "Contacts:InvalidSelectOption" | "Contacts:PhoneNumberOrWhatsAppUserIdRequired" | "Contacts:PropertyRequired" | "Contacts:ValueMissing" | "Conversations:AiAgentNotFound" | "Conversations:AnotherOpen" | "Conversations:BothAssignees" | "Conversations:Conversation:NotFound" | "Conversations:ConversationNotFound" | "Conversations:UserNotFound" | "Cors:OriginNotAllowed" | "Database:Unavailable" | "Idempotency:InFlight" | "Idempotency:InvalidKey" | "Idempotency:KeyReused" | "Media:NotFound" | "OutboundIvr:AlreadyFinished" | "OutboundIvr:Flow:NotFound" | "OutboundIvr:FlowNotFound" | "OutboundIvr:InvalidFlow" | "OutboundIvr:InvalidRequest" | "OutboundIvr:PhoneNumberRequired" | "OutboundIvr:RecipientOptedOut" | "OutboundIvr:Request:NotFound" | "OutboundIvr:RequestNotFound" | "Policy:FrequencyCapReached" | "Policy:InvalidKeywords" | "Policy:InvalidSendAt" | "Policy:InvalidSendPolicy" | "Policy:ScheduledItem:NotFound" | "Policy:ScheduledItemNotCancellable" | "Policy:ScheduledItemNotFound" | "RateLimit:Exceeded" | "Redis:Unavailable" | "Request:Conflict" | "Request:Failed" | "Request:Invalid" | "Request:InvalidSorting" | "Request:MethodNotAllowed" | "Request:NestedTooDeep" | "Request:NotFound" | "Request:PayloadTooLarge" | "Request:Unprocessable" | "Request:UnsafeText" | "Request:UnsupportedMediaType" | "Request:ValidationFailed" | "Server:InternalError" | "ServiceAccounts:NotFound" | "ServiceAccounts:ServiceAccount:NotFound" | "Speech:InvalidText" | "Storage:Unavailable" | "Support:ConversionTimedOut" | "Support:EmptyFile" | "Support:FileRequired" | "Support:FileTooLarge" | "Support:MalformedUpload" | "Support:UnsupportedMediaType" | "Tags:DuplicateName" | "Tags:Tag:NotFound" | "Tags:TagInUse" | "Tags:TagNotFound" | "Voice:InvalidSignature" | "Webhooks:Delivery:NotFound" | "Webhooks:DeliveryInProgress" | "Webhooks:DeliveryNotFound" | "Webhooks:Endpoint:NotFound" | "Webhooks:EndpointNotFound" | "Webhooks:ForbiddenHeader" | "Webhooks:InvalidTarget" | "Webhooks:PrivateTarget" | "Webhooks:TooManyHeaders" | "Webhooks:UnknownEventType" | "WhatsApp:DuplicateButtonIds" | "WhatsApp:DuplicateRowIds" | "WhatsApp:DuplicateTemplate" | "WhatsApp:InvalidCurrency" | "WhatsApp:InvalidMessageId" | "WhatsApp:InvalidParameter" | "WhatsApp:InvalidPrice" | "WhatsApp:InvalidRecipient" | "WhatsApp:InvalidSandboxMessage" | "WhatsApp:InvalidSignature" | "WhatsApp:InvalidTemplate" | "WhatsApp:InvalidUsageRange" | "WhatsApp:MediaConversionFailed" | "WhatsApp:MediaDownloadFailed" | "WhatsApp:MediaHashMismatch" | "WhatsApp:MediaTooLarge" | "WhatsApp:MediaTypeMismatch" | "WhatsApp:MessageNotFound" | "WhatsApp:MessagingLimitReached" | "WhatsApp:NotACloudChannel" | "WhatsApp:NotASandboxChannel" | "WhatsApp:ProviderError" | "WhatsApp:ProviderUnavailable" | "WhatsApp:ProviderUnreachable" | "WhatsApp:RateCardNotFound" | "WhatsApp:RateLimited" | "WhatsApp:RecipientOptedOut" | "WhatsApp:SectionTitleRequired" | "WhatsApp:SendInterrupted" | "WhatsApp:ServiceWindowExpired" | "WhatsApp:TemplateDisabled" | "WhatsApp:TemplateNotApproved" | "WhatsApp:TemplateNotFound" | "WhatsApp:TemplateParametersMismatch" | "WhatsApp:TemplatePaused" | "WhatsApp:TemplatePolicyViolation" | "WhatsApp:TemplateRefused" | "WhatsApp:TemplateSyncFailed" | "WhatsApp:TemplateTextTooLong" | "WhatsApp:TooManyListRows" | "WhatsApp:Unauthorized" | "WhatsApp:UnknownPricingCategory" | "WhatsApp:UnknownTemplateName" | "WhatsApp:VerificationFailed" | "Workspaces:UserEmailTaken" | "Workspaces:Workspace:NotFound" | "Workspaces:WorkspaceNotFound";
+            code: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope" | "Admin:Unauthorized" | "Auth:Forbidden" | "Auth:InsufficientScope" | "Auth:TokenExpired" | "Auth:TokenRevoked" | "Auth:Unauthorized" | "Campaigns:Campaign:NotFound" | "Campaigns:CampaignNotFound" | "Campaigns:EmptyPlaceholder" | "Campaigns:IllegalTransition" | "Campaigns:InvalidCampaign" | "Channels:Channel:NotFound" | "Channels:ChannelNotFound" | "Channels:InvalidConfiguration" | "ContactProperties:DuplicateName" | "ContactProperties:InvalidDefinition" | "ContactProperties:OptionInUse" | "ContactProperties:Property:NotFound" | "ContactProperties:PropertyNotFound" | "ContactProperties:TypeImmutable" | "Contacts:Contact:NotFound" | "Contacts:ContactNotFound" | "Contacts:DuplicatePhoneNumber" | "Contacts:DuplicateWhatsAppUserId" | "Contacts:InvalidPropertyValue" | "Contacts:InvalidSearchFilter" | "Contacts:InvalidSelectOption" | "Contacts:PhoneNumberOrWhatsAppUserIdRequired" | "Contacts:PropertyRequired" | "Contacts:ValueMissing" | "Conversations:AiAgentNotFound" | "Conversations:AnotherOpen" | "Conversations:BothAssignees" | "Conversations:Conversation:NotFound" | "Conversations:ConversationNotFound" | "Conversations:UserNotFound" | "Cors:OriginNotAllowed" | "Database:Unavailable" | "Idempotency:InFlight" | "Idempotency:InvalidKey" | "Idempotency:KeyReused" | "Media:NotFound" | "OutboundIvr:AlreadyFinished" | "OutboundIvr:Flow:NotFound" | "OutboundIvr:FlowNotFound" | "OutboundIvr:InvalidFlow" | "OutboundIvr:InvalidRequest" | "OutboundIvr:PhoneNumberRequired" | "OutboundIvr:RecipientOptedOut" | "OutboundIvr:Request:NotFound" | "OutboundIvr:RequestNotFound" | "Policy:FrequencyCapReached" | "Policy:InvalidKeywords" | "Policy:InvalidSendAt" | "Policy:InvalidSendPolicy" | "Policy:ScheduledItem:NotFound" | "Policy:ScheduledItemNotCancellable" | "Policy:ScheduledItemNotFound" | "RateLimit:Exceeded" | "Redis:Unavailable" | "Request:Conflict" | "Request:Failed" | "Request:Invalid" | "Request:InvalidSorting" | "Request:MethodNotAllowed" | "Request:NestedTooDeep" | "Request:NotFound" | "Request:PayloadTooLarge" | "Request:Unprocessable" | "Request:UnsafeText" | "Request:UnsupportedMediaType" | "Request:ValidationFailed" | "Server:InternalError" | "ServiceAccounts:NotFound" | "ServiceAccounts:ServiceAccount:NotFound" | "Speech:InvalidText" | "Storage:Unavailable" | "Support:ConversionTimedOut" | "Support:EmptyFile" | "Support:FileRequired" | "Support:FileTooLarge" | "Support:MalformedUpload" | "Support:UnsupportedMediaType" | "Tags:DuplicateName" | "Tags:Tag:NotFound" | "Tags:TagInUse" | "Tags:TagNotFound" | "Voice:InvalidSignature" | "Webhooks:Delivery:NotFound" | "Webhooks:DeliveryInProgress" | "Webhooks:DeliveryNotFound" | "Webhooks:Endpoint:NotFound" | "Webhooks:EndpointNotFound" | "Webhooks:ForbiddenHeader" | "Webhooks:InvalidTarget" | "Webhooks:PrivateTarget" | "Webhooks:TooManyHeaders" | "Webhooks:UnknownEventType" | "WhatsApp:CallingSettingsInvalid" | "WhatsApp:CallingSettingsRefused" | "WhatsApp:DuplicateButtonIds" | "WhatsApp:DuplicateRowIds" | "WhatsApp:DuplicateTemplate" | "WhatsApp:GraphUnavailable" | "WhatsApp:InvalidCurrency" | "WhatsApp:InvalidMessageId" | "WhatsApp:InvalidParameter" | "WhatsApp:InvalidPrice" | "WhatsApp:InvalidRecipient" | "WhatsApp:InvalidSandboxMessage" | "WhatsApp:InvalidSignature" | "WhatsApp:InvalidTemplate" | "WhatsApp:InvalidUsageRange" | "WhatsApp:MediaConversionFailed" | "WhatsApp:MediaDownloadFailed" | "WhatsApp:MediaHashMismatch" | "WhatsApp:MediaTooLarge" | "WhatsApp:MediaTypeMismatch" | "WhatsApp:MessageNotFound" | "WhatsApp:MessagingLimitReached" | "WhatsApp:NotACloudChannel" | "WhatsApp:NotASandboxChannel" | "WhatsApp:ProviderError" | "WhatsApp:ProviderUnavailable" | "WhatsApp:ProviderUnreachable" | "WhatsApp:RateCardNotFound" | "WhatsApp:RateLimited" | "WhatsApp:RecipientOptedOut" | "WhatsApp:SectionTitleRequired" | "WhatsApp:SendInterrupted" | "WhatsApp:ServiceWindowExpired" | "WhatsApp:TemplateDisabled" | "WhatsApp:TemplateNotApproved" | "WhatsApp:TemplateNotFound" | "WhatsApp:TemplateParametersMismatch" | "WhatsApp:TemplatePaused" | "WhatsApp:TemplatePolicyViolation" | "WhatsApp:TemplateRefused" | "WhatsApp:TemplateSyncFailed" | "WhatsApp:TemplateTextTooLong" | "WhatsApp:TooManyListRows" | "WhatsApp:Unauthorized" | "WhatsApp:UnknownPricingCategory" | "WhatsApp:UnknownTemplateName" | "WhatsApp:VerificationFailed" | "Workspaces:UserEmailTaken" | "Workspaces:Workspace:NotFound" | "Workspaces:WorkspaceNotFound";
             details: string | null;
             message: string;
             validationErrors: components["schemas"]["ValidationErrorItemDto"][] | null;
@@ -4600,6 +4653,30 @@ export interface components {
             /** @description Text: a string. Number: a number or numeric string. Select: one of the selectOptions. Date: ISO 8601 date or date-time. null removes the value. */
             value: (string | null) | number;
         };
+        SetWhatsAppCallingDto: {
+            /**
+             * Format: uuid
+             * @description The flow that answers outside `callHours`; none: such calls are rejected.
+             */
+            afterHoursFlowId?: string | null;
+            /**
+             * @description Whether a user who calls is asked to let the business call back. Default false.
+             * @example true
+             */
+            callbackPermission?: boolean;
+            /** @description Null or absent: calls at any hour. */
+            callHours?: components["schemas"]["CallHoursDto"] | null;
+            /**
+             * @description Turns calling on the number on or off (Meta shows or hides the call button).
+             * @example true
+             */
+            enabled: boolean;
+            /**
+             * Format: uuid
+             * @description The flow that answers a user's call; none: users' calls are rejected.
+             */
+            inboundFlowId?: string | null;
+        };
         TagConversationDto: {
             tagIds: string[];
         };
@@ -5117,6 +5194,16 @@ export interface components {
         WebhookSecretDto: {
             /** @description The new signing secret; the previous one stays valid (and signed with) for 24 hours. */
             webhookSecret: string;
+        };
+        WhatsAppCallingDto: {
+            /** Format: uuid */
+            afterHoursFlowId: string | null;
+            callbackPermission: boolean;
+            callHours: components["schemas"]["CallHoursViewDto"] | null;
+            channelId: string;
+            enabled: boolean;
+            /** Format: uuid */
+            inboundFlowId: string | null;
         };
         WhatsAppConfigDto: {
             /** @description Write-only. */
@@ -9159,6 +9246,205 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChannelDto"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a field that fails validation, or a business rule (see `error.code` and `error.validationErrors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The token is valid but lacks the API scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description An id that does not exist, or belongs to another workspace (`error.code` names which). A channel id that does not exist in the workspace, or has no capability for this operation, is a `ChannelNotFoundError`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChannelNotFoundError"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The request body has a content type this operation does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit reached: wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description A dependency is out of reach (`Database:Unavailable` while PostgreSQL restarts, `Redis:Unavailable` for the send governor’s check, `Storage:Unavailable` for media): nothing was written; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    setWhatsAppCalling: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the channel. */
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetWhatsAppCallingDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WhatsAppCallingDto"];
                 };
             };
             /** @description Invalid input: malformed JSON, a field that fails validation, or a business rule (see `error.code` and `error.validationErrors`). */

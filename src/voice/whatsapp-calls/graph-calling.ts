@@ -1,0 +1,59 @@
+import type { CallHours, WhatsAppCallingSettings } from '../../channels/channel.entity.js';
+import { errorText, type CloudError } from '../../whatsapp/inbound/cloud-webhook.js';
+import { graphRequest, GraphUnreachableError, type GraphResponse } from '../../whatsapp/providers/graph-http.js';
+import { CallingSettingsRefused, GraphUnavailable } from './whatsapp-calls.errors.js';
+
+/** Where and with what token a number's Calling API requests go. */
+export interface GraphNumber {
+  graphUrl: string;
+  phoneNumberId: string;
+  accessToken: string | null;
+}
+
+const status = (on: boolean) => (on ? 'ENABLED' : 'DISABLED');
+
+/** The `calling` object of Meta's Settings API (`POST /{phone-number-id}/settings`). */
+export function graphCallingSettings(settings: WhatsAppCallingSettings): Record<string, unknown> {
+  return {
+    status: status(settings.enabled),
+    // Meta replaces the whole call_hours object with what is sent: hours turned off are sent as DISABLED.
+    call_hours: settings.callHours ? graphCallHours(settings.callHours) : { status: 'DISABLED' },
+    callback_permission_status: status(settings.callbackPermission),
+  };
+}
+
+function graphCallHours(hours: CallHours): Record<string, unknown> {
+  return {
+    status: 'ENABLED',
+    timezone_id: hours.timezoneId,
+    weekly_operating_hours: hours.weeklyOperatingHours.map((day) => ({
+      day_of_week: day.dayOfWeek,
+      open_time: day.openTime,
+      close_time: day.closeTime,
+    })),
+    holiday_schedule: hours.holidaySchedule.map((day) => ({ date: day.date, start_time: day.startTime, end_time: day.endTime })),
+  };
+}
+
+/** Sets the number's calling settings; Meta answers `{ success: true }`. A refusal is a 400 with Meta's words, an outage a 503. */
+export async function setCallingSettings(number: GraphNumber, settings: WhatsAppCallingSettings): Promise<void> {
+  const response = await reach(() =>
+    graphRequest('POST', `${number.graphUrl}/${number.phoneNumberId}/settings`, number.accessToken, {
+      calling: graphCallingSettings(settings),
+    }),
+  );
+  if (response.status === 200 && (response.body as { success?: unknown }).success === true) return;
+  const error = (response.body as { error?: CloudError }).error;
+  const words = errorText(error) ?? `HTTP ${response.status}`;
+  if (response.status >= 500 || response.status === 429) throw GraphUnavailable(`Meta could not set the calling settings now: ${words}`);
+  throw CallingSettingsRefused(`Meta refused the calling settings${error?.code ? ` (error ${error.code})` : ''}: ${words}`);
+}
+
+async function reach(request: () => Promise<GraphResponse>): Promise<GraphResponse> {
+  try {
+    return await request();
+  } catch (err) {
+    if (err instanceof GraphUnreachableError) throw GraphUnavailable(err.message);
+    throw err;
+  }
+}
