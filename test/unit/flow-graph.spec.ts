@@ -146,6 +146,8 @@ describe('flow definition from a request', () => {
       machineDetection: 'Off',
       voicemailAudioFileUrl: null,
       voicemailTtsText: null,
+      // Not set: the call's own `record`, else the channel's recordCalls, decides.
+      record: null,
     });
   });
 
