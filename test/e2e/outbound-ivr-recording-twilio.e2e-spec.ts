@@ -88,6 +88,10 @@ describeWithApp('Call recording through a Twilio-compatible voice API (API.md §
       fx.fake.requests.find((r) => r.path === `${base}.wav`)!.authorization,
       `Basic ${Buffer.from(`${ACCOUNT_SID}:${AUTH_TOKEN}`).toString('base64')}`,
     );
+    // Twilio's redirect to the signed media URL is followed, without our credentials.
+    const media = fx.fake.requests.filter((r) => r.path.includes(`/signed-media/recordings/${recording.sid}.wav?`));
+    assert.equal(media.length, 1);
+    assert.equal(media[0].authorization, undefined);
     await waitFor(async () => recording.deleted, 5000, 'the recording deleted at Twilio');
 
     // The stored file: served without a token as audio/wav, the call's length, two channels.

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -29,6 +29,9 @@ export interface FakeCallScript {
    */
   recording?: { status?: 'completed' | 'absent' | 'never'; durationSeconds?: number };
 }
+
+/** Where the fake's storage serves recordings' media, behind the Recordings resource's redirect. */
+const SIGNED_MEDIA_PATH = '/signed-media/recordings/';
 
 /** A recording the fake holds, as Twilio's Recordings resource does until it is deleted. */
 export interface FakeRecording {
@@ -77,6 +80,10 @@ export class FakeTwilio {
       void readBody(req).then((body) => {
         const form = new URLSearchParams(body);
         fake.requests.push({ method: req.method ?? '', path: req.url ?? '', authorization: req.headers.authorization, form });
+        if (req.url?.startsWith(SIGNED_MEDIA_PATH)) {
+          fake.serveSignedMedia(req, res);
+          return;
+        }
         if (/\/Recordings\/[^/]+$/.test(req.url ?? '')) {
           fake.serveRecording(req.method ?? '', req.url ?? '', res);
           return;
@@ -128,8 +135,8 @@ export class FakeTwilio {
   }
 
   /**
-   * The Recordings resource: `GET …/Recordings/{Sid}.wav` (or without an extension) streams the
-   * WAV as `audio/x-wav`; `DELETE …/Recordings/{Sid}.json` answers 204 with no body. A recording
+   * The Recordings resource: `GET …/Recordings/{Sid}.wav` (or without an extension) redirects to the
+   * WAV's signed URL, which streams it as `audio/x-wav`; `DELETE …/Recordings/{Sid}.json` answers 204 with no body. A recording
    * unknown or deleted is Twilio's 404 `{ code: 20404, message, more_info, status }`.
    */
   private serveRecording(method: string, url: string, res: ServerResponse): void {
@@ -170,6 +177,32 @@ export class FakeTwilio {
           status: 'completed',
         }),
       );
+      return;
+    }
+    // As Twilio does: a redirect to the media's signed URL in its storage.
+    const signature = createHmac('sha256', this.authToken).update(recording.sid).digest('hex');
+    res.writeHead(302, { location: `${this.url}${SIGNED_MEDIA_PATH}${recording.sid}.wav?Signature=${signature}` }).end();
+  }
+
+  /**
+   * The storage behind a recording's redirect: its signature is its only credential, and a request
+   * that brings another one too is refused, as pre-signed storage URLs refuse a second authorization.
+   */
+  private serveSignedMedia(req: IncomingMessage, res: ServerResponse): void {
+    const url = new URL(req.url ?? '', 'http://127.0.0.1');
+    const sid = url.pathname.slice(SIGNED_MEDIA_PATH.length).replace(/\.wav$/, '');
+    const recording = this.recordings.get(sid);
+    const signature = createHmac('sha256', this.authToken).update(sid).digest('hex');
+    if (req.headers.authorization) {
+      res
+        .writeHead(400, { 'content-type': 'application/xml' })
+        .end('<Error><Code>InvalidArgument</Code><Message>Only one auth mechanism allowed</Message></Error>');
+      return;
+    }
+    if (!recording || recording.deleted || url.searchParams.get('Signature') !== signature) {
+      res
+        .writeHead(403, { 'content-type': 'application/xml' })
+        .end('<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>');
       return;
     }
     res.writeHead(200, { 'content-type': 'audio/x-wav', 'content-length': String(recording.size) });

@@ -94,16 +94,13 @@ export class TwilioVoiceProvider implements VoiceProvider {
    */
   async downloadRecording(channel: Channel, recordingSid: string, target: string): Promise<void> {
     const { url, authorization } = this.endpoint(channel, `Recordings/${encodeURIComponent(recordingSid)}.wav`);
-    // node:http rather than fetch: its stream hands each socket chunk straight to the file with
-    // backpressure (fetch's web stream measured 35 MB of RSS growth for a 10-minute WAV).
-    const response = await new Promise<IncomingMessage>((resolve, reject) => {
-      const get = url.startsWith('https:') ? httpsGet : httpGet;
-      get(url, { headers: { authorization, accept: 'audio/x-wav' }, timeout: REQUEST_TIMEOUT_MS }, resolve)
-        .on('timeout', function (this: ClientRequest) {
-          this.destroy(new Error('timed out'));
-        })
-        .on('error', (err) => reject(new VoiceProviderUnavailable(`The voice provider could not be reached (${err.message})`)));
-    });
+    let response = await getStream(url, { authorization, accept: 'audio/x-wav' });
+    // Twilio answers the media with a redirect to a signed URL of its storage: followed without our
+    // credentials (the URL carries its own; they are not for another host either).
+    for (let hops = 0; REDIRECTS.has(response.statusCode ?? 0) && response.headers.location && hops < MAX_REDIRECTS; hops++) {
+      response.resume();
+      response = await getStream(new URL(response.headers.location, url).toString(), { accept: 'audio/x-wav' });
+    }
     if (response.statusCode !== 200) {
       const text = (await response.toArray()).map((chunk: Buffer) => chunk.toString()).join('');
       throw await this.failure(new Response(text, { status: response.statusCode ?? 502 }), 'refused the recording');
@@ -173,3 +170,22 @@ export class TwilioVoiceProvider implements VoiceProvider {
 
 /** The provider has no recording by that id (deleted, or never made). */
 export class RecordingNotFound extends Error {}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 3;
+
+/**
+ * A GET whose body is left as a stream. node:http rather than fetch: its stream hands each socket
+ * chunk straight to the file with backpressure (fetch's web stream measured 35 MB of RSS growth for
+ * a 10-minute WAV). A connection failure is {@link VoiceProviderUnavailable}.
+ */
+function getStream(url: string, headers: Record<string, string>): Promise<IncomingMessage> {
+  return new Promise<IncomingMessage>((resolve, reject) => {
+    const get = url.startsWith('https:') ? httpsGet : httpGet;
+    get(url, { headers, timeout: REQUEST_TIMEOUT_MS }, resolve)
+      .on('timeout', function (this: ClientRequest) {
+        this.destroy(new Error('timed out'));
+      })
+      .on('error', (err) => reject(new VoiceProviderUnavailable(`The voice provider could not be reached (${err.message})`)));
+  });
+}

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { Channel } from '../../channels/channel.entity.js';
 import { ChannelsService } from '../../channels/channels.service.js';
 import { TimestampFormat } from '../../common/time/timestamp-format.js';
@@ -34,6 +34,8 @@ const MOVABLE_FROM: Record<Status, string[]> = {
 /** Moves outbound WhatsApp events through their delivery statuses and tells the channel's webhook. */
 @Injectable()
 export class StatusService {
+  private readonly logger = new Logger(StatusService.name);
+
   constructor(
     private readonly events: MessageEvents,
     private readonly channels: ChannelsService,
@@ -66,7 +68,10 @@ export class StatusService {
     const channel = await this.channels.getRecent(workspaceId, channelId);
     const webhookUrl = channel?.webhookUrl ?? null;
     const publishing = !!channel && (await this.webhooks.wanted(workspaceId, WebhookKind.WhatsAppMessage, channel.id, webhookUrl));
-    const moved = await inTransaction(async () => {
+    const ids = [...new Set(updates.map((u) => u.providerMessageId))];
+    const { moved, recorded } = await inTransaction(async () => {
+      // Read first: a message the send worker records after this read is not missed (its status comes again).
+      const recorded = await this.events.findBySources(workspaceId, EventSourceType.WhatsApp, ids);
       await this.recordPricing(workspaceId, channelId, updates);
       const moved: Array<{ event: MovedEvent; change: StatusUpdate }> = [];
       for (const pass of passesOf(updates)) {
@@ -79,13 +84,18 @@ export class StatusService {
       if (publishing && moved.length > 0) {
         await this.webhooks.publish(moved.map(({ event, change }) => this.webhookEvent(webhookUrl, channelId, event, change)));
       }
-      return moved;
+      // In the transaction: should it fail, the statuses come again with it.
+      for (const { event, change } of moved) await this.optOutIfRefused(workspaceId, event, change);
+      return { moved, recorded };
     });
-    for (const { event, change } of moved) await this.afterMove(workspaceId, event, change);
+    for (const { event, change } of moved) {
+      // Learning a BSUID is worth no retry of the statuses; one failing does not keep the others from it.
+      await this.learnUserId(workspaceId, event, change).catch((err: unknown) =>
+        this.logger.warn({ err }, `Contact ${event.contact_id} could not learn its WhatsApp user id`),
+      );
+    }
     const movedIds = new Set(moved.map(({ event }) => event.source_id));
-    const unmoved = [...new Set(updates.map((u) => u.providerMessageId))].filter((id) => !movedIds.has(id));
-    const recorded = unmoved.length > 0 ? await this.events.findBySources(workspaceId, EventSourceType.WhatsApp, unmoved) : new Map();
-    return new Set(unmoved.filter((id) => !recorded.has(id)));
+    return new Set(ids.filter((id) => !movedIds.has(id) && !recorded.has(id)));
   }
 
   /**
@@ -144,15 +154,21 @@ export class StatusService {
     return event;
   }
 
-  /**
-   * What a moved event changes elsewhere, each in its own transaction: Meta's 131050 (at the send or
-   * in a failed status) means the recipient stopped marketing messages; a message sent to a number
-   * reports the recipient's BSUID, which the contact learns (when it has none).
-   */
+  /** What a moved event changes elsewhere: {@link optOutIfRefused}, then {@link learnUserId}. */
   private async afterMove(workspaceId: string, event: MovedEvent, change: StatusChange): Promise<void> {
+    await this.optOutIfRefused(workspaceId, event, change);
+    await this.learnUserId(workspaceId, event, change);
+  }
+
+  /** Meta's 131050 (at the send or in a failed status): the recipient stopped marketing messages. */
+  private async optOutIfRefused(workspaceId: string, event: MovedEvent, change: StatusChange): Promise<void> {
     if (change.status === 'Failed' && change.errorCode === RECIPIENT_OPTED_OUT) {
       await this.whatsAppContacts.providerOptedOut(workspaceId, event.contact_id);
     }
+  }
+
+  /** A message sent to a number reports the recipient's BSUID: the contact learns it (when it has none), in its own transaction. */
+  private async learnUserId(workspaceId: string, event: MovedEvent, change: StatusChange): Promise<void> {
     const userId = change.recipientUserId;
     if (userId) await inTransaction(() => this.whatsAppContacts.learnUserId(workspaceId, event.contact_id, userId));
   }
