@@ -114,6 +114,32 @@ const MOVE_SQL = (match: string) => `
   )
   SELECT * FROM moved`;
 const MOVE_BY_ID = MOVE_SQL('id = $8');
+
+/**
+ * {@link MOVE_SQL} for many outbound events by id, in one statement, each with its own status and
+ * statuses it may move from (`$2`, a JSON array; each id at most once): the send worker records a
+ * batch of provider answers with it.
+ */
+const MOVE_MANY_BY_ID = `
+  WITH input AS (
+    SELECT * FROM jsonb_to_recordset($2::jsonb)
+      AS i(id uuid, status varchar, provider_id varchar, error_code varchar, failure_reason varchar, is_billable boolean, from_statuses varchar[])
+  ), moved AS (
+    UPDATE conversation_events e
+       SET status = i.status, source_id = COALESCE(e.source_id, i.provider_id), error_code = i.error_code,
+           failure_reason = i.failure_reason, is_billable = COALESCE(i.is_billable, e.is_billable),
+           reported_statuses = e.reported_statuses | ${STATUS_BIT_SQL('i.status')}
+      FROM input i
+     WHERE e.workspace_id = $1 AND e.id = i.id AND e.direction = ${EventDirection.Outbound} AND e.status = ANY(i.from_statuses)
+     RETURNING e.id, e.workspace_id, e.conversation_id, e.contact_id, e.source_id, e.body, e.attachment, e.creation_time, e.is_billable,
+               e.pricing, e.source, e.status
+  ), stamped AS (
+    ${lastEventUpdateSql(
+      { workspaceId: 'moved.workspace_id', id: 'moved.conversation_id', from: 'moved' },
+      { change: 'status-changed', status: 'moved.status', occurredAt: 'moved.creation_time' },
+    )}
+  )
+  SELECT * FROM moved`;
 const MOVE_BY_PROVIDER_ID = MOVE_SQL(`channel_id = $8 AND source_type = ${EventSourceType.WhatsApp} AND source_id = $9`);
 
 /** The outbound WhatsApp messages of channel `$2` named in `$3`, a JSON array of objects each with the provider's message `id`. */
@@ -386,6 +412,27 @@ export class ConversationEventsRepository extends WorkspaceScopedRepository<Conv
       ...('eventId' in ref ? [ref.eventId] : [ref.channelId, ref.providerMessageId]),
     ];
     return this.sql<MovedEvent>(workspaceId, 'eventId' in ref ? MOVE_BY_ID : MOVE_BY_PROVIDER_ID, params);
+  }
+
+  /**
+   * {@link moveOutboundStatus} for many outbound events by id, in one statement, each id at most
+   * once and each with its own move: the events moved.
+   */
+  moveOutboundStatusesById(
+    workspaceId: string,
+    moves: ReadonlyArray<StatusMove & { eventId: string; from: readonly string[] }>,
+  ): Promise<MovedEvent[]> {
+    if (moves.length === 0) return Promise.resolve([]);
+    const input = moves.map((move) => ({
+      id: move.eventId,
+      status: move.status,
+      provider_id: move.providerMessageId,
+      error_code: move.errorCode,
+      failure_reason: move.failureReason,
+      is_billable: move.isBillable ?? null,
+      from_statuses: move.from,
+    }));
+    return this.sql(workspaceId, MOVE_MANY_BY_ID, [JSON.stringify(input)]);
   }
 
   /**

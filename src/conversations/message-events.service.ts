@@ -76,6 +76,14 @@ export class MessageEvents {
     return this.events.moveOutboundStatus(workspaceId, ref, move, from);
   }
 
+  /** {@link moveOutboundStatus} for many outbound events by id at once, each at most once with its own move; the events moved. */
+  moveOutboundStatusesById(
+    workspaceId: string,
+    moves: ReadonlyArray<StatusMove & { eventId: string; from: readonly string[] }>,
+  ): Promise<MovedEvent[]> {
+    return this.events.moveOutboundStatusesById(workspaceId, moves);
+  }
+
   /**
    * {@link moveOutboundStatus} for many WhatsApp messages of a channel at once, each provider id at
    * most once: the events moved, with their new status, and those whose status came late (after a

@@ -167,6 +167,61 @@ describe('Conversations and delivery statuses (service tier)', () => {
     assert.equal(usage.n, 3, 'each message counted once, however many statuses carried its pricing');
   });
 
+  it('send outcomes answered together are recorded in one transaction; one that cannot be written fails alone', async () => {
+    const hooked = await ctx.get(ChannelsService).create(principal.workspaceId, {
+      name: 'Outcomes',
+      type: ChannelType.WhatsApp,
+      phoneNumber: '+14155550102',
+      webhookUrl: 'https://hooks.example.com/outcomes',
+      whatsApp: { provider: 'sandbox' },
+    } as never);
+    const contact = await newContact();
+    const pending = async () =>
+      inTransaction(async () => {
+        const conversation = await conversations.findOrOpenRef(principal.workspaceId, hooked.id, contact.id);
+        const event = await timeline.record(conversation, {
+          sourceType: EventSourceType.WhatsApp,
+          direction: EventDirection.Outbound,
+          status: 'Pending',
+        });
+        return event.id;
+      });
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) ids.push(await pending());
+    const sent = (id: string) => ({ status: 'Sent' as const, providerMessageId: `wamid.${id}`, errorCode: null, errorReason: null });
+    const channel = await ctx.get(ChannelsService).get(principal.workspaceId, hooked.id);
+    const record = (id: string, change: Parameters<StatusService['recordSendOutcome']>[3]) =>
+      statuses.recordSendOutcome(principal.workspaceId, channel, id, change);
+
+    // Twelve answers at once, one of them for a message that does not exist.
+    const moved = await Promise.all([...ids.map((id) => record(id, sent(id))), record(randomUUID(), sent('gone'))]);
+    assert.deepEqual(moved, [...ids.map(() => true), false]);
+    const rows = await ctx.dataSource.query(
+      `SELECT status, source_id, xmin::text AS tx FROM conversation_events WHERE id = ANY($1::uuid[])`,
+      [ids],
+    );
+    assert.ok(rows.every((r: Record<string, string>) => r.status === 'Sent'));
+    assert.deepEqual(rows.map((r: Record<string, string>) => r.source_id).sort(), ids.map((id) => `wamid.${id}`).sort());
+    assert.equal(new Set(rows.map((r: Record<string, string>) => r.tx)).size, 1, 'the twelve moves were written by one transaction');
+    const hooks = await ctx.dataSource.query(
+      `SELECT payload->>'messageId' AS id, payload->>'status' AS status FROM webhook_deliveries
+        WHERE workspace_id = $1 AND payload->>'channelId' = $2`,
+      [principal.workspaceId, hooked.id],
+    );
+    assert.equal(hooks.length, 12, 'one webhook a move');
+    assert.ok(hooks.every((h: Record<string, string>) => h.status === 'Sent'));
+
+    // A batch with an outcome the database refuses (an error code past its column's 100 characters): the others are still recorded.
+    const [good, bad] = [await pending(), await pending()];
+    const failed = { status: 'Failed' as const, providerMessageId: null, errorCode: 'x'.repeat(150), errorReason: 'refused' };
+    const results = await Promise.allSettled([record(good, sent(good)), record(bad, failed)]);
+    assert.equal(results[0].status, 'fulfilled');
+    assert.equal((results[0] as PromiseFulfilledResult<boolean>).value, true);
+    assert.equal(results[1].status, 'rejected');
+    const after = await ctx.dataSource.query(`SELECT id, status FROM conversation_events WHERE id = ANY($1::uuid[])`, [[good, bad]]);
+    assert.deepEqual(Object.fromEntries(after.map((r: Record<string, string>) => [r.id, r.status])), { [good]: 'Sent', [bad]: 'Pending' });
+  });
+
   it('a status for another workspace’s message id moves nothing', async () => {
     const { workspace } = await ctx.get(WorkspacesService).create('Other');
     const contact = await newContact();

@@ -97,7 +97,7 @@ export class SendDelivery {
         ? { status: 'Sent', providerMessageId: final.providerMessageId, errorCode: null, errorReason: null }
         : { status: 'Failed', providerMessageId: null, errorCode: final.errorCode, errorReason: final.failureReason };
     try {
-      await this.statuses.move(workspaceId, channel, { eventId }, change);
+      await this.statuses.recordSendOutcome(workspaceId, channel, eventId, change);
     } catch (err) {
       // The provider has answered but the status is not written (the database is out of reach): the retry records this answer.
       if (!attempt.earlierOutcome) await attempt.keepOutcome(final).catch(() => undefined);

@@ -15,6 +15,7 @@ import { RECIPIENT_OPTED_OUT } from '../providers/cloud-api-errors.js';
 import { inTransaction } from '../../database/transactions.js';
 import { RetryLaterError } from '../../queue/retry-later.js';
 import { WhatsAppUsage } from '../account/usage.service.js';
+import { StatementBatcher } from '../../common/batching/statement-batcher.js';
 
 type Status = StatusUpdate['status'];
 
@@ -31,10 +32,22 @@ const MOVABLE_FROM: Record<Status, string[]> = {
   Failed: ['Pending', 'Sent'],
 };
 
+/** The provider's answer to one send, as {@link StatusService.recordSendOutcome} takes it. */
+interface SendOutcomeMove {
+  workspaceId: string;
+  channel: Readonly<Channel> | null;
+  eventId: string;
+  change: StatusChange;
+}
+
+/** Send outcomes recorded in one transaction at most; and transactions of them at once (those answered meanwhile wait for the next). */
+const OUTCOME_BATCH = { maxBatchSize: 64, maxInFlight: 2 };
+
 /** Moves outbound WhatsApp events through their delivery statuses and tells the channel's webhook. */
 @Injectable()
 export class StatusService {
   private readonly logger = new Logger(StatusService.name);
+  private readonly sendOutcomes = new StatementBatcher<SendOutcomeMove, boolean>((moves) => this.moveTogether(moves), OUTCOME_BATCH);
 
   constructor(
     private readonly events: MessageEvents,
@@ -74,7 +87,7 @@ export class StatusService {
       const recorded = await this.events.findBySources(workspaceId, EventSourceType.WhatsApp, ids);
       await this.recordPricing(workspaceId, channelId, updates);
       const moved: Array<{ event: MovedEvent; change: StatusUpdate }> = [];
-      for (const pass of passesOf(updates)) {
+      for (const pass of passesOf(updates, (update) => update.providerMessageId)) {
         const order = new Map(pass.map((update, index) => [update.providerMessageId, index]));
         const events = await this.events.moveWhatsAppStatuses(workspaceId, channelId, pass.map(whatsAppMove));
         // In the order the statuses came: their webhooks go out in it.
@@ -114,6 +127,77 @@ export class StatusService {
       workspaceId,
       priced.map((event) => ({ event, at: new Date(firstPriced.get(event.source_id)!.at) })),
     );
+  }
+
+  /**
+   * The send worker's record of a provider's answer (Sent, or Failed): {@link move} by event id, in
+   * one transaction with the answers of the worker's other sends that came meanwhile (the event
+   * moves, their conversations' stamps, webhook and outbox rows in a few statements whatever their
+   * number). Whether the event moved.
+   */
+  recordSendOutcome(workspaceId: string, channel: Readonly<Channel> | null, eventId: string, change: StatusChange): Promise<boolean> {
+    return this.sendOutcomes.add({ workspaceId, channel, eventId, change });
+  }
+
+  /**
+   * {@link moveMany}; when the batch cannot be written, each outcome alone, so that one that cannot
+   * be recorded fails its own send only (an error in its place rejects that caller).
+   */
+  private async moveTogether(moves: readonly SendOutcomeMove[]): Promise<Array<boolean | Error>> {
+    try {
+      return await this.moveMany(moves);
+    } catch (err) {
+      if (moves.length === 1) throw err;
+      return Promise.all(
+        moves.map((move) =>
+          this.moveMany([move]).then(
+            ([moved]) => moved,
+            (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+          ),
+        ),
+      );
+    }
+  }
+
+  /**
+   * Moves many events by id, each to its own status, in one transaction: the moves (one statement a
+   * workspace and pass; an event named twice moves in a second pass), the webhooks of those whose
+   * channel wants them, opt-outs; then the BSUIDs learnt. Whether each moved, in order.
+   */
+  private async moveMany(moves: readonly SendOutcomeMove[]): Promise<boolean[]> {
+    const wanted = new Map<SendOutcomeMove, boolean>();
+    for (const move of moves) {
+      const { channel } = move;
+      wanted.set(
+        move,
+        !!channel && (await this.webhooks.wanted(move.workspaceId, WebhookKind.WhatsAppMessage, channel.id, channel.webhookUrl ?? null)),
+      );
+    }
+    const moved = await inTransaction(async () => {
+      const movedBy = new Map<SendOutcomeMove, MovedEvent>();
+      for (const pass of passesOf(moves, (move) => move.eventId)) {
+        for (const [workspaceId, group] of groupedBy(pass, (move) => move.workspaceId)) {
+          const events = await this.events.moveOutboundStatusesById(workspaceId, group.map(eventMove));
+          const byId = new Map(events.map((event) => [event.id, event]));
+          for (const move of group) {
+            const event = byId.get(move.eventId);
+            if (event) movedBy.set(move, event);
+          }
+        }
+      }
+      const published = [...movedBy]
+        .filter(([move]) => wanted.get(move))
+        .map(([move, event]) => this.webhookEvent(move.channel!.webhookUrl ?? null, move.channel!.id, event, move.change));
+      if (published.length > 0) await this.webhooks.publish(published);
+      for (const [move, event] of movedBy) await this.optOutIfRefused(move.workspaceId, event, move.change);
+      return movedBy;
+    });
+    for (const [move, event] of moved) {
+      await this.learnUserId(move.workspaceId, event, move.change).catch((err: unknown) =>
+        this.logger.warn({ err }, `Contact ${event.contact_id} could not learn its WhatsApp user id`),
+      );
+    }
+    return moves.map((move) => moved.has(move));
   }
 
   /**
@@ -220,14 +304,40 @@ function whatsAppMove(update: StatusUpdate) {
   };
 }
 
-/** The updates in passes that name each message at most once, a message's statuses in the order they came. */
-function passesOf(updates: readonly StatusUpdate[]): StatusUpdate[][] {
-  const passes: StatusUpdate[][] = [];
+/** The items in passes that name each message (its `keyOf`) at most once, a message's items in the order they came. */
+function passesOf<T>(items: readonly T[], keyOf: (item: T) => string): T[][] {
+  const passes: T[][] = [];
   const seen = new Map<string, number>();
-  for (const update of updates) {
-    const pass = seen.get(update.providerMessageId) ?? 0;
-    seen.set(update.providerMessageId, pass + 1);
-    (passes[pass] ??= []).push(update);
+  for (const item of items) {
+    const key = keyOf(item);
+    const pass = seen.get(key) ?? 0;
+    seen.set(key, pass + 1);
+    (passes[pass] ??= []).push(item);
   }
   return passes;
+}
+
+/** The items by `keyOf`, in the order each key first came. */
+function groupedBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
+}
+
+/** A send outcome's move of its event, by id (forward only, see {@link MOVABLE_FROM}). */
+function eventMove({ eventId, change }: SendOutcomeMove) {
+  return {
+    eventId,
+    status: change.status,
+    providerMessageId: change.providerMessageId,
+    errorCode: change.errorCode,
+    failureReason: change.errorReason?.slice(0, 1000) ?? null,
+    isBillable: change.isBillable ?? null,
+    from: MOVABLE_FROM[change.status],
+  };
 }
