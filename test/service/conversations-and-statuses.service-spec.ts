@@ -216,7 +216,7 @@ describe('Conversations and delivery statuses (service tier)', () => {
     const failed = { status: 'Failed' as const, providerMessageId: null, errorCode: 'x'.repeat(150), errorReason: 'refused' };
     const results = await Promise.allSettled([record(good, sent(good)), record(bad, failed)]);
     assert.equal(results[0].status, 'fulfilled');
-    assert.equal((results[0]).value, true);
+    assert.equal(results[0].value, true);
     assert.equal(results[1].status, 'rejected');
     const after = await ctx.dataSource.query(`SELECT id, status FROM conversation_events WHERE id = ANY($1::uuid[])`, [[good, bad]]);
     assert.deepEqual(Object.fromEntries(after.map((r: Record<string, string>) => [r.id, r.status])), { [good]: 'Sent', [bad]: 'Pending' });
