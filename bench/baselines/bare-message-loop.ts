@@ -8,11 +8,15 @@
 //   events to Sent with their wamid, completes their outbox rows and writes their webhook rows.
 // - Notifications: the edge checks X-Hub-Signature-256 and stores the body (one INSERT) before
 //   answering 200; a loop takes what arrived every 20 ms and, per round, one statement moves the
-//   statuses forward (and writes their webhook rows), one records the replies (event, conversation
-//   stamp, webhook rows), one marks the notifications processed.
+//   statuses forward (and writes their webhook rows; a status reported after a later one, Meta's
+//   `delivered` after its `read`, moves nothing but gets its webhook once, as the service's do), one
+//   records the replies (event, conversation stamp, webhook rows), one marks the notifications
+//   processed. A status for a message whose send is not recorded yet (Meta answered before the
+//   send loop committed) is looked up (one read, only then) and tried again a second later, its
+//   notification marked processed when that is done.
 // - Webhooks: each row POSTed, signed (Standard Webhooks' HMAC), to the channel's URL; one UPDATE
 //   per batch marks them delivered.
-// What it leaves out, as a lower bound may: retries, recovery of rows left by a crash, senders
+// What it leaves out, as a lower bound may: retries of sends and webhooks, recovery of rows left by a crash, senders
 // that are not yet contacts, every check of the API's request validation beyond the token.
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
@@ -195,20 +199,35 @@ const FORWARD_FROM: Record<string, string[]> = {
   Read: ['Pending', 'Sent', 'Delivered'],
   Failed: ['Pending', 'Sent'],
 };
+/** The statuses an event may be at for a report of this status to come late (after a later one). */
+const LATE_AT: Record<string, string[]> = { Sent: ['Delivered', 'Read'], Delivered: ['Read'] };
+/** Each status as a bit of `reported_statuses` (the service's own). */
+const STATUS_BIT: Record<string, number> = { Sent: 1, Delivered: 2, Read: 4, Failed: 8 };
 const STATUS_NAME: Record<string, string> = { sent: 'Sent', delivered: 'Delivered', read: 'Read', failed: 'Failed' };
 
-/** Moves events forward by wamid (each wamid once in a statement) and writes a webhook row for each that moved. */
+/**
+ * Moves events forward by wamid (each wamid once in a statement) and writes a webhook row for each
+ * that moved, and for a status come late the first time it came.
+ */
 const MOVE_STATUSES = `
-  WITH s AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS s(wamid, status, from_list)),
+  WITH s AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $5::text[], $6::smallint[]) AS s(wamid, status, from_list, late_list, bit)),
   moved AS (
-    UPDATE conversation_events e SET status = s.status FROM s
+    UPDATE conversation_events e
+       SET status = CASE WHEN e.status = ANY(string_to_array(s.from_list, ',')) THEN s.status ELSE e.status END,
+           reported_statuses = e.reported_statuses | s.bit
+      FROM s
      WHERE e.channel_id = $4 AND e.source_type = 2 AND e.source_id = s.wamid AND e.direction = 2
-       AND e.status = ANY(string_to_array(s.from_list, ','))
-     RETURNING e.id, e.workspace_id, e.conversation_id, e.contact_id, e.channel_id, e.source_id, e.body, e.creation_time, e.status
+       AND (e.status = ANY(string_to_array(s.from_list, ','))
+            OR (e.status = ANY(string_to_array(s.late_list, ',')) AND (e.reported_statuses & s.bit) = 0))
+     RETURNING e.id, e.workspace_id, e.conversation_id, e.contact_id, e.channel_id, e.source_id, e.body, e.creation_time,
+               e.status AS event_status, s.status
   ), stamp AS (
-    UPDATE conversations c SET last_event_status = moved.status FROM moved WHERE c.id = moved.conversation_id
+    UPDATE conversations c SET last_event_status = moved.event_status FROM moved WHERE c.id = moved.conversation_id
   )
   ${webhookRows('moved', `'Outbound'`, `'StatusChanged'`, 'moved.status', `'Template'`)}`;
+
+/** The wamids of $2 recorded on the channel: a status whose message is not among them waits for its send to be recorded. */
+const RECORDED = `SELECT source_id FROM conversation_events WHERE channel_id = $1 AND source_type = 2 AND source_id = ANY($2::text[])`;
 
 /** Records replies from known contacts: the event, its conversation's stamp, a webhook row each. */
 const RECORD_REPLIES = `
@@ -237,21 +256,38 @@ interface Notification {
   }>;
 }
 
+/** A status whose message was not recorded yet, tried again at `due`; its notification is marked processed after. */
+interface Unrecorded {
+  wamid: string;
+  status: string;
+  rowId: string;
+  due: number;
+  tries: number;
+}
+const RETRY_MS = 1000;
+const TRIES = 5;
+const unrecorded: Unrecorded[] = [];
+
 async function intakeLoop(workspaceId: string): Promise<never> {
   for (;;) {
-    if (received.length === 0) {
+    const now = Date.now();
+    const retries = unrecorded.filter((u) => u.due <= now);
+    if (received.length === 0 && retries.length === 0) {
       await sleep(20);
       continue;
     }
+    for (const retry of retries) unrecorded.splice(unrecorded.indexOf(retry), 1);
     const round = received.splice(0, BATCH);
-    const statuses: Array<{ wamid: string; status: string }> = [];
+    const statuses: Array<{ wamid: string; status: string; rowId: string; tries: number }> = retries.map((r) => ({ ...r }));
     const replies: Array<{ wamid: string; phone: string; body: string }> = [];
-    for (const { body } of round)
+    for (const { id, body } of round)
       for (const entry of (JSON.parse(body) as Notification).entry)
         for (const { value } of entry.changes) {
-          for (const s of value.statuses ?? []) if (STATUS_NAME[s.status]) statuses.push({ wamid: s.id, status: STATUS_NAME[s.status] });
+          for (const s of value.statuses ?? [])
+            if (STATUS_NAME[s.status]) statuses.push({ wamid: s.id, status: STATUS_NAME[s.status], rowId: id, tries: 0 });
           for (const m of value.messages ?? []) replies.push({ wamid: m.id, phone: `+${m.from}`, body: m.text?.body ?? '' });
         }
+    const answered = new Set<string>();
     // A statement moves each event once: a later status of the same message waits for the next pass.
     for (let pass = statuses; pass.length > 0;) {
       const seen = new Set<string>();
@@ -266,10 +302,15 @@ async function intakeLoop(workspaceId: string): Promise<never> {
         now.map((s) => s.status),
         now.map((s) => FORWARD_FROM[s.status].join(',')),
         CHANNEL_ID,
+        now.map((s) => (LATE_AT[s.status] ?? []).join(',')),
+        now.map((s) => STATUS_BIT[s.status]),
       ]);
       deliver(rows);
+      for (const row of rows as Array<{ source_id: string }>) answered.add(row.source_id);
       pass = later;
     }
+    const waiting = await notRecordedYet(statuses.filter((s) => !answered.has(s.wamid)));
+    for (const s of waiting) unrecorded.push({ ...s, due: Date.now() + RETRY_MS, tries: s.tries + 1 });
     if (replies.length > 0) {
       const { rows } = await pool.query(RECORD_REPLIES, [
         replies.map(() => randomUUID()),
@@ -281,8 +322,18 @@ async function intakeLoop(workspaceId: string): Promise<never> {
       ]);
       deliver(rows);
     }
-    await pool.query('UPDATE whatsapp_intake SET processed_at = now() WHERE id = ANY($1::uuid[])', [round.map((r) => r.id)]);
+    const stillWaiting = new Set(unrecorded.map((u) => u.rowId));
+    const done = [...new Set([...round.map((r) => r.id), ...retries.map((r) => r.rowId)])].filter((id) => !stillWaiting.has(id));
+    if (done.length > 0) await pool.query('UPDATE whatsapp_intake SET processed_at = now() WHERE id = ANY($1::uuid[])', [done]);
   }
+}
+
+/** Of statuses that moved nothing, those whose message is not recorded yet (and that have tries left): one read, only when some moved nothing. */
+async function notRecordedYet<T extends { wamid: string; tries: number }>(idle: T[]): Promise<T[]> {
+  if (idle.length === 0) return [];
+  const { rows } = await pool.query(RECORDED, [CHANNEL_ID, [...new Set(idle.map((s) => s.wamid))]]);
+  const recorded = new Set((rows as Array<{ source_id: string }>).map((r) => r.source_id));
+  return idle.filter((s) => !recorded.has(s.wamid) && s.tries + 1 < TRIES);
 }
 
 // ---- Webhooks to the integrator -----------------------------------------------------------------
