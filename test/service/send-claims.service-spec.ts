@@ -78,6 +78,29 @@ describe('Send claims: one run of a send asks the provider (service tier)', () =
     assert.equal(await claimRows(eventId), 1);
   });
 
+  it('claims made in one statement: each message claimed by its first run in it, a result per run, in order', async () => {
+    const [a, b, sent] = [await message('Pending'), await message('Pending'), await message('Sent')];
+    const held = await message('Pending');
+    const earlier = randomUUID();
+    assert.equal((await claims.claim(principal.workspaceId, held, earlier)).holder, earlier);
+    const runs = [a, a, b, sent, held, randomUUID(), a].map((eventId) => ({ eventId, holder: randomUUID() }));
+    const results = await claims.claimMany(principal.workspaceId, runs);
+    assert.deepEqual(
+      results.map((r) => [r.status, r.holder]),
+      [
+        ['Pending', runs[0].holder], // a: its first run holds it
+        ['Pending', null], // a again, in the same statement: held, by a claim this statement cannot see
+        ['Pending', runs[2].holder],
+        ['Sent', null],
+        ['Pending', earlier], // held before by another run
+        [undefined, null],
+        ['Pending', null],
+      ],
+    );
+    assert.ok(results[4].since instanceof Date, 'since when another run holds it');
+    assert.deepEqual([await claimRows(a), await claimRows(b), await claimRows(sent)], [1, 1, 0]);
+  });
+
   it('a run gives up only its own claim; once given up, the next run claims', async () => {
     const eventId = await message('Pending');
     const [first, other, next] = [randomUUID(), randomUUID(), randomUUID()];

@@ -36,22 +36,40 @@ export class SendClaimsRepository extends WorkspaceScopedRepository<SendClaim> {
    * (the other waits on the key, then finds the conflict).
    */
   async claim(workspaceId: string, eventId: string, holder: string): Promise<SendClaimResult> {
-    const [row] = await this.sql<{ status: string | null; claimed: boolean; held_by: string | null; since: Date | null }>(
+    return (await this.claimMany(workspaceId, [{ eventId, holder }]))[0];
+  }
+
+  /**
+   * {@link claim} for many runs in one statement, a result each, in order. Runs naming one message
+   * in the same call: the first claims it, the others find it held (by nobody they can see, as a
+   * run whose statement waited on the key does).
+   */
+  async claimMany(workspaceId: string, runs: ReadonlyArray<{ eventId: string; holder: string }>): Promise<SendClaimResult[]> {
+    const rows = await this.sql<{ n: number; status: string | null; claimed: boolean; held_by: string | null; since: Date | null }>(
       workspaceId,
-      `WITH event AS (
-         SELECT status FROM conversation_events WHERE workspace_id = $1 AND id = $2
+      `WITH input AS (
+         SELECT * FROM jsonb_to_recordset($2::jsonb) AS i(n int, event_id uuid, holder varchar)
+       ), event AS (
+         SELECT id, status FROM conversation_events WHERE workspace_id = $1 AND id IN (SELECT event_id FROM input)
        ), claim AS (
          INSERT INTO send_claims (event_id, workspace_id, holder)
-         SELECT $2, $1, $3 FROM event WHERE status = 'Pending'
+         SELECT DISTINCT ON (i.event_id) i.event_id, $1, i.holder FROM input i JOIN event ON event.id = i.event_id
+          WHERE event.status = 'Pending' ORDER BY i.event_id, i.n
          ON CONFLICT (event_id) DO NOTHING
-         RETURNING 1
+         RETURNING event_id, holder
        )
-       SELECT event.status, EXISTS (SELECT 1 FROM claim) AS claimed, held.holder AS held_by, held.claimed_at AS since
-         FROM event LEFT JOIN send_claims held ON held.workspace_id = $1 AND held.event_id = $2`,
-      [eventId, holder],
+       SELECT i.n, event.status, COALESCE(claim.holder = i.holder, false) AS claimed, held.holder AS held_by, held.claimed_at AS since
+         FROM input i JOIN event ON event.id = i.event_id
+         LEFT JOIN claim ON claim.event_id = i.event_id
+         LEFT JOIN send_claims held ON held.workspace_id = $1 AND held.event_id = i.event_id`,
+      [JSON.stringify(runs.map((run, n) => ({ n, event_id: run.eventId, holder: run.holder })))],
     );
-    if (!row) return { status: undefined, holder: null, since: null };
-    return { status: row.status, holder: row.claimed ? holder : row.held_by, since: row.claimed ? null : row.since };
+    const byRun = new Map(rows.map((row) => [row.n, row]));
+    return runs.map((run, n): SendClaimResult => {
+      const row = byRun.get(n);
+      if (!row) return { status: undefined, holder: null, since: null };
+      return { status: row.status, holder: row.claimed ? run.holder : row.held_by, since: row.claimed ? null : row.since };
+    });
   }
 
   /**

@@ -20,7 +20,8 @@ import { UNAUTHORIZED } from '../providers/cloud-api-errors.js';
 import { CloudApiWhatsAppProvider } from '../providers/cloud-api.provider.js';
 import { SandboxWhatsAppProvider } from '../providers/sandbox.provider.js';
 import type { FinalSendOutcome, MarkReadOutcome, SendOutcome, WhatsAppProvider } from '../providers/whatsapp-provider.js';
-import { SEND_CLAIM_LEASE_MS, SendClaimsRepository } from './send-claims.repository.js';
+import { SEND_CLAIM_LEASE_MS, SendClaimsRepository, type SendClaimResult } from './send-claims.repository.js';
+import { StatementBatcher } from '../../common/batching/statement-batcher.js';
 import { StatusService, type StatusChange } from './status.service.js';
 import { WhatsAppMediaService } from './whatsapp-media.service.js';
 import { MESSAGING_LIMIT_REACHED } from '../../governor/governor.errors.js';
@@ -43,6 +44,8 @@ const MAX_IN_PROCESS_WAIT_MS = 1000;
 @Injectable()
 export class SendDelivery {
   private readonly logger = new Logger(SendDelivery.name);
+  /** The worker's claims, those asked while a claiming statement runs made together in the next ({@link SendClaimsRepository.claimMany}). */
+  private readonly claims = new StatementBatcher<SendClaimRun, SendClaimResult>((runs) => this.claimTogether(runs), CLAIM_BATCH);
 
   constructor(
     private readonly channels: ChannelsService,
@@ -145,11 +148,11 @@ export class SendDelivery {
     attempt: DeliveryAttempt,
   ): Promise<AskedProvider | null> {
     const run = attempt.run ?? newId();
-    let claim = await this.sendClaims.claim(workspaceId, eventId, run);
+    let claim = await this.claims.add({ workspaceId, eventId, holder: run });
     if (claim.status === 'Scheduled') {
       // A job queued without its `scheduled` flag (by a version before it): the same steps as with it, then the claim.
       if (!(await this.pendingNow(workspaceId, eventId, channelId, request))) return null;
-      claim = await this.sendClaims.claim(workspaceId, eventId, run);
+      claim = await this.claims.add({ workspaceId, eventId, holder: run });
     }
     if (claim.status !== 'Pending') return null;
     if (claim.holder !== run) {
@@ -178,6 +181,17 @@ export class SendDelivery {
       await release().catch(() => undefined);
       throw err;
     }
+  }
+
+  /** Claims of runs asked together, one statement a workspace; a result each, in order. */
+  private async claimTogether(runs: readonly SendClaimRun[]): Promise<SendClaimResult[]> {
+    const results = new Map<SendClaimRun, SendClaimResult>();
+    for (const workspaceId of new Set(runs.map((run) => run.workspaceId))) {
+      const group = runs.filter((run) => run.workspaceId === workspaceId);
+      const claimed = await this.sendClaims.claimMany(workspaceId, group);
+      group.forEach((run, i) => results.set(run, claimed[i]));
+    }
+    return runs.map((run) => results.get(run)!);
   }
 
   /**
@@ -303,6 +317,16 @@ export class SendDelivery {
   private provider(name: string): WhatsAppProvider {
     return name === 'cloud-api' ? this.cloudApi : this.sandbox;
   }
+}
+
+/** Claims made in one statement at most; and claiming statements at once. */
+const CLAIM_BATCH = { maxBatchSize: 64, maxInFlight: 2 };
+
+/** A run of a send asking for its message's claim. */
+interface SendClaimRun {
+  workspaceId: string;
+  eventId: string;
+  holder: string;
 }
 
 /** What a run of a send got: the provider's answer (or an outcome without asking), the channel as asked, and this run's claim when it asked. */
