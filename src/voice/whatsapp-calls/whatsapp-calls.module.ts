@@ -3,11 +3,13 @@ import { ChannelsModule } from '../../channels/channels.module.js';
 import { OutboundIvrFlowsModule } from '../../outbound-ivr-flows/outbound-ivr-flows.module.js';
 import { CallingSettingsController } from './calling-settings.controller.js';
 import { CallingSettingsService } from './calling-settings.service.js';
+import { CallSignalBus } from './call-signal-bus.js';
 
 /** WhatsApp voice calls (API.md §15). */
 @Module({
   imports: [ChannelsModule, OutboundIvrFlowsModule],
   controllers: [CallingSettingsController],
-  providers: [CallingSettingsService],
+  providers: [CallingSettingsService, CallSignalBus],
+  exports: [CallSignalBus],
 })
 export class WhatsAppCallsModule {}

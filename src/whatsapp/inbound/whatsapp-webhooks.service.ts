@@ -4,6 +4,8 @@ import { ChannelsService } from '../../channels/channels.service.js';
 import { validHubSignature } from './cloud-webhook.js';
 import { WhatsAppIntake } from './whatsapp-intake.service.js';
 import { InvalidSignature, VerificationFailed } from '../whatsapp.errors.js';
+import { CallSignalBus } from '../../voice/whatsapp-calls/call-signal-bus.js';
+import { readCallSignals } from '../../voice/whatsapp-calls/call-signals.js';
 
 /** A webhook notification as Meta posts it: the exact bytes (what the signature covers), the signature header and the parsed body. */
 export interface SignedNotification {
@@ -22,6 +24,7 @@ export class WhatsAppWebhooksService {
   constructor(
     private readonly channels: ChannelsService,
     private readonly intake: WhatsAppIntake,
+    private readonly callSignals: CallSignalBus,
   ) {}
 
   /** The subscription handshake: the challenge to echo when the verify token is the channel's. */
@@ -38,6 +41,8 @@ export class WhatsAppWebhooksService {
     if (!channel.hasWhatsApp) throw ChannelNotFound(channelId);
     const { appSecret } = this.channels.whatsAppCredentials(channel);
     if (!notification.rawBody || !validHubSignature(notification.rawBody, notification.signature, appSecret)) throw InvalidSignature();
+    // A call's signals go straight to the worker running it (API.md §15); the notification is kept in the intake as any other.
+    for (const signal of readCallSignals(notification.body)) await this.callSignals.publish(signal);
     await this.intake.write({ workspaceId: channel.workspaceId, channelId: channel.id, body: notification.rawBody.toString('utf8') });
   }
 }
