@@ -13,6 +13,7 @@ import type { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js'
 import { OutboundIvrRequestsRepository } from './outbound-ivr-requests.repository.js';
 import { SandboxVoiceProvider } from './providers/sandbox-voice.provider.js';
 import { TwilioVoiceProvider } from './providers/twilio-voice.provider.js';
+import { WhatsAppVoiceProvider } from './providers/whatsapp-voice.provider.js';
 import {
   VoiceProviderAmbiguous,
   VoiceProviderRefused,
@@ -41,6 +42,7 @@ export class CallPlacer {
     private readonly flows: OutboundIvrFlowsService,
     private readonly sandbox: SandboxVoiceProvider,
     private readonly twilio: TwilioVoiceProvider,
+    private readonly whatsApp: WhatsAppVoiceProvider,
     private readonly governor: SendGovernor,
     private readonly outbox: Outbox,
   ) {}
@@ -184,6 +186,7 @@ export class CallPlacer {
   }
 
   private providerOf(channel: Channel): VoiceProvider {
+    if (!channel.hasVoice) return this.whatsApp;
     return channel.voiceProvider === 'twilio' ? this.twilio : this.sandbox;
   }
 

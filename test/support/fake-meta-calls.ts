@@ -8,6 +8,10 @@ export interface CalleeBehaviour {
   /** `accept` picks up after `ringMs`; `reject` declines after it; `ignore` lets it ring. */
   answer: 'accept' | 'reject' | 'ignore';
   ringMs: number;
+  /** The user hangs up this long after accepting (Meta's `terminate` webhook). */
+  hangUpAfterMs?: number;
+  /** `unreachable`: Meta's media edge is gone once it answered the SDP (nothing answers ICE there), so the media path never connects. */
+  media?: 'ok' | 'unreachable';
 }
 
 export interface FakeCall {
@@ -55,7 +59,9 @@ export class FakeMetaCalls {
       const peer = await FarEndPeer.answer(body.session.sdp);
       const call: FakeCall = { id, to: body.to ?? body.recipient ?? '', tracking: body.biz_opaque_callback_data, peer };
       this.calls.set(id, call);
-      void this.ring(call, peer.answerSdp);
+      const answerSdp = peer.answerSdp;
+      if (this.callee.media === 'unreachable') await peer.close();
+      void this.ring(call, answerSdp).catch((err: unknown) => console.error('fake Meta calls:', err));
       return { status: 200, body: { messaging_product: 'whatsapp', calls: [{ id }] } };
     }
     if (body.action === 'terminate') {
@@ -102,6 +108,8 @@ export class FakeMetaCalls {
     }
     call.acceptedAt = Date.now();
     await this.post(this.statusChange(call, 'ACCEPTED'));
+    const { hangUpAfterMs } = this.callee;
+    if (hangUpAfterMs !== undefined) setTimeout(() => void this.terminate(call, 'user').catch(() => undefined), hangUpAfterMs);
   }
 
   private async terminate(call: FakeCall, by: 'business' | 'user'): Promise<void> {
