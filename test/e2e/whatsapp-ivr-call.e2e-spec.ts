@@ -14,6 +14,7 @@ const APP_SECRET = 'ivr-calls-app-secret';
 const PHONE_NUMBER_ID = '3098766';
 const USER = '966501234567';
 const CONNECT_TIMEOUT_MS = 2000;
+const RING_TIMEOUT_MS = 3000;
 
 /**
  * Create Outbound IVR on a Cloud API WhatsApp channel with calling enabled (API.md §15): the worker
@@ -30,6 +31,7 @@ describeWithApp(
       WHATSAPP_GRAPH_URL: fake.url,
       WHATSAPP_CALL_HOST_ADDRESSES: '127.0.0.1',
       WHATSAPP_CALL_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
+      WHATSAPP_CALL_RING_TIMEOUT_MS: String(RING_TIMEOUT_MS),
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       RATE_LIMIT_REQUESTS_PER_MINUTE: '100000',
       RATE_LIMIT_IVR_CALLS_PER_SECOND: '1000',
@@ -217,6 +219,21 @@ describeWithApp(
       assert.equal((await outcome(outcomePath)).status, 6);
     });
 
+    it('the user lets it ring: NoAnswer, NotAnswered after the ring timeout, and the worker terminates the call', async () => {
+      meta.callee = { answer: 'ignore', ringMs: 0 };
+      const started = Date.now();
+      const { id, outcomePath } = await createIvr();
+      const record = await finished(id, 15_000);
+      assert.ok(Date.now() - started >= RING_TIMEOUT_MS, 'not before the ring timeout');
+      assert.equal(record.status, 5);
+      assert.equal(record.result, 4);
+      assert.ok(record.ringingAt);
+      assert.equal(record.answeredAt, null);
+      const far = [...meta.calls.values()].find((c) => c.tracking === id)!;
+      assert.equal(far.terminatedBy, 'business');
+      assert.equal((await outcome(outcomePath)).status, 5);
+    });
+
     it('a media path that never connects: Failed with a clear errorMessage within the connect timeout, and the call is terminated', async () => {
       meta.callee = { answer: 'accept', ringMs: 100, media: 'unreachable' };
       const started = Date.now();
@@ -245,6 +262,14 @@ describeWithApp(
       assert.match(record.errorMessage, /permission to call.*138006/);
       assert.equal(record.callId, null);
       assert.equal((await outcome(outcomePath)).status, 7);
+    });
+
+    it('a user calls a number with no inbound or after-hours flow: Meta is asked to reject the call at once', async () => {
+      const call = await meta.userCalls(USER);
+      const reject = await waitFor(async () => callActions('reject').find((r) => r.body.call_id === call.id), 5000, 'reject');
+      assert.equal(reject.auth, `Bearer ${TOKEN}`);
+      assert.deepEqual(reject.body, { messaging_product: 'whatsapp', call_id: call.id, action: 'reject' });
+      assert.equal(call.rejected, true);
     });
   },
 );

@@ -21,6 +21,8 @@ export interface FakeCall {
   peer: FarEndPeer;
   acceptedAt?: number;
   terminatedBy?: 'business' | 'user';
+  /** A user-initiated call the business rejected (`action: reject`). */
+  rejected?: boolean;
 }
 
 /**
@@ -64,6 +66,13 @@ export class FakeMetaCalls {
       void this.ring(call, answerSdp).catch((err: unknown) => console.error('fake Meta calls:', err));
       return { status: 200, body: { messaging_product: 'whatsapp', calls: [{ id }] } };
     }
+    if (body.action === 'reject') {
+      const call = this.calls.get(body.call_id ?? '');
+      if (!call) return FakeCloudApi.error(400, 100, 'Invalid parameter: call_id');
+      call.rejected = true;
+      await call.peer.close();
+      return { status: 200, body: { messaging_product: 'whatsapp', success: true } };
+    }
     if (body.action === 'terminate') {
       const call = this.calls.get(body.call_id ?? '');
       if (!call) return FakeCloudApi.error(400, 100, 'Invalid parameter: call_id');
@@ -71,6 +80,28 @@ export class FakeMetaCalls {
       return { status: 200, body: { messaging_product: 'whatsapp', success: true } };
     }
     return FakeCloudApi.error(400, 100, `Unsupported action ${body.action}`);
+  }
+
+  /** A WhatsApp user calls the business: Meta's `connect` webhook with its SDP offer (a real peer's). */
+  async userCalls(from: string): Promise<FakeCall> {
+    const peer = await FarEndPeer.offer();
+    const id = `wacid.${randomBytes(18).toString('base64url')}`;
+    const call: FakeCall = { id, to: from, tracking: undefined, peer };
+    this.calls.set(id, call);
+    await this.post(
+      this.callsChange([
+        {
+          id,
+          from,
+          to: '14155550901',
+          event: 'connect',
+          timestamp: nowSeconds(),
+          direction: 'USER_INITIATED',
+          session: { sdp_type: 'offer', sdp: peer.offerSdp },
+        },
+      ]),
+    );
+    return call;
   }
 
   /** The user hangs up. */

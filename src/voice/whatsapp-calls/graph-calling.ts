@@ -86,6 +86,11 @@ export async function connectCall(number: GraphNumber, to: string, sdpOffer: str
   return id;
 }
 
+/** `POST /{phone-number-id}/calls` with `action: reject`: declines a call from a user before it is answered. */
+export async function rejectCall(number: GraphNumber, callId: string): Promise<void> {
+  await callAction(number, { call_id: callId, action: 'reject' });
+}
+
 /** `POST /{phone-number-id}/calls` with `action: terminate`. */
 export async function terminateCall(number: GraphNumber, callId: string): Promise<void> {
   await callAction(number, { call_id: callId, action: 'terminate' });
