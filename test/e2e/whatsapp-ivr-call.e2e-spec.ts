@@ -208,6 +208,21 @@ describeWithApp(
       assert.equal((await outcome(outcomePath)).status, 4);
     });
 
+    it('cancel while the question waits: Cancelled at once, and the worker terminates the WhatsApp call', async () => {
+      meta.callee = { answer: 'accept', ringMs: 100 };
+      const { id, outcomePath } = await createIvr();
+      await waitFor(async () => (await fx.a.api.get(`/v1/outbound-ivr/${id}`)).body.status === 3, 10_000, 'in progress');
+      const cancelled = await fx.a.api.post(`/v1/outbound-ivr/${id}/cancel`, {});
+      assert.equal(cancelled.status, 200, cancelled.text);
+      const record = await finished(id, 10_000);
+      assert.equal(record.status, 8);
+      const far = [...meta.calls.values()].find((c) => c.tracking === id)!;
+      await waitFor(async () => far.terminatedBy, 10_000, 'the call terminated at Meta');
+      assert.equal(far.terminatedBy, 'business');
+      assert.equal((await outcome(outcomePath)).status, 8);
+      assert.equal((await fx.a.api.get(`/v1/outbound-ivr/${id}`)).body.status, 8, 'still Cancelled after the call ended');
+    });
+
     it('the user declines (REJECTED): Busy, DestinationBusy, as a phone call the callee rejects', async () => {
       meta.callee = { answer: 'reject', ringMs: 100 };
       const { id, outcomePath } = await createIvr();
