@@ -286,5 +286,28 @@ describeWithApp(
       assert.deepEqual(reject.body, { messaging_product: 'whatsapp', call_id: call.id, action: 'reject' });
       assert.equal(call.rejected, true);
     });
+
+    it('a user calls a number that has an inbound flow: not rejected (answering it is not built yet, API.md §15)', async () => {
+      const flow = await fx.a.api.post('/v1/outbound-ivr-flows', {
+        name: 'Reception',
+        startStepId: 'hello',
+        steps: [
+          { id: 'hello', type: 'Play', props: { ttsText: 'Hello.', nextStepId: 'bye' } },
+          { id: 'bye', type: 'Hangup', props: {} },
+        ],
+      });
+      assert.equal(flow.status, 200, flow.text);
+      const res = await fx.a.api.request('PUT', `/v1/channels/${channelId}/calling`, {
+        json: { enabled: true, inboundFlowId: flow.body.id },
+      });
+      assert.equal(res.status, 200, res.text);
+      // The edge reads the channel from a cache of a few seconds: wait until it knows the flow.
+      await new Promise((resolve) => setTimeout(resolve, 5500));
+      const call = await meta.userCalls(USER);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      assert.equal(callActions('reject').filter((r) => r.body.call_id === call.id).length, 0);
+      assert.equal(call.rejected, undefined);
+      await call.peer.close();
+    });
   },
 );
