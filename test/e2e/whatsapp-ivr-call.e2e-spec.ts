@@ -193,6 +193,24 @@ describeWithApp(
       assert.equal(event.direction, 2);
     });
 
+    it('five calls at once on one number: each call hears its own signals and takes its own digit', async () => {
+      meta.callee = { answer: 'accept', ringMs: 150 };
+      const calls = await Promise.all(Array.from({ length: 5 }, () => createIvr()));
+      const fars = await Promise.all(
+        calls.map(({ id }) => waitFor(async () => [...meta.calls.values()].find((c) => c.tracking === id), 15_000, `call ${id} at Meta`)),
+      );
+      await Promise.all(
+        fars.map((far) => waitFor(async () => far.peer.packetsOf('audio/opus').length >= 75, 20_000, `the prompt of ${far.id}`)),
+      );
+      await Promise.all(fars.map((far, i) => far.peer.pressKey(i % 2 === 0 ? '1' : '2', 200)));
+      const records = await Promise.all(calls.map(({ id }) => finished(id, 20_000)));
+      records.forEach((record, i) => {
+        assert.equal(record.status, 4, JSON.stringify(record));
+        assert.equal(record.pressedDigit, i % 2 === 0 ? '1' : '2');
+        assert.equal(record.callId, fars[i].id);
+      });
+    });
+
     it("Meta's terminate mid-prompt (the user hangs up): the dialog ends at once, Completed without an answer, no terminate from us", async () => {
       meta.callee = { answer: 'accept', ringMs: 100, hangUpAfterMs: 500 };
       const { id, outcomePath } = await createIvr();
