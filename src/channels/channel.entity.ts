@@ -110,4 +110,9 @@ export class Channel extends AuditedEntity {
   get hasVoice(): boolean {
     return this.voiceProvider !== null && this.type !== ChannelType.WhatsApp;
   }
+
+  /** A Cloud API number with calling enabled: outbound IVR runs over WhatsApp calls (API.md §15). */
+  get hasWhatsAppCalling(): boolean {
+    return this.hasWhatsApp && this.whatsAppProvider === 'cloud-api' && this.whatsAppCalling?.enabled === true;
+  }
 }

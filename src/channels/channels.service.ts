@@ -22,7 +22,8 @@ const recentKey = (workspaceId: string, id: string) => `${workspaceId}:${id}`;
 function withCapability(channel: Channel | null, id: string, capability?: ChannelCapability): Channel {
   if (!channel) throw ChannelNotFound(id);
   if (capability === 'whatsapp' && !channel.hasWhatsApp) throw ChannelNotFound(id);
-  if (capability === 'voice' && !channel.hasVoice) throw ChannelNotFound(id);
+  // A voice channel places phone calls, or WhatsApp calls where calling is enabled on the number.
+  if (capability === 'voice' && !channel.hasVoice && !channel.hasWhatsAppCalling) throw ChannelNotFound(id);
   return channel;
 }
 

@@ -72,6 +72,9 @@ export class AppConfig {
     staleCallMinutes: number;
     recordingRetentionMs: number;
     callIntelligenceWaitMs: number;
+    whatsAppCallHostAddresses: string[];
+    whatsAppCallConnectTimeoutMs: number;
+    whatsAppCallRingTimeoutMs: number;
   };
 
   constructor(env: EnvSchema) {
@@ -163,6 +166,9 @@ export class AppConfig {
       staleCallMinutes: env.IVR_STALE_CALL_MINUTES,
       recordingRetentionMs: parseDuration(env.RECORDING_RETENTION),
       callIntelligenceWaitMs: parseDuration(env.CALL_INTELLIGENCE_WAIT),
+      whatsAppCallHostAddresses: env.WHATSAPP_CALL_HOST_ADDRESSES.split(',').filter(Boolean),
+      whatsAppCallConnectTimeoutMs: env.WHATSAPP_CALL_CONNECT_TIMEOUT_MS,
+      whatsAppCallRingTimeoutMs: env.WHATSAPP_CALL_RING_TIMEOUT_MS,
     };
   }
 

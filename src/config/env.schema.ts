@@ -153,6 +153,12 @@ export class EnvSchema {
   /** Base URL of the Twilio-compatible voice API (Twilio, SignalWire, Telnyx TeXML). */
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   TWILIO_API_URL = 'https://api.twilio.com';
+  /** WhatsApp calls (API.md §15): comma-separated addresses the worker's WebRTC peers offer and use as ICE host candidates (a public address behind 1:1 NAT; 127.0.0.1 in tests); empty: the machine's own. */
+  @Matches(/^[0-9a-fA-F.:,]*$/, { message: 'must be a comma-separated list of IP addresses' }) WHATSAPP_CALL_HOST_ADDRESSES = '';
+  /** How long ICE and DTLS may take once Meta's SDP answer is applied before the call ends Failed. */
+  @Transform(toInt) @IsInt() @Min(500) @Max(120_000) WHATSAPP_CALL_CONNECT_TIMEOUT_MS = 10_000;
+  /** How long a WhatsApp user's phone may ring before the call is terminated as not answered. */
+  @Transform(toInt) @IsInt() @Min(1000) @Max(600_000) WHATSAPP_CALL_RING_TIMEOUT_MS = 60_000;
   /** An outbound call placed this long ago without a final report is settled by the sweeper. */
   @Transform(toInt) @IsInt() @Min(1) @Max(1440) IVR_STALE_CALL_MINUTES = 60;
   /** Recordings of calls (API.md §16) are deleted this long after they were stored. */

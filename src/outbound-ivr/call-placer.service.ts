@@ -13,6 +13,7 @@ import type { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js'
 import { OutboundIvrRequestsRepository } from './outbound-ivr-requests.repository.js';
 import { SandboxVoiceProvider } from './providers/sandbox-voice.provider.js';
 import { TwilioVoiceProvider } from './providers/twilio-voice.provider.js';
+import { WhatsAppVoiceProvider } from './providers/whatsapp-voice.provider.js';
 import {
   VoiceProviderAmbiguous,
   VoiceProviderRefused,
@@ -41,6 +42,7 @@ export class CallPlacer {
     private readonly flows: OutboundIvrFlowsService,
     private readonly sandbox: SandboxVoiceProvider,
     private readonly twilio: TwilioVoiceProvider,
+    private readonly whatsApp: WhatsAppVoiceProvider,
     private readonly governor: SendGovernor,
     private readonly outbox: Outbox,
   ) {}
@@ -69,6 +71,7 @@ export class CallPlacer {
     if (request.status !== OutboundIvrStatus.Pending) {
       // Placed by an earlier run of this job. The provider's callbacks follow a Twilio call; a
       // sandbox call is played inside the job, so it died with that run.
+      if (channel && !channel.hasVoice && request.callId) return this.whatsAppCallLost(ref, channel, request.callId);
       if (channel?.voiceProvider !== 'twilio') await this.fail(ref, 'The call was interrupted by a worker restart.');
       return;
     }
@@ -184,7 +187,27 @@ export class CallPlacer {
   }
 
   private providerOf(channel: Channel): VoiceProvider {
+    if (!channel.hasVoice) return this.whatsApp;
     return channel.voiceProvider === 'twilio' ? this.twilio : this.sandbox;
+  }
+
+  /**
+   * A WhatsApp call's media lived in a worker that died (API.md §15): the call is ended at Meta and
+   * the record ends Failed with `WorkerLost`, once (the tracker ignores a second end).
+   */
+  private async whatsAppCallLost(ref: CallRef, channel: Channel, callId: string): Promise<void> {
+    await this.whatsApp.hangUp(channel, callId).catch((err: unknown) => {
+      this.logger.warn(
+        `Outbound IVR ${ref.id}: terminating WhatsApp call ${callId} after its worker was lost failed: ${(err as Error).message}`,
+      );
+    });
+    await this.tracker.progress(ref, {
+      kind: 'ended',
+      at: new Date(),
+      ending: 'failed',
+      hangupCause: 'WorkerLost',
+      errorMessage: 'The worker running the WhatsApp call stopped during the call; the call was ended.',
+    });
   }
 
   private async fail(ref: CallRef, message: string): Promise<void> {

@@ -112,6 +112,8 @@ export class CallReportsService {
         channelId: channel.id,
         status: report.status,
         type: report.type,
+        // Which network carried the call: a phone line, or a WhatsApp call (API.md §15).
+        channelKind: channel.hasVoice ? 'Phone' : 'WhatsApp',
         callerNumber: inbound ? report.contactNumber : ownNumber,
         calleeNumber: inbound ? ownNumber : report.contactNumber,
         pickupTime: formatTimestamp(report.pickupTime, TimestampFormat.utc),

@@ -20,6 +20,8 @@ import { OutboundIvrProcessor } from './outbound-ivr.processor.js';
 import { OutboundIvrService } from './outbound-ivr.service.js';
 import { SandboxVoiceProvider } from './providers/sandbox-voice.provider.js';
 import { TwilioVoiceProvider } from './providers/twilio-voice.provider.js';
+import { WhatsAppVoiceProvider } from './providers/whatsapp-voice.provider.js';
+import { WhatsAppCallsModule } from '../voice/whatsapp-calls/whatsapp-calls.module.js';
 import { SpeechModule } from '../speech/speech.module.js';
 import { SendPolicyModule } from '../send-policy/send-policy.module.js';
 import { GovernorModule } from '../governor/governor.module.js';
@@ -39,6 +41,7 @@ import { RecordingRetention } from './recording/recording-retention.service.js';
     SendPolicyModule,
     GovernorModule,
     StorageModule,
+    WhatsAppCallsModule,
   ],
   controllers: [OutboundIvrController, TwilioCallbacksController],
   providers: [
@@ -52,6 +55,7 @@ import { RecordingRetention } from './recording/recording-retention.service.js';
     TwilioCallbacksService,
     SandboxVoiceProvider,
     TwilioVoiceProvider,
+    WhatsAppVoiceProvider,
     OutboundIvrProcessor,
     CallRecordings,
     RecordingRetention,

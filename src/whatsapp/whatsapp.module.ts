@@ -1,3 +1,4 @@
+import { WhatsAppCallsModule } from '../voice/whatsapp-calls/whatsapp-calls.module.js';
 import { Module, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '../config/app-config.js';
 import { Retention } from '../queue/retention.service.js';
@@ -54,6 +55,7 @@ import { WhatsAppAccountModule } from './account/account.module.js';
     StorageModule,
     MediaModule,
     WhatsAppAccountModule,
+    WhatsAppCallsModule,
   ],
   controllers: [WhatsAppController, WhatsAppTemplatesController, WhatsAppAdminController, WhatsAppWebhooksController],
   providers: [

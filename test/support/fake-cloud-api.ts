@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
+import type { FakeMetaCalls } from './fake-meta-calls.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
 export interface CloudRequest {
@@ -109,6 +110,8 @@ export class FakeCloudApi {
   readonly uploads: CloudUpload[] = [];
   /** Answers for the next uploads, in order. */
   readonly uploadScript: CloudAnswer[] = [];
+  /** Meta's Calling API (`POST /{phone-number-id}/calls`), once a test sets it up with where the webhooks go. */
+  calls: FakeMetaCalls | undefined;
   /** Answers for the next `POST /{phone-number-id}/settings`, in order; then `{ success: true }` as Meta answers. */
   readonly settingsScript: CloudAnswer[] = [];
   /** The calling settings each number holds, as last set through `POST /{phone-number-id}/settings`. */
@@ -157,11 +160,13 @@ export class FakeCloudApi {
                     ? fake.templateRead(request, fake.heldTemplate(path)!)
                     : req.method === 'GET'
                       ? fake.mediaInfo(req, path)
-                      : req.method === 'POST' && path.endsWith('/settings')
-                        ? fake.settingsAnswer(request)
-                        : req.method === 'POST' && path.endsWith('/media')
-                          ? await fake.uploadAnswer(request, raw, req.headers['content-type'] ?? '', req.headers['content-length'])
-                          : fake.sendAnswer(request);
+                      : req.method === 'POST' && path.endsWith('/calls') && fake.calls
+                        ? await fake.calls.answer(request)
+                        : req.method === 'POST' && path.endsWith('/settings')
+                          ? fake.settingsAnswer(request)
+                          : req.method === 'POST' && path.endsWith('/media')
+                            ? await fake.uploadAnswer(request, raw, req.headers['content-type'] ?? '', req.headers['content-length'])
+                            : fake.sendAnswer(request);
           if (fake.sendLatencyMs > 0 && req.method === 'POST' && path.endsWith('/messages'))
             await new Promise((resolve) => setTimeout(resolve, fake.sendLatencyMs));
           request.answer = answer;

@@ -57,3 +57,56 @@ async function reach(request: () => Promise<GraphResponse>): Promise<GraphRespon
     throw err;
   }
 }
+
+/** Meta refused a call action; `code` is Meta's error code (138006: no call permission from the user). */
+export class CallActionRefused extends Error {
+  constructor(
+    message: string,
+    readonly code: number | null,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * `POST /{phone-number-id}/calls` with `action: connect` and the SDP offer: Meta answers
+ * `{ calls: [{ id }] }`, the WhatsApp call id the `calls` webhooks then name. `to` is a phone number
+ * (digits) or a BSUID (`recipient`).
+ */
+export async function connectCall(number: GraphNumber, to: string, sdpOffer: string, tracking: string): Promise<string> {
+  const addressee = to.startsWith('+') || /^\d+$/.test(to) ? { to: to.replace(/^\+/, '') } : { recipient: to };
+  const body = await callAction(number, {
+    ...addressee,
+    action: 'connect',
+    session: { sdp_type: 'offer', sdp: sdpOffer },
+    biz_opaque_callback_data: tracking,
+  });
+  const id = (body as { calls?: Array<{ id?: unknown }> }).calls?.[0]?.id;
+  if (typeof id !== 'string' || !id) throw new CallActionRefused('Meta accepted the call without a call id', null);
+  return id;
+}
+
+/** `POST /{phone-number-id}/calls` with `action: reject`: declines a call from a user before it is answered. */
+export async function rejectCall(number: GraphNumber, callId: string): Promise<void> {
+  await callAction(number, { call_id: callId, action: 'reject' });
+}
+
+/** `POST /{phone-number-id}/calls` with `action: terminate`. */
+export async function terminateCall(number: GraphNumber, callId: string): Promise<void> {
+  await callAction(number, { call_id: callId, action: 'terminate' });
+}
+
+async function callAction(number: GraphNumber, request: Record<string, unknown>): Promise<unknown> {
+  const response = await reach(() =>
+    graphRequest('POST', `${number.graphUrl}/${number.phoneNumberId}/calls`, number.accessToken, {
+      messaging_product: 'whatsapp',
+      ...request,
+    }),
+  );
+  if (response.status >= 200 && response.status < 300) return response.body;
+  const error = (response.body as { error?: CloudError }).error;
+  throw new CallActionRefused(
+    `Meta refused the call (${error?.code ?? `HTTP ${response.status}`}): ${errorText(error) ?? ''}`.trim(),
+    error?.code ?? null,
+  );
+}

@@ -3,11 +3,14 @@ import { ChannelsModule } from '../../channels/channels.module.js';
 import { OutboundIvrFlowsModule } from '../../outbound-ivr-flows/outbound-ivr-flows.module.js';
 import { CallingSettingsController } from './calling-settings.controller.js';
 import { CallingSettingsService } from './calling-settings.service.js';
+import { CallSignalBus } from './call-signal-bus.js';
+import { UserInitiatedCalls } from './user-initiated-calls.js';
 
 /** WhatsApp voice calls (API.md §15). */
 @Module({
   imports: [ChannelsModule, OutboundIvrFlowsModule],
   controllers: [CallingSettingsController],
-  providers: [CallingSettingsService],
+  providers: [CallingSettingsService, CallSignalBus, UserInitiatedCalls],
+  exports: [CallSignalBus, UserInitiatedCalls],
 })
 export class WhatsAppCallsModule {}

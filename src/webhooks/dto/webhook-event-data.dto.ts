@@ -124,6 +124,12 @@ export class CallWebhookPayload {
   })
   status: number;
   @ApiProperty({ description: '1 Inbound, 2 Outbound' }) type: number;
+  @ApiProperty({
+    enum: ['Phone', 'WhatsApp'],
+    description:
+      'The network that carried the call: a phone line, or a WhatsApp call (API.md §15; `calleeNumber` is then the WhatsApp user).',
+  })
+  channelKind: 'Phone' | 'WhatsApp';
   callerNumber: string;
   calleeNumber: string;
   @ApiProperty({ type: String, nullable: true }) pickupTime: string | null;

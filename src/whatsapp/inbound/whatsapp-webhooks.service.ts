@@ -4,6 +4,9 @@ import { ChannelsService } from '../../channels/channels.service.js';
 import { validHubSignature } from './cloud-webhook.js';
 import { WhatsAppIntake } from './whatsapp-intake.service.js';
 import { InvalidSignature, VerificationFailed } from '../whatsapp.errors.js';
+import { CallSignalBus } from '../../voice/whatsapp-calls/call-signal-bus.js';
+import { readCallSignals } from '../../voice/whatsapp-calls/call-signals.js';
+import { UserInitiatedCalls } from '../../voice/whatsapp-calls/user-initiated-calls.js';
 
 /** A webhook notification as Meta posts it: the exact bytes (what the signature covers), the signature header and the parsed body. */
 export interface SignedNotification {
@@ -22,6 +25,8 @@ export class WhatsAppWebhooksService {
   constructor(
     private readonly channels: ChannelsService,
     private readonly intake: WhatsAppIntake,
+    private readonly callSignals: CallSignalBus,
+    private readonly userCalls: UserInitiatedCalls,
   ) {}
 
   /** The subscription handshake: the challenge to echo when the verify token is the channel's. */
@@ -38,6 +43,11 @@ export class WhatsAppWebhooksService {
     if (!channel.hasWhatsApp) throw ChannelNotFound(channelId);
     const { appSecret } = this.channels.whatsAppCredentials(channel);
     if (!notification.rawBody || !validHubSignature(notification.rawBody, notification.signature, appSecret)) throw InvalidSignature();
+    // A call's signals go straight to the worker running it (API.md §15); the notification is kept in the intake as any other.
+    const signals = readCallSignals(notification.body);
+    for (const signal of signals) await this.callSignals.publish(signal);
+    // Not awaited: Meta's webhook is answered at once; the Graph request follows.
+    if (signals.length > 0) void this.userCalls.handle(channel, signals);
     await this.intake.write({ workspaceId: channel.workspaceId, channelId: channel.id, body: notification.rawBody.toString('utf8') });
   }
 }

@@ -1,0 +1,184 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { Channel } from '../../channels/channel.entity.js';
+import { DomainError } from '../../common/errors/domain-error.js';
+import { ChannelsService } from '../../channels/channels.service.js';
+import { AppConfig } from '../../config/app-config.js';
+import type { MediaTransportOptions } from '../../voice/webrtc/webrtc-media-transport.js';
+import { BusinessInitiatedCall, type CallEnd } from '../../voice/whatsapp-calls/business-initiated-call.js';
+import { CallSignalBus } from '../../voice/whatsapp-calls/call-signal-bus.js';
+import { CallActionRefused, terminateCall, type GraphNumber } from '../../voice/whatsapp-calls/graph-calling.js';
+import type { CallProgress } from '../call-progress.js';
+import type { Instructions } from '../dialog/dialog-state.js';
+import type { OutboundIvrRequestEntity } from '../outbound-ivr-request.entity.js';
+import { RECORDING_SAMPLE_RATE } from '../recording/call-audio.js';
+import { CallRecordings } from '../recording/call-recordings.service.js';
+import { type CallSession, type VoiceProvider, VoiceProviderRefused, VoiceProviderUnavailable } from './voice-provider.js';
+
+/** Meta's error for a business-initiated call to a user who gave no call permission. */
+const NO_CALL_PERMISSION = 138006;
+
+/** Marks the end of a call that came while the dialog waited for something else. */
+class CallEnded {
+  constructor(readonly end: CallEnd) {}
+}
+
+/**
+ * Runs an outbound IVR over a WhatsApp business-initiated call (API.md §15): the call is placed
+ * with Graph `/calls` `connect` and a WebRTC peer in this worker; the dialog is the phone one
+ * ({@link CallSession.converse}): its prompts are played as paced Opus, the keys the user presses
+ * (RFC 4733 telephone-events) are its digits, and the call is terminated when the dialog ends.
+ */
+@Injectable()
+export class WhatsAppVoiceProvider implements VoiceProvider {
+  private readonly logger = new Logger(WhatsAppVoiceProvider.name);
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly channels: ChannelsService,
+    private readonly signals: CallSignalBus,
+    private readonly recordings: CallRecordings,
+  ) {}
+
+  async call(channel: Channel, request: OutboundIvrRequestEntity, session: CallSession): Promise<void> {
+    const call = await this.place(channel, request);
+    const ended = call.ended.then((end) => new CallEnded(end));
+    if (!(await session.progress({ kind: 'initiated', at: new Date(), callId: call.callId }))) return void (await call.hangUp());
+
+    const ringingOrEnd = await Promise.race([call.ringing.then(() => null), ended]);
+    if (ringingOrEnd) return void (await session.progress(this.ending(ringingOrEnd.end, null)));
+    if (!(await session.progress({ kind: 'ringing', at: new Date() }))) return void (await call.hangUp());
+
+    const answered = await Promise.race([
+      call.answered.then(
+        () => true,
+        () => false,
+      ),
+      ended.then(() => false),
+    ]);
+    if (!answered) return void (await session.progress(this.ending((await ended).end, null)));
+    const answeredAt = Date.now();
+
+    const keys: string[] = [];
+    let keyArrived: (() => void) | undefined;
+    call.media.onKey((key) => {
+      keys.push(key);
+      call.media.stop(); // a key cuts the prompt short, as on a phone IVR
+      keyArrived?.();
+    });
+
+    let instructions = await session.converse({ kind: 'answered' });
+    while (true) {
+      keys.length = 0;
+      const played = await Promise.race([this.play(call, request.workspaceId, instructions), ended]);
+      if (played instanceof CallEnded) return void (await session.progress(this.ending(played.end, answeredAt)));
+      if (!instructions.gather) break;
+      const key = await Promise.race([this.nextKey(keys, instructions.gather.timeoutMs, (wake) => (keyArrived = wake)), ended]);
+      if (key instanceof CallEnded) return void (await session.progress(this.ending(key.end, answeredAt)));
+      if (!(await session.isLive())) return void (await call.hangUp());
+      instructions = await session.converse(key ? { kind: 'digit', digit: key } : { kind: 'silence' }, instructions.turn);
+    }
+    await call.hangUp();
+    await session.progress({
+      kind: 'ended',
+      at: new Date(),
+      ending: 'completed',
+      durationSeconds: Math.round((Date.now() - answeredAt) / 1000),
+    });
+  }
+
+  async hangUp(channel: Channel, callId: string): Promise<void> {
+    await terminateCall(this.numberOf(channel), callId);
+  }
+
+  /** Meta keeps no call report to ask for: the webhooks are the account. */
+  finalReport(): Promise<null> {
+    return Promise.resolve(null);
+  }
+
+  private async place(channel: Channel, request: OutboundIvrRequestEntity): Promise<BusinessInitiatedCall> {
+    const { voice } = this.config;
+    const media: MediaTransportOptions = {
+      connectTimeoutMs: voice.whatsAppCallConnectTimeoutMs,
+      ...(voice.whatsAppCallHostAddresses.length > 0 && {
+        hostAddresses: voice.whatsAppCallHostAddresses,
+        onlyLocalAddresses: voice.whatsAppCallHostAddresses,
+      }),
+    };
+    try {
+      return await BusinessInitiatedCall.place(this.numberOf(channel), request.destinationNumber, this.signals, {
+        media,
+        tracking: request.id,
+        ringTimeoutMs: voice.whatsAppCallRingTimeoutMs,
+      });
+    } catch (err) {
+      if (err instanceof CallActionRefused) {
+        if (err.code === NO_CALL_PERMISSION)
+          throw new VoiceProviderRefused(
+            `The WhatsApp user has not given this business permission to call (Meta error 138006): ${err.message}`,
+            'NoPermission',
+          );
+        throw new VoiceProviderRefused(err.message, err.code ? `WhatsApp${err.code}` : 'WhatsAppRefused');
+      }
+      if (err instanceof DomainError && err.code === 'WhatsApp:GraphUnavailable') throw new VoiceProviderUnavailable(err.message);
+      throw err;
+    }
+  }
+
+  /** Plays what the dialog says, the question's prompt last; a key pressed meanwhile stops it. */
+  private async play(call: BusinessInitiatedCall, workspaceId: string, instructions: Instructions): Promise<void> {
+    const urls = [...instructions.play, ...(instructions.gather ? [instructions.gather.promptUrl] : [])];
+    for (const url of urls) {
+      const samples = await this.recordings.promptSamples(workspaceId, url);
+      if (!samples) {
+        this.logger.warn(`A WhatsApp call's prompt ${url} is not in this service's storage: it is skipped`);
+        continue;
+      }
+      const report = await call.media.play({ sampleRate: RECORDING_SAMPLE_RATE, samples });
+      if (report.stopped) return;
+    }
+  }
+
+  /** The first key pressed (already, or within `timeoutMs`), or null for silence. */
+  private nextKey(keys: string[], timeoutMs: number, onWake: (wake: () => void) => void): Promise<string | null> {
+    if (keys.length > 0) return Promise.resolve(keys.shift()!);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(keys.shift() ?? null), timeoutMs);
+      onWake(() => {
+        clearTimeout(timer);
+        resolve(keys.shift() ?? null);
+      });
+    });
+  }
+
+  /** How a call that did not reach the dialog's end ended, as a phone call's would be reported. */
+  private ending(end: CallEnd, answeredAt: number | null): CallProgress {
+    const at = new Date();
+    const durationSeconds = answeredAt === null ? null : Math.round((at.getTime() - answeredAt) / 1000);
+    switch (end.kind) {
+      case 'rejected':
+        return { kind: 'ended', at, ending: 'busy', hangupCause: 'REJECTED' };
+      case 'no-answer':
+        return { kind: 'ended', at, ending: 'no-answer' };
+      case 'media-failed':
+        return { kind: 'ended', at, ending: 'failed', hangupCause: 'MediaPathFailed', errorMessage: end.message };
+      case 'terminated':
+        return answeredAt === null
+          ? {
+              kind: 'ended',
+              at,
+              ending: 'failed',
+              hangupCause: `WhatsApp${end.status || 'Terminated'}`,
+              errorMessage: 'Meta ended the call before it was answered.',
+            }
+          : { kind: 'ended', at, ending: 'completed', durationSeconds: end.durationSeconds ?? durationSeconds, hangupCause: 'UserHangUp' };
+    }
+  }
+
+  private numberOf(channel: Channel): GraphNumber {
+    return {
+      graphUrl: this.config.whatsapp.graphUrl,
+      phoneNumberId: channel.whatsAppPhoneNumberId!,
+      accessToken: this.channels.whatsAppCredentials(channel).accessToken,
+    };
+  }
+}

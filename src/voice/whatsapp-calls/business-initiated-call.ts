@@ -1,0 +1,134 @@
+import { MediaPathNotConnected } from '../webrtc/media-path.errors.js';
+import { WebRtcMediaTransport, type MediaTransportOptions } from '../webrtc/webrtc-media-transport.js';
+import type { CallSignalBus } from './call-signal-bus.js';
+import type { CallSignal } from './call-signals.js';
+import { connectCall, terminateCall, type GraphNumber } from './graph-calling.js';
+
+/** How a business-initiated call ended before or while it ran. */
+export type CallEnd =
+  | { kind: 'rejected' }
+  | { kind: 'terminated'; status: string; durationSeconds: number | null }
+  | { kind: 'no-answer' }
+  | { kind: 'media-failed'; message: string };
+
+export interface PlaceCallOptions {
+  media?: MediaTransportOptions;
+  /** How long the user's phone may ring before the call is given up (terminated). */
+  ringTimeoutMs?: number;
+  /** Meta's `biz_opaque_callback_data`: our record's id, so the webhooks can be matched without the call id too. */
+  tracking: string;
+}
+
+const DEFAULT_RING_TIMEOUT_MS = 60_000;
+
+/**
+ * One business-initiated WhatsApp call in the worker: the WebRTC offer goes to Meta with
+ * `action: connect`; Meta's SDP answer (the `connect` webhook) is applied; `ringing` and `answered`
+ * resolve as RINGING and ACCEPTED arrive (answered also waits for the media path); `ended`
+ * resolves once, with why. The media (prompts out, keys in) is `media`.
+ */
+export class BusinessInitiatedCall {
+  readonly ringing: Promise<void>;
+  readonly answered: Promise<void>;
+  readonly ended: Promise<CallEnd>;
+  /** When ACCEPTED reached this process (performance.now()). */
+  acceptedAt: number | undefined;
+  private finish!: (end: CallEnd) => void;
+  private markRinging!: () => void;
+  private markAccepted!: () => void;
+  private markAnswerApplied!: () => void;
+  private finished = false;
+  private hangingUp = false;
+  private unsubscribe: (() => Promise<void>) | undefined;
+  private ringTimer: NodeJS.Timeout | undefined;
+
+  private constructor(
+    readonly callId: string,
+    readonly media: WebRtcMediaTransport,
+    private readonly number: GraphNumber,
+  ) {
+    this.ringing = new Promise((resolve) => (this.markRinging = resolve));
+    const accepted = new Promise<void>((resolve) => (this.markAccepted = resolve));
+    const answerApplied = new Promise<void>((resolve) => (this.markAnswerApplied = resolve));
+    this.ended = new Promise((resolve) => (this.finish = resolve));
+    // Answered once Meta says ACCEPTED and the media path is up (it starts when Meta's SDP answer is
+    // applied); a call that ends first never is.
+    this.answered = Promise.race([
+      Promise.all([accepted, answerApplied.then(() => media.connected())]).then(() => undefined),
+      this.ended.then((end) => Promise.reject(new Error(`The call ended before it was answered (${end.kind})`))),
+    ]);
+    this.answered.catch(() => undefined);
+  }
+
+  /**
+   * Places the call. Listens to the number's signals before Meta can send any; those that arrive
+   * before Meta's answer names the call are kept and sorted out once it does.
+   */
+  static async place(number: GraphNumber, to: string, bus: CallSignalBus, options: PlaceCallOptions): Promise<BusinessInitiatedCall> {
+    const media = await WebRtcMediaTransport.offer(options.media);
+    const early: CallSignal[] = [];
+    let call: BusinessInitiatedCall | undefined;
+    let unsubscribe: (() => Promise<void>) | undefined;
+    try {
+      unsubscribe = await bus.subscribe(number.phoneNumberId, (signal) => {
+        if (!call) early.push(signal);
+        else if (signal.callId === call.callId) call.receive(signal);
+      });
+      const callId = await connectCall(number, to, media.localSdp, options.tracking);
+      call = new BusinessInitiatedCall(callId, media, number);
+      call.unsubscribe = unsubscribe;
+    } catch (err) {
+      await unsubscribe?.();
+      await media.close();
+      throw err;
+    }
+    call.ringTimer = setTimeout(() => void call.hangUp({ kind: 'no-answer' }), options.ringTimeoutMs ?? DEFAULT_RING_TIMEOUT_MS);
+    for (const signal of early) if (signal.callId === call.callId) call.receive(signal);
+    return call;
+  }
+
+  /** Ends the call from our side (`action: terminate`); `end` is what `ended` resolves with. */
+  async hangUp(end: CallEnd = { kind: 'terminated', status: 'COMPLETED', durationSeconds: null }): Promise<void> {
+    if (this.finished || this.hangingUp) return;
+    // Signals Meta sends while it terminates (its own terminate webhook) do not change why the call ended.
+    this.hangingUp = true;
+    clearTimeout(this.ringTimer);
+    await terminateCall(this.number, this.callId).catch(() => undefined);
+    this.end(end);
+  }
+
+  private receive(signal: CallSignal): void {
+    if (this.finished || this.hangingUp) return;
+    if (signal.kind === 'connect' && signal.sdpType === 'answer') {
+      this.media.acceptAnswer(signal.sdp).then(
+        () => {
+          this.markAnswerApplied();
+          this.media.connected().catch((err: unknown) => {
+            const message = err instanceof MediaPathNotConnected ? err.message : String(err);
+            void this.hangUp({ kind: 'media-failed', message });
+          });
+        },
+        (err: unknown) => void this.hangUp({ kind: 'media-failed', message: `Meta's SDP answer could not be applied: ${String(err)}` }),
+      );
+    } else if (signal.kind === 'status') {
+      if (signal.status === 'RINGING') this.markRinging();
+      else if (signal.status === 'ACCEPTED') {
+        this.acceptedAt ??= performance.now();
+        clearTimeout(this.ringTimer);
+        this.markRinging();
+        this.markAccepted();
+      } else this.end({ kind: 'rejected' });
+    } else if (signal.kind === 'terminate') {
+      this.end({ kind: 'terminated', status: signal.status, durationSeconds: signal.durationSeconds });
+    }
+  }
+
+  private end(end: CallEnd): void {
+    if (this.finished) return;
+    this.finished = true;
+    clearTimeout(this.ringTimer);
+    this.finish(end);
+    void this.media.close();
+    void this.unsubscribe?.();
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * What Meta's `calls` webhook field says about a call (API.md §15), reduced to what the worker
+ * running the call needs: the SDP of `connect`, the statuses (RINGING, ACCEPTED, REJECTED) and
+ * `terminate`.
+ */
+export type CallSignal = { callId: string; phoneNumberId: string } & (
+  | { kind: 'connect'; direction: string; sdpType: string; sdp: string; from: string; to: string }
+  | { kind: 'status'; status: 'RINGING' | 'ACCEPTED' | 'REJECTED' }
+  | { kind: 'terminate'; status: string; durationSeconds: number | null }
+);
+
+interface CallEntry {
+  id?: unknown;
+  event?: unknown;
+  direction?: unknown;
+  from?: unknown;
+  to?: unknown;
+  session?: { sdp_type?: unknown; sdp?: unknown };
+  status?: unknown;
+  duration?: unknown;
+}
+
+interface CallStatusEntry {
+  id?: unknown;
+  type?: unknown;
+  status?: unknown;
+}
+
+const STATUSES = new Set(['RINGING', 'ACCEPTED', 'REJECTED']);
+const str = (value: unknown) => (typeof value === 'string' ? value : '');
+
+/** The call signals of a webhook notification, in the order Meta listed them; anything else in it is left to the message intake. */
+export function readCallSignals(notification: unknown): CallSignal[] {
+  const signals: CallSignal[] = [];
+  const entries = (notification as { entry?: Array<{ changes?: Array<{ field?: string; value?: Record<string, unknown> }> }> })?.entry;
+  for (const entry of Array.isArray(entries) ? entries : []) {
+    for (const change of Array.isArray(entry?.changes) ? entry.changes : []) {
+      const value = change?.value ?? {};
+      const phoneNumberId = str((value.metadata as { phone_number_id?: unknown } | undefined)?.phone_number_id);
+      if (change?.field === 'calls') for (const call of list<CallEntry>(value.calls)) signals.push(...callSignal(phoneNumberId, call));
+      // Call statuses come in the `statuses` of the `calls` field, typed "call".
+      for (const status of list<CallStatusEntry>(value.statuses)) {
+        if (status?.type === 'call' && typeof status.id === 'string' && STATUSES.has(str(status.status)))
+          signals.push({ callId: status.id, phoneNumberId, kind: 'status', status: status.status as 'RINGING' | 'ACCEPTED' | 'REJECTED' });
+      }
+    }
+  }
+  return signals;
+}
+
+function callSignal(phoneNumberId: string, call: CallEntry): CallSignal[] {
+  const callId = str(call?.id);
+  if (!callId) return [];
+  if (call.event === 'connect' && typeof call.session?.sdp === 'string') {
+    return [
+      {
+        callId,
+        phoneNumberId,
+        kind: 'connect',
+        direction: str(call.direction),
+        sdpType: str(call.session.sdp_type),
+        sdp: call.session.sdp,
+        from: str(call.from),
+        to: str(call.to),
+      },
+    ];
+  }
+  if (call.event === 'terminate') {
+    const duration = Number(call.duration);
+    return [
+      { callId, phoneNumberId, kind: 'terminate', status: str(call.status), durationSeconds: Number.isFinite(duration) ? duration : null },
+    ];
+  }
+  return [];
+}
+
+function list<T>(value: unknown): T[] {
+  return Array.isArray(value) ? (value as T[]) : [];
+}

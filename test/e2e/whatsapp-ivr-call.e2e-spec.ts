@@ -1,0 +1,331 @@
+import assert from 'node:assert/strict';
+import { before, it } from 'node:test';
+import { pcmFromWav } from '../../src/voice/webrtc/pcm-audio.js';
+import { describeWithApp } from '../support/describe-with-app.js';
+import { FakeCloudApi } from '../support/fake-cloud-api.js';
+import { FakeMetaCalls } from '../support/fake-meta-calls.js';
+import { waitFor } from '../support/fixtures.js';
+import { uploadFile } from '../support/media-fixtures.js';
+import { correlation, decode, envelope, promptWav, RATE, rms } from '../support/prompt-audio.js';
+import { verifySignature, WebhookReceiver } from '../support/webhook-receiver.js';
+
+const TOKEN = 'EAAG-ivr-calls-token';
+const APP_SECRET = 'ivr-calls-app-secret';
+const PHONE_NUMBER_ID = '3098766';
+const USER = '966501234567';
+const CONNECT_TIMEOUT_MS = 2000;
+const RING_TIMEOUT_MS = 3000;
+
+/**
+ * Create Outbound IVR on a Cloud API WhatsApp channel with calling enabled (API.md §15): the worker
+ * places a WhatsApp call (Graph `/calls` `connect` with its WebRTC offer), the fake Meta answers with
+ * a real WebRTC peer on 127.0.0.1 and posts the signed `calls` webhooks; the phone dialog engine runs
+ * the IVR over it: the prompt arrives as Opus (decoded and compared), the far end's RFC 4733 key is
+ * the answer, and the record, outcome webhook, Call Webhook and timeline end as for a phone call.
+ */
+describeWithApp(
+  'Outbound IVR over a WhatsApp call: a real WebRTC peer as Meta, the same dialog as a phone call',
+  {
+    peers: { fake: () => FakeCloudApi.start({ acceptedTokens: [TOKEN] }), receiver: () => WebhookReceiver.start() },
+    env: ({ fake }) => ({
+      WHATSAPP_GRAPH_URL: fake.url,
+      WHATSAPP_CALL_HOST_ADDRESSES: '127.0.0.1',
+      WHATSAPP_CALL_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
+      WHATSAPP_CALL_RING_TIMEOUT_MS: String(RING_TIMEOUT_MS),
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      RATE_LIMIT_REQUESTS_PER_MINUTE: '100000',
+      RATE_LIMIT_IVR_CALLS_PER_SECOND: '1000',
+    }),
+  },
+  (fx) => {
+    let channelId: string;
+    let meta: FakeMetaCalls;
+    let promptUrl: string;
+    let callNumber = 0;
+    const callWebhookPath = '/whatsapp-calls';
+
+    before(async () => {
+      const created = await fx.t.admin.post(`/admin/v1/workspaces/${fx.a.workspaceId}/channels`, {
+        name: 'WhatsApp IVR line',
+        type: 2,
+        phoneNumber: '+14155550902',
+        whatsApp: {
+          provider: 'cloud-api',
+          phoneNumberId: PHONE_NUMBER_ID,
+          wabaId: '556',
+          accessToken: TOKEN,
+          appSecret: APP_SECRET,
+          verifyToken: 'v',
+        },
+        postCallWebhookUrl: fx.receiver.url(callWebhookPath),
+      });
+      assert.equal(created.status, 200, created.text);
+      channelId = created.body.id;
+      meta = new FakeMetaCalls(`${fx.t.baseUrl}/v1/whatsapp/webhooks/${channelId}`, APP_SECRET, PHONE_NUMBER_ID);
+      fx.fake.calls = meta;
+      const uploaded = await uploadFile(fx.t.baseUrl, '/v1/support/upload-audio', fx.a.token, 'audioFile', {
+        bytes: promptWav(),
+        name: 'question.wav',
+        type: 'audio/wav',
+      });
+      assert.equal(uploaded.status, 200, JSON.stringify(uploaded.body));
+      promptUrl = uploaded.body.url;
+    });
+
+    const enableCalling = async () => {
+      const res = await fx.a.api.request('PUT', `/v1/channels/${channelId}/calling`, { json: { enabled: true } });
+      assert.equal(res.status, 200, res.text);
+    };
+
+    const createIvr = async () => {
+      const webhookUrl = fx.receiver.url(`/ivr/${++callNumber}`);
+      const created = await fx.a.api.post('/v1/outbound-ivr', {
+        channelId,
+        destinationNumber: USER,
+        audioFileUrl: promptUrl,
+        options: [
+          { digit: '1', description: 'Confirm' },
+          { digit: '2', description: 'Cancel' },
+        ],
+        webhookUrl,
+        maxAudioRetries: 0,
+        inputTimeoutMs: 8000,
+      });
+      assert.equal(created.status, 200, created.text);
+      return { id: created.body.id as string, outcomePath: new URL(webhookUrl).pathname };
+    };
+
+    const finished = (id: string, withinMs = 20_000) =>
+      waitFor(
+        async () => {
+          const res = await fx.a.api.get(`/v1/outbound-ivr/${id}`);
+          return res.body.status >= 4 ? res.body : null;
+        },
+        withinMs,
+        `call ${id} to finish`,
+      );
+
+    const outcome = async (path: string) => {
+      const delivery = await waitFor(async () => fx.receiver.at(path)[0], 10_000, 'the outcome webhook');
+      assert.equal(delivery.headers['webhook-event'], 'outbound_ivr.completed');
+      return verifySignature(delivery, fx.a.webhookSecret) as Record<string, unknown>;
+    };
+
+    const callActions = (action: string) =>
+      fx.fake.requests.filter((r) => r.path === `/v25.0/${PHONE_NUMBER_ID}/calls` && r.body?.action === action);
+
+    it('without calling enabled the channel is no voice channel: 404, nothing placed', async () => {
+      const res = await fx.a.api.post('/v1/outbound-ivr', {
+        channelId,
+        destinationNumber: USER,
+        audioFileUrl: 'https://media.example.com/q.wav',
+        options: [{ digit: '1', description: 'Confirm' }],
+        webhookUrl: 'https://hooks.example.com/ivr',
+      });
+      assert.equal(res.status, 404, res.text);
+      assert.equal(callActions('connect').length, 0);
+    });
+
+    it('places the call, plays the prompt as Opus (decoded at the far end), takes the RFC 4733 digit, terminates: Completed with the answer', async () => {
+      await enableCalling();
+      meta.callee = { answer: 'accept', ringMs: 200 };
+      const { id, outcomePath } = await createIvr();
+
+      const connect = await waitFor(async () => callActions('connect')[0], 10_000, 'the connect action');
+      assert.equal(connect.auth, `Bearer ${TOKEN}`);
+      assert.equal(connect.body.messaging_product, 'whatsapp');
+      assert.equal(connect.body.to, USER);
+      assert.equal(connect.body.session.sdp_type, 'offer');
+      assert.match(connect.body.session.sdp, /a=rtpmap:111 opus\/48000\/2/i);
+      assert.equal(connect.body.biz_opaque_callback_data, id);
+      const far = await waitFor(async () => [...meta.calls.values()].find((c) => c.tracking === id), 5000, 'the fake call');
+
+      // The whole prompt reaches the far end before the user presses a key.
+      const prompt = pcmFromWav(promptWav());
+      const expected = Math.ceil(prompt.samples.length / (RATE / 50));
+      await waitFor(async () => far.peer.packetsOf('audio/opus').length >= expected, 10_000, 'the prompt at the far end');
+      const heard = decode(far.peer.packetsOf('audio/opus').map((p) => p.payload));
+      const heardMs = (heard.length / RATE) * 1000;
+      const promptMs = (prompt.samples.length / RATE) * 1000;
+      assert.ok(Math.abs(heardMs - promptMs) <= 40, `decoded ${heardMs} ms of a ${promptMs} ms prompt`);
+      const energy = rms(heard) / rms(prompt.samples);
+      assert.ok(energy > 0.7 && energy < 1.3, `decoded RMS / prompt RMS = ${energy.toFixed(3)}`);
+      assert.ok(correlation(envelope(heard), envelope(prompt.samples)) > 0.85, 'loud and silent where the prompt is');
+      const live = (await fx.a.api.get(`/v1/outbound-ivr/${id}`)).body;
+      assert.equal(live.status, 3, 'InProgress while the question waits');
+      assert.equal(live.callId, far.id);
+
+      await far.peer.pressKey('1', 200);
+      const record = await finished(id);
+      assert.equal(record.status, 4);
+      assert.equal(record.result, 1);
+      assert.equal(record.pressedDigit, '1');
+      assert.equal(record.answers.length, 1);
+      assert.equal(record.answers[0].digit, '1');
+      assert.equal(record.answers[0].description, 'Confirm');
+      assert.ok(record.ringingAt && record.answeredAt && record.completedAt);
+      // The worker hung up when the dialog ended.
+      const terminate = await waitFor(async () => callActions('terminate').find((r) => r.body.call_id === far.id), 5000, 'terminate');
+      assert.deepEqual(terminate.body, { messaging_product: 'whatsapp', call_id: far.id, action: 'terminate' });
+      assert.equal(far.terminatedBy, 'business');
+
+      const payload = await outcome(outcomePath);
+      assert.equal(payload.id, id);
+      assert.equal(payload.status, 4);
+      assert.equal(payload.result, 1);
+      assert.equal(payload.pressedDigit, '1');
+
+      const callHook = await waitFor(async () => fx.receiver.at(callWebhookPath)[0], 10_000, 'the Call Webhook');
+      assert.equal(callHook.headers['webhook-event'], 'call');
+      const call = verifySignature(callHook, fx.a.webhookSecret) as Record<string, unknown>;
+      assert.equal(call.callId, far.id);
+      assert.equal(call.type, 2);
+      assert.equal(call.status, 1);
+      assert.equal(call.channelKind, 'WhatsApp');
+      assert.equal(call.contactNumber, `+${USER}`);
+
+      const conversation = (await fx.a.api.post('/v2/conversations/service-account/create', { channelId, phoneNumber: `+${USER}` })).body
+        .conversation;
+      const timeline = await fx.a.api.get(`/v2/conversations/service-account/${conversation.id}/timeline`);
+      assert.equal(timeline.status, 200, timeline.text);
+      const event = timeline.body.items.find((e: { sourceType: number }) => e.sourceType === 1);
+      assert.ok(event, JSON.stringify(timeline.body.items));
+      assert.equal(event.direction, 2);
+    });
+
+    it('five calls at once on one number: each call hears its own signals and takes its own digit', async () => {
+      meta.callee = { answer: 'accept', ringMs: 150 };
+      const calls = await Promise.all(Array.from({ length: 5 }, () => createIvr()));
+      const fars = await Promise.all(
+        calls.map(({ id }) => waitFor(async () => [...meta.calls.values()].find((c) => c.tracking === id), 15_000, `call ${id} at Meta`)),
+      );
+      await Promise.all(
+        fars.map((far) => waitFor(async () => far.peer.packetsOf('audio/opus').length >= 75, 20_000, `the prompt of ${far.id}`)),
+      );
+      await Promise.all(fars.map((far, i) => far.peer.pressKey(i % 2 === 0 ? '1' : '2', 200)));
+      const records = await Promise.all(calls.map(({ id }) => finished(id, 20_000)));
+      records.forEach((record, i) => {
+        assert.equal(record.status, 4, JSON.stringify(record));
+        assert.equal(record.pressedDigit, i % 2 === 0 ? '1' : '2');
+        assert.equal(record.callId, fars[i].id);
+      });
+    });
+
+    it("Meta's terminate mid-prompt (the user hangs up): the dialog ends at once, Completed without an answer, no terminate from us", async () => {
+      meta.callee = { answer: 'accept', ringMs: 100, hangUpAfterMs: 500 };
+      const { id, outcomePath } = await createIvr();
+      const record = await finished(id, 10_000);
+      const far = [...meta.calls.values()].find((c) => c.tracking === id)!;
+      assert.equal(far.terminatedBy, 'user');
+      assert.equal(record.status, 4);
+      assert.equal(record.pressedDigit, null);
+      assert.deepEqual(record.answers, []);
+      assert.equal(record.hangupCause, 'UserHangUp');
+      assert.ok(far.peer.packetsOf('audio/opus').length < 75, 'the prompt was cut short, not played to its end');
+      assert.equal(callActions('terminate').filter((r) => r.body.call_id === far.id).length, 0);
+      assert.equal((await outcome(outcomePath)).status, 4);
+    });
+
+    it('cancel while the question waits: Cancelled at once, and the worker terminates the WhatsApp call', async () => {
+      meta.callee = { answer: 'accept', ringMs: 100 };
+      const { id, outcomePath } = await createIvr();
+      await waitFor(async () => (await fx.a.api.get(`/v1/outbound-ivr/${id}`)).body.status === 3, 10_000, 'in progress');
+      const cancelled = await fx.a.api.post(`/v1/outbound-ivr/${id}/cancel`, {});
+      assert.equal(cancelled.status, 200, cancelled.text);
+      const record = await finished(id, 10_000);
+      assert.equal(record.status, 8);
+      const far = [...meta.calls.values()].find((c) => c.tracking === id)!;
+      await waitFor(async () => far.terminatedBy, 10_000, 'the call terminated at Meta');
+      assert.equal(far.terminatedBy, 'business');
+      assert.equal((await outcome(outcomePath)).status, 8);
+      assert.equal((await fx.a.api.get(`/v1/outbound-ivr/${id}`)).body.status, 8, 'still Cancelled after the call ended');
+    });
+
+    it('the user declines (REJECTED): Busy, DestinationBusy, as a phone call the callee rejects', async () => {
+      meta.callee = { answer: 'reject', ringMs: 100 };
+      const { id, outcomePath } = await createIvr();
+      const record = await finished(id, 10_000);
+      assert.equal(record.status, 6);
+      assert.equal(record.result, 5);
+      assert.equal(record.answeredAt, null);
+      assert.equal(record.hangupCause, 'REJECTED');
+      assert.equal((await outcome(outcomePath)).status, 6);
+    });
+
+    it('the user lets it ring: NoAnswer, NotAnswered after the ring timeout, and the worker terminates the call', async () => {
+      meta.callee = { answer: 'ignore', ringMs: 0 };
+      const started = Date.now();
+      const { id, outcomePath } = await createIvr();
+      const record = await finished(id, 15_000);
+      assert.ok(Date.now() - started >= RING_TIMEOUT_MS, 'not before the ring timeout');
+      assert.equal(record.status, 5);
+      assert.equal(record.result, 4);
+      assert.ok(record.ringingAt);
+      assert.equal(record.answeredAt, null);
+      const far = [...meta.calls.values()].find((c) => c.tracking === id)!;
+      assert.equal(far.terminatedBy, 'business');
+      assert.equal((await outcome(outcomePath)).status, 5);
+    });
+
+    it('a media path that never connects: Failed with a clear errorMessage within the connect timeout, and the call is terminated', async () => {
+      meta.callee = { answer: 'accept', ringMs: 100, media: 'unreachable' };
+      const started = Date.now();
+      const { id, outcomePath } = await createIvr();
+      const record = await finished(id, 15_000);
+      const tookMs = Date.now() - started;
+      assert.ok(tookMs < CONNECT_TIMEOUT_MS + 5000, `ended after ${tookMs} ms`);
+      assert.equal(record.status, 7);
+      assert.equal(record.result, 6);
+      assert.equal(record.hangupCause, 'MediaPathFailed');
+      assert.match(record.errorMessage, /media|ICE|DTLS|connect/i);
+      const far = [...meta.calls.values()].find((c) => c.tracking === id)!;
+      assert.equal(far.terminatedBy, 'business');
+      assert.equal((await outcome(outcomePath)).status, 7);
+    });
+
+    it("Meta refuses the call with 138006 (no call permission): Failed, hangupCause NoPermission, Meta's words in errorMessage", async () => {
+      meta.callee = { answer: 'accept', ringMs: 100 };
+      meta.connectScript.push(
+        FakeCloudApi.error(400, 138006, 'Business-initiated calling is not allowed: no approved call permission request'),
+      );
+      const { id, outcomePath } = await createIvr();
+      const record = await finished(id, 10_000);
+      assert.equal(record.status, 7);
+      assert.equal(record.hangupCause, 'NoPermission');
+      assert.match(record.errorMessage, /permission to call.*138006/);
+      assert.equal(record.callId, null);
+      assert.equal((await outcome(outcomePath)).status, 7);
+    });
+
+    it('a user calls a number with no inbound or after-hours flow: Meta is asked to reject the call at once', async () => {
+      const call = await meta.userCalls(USER);
+      const reject = await waitFor(async () => callActions('reject').find((r) => r.body.call_id === call.id), 5000, 'reject');
+      assert.equal(reject.auth, `Bearer ${TOKEN}`);
+      assert.deepEqual(reject.body, { messaging_product: 'whatsapp', call_id: call.id, action: 'reject' });
+      assert.equal(call.rejected, true);
+    });
+
+    it('a user calls a number that has an inbound flow: not rejected (answering it is not built yet, API.md §15)', async () => {
+      const flow = await fx.a.api.post('/v1/outbound-ivr-flows', {
+        name: 'Reception',
+        startStepId: 'hello',
+        steps: [
+          { id: 'hello', type: 'Play', props: { ttsText: 'Hello.', nextStepId: 'bye' } },
+          { id: 'bye', type: 'Hangup', props: {} },
+        ],
+      });
+      assert.equal(flow.status, 200, flow.text);
+      const res = await fx.a.api.request('PUT', `/v1/channels/${channelId}/calling`, {
+        json: { enabled: true, inboundFlowId: flow.body.id },
+      });
+      assert.equal(res.status, 200, res.text);
+      // The edge reads the channel from a cache of a few seconds: wait until it knows the flow.
+      await new Promise((resolve) => setTimeout(resolve, 5500));
+      const call = await meta.userCalls(USER);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      assert.equal(callActions('reject').filter((r) => r.body.call_id === call.id).length, 0);
+      assert.equal(call.rejected, undefined);
+      await call.peer.close();
+    });
+  },
+);

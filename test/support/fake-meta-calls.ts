@@ -1,0 +1,199 @@
+import { randomBytes } from 'node:crypto';
+import type { CloudAnswer, CloudRequest } from './fake-cloud-api.js';
+import { FakeCloudApi } from './fake-cloud-api.js';
+import { FarEndPeer } from './webrtc-far-end.js';
+
+/** What the called WhatsApp user does. */
+export interface CalleeBehaviour {
+  /** `accept` picks up after `ringMs`; `reject` declines after it; `ignore` lets it ring. */
+  answer: 'accept' | 'reject' | 'ignore';
+  ringMs: number;
+  /** The user hangs up this long after accepting (Meta's `terminate` webhook). */
+  hangUpAfterMs?: number;
+  /** `unreachable`: Meta's media edge is gone once it answered the SDP (nothing answers ICE there), so the media path never connects. */
+  media?: 'ok' | 'unreachable';
+}
+
+export interface FakeCall {
+  id: string;
+  to: string;
+  tracking: string | undefined;
+  peer: FarEndPeer;
+  acceptedAt?: number;
+  terminatedBy?: 'business' | 'user';
+  /** A user-initiated call the business rejected (`action: reject`). */
+  rejected?: boolean;
+}
+
+/**
+ * Meta's Calling API side of the fake Graph API: `POST /{phone-number-id}/calls` with `connect`
+ * answers `{ messaging_product, calls: [{ id }] }` and has a real WebRTC peer (ICE lite, as Meta's
+ * edge) answer the business's SDP offer; it then posts the `calls` webhooks as Meta does (the
+ * `connect` with the SDP answer, RINGING, then ACCEPTED or REJECTED), signed with the app secret.
+ * `terminate` ends the peer and is confirmed by a `terminate` webhook with the duration.
+ */
+export class FakeMetaCalls {
+  readonly calls = new Map<string, FakeCall>();
+  callee: CalleeBehaviour = { answer: 'accept', ringMs: 200 };
+  /** Answers for the next `connect` actions, in order (Meta's refusals). */
+  readonly connectScript: CloudAnswer[] = [];
+
+  constructor(
+    private readonly webhookUrl: string,
+    private readonly appSecret: string,
+    private readonly phoneNumberId: string,
+  ) {}
+
+  async answer(request: CloudRequest): Promise<CloudAnswer> {
+    const body = (request.body ?? {}) as {
+      action?: string;
+      to?: string;
+      recipient?: string;
+      call_id?: string;
+      session?: { sdp_type?: string; sdp?: string };
+      biz_opaque_callback_data?: string;
+    };
+    if (body.action === 'connect') {
+      const scripted = this.connectScript.shift();
+      if (scripted) return scripted;
+      if (body.session?.sdp_type !== 'offer' || !body.session.sdp) return FakeCloudApi.error(400, 100, 'Invalid parameter: session');
+      const id = `wacid.${randomBytes(18).toString('base64url')}`;
+      const peer = await FarEndPeer.answer(body.session.sdp);
+      const call: FakeCall = { id, to: body.to ?? body.recipient ?? '', tracking: body.biz_opaque_callback_data, peer };
+      this.calls.set(id, call);
+      const answerSdp = peer.answerSdp;
+      if (this.callee.media === 'unreachable') await peer.close();
+      void this.ring(call, answerSdp).catch((err: unknown) => console.error('fake Meta calls:', err));
+      return { status: 200, body: { messaging_product: 'whatsapp', calls: [{ id }] } };
+    }
+    if (body.action === 'reject') {
+      const call = this.calls.get(body.call_id ?? '');
+      if (!call) return FakeCloudApi.error(400, 100, 'Invalid parameter: call_id');
+      call.rejected = true;
+      await call.peer.close();
+      return { status: 200, body: { messaging_product: 'whatsapp', success: true } };
+    }
+    if (body.action === 'terminate') {
+      const call = this.calls.get(body.call_id ?? '');
+      if (!call) return FakeCloudApi.error(400, 100, 'Invalid parameter: call_id');
+      await this.terminate(call, 'business');
+      return { status: 200, body: { messaging_product: 'whatsapp', success: true } };
+    }
+    return FakeCloudApi.error(400, 100, `Unsupported action ${body.action}`);
+  }
+
+  /** A WhatsApp user calls the business: Meta's `connect` webhook with its SDP offer (a real peer's). */
+  async userCalls(from: string): Promise<FakeCall> {
+    const peer = await FarEndPeer.offer();
+    const id = `wacid.${randomBytes(18).toString('base64url')}`;
+    const call: FakeCall = { id, to: from, tracking: undefined, peer };
+    this.calls.set(id, call);
+    await this.post(
+      this.callsChange([
+        {
+          id,
+          from,
+          to: '14155550901',
+          event: 'connect',
+          timestamp: nowSeconds(),
+          direction: 'USER_INITIATED',
+          session: { sdp_type: 'offer', sdp: peer.offerSdp },
+        },
+      ]),
+    );
+    return call;
+  }
+
+  /** The user hangs up. */
+  async hangUp(callId: string): Promise<void> {
+    await this.terminate(this.calls.get(callId)!, 'user');
+  }
+
+  async closeAll(): Promise<void> {
+    for (const call of this.calls.values()) await call.peer.close();
+  }
+
+  private async ring(call: FakeCall, answerSdp: string): Promise<void> {
+    await this.post(
+      this.callsChange([
+        {
+          id: call.id,
+          to: call.to,
+          from: 'business',
+          event: 'connect',
+          timestamp: nowSeconds(),
+          direction: 'BUSINESS_INITIATED',
+          session: { sdp_type: 'answer', sdp: answerSdp },
+          ...(call.tracking && { biz_opaque_callback_data: call.tracking }),
+        },
+      ]),
+    );
+    await this.post(this.statusChange(call, 'RINGING'));
+    if (this.callee.answer === 'ignore') return;
+    await new Promise((resolve) => setTimeout(resolve, this.callee.ringMs));
+    if (call.terminatedBy) return;
+    if (this.callee.answer === 'reject') {
+      await call.peer.close();
+      await this.post(this.statusChange(call, 'REJECTED'));
+      return;
+    }
+    call.acceptedAt = Date.now();
+    await this.post(this.statusChange(call, 'ACCEPTED'));
+    const { hangUpAfterMs } = this.callee;
+    if (hangUpAfterMs !== undefined) setTimeout(() => void this.terminate(call, 'user').catch(() => undefined), hangUpAfterMs);
+  }
+
+  private async terminate(call: FakeCall, by: 'business' | 'user'): Promise<void> {
+    if (call.terminatedBy) return;
+    call.terminatedBy = by;
+    await call.peer.close();
+    const duration = call.acceptedAt ? Math.round((Date.now() - call.acceptedAt) / 1000) : 0;
+    await this.post(
+      this.callsChange([
+        {
+          id: call.id,
+          to: call.to,
+          from: 'business',
+          event: 'terminate',
+          direction: 'BUSINESS_INITIATED',
+          timestamp: nowSeconds(),
+          status: call.acceptedAt ? 'COMPLETED' : 'FAILED',
+          ...(call.acceptedAt && { start_time: String(Math.floor(call.acceptedAt / 1000)), end_time: nowSeconds(), duration }),
+        },
+      ]),
+    );
+  }
+
+  private statusChange(call: FakeCall, status: string): unknown {
+    return this.callsChange(undefined, [{ id: call.id, timestamp: nowSeconds(), type: 'call', status, recipient_id: call.to }]);
+  }
+
+  private callsChange(calls?: unknown[], statuses?: unknown[]): unknown {
+    return {
+      object: 'whatsapp_business_account',
+      entry: [
+        {
+          id: '555',
+          changes: [
+            {
+              field: 'calls',
+              value: {
+                messaging_product: 'whatsapp',
+                metadata: { display_phone_number: '14155550901', phone_number_id: this.phoneNumberId },
+                ...(calls && { calls }),
+                ...(statuses && { statuses }),
+              },
+            },
+          ],
+        },
+      ],
+    };
+  }
+
+  private async post(notification: unknown): Promise<void> {
+    const status = await FakeCloudApi.notify(this.webhookUrl, this.appSecret, notification);
+    if (status !== 200) throw new Error(`The app answered the calls webhook with ${status}`);
+  }
+}
+
+const nowSeconds = () => String(Math.floor(Date.now() / 1000));
