@@ -2213,6 +2213,11 @@ export interface components {
             /** @description hh:mm:ss */
             callLength: string;
             channelId: string;
+            /**
+             * @description The network that carried the call: a phone line, or a WhatsApp call (API.md §15; `calleeNumber` is then the WhatsApp user).
+             * @enum {string}
+             */
+            channelKind: "Phone" | "WhatsApp";
             contactId: string | null;
             contactNumber: string;
             creationTime: string;
@@ -3457,10 +3462,9 @@ export interface components {
             name: string | null;
         };
         /**
-         * @description What happens when an answering machine picks up (API.md §14): Off runs the IVR whoever answers;
-         *     Hangup ends the call at once; LeaveMessage waits for the beep, plays the voicemail prompt and
-         *     hangs up. Either way the call ends with result 8 AnsweringMachine. Absent: the flow's setting
-         *     (with flowId), else Off.
+         * @description What the flow's calls do when an answering machine picks up (API.md §14): Off, Hangup, or
+         *     LeaveMessage (the voicemail after the beep, then hang up). A call's own `machineDetection`
+         *     overrides it.
          * @enum {string}
          */
         MachineDetection: "Off" | "Hangup" | "LeaveMessage";
