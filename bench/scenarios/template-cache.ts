@@ -8,6 +8,8 @@ import { storeSyncedTemplate, TEMPLATE } from './whatsapp.js';
 
 const SAMPLES = Number(process.env.BENCH_TEMPLATE_CACHE_SAMPLES ?? 40);
 const BUDGET_MS = 100;
+/** Probe loops asking the API at once (see firstToSee). */
+const PROBES = Number(process.env.BENCH_TEMPLATE_CACHE_PROBES ?? 3);
 const APP_SECRET = 'bench-template-cache-secret';
 const WABA_ID = '951';
 const PROBE = { ...TEMPLATE, name: 'bench_cache_probe' };
@@ -39,7 +41,7 @@ function statusUpdate(event: 'PAUSED' | 'REINSTATED'): { body: string; signature
  * subscribed to. Per webhook, alternately PAUSED and REINSTATED, from its POST: (1) when the
  * announcement reaches a subscriber of that channel in this process (Redis hands every subscriber the
  * same message, so this is when each process hears it), and (2) when the API process's own cache
- * shows it: Send Template is asked again every ~2 ms (a new recipient each time) until the API
+ * shows it: Send Template is asked by three loops at once, each again ~2 ms after its last answer (a new recipient each time), until the API
  * refuses it as TemplateNotApproved (PAUSED) or takes it (REINSTATED). The API holds the template in
  * memory before each webhook (its last send read it), so only the invalidation can make it answer
  * otherwise. A worker's memory cannot be read from outside; (1) stands for it.
@@ -88,11 +90,7 @@ export const templateCacheScenario: Scenario = {
         });
         if (posted.status !== 200) throw new Error(`The webhook was answered ${posted.status}`);
         const deadline = start + 5000;
-        while ((await send()) !== (paused ? 400 : 200)) {
-          if (performance.now() > deadline) throw new Error('The API did not see the template change within 5 s');
-          await new Promise((resolve) => setTimeout(resolve, 2));
-        }
-        toApi.push(performance.now() - start);
+        toApi.push((await firstToSee(send, paused ? 400 : 200, deadline)) - start);
         while (heard.length <= heardBefore) {
           if (performance.now() > deadline) throw new Error('No invalidation was announced within 5 s');
           await new Promise((resolve) => setTimeout(resolve, 2));
@@ -124,6 +122,26 @@ export const templateCacheScenario: Scenario = {
     }
   },
 };
+
+/**
+ * When the API first answers `expected`: {@link PROBES} probe loops ask at once, each again as soon
+ * as its last answer came (they drift apart, so one is usually mid-way when the change lands). One
+ * loop alone measured a whole Send Template round trip on top of the change (~20 ms at rest, over
+ * 100 ms on a loaded machine): the probe's own interval, not the cache.
+ */
+async function firstToSee(send: () => Promise<number>, expected: number, deadline: number): Promise<number> {
+  let seenAt: number | undefined;
+  const loop = async (offsetMs: number) => {
+    await new Promise((resolve) => setTimeout(resolve, offsetMs));
+    while (seenAt === undefined) {
+      if ((await send()) === expected) seenAt ??= performance.now();
+      else if (performance.now() > deadline) throw new Error('The API did not see the template change within 5 s');
+      else await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+  };
+  await Promise.all(Array.from({ length: PROBES }, (_, i) => loop(i * 2)));
+  return seenAt!;
+}
 
 /** Send Template of the probe to `toNumber`; the HTTP status (200 taken, 400 refused). */
 async function sendProbe(ctx: BenchContext, channelId: string, toNumber: string): Promise<number> {
