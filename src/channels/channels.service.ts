@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { SharedInvalidation } from '../common/cache/shared-invalidation.js';
 import { SecretBox } from '../common/crypto/secret-box.js';
 import { AppConfig } from '../config/app-config.js';
+import { inTransaction } from '../database/transactions.js';
 import { assertWebhookTarget } from '../webhooks/webhook-target.js';
 import { newId } from '../common/id.js';
 import type { PagedRequestDto } from '../common/paging/paged-request.dto.js';
@@ -28,6 +29,9 @@ function withCapability(channel: Channel | null, id: string, capability?: Channe
 }
 
 /** Channels of a workspace. Every lookup is by workspace and id; credentials are sealed at rest. */
+/** What a channel's joining a business portfolio does in its save's transaction; what it returns runs after the commit. */
+export type BusinessJoinedListener = (channel: Readonly<Channel>) => Promise<(() => void) | void>;
+
 @Injectable()
 export class ChannelsService {
   private readonly recent = new LRUCache<string, Channel>({ max: 10_000, ttl: RECENT_TTL_MS });
@@ -35,7 +39,7 @@ export class ChannelsService {
   private readonly openedWhatsApp = new LRUCache<string, Readonly<WhatsAppCredentials>>({ max: 10_000 });
   /** {@link findRecentForProviderCallback}'s memory, by channel id alone. */
   private readonly recentForCallback = new LRUCache<string, Channel>({ max: 10_000, ttl: RECENT_TTL_MS });
-  private readonly businessListeners: Array<(channel: Readonly<Channel>) => Promise<void>> = [];
+  private readonly businessListeners: BusinessJoinedListener[] = [];
 
   constructor(
     private readonly channels: ChannelsRepository,
@@ -50,17 +54,35 @@ export class ChannelsService {
   }
 
   /**
-   * Registers what else a channel's joining a business portfolio (a new `businessId`) does once it
-   * is saved: the governor gives a portfolio without a messaging limit the channel's own.
+   * Registers what else a channel's joining a business portfolio (a new `businessId`) does, in the
+   * save's transaction (the governor gives a portfolio without a messaging limit the channel's own):
+   * the save and the listeners' writes commit together or not at all. A listener may return what
+   * it does once that committed (dropping caches in every process).
    */
-  onBusinessJoined(listener: (channel: Readonly<Channel>) => Promise<void>): void {
+  onBusinessJoined(listener: BusinessJoinedListener): void {
     this.businessListeners.push(listener);
   }
 
-  /** Tells the listeners when the save moved the channel into a business portfolio. */
-  private async joined(channel: Channel, previousBusinessId: string | null): Promise<void> {
-    if (!channel.businessId || channel.businessId === previousBusinessId) return;
-    for (const listener of this.businessListeners) await listener(channel);
+  /**
+   * Saves the channel and, when the save moves it into a business portfolio, runs the listeners,
+   * all in one transaction; then drops the channel from every process's memory and runs what the
+   * listeners left for after the commit.
+   */
+  private async saveJoining(workspaceId: string, channel: Channel, previousBusinessId: string | null): Promise<Channel> {
+    const { saved, afterCommit } = await inTransaction(async () => {
+      const saved = await this.channels.save(workspaceId, channel);
+      const afterCommit: Array<() => void> = [];
+      if (saved.businessId && saved.businessId !== previousBusinessId) {
+        for (const listener of this.businessListeners) {
+          const after = await listener(saved);
+          if (after) afterCommit.push(after);
+        }
+      }
+      return { saved, afterCommit };
+    });
+    this.forgetRecent(workspaceId, saved.id);
+    for (const after of afterCommit) after();
+    return saved;
   }
 
   list(workspaceId: string, paging: PagedRequestDto): Promise<PagedResult<Channel>> {
@@ -153,9 +175,7 @@ export class ChannelsService {
   async create(workspaceId: string, config: ChannelConfigDto, id: string = newId()): Promise<Channel> {
     const channel = this.channels.create(workspaceId, { id, phoneNumberId: newId(), creatorId: null, lastModifierId: null });
     this.apply(channel, config);
-    const saved = await this.channels.save(workspaceId, channel);
-    await this.joined(saved, null);
-    return saved;
+    return this.saveJoining(workspaceId, channel, null);
   }
 
   /**
@@ -181,10 +201,7 @@ export class ChannelsService {
     const channel = await this.get(workspaceId, id);
     const previousBusinessId = channel.businessId;
     this.apply(channel, config);
-    const saved = await this.channels.save(workspaceId, channel);
-    this.forgetRecent(workspaceId, id);
-    await this.joined(saved, previousBusinessId);
-    return saved;
+    return this.saveJoining(workspaceId, channel, previousBusinessId);
   }
 
   /** Changes only the fields given (Update Channel (Partial)); null clears a nullable one. */
@@ -201,10 +218,7 @@ export class ChannelsService {
     const previousBusinessId = channel.businessId;
     if (changes.businessId !== undefined) channel.businessId = changes.businessId;
     channel.lastModifierId = actorId;
-    const saved = await this.channels.save(workspaceId, channel);
-    this.forgetRecent(workspaceId, id);
-    await this.joined(saved, previousBusinessId);
-    return saved;
+    return this.saveJoining(workspaceId, channel, previousBusinessId);
   }
 
   /** Stores what calling on a WhatsApp channel was set to (the Graph settings were written first by the caller). */

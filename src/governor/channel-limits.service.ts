@@ -168,12 +168,15 @@ export class ChannelLimitsService {
     }
   }
 
-  /** A channel joined a business portfolio: a portfolio without a limit yet takes the channel's own. */
-  private async joinBusiness(channel: GovernedChannel): Promise<void> {
+  /**
+   * A channel joined a business portfolio: a portfolio without a limit yet takes the channel's own,
+   * in the channel save's transaction; every process forgets the old tiers once it committed.
+   */
+  private async joinBusiness(channel: GovernedChannel): Promise<(() => void) | void> {
     if (!channel.businessId) return;
     const own = await this.readOwn(channel);
     await this.businesses.adopt(channel.workspaceId, channel.businessId, own.limits.messagingLimit, own.setBy ?? 'Operator');
-    this.forget([channel]);
+    return () => this.forget([channel]);
   }
 
   private async readOwn(channel: GovernedChannel): Promise<OwnState> {

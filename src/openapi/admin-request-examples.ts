@@ -50,6 +50,9 @@ export const ADMIN_REQUEST_EXAMPLES: Record<string, ExamplesObject> = {
       location: { latitude: 24.7136, longitude: 46.6753, name: 'Home' },
     }),
   },
+  injectSandboxQualityUpdate: {
+    upgrade: example("Meta raises the business's messaging limit to 10,000", { event: 'UPGRADE', messagingLimit: 'TIER_10K' }),
+  },
   injectSandboxUserPreference: {
     stop: example('The user stops marketing messages in WhatsApp', { fromNumber: DEMO_NUMBERS.optingOut, value: 'stop' }),
   },

@@ -12,6 +12,7 @@ import { WhatsAppTemplatesRepository } from './templates/whatsapp-templates.repo
 import { WhatsAppWebhooksService } from './inbound/whatsapp-webhooks.service.js';
 import { WhatsAppIntakeRow } from './inbound/whatsapp-intake.entity.js';
 import { WhatsAppIntakeRepository } from './inbound/whatsapp-intake.repository.js';
+import { SandboxTiers } from './inbound/sandbox-tiers.service.js';
 import { WhatsAppIntake } from './inbound/whatsapp-intake.service.js';
 import { AdminKeyGuard } from '../admin/admin-key.guard.js';
 import { ChannelsModule } from '../channels/channels.module.js';
@@ -70,6 +71,7 @@ import { WhatsAppAccountModule } from './account/account.module.js';
     TemplatesService,
     WhatsAppWebhooksService,
     WhatsAppIntake,
+    SandboxTiers,
     WhatsAppIntakeRepository,
     WhatsAppTemplatesRepository,
     SandboxMessagesRepository,

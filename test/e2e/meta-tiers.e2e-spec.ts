@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
+import { Client } from 'pg';
 import { approvedTemplate, createCloudChannel } from '../support/cloud-channel.js';
 import * as corpus from '../support/cloud-notifications.js';
 import { describeWithApp } from '../support/describe-with-app.js';
 import { FakeCloudApi } from '../support/fake-cloud-api.js';
-import { waitFor } from '../support/fixtures.js';
+import { createChannel, waitFor } from '../support/fixtures.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 const TOKEN = 'EAAG-meta-tiers';
@@ -293,6 +294,73 @@ describeWithApp(
       await waitFor(async () => (await limitOf(alone.id)) === 1000, 15_000, 'the restriction to end at its expiration');
       const afterExpiry = await sendTemplate(alone.id, '+966500100010');
       assert.equal(afterExpiry.status, 200, afterExpiry.text);
+    });
+    it("a channel's joining a business and the business's limit it brings are one write: when the limit cannot be stored, the channel stays out of the business", async () => {
+      const joiner = await channel('a', '+14155550708', null);
+      assert.equal((await fx.t.admin.put(`/admin/v1/channels/${joiner.id}/limits`, { messagingLimit: 250 })).status, 200);
+      const db = new Client({ connectionString: fx.t.databaseUrl });
+      await db.connect();
+      try {
+        await db.query(`CREATE OR REPLACE FUNCTION refuse_for_test() RETURNS trigger LANGUAGE plpgsql AS $$
+                          BEGIN RAISE EXCEPTION 'refused by the test'; END $$`);
+        await db.query(
+          "CREATE TRIGGER refuse_for_test BEFORE INSERT ON business_limits FOR EACH ROW WHEN (NEW.business_id = 'portfolio-atomic') EXECUTE FUNCTION refuse_for_test()",
+        );
+        try {
+          const failed = await fx.a.api.request('PATCH', `/v1/channels/${joiner.id}`, { json: { businessId: 'portfolio-atomic' } });
+          assert.equal(failed.status, 500, failed.text);
+        } finally {
+          await db.query('DROP TRIGGER refuse_for_test ON business_limits');
+        }
+        const stored = await db.query('SELECT business_id FROM channels WHERE id = $1', [joiner.id]);
+        assert.equal(stored.rows[0].business_id, null, 'the channel did not join a business left without a limit');
+      } finally {
+        await db.end();
+      }
+      const listed = await fx.a.api.get('/v1/channels/service-account?MaxResultCount=100');
+      assert.equal(listed.body.items.find((c: Payload) => c.id === joiner.id)?.businessId, null, 'the API shows it out of the business');
+      const joined = await fx.a.api.request('PATCH', `/v1/channels/${joiner.id}`, { json: { businessId: 'portfolio-atomic' } });
+      assert.equal(joined.status, 200, joined.text);
+      const next = await channel('a', '+14155550709', 'portfolio-atomic');
+      assert.equal((await limitsOf(next.id)).messagingLimit, 250, 'the business holds the limit its first channel brought');
+    });
+    it("the sandbox plays Meta's phone_number_quality_update for a sandbox number: the tiers change over an operator's PUT and a channel.quality_updated event goes out; a cloud-api channel or an unknown event is a 400", async () => {
+      const sandbox = await createChannel(fx.t, fx.a.workspaceId, { name: 'Sandbox tiers', phoneNumber: '+14155550710' });
+      assert.equal((await fx.t.admin.put(`/admin/v1/channels/${sandbox.id}/limits`, { messagingLimit: 250 })).status, 200);
+      const played = await fx.t.admin.post(`/admin/v1/channels/${sandbox.id}/sandbox/quality-update`, {
+        event: 'UPGRADE',
+        messagingLimit: 'TIER_10K',
+        qualityRating: 'GREEN',
+      });
+      assert.equal(played.status, 202, played.text);
+      const limits = await limitsOf(sandbox.id);
+      assert.deepEqual([limits.messagingLimit, limits.setBy, limits.qualityRating], [10000, 'Meta', 'GREEN']);
+      const event = await waitFor(
+        async () => qualityEvents().find((e) => e.data.channelId === sandbox.id),
+        10_000,
+        "the sandbox number's channel.quality_updated",
+      );
+      assert.deepEqual(event.data, {
+        channelId: sandbox.id,
+        businessId: null,
+        qualityRating: 'GREEN',
+        throughputPerSecond: limits.throughputPerSecond,
+        messagingLimit: 10000,
+        event: 'UPGRADE',
+      });
+      const flagged = await fx.t.admin.post(`/admin/v1/channels/${sandbox.id}/sandbox/quality-update`, { event: 'FLAGGED' });
+      assert.equal(flagged.status, 202, flagged.text);
+      assert.equal((await limitsOf(sandbox.id)).qualityRating, 'RED');
+
+      const cloud = await fx.t.admin.post(`/admin/v1/channels/${alone.id}/sandbox/quality-update`, { event: 'UPGRADE' });
+      assert.equal(cloud.status, 400, cloud.text);
+      assert.match(cloud.text, /WhatsApp:NotASandboxChannel/);
+      const unknown = await fx.t.admin.post(`/admin/v1/channels/${sandbox.id}/sandbox/quality-update`, {
+        event: 'PROMOTED',
+        messagingLimit: 'TIER_7',
+      });
+      assert.equal(unknown.status, 400, unknown.text);
+      assert.equal((await limitsOf(sandbox.id)).messagingLimit, 10000, 'a refused request changes nothing');
     });
   },
 );

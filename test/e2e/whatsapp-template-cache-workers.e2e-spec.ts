@@ -37,6 +37,7 @@ describeWithApp(
   (fx) => {
     const subscriber: { redis?: Redis } = {};
     after(() => subscriber.redis?.disconnect());
+    let channel: { id: string; workspaceId: string } | undefined;
 
     it(`${SAMPLES} quality webhooks: from POST to every process's cache, p50 ≤ ${BUDGET_MS} ms (p95 ≤ ${2 * BUDGET_MS} ms on a shared machine)`, async () => {
       fx.fake.acceptedTokens = [TOKEN];
@@ -55,7 +56,7 @@ describeWithApp(
         },
       });
       assert.equal(created.status, 200, created.text);
-      const channel = { id: created.body.id as string, workspaceId: fx.a.workspaceId };
+      channel = { id: created.body.id as string, workspaceId: fx.a.workspaceId };
       assert.equal((await fx.t.admin.post(`/admin/v1/channels/${channel.id}/templates/sync`)).status, 200);
 
       workers.push(startWorker(), startWorker());
@@ -66,17 +67,18 @@ describeWithApp(
       subscriber.redis = new Redis(config.redis.url);
       await subscriber.redis.subscribe(`${config.redis.keyPrefix}:cache-invalidation:templates`);
       subscriber.redis.on('message', (_channel: string, message: string) => {
-        if ((JSON.parse(message) as { key: string }).key === channel.id) heard.push(performance.now());
+        if ((JSON.parse(message) as { key: string }).key === channel?.id) heard.push(performance.now());
       });
 
       const templates = fx.t.app.get(TemplatesService);
+      const probe = channel;
       const toSubscriber: number[] = [];
       const toApiCache: number[] = [];
       const scores = ['GREEN', 'YELLOW'];
       for (let i = 0; i < SAMPLES; i++) {
         const [previous, next] = [scores[i % 2], scores[(i + 1) % 2]];
         // Cached in this process before the webhook: only the invalidation can make it show the change.
-        assert.equal((await templates.stored(channel, TEMPLATE.name, TEMPLATE.language))?.name, TEMPLATE.name);
+        assert.equal((await templates.stored(probe, TEMPLATE.name, TEMPLATE.language))?.name, TEMPLATE.name);
         const heardBefore = heard.length;
         const start = performance.now();
         const status = await FakeCloudApi.notify(
@@ -87,7 +89,7 @@ describeWithApp(
         assert.equal(status, 200);
         // Polled every millisecond (waitFor's 50 ms steps would be most of the figure).
         const deadline = start + 5_000;
-        while ((await templates.stored(channel, TEMPLATE.name, TEMPLATE.language))?.qualityScore !== next) {
+        while ((await templates.stored(probe, TEMPLATE.name, TEMPLATE.language))?.qualityScore !== next) {
           assert.ok(performance.now() < deadline, 'the API process to see the change within 5 s');
           await new Promise((resolve) => setTimeout(resolve, 1));
         }
@@ -109,6 +111,40 @@ describeWithApp(
       assert.ok(percentile(sortedCache, 50) <= BUDGET_MS, `p50 to the API cache: ${summary(sortedCache)}`);
       assert.ok(percentile(sortedHeard, 95) <= 2 * BUDGET_MS, `p95 to the invalidation: ${summary(sortedHeard)}`);
       assert.ok(percentile(sortedCache, 95) <= 2 * BUDGET_MS, `p95 to the API cache: ${summary(sortedCache)}`);
+    });
+    it('a PAUSED webhook applied by a worker: this API process refuses Send Template as TemplateNotApproved at once (well inside its 5 s cache), then takes it again after REINSTATED', async () => {
+      assert.ok(channel, 'the channel of the first test');
+      const { id: channelId } = channel;
+      let recipient = 0;
+      const send = () =>
+        fx.a.api.post('/v1/whatsapp/service-account/sendTemplate', {
+          channelId,
+          templateName: TEMPLATE.name,
+          language: TEMPLATE.language,
+          toNumber: `+1917555${String(++recipient).padStart(4, '0')}`,
+        });
+      for (const [event, expected] of [
+        ['PAUSED', 400],
+        ['REINSTATED', 200],
+      ] as const) {
+        const before = await send();
+        assert.equal(before.status, expected === 400 ? 200 : 400, before.text); // cached here before the webhook
+        const start = performance.now();
+        const status = await FakeCloudApi.notify(
+          `${fx.t.baseUrl}/v1/whatsapp/webhooks/${channelId}`,
+          APP_SECRET,
+          FakeCloudApi.templateStatusUpdate(TEMPLATE, event),
+        );
+        assert.equal(status, 200);
+        let answer = await send();
+        while (answer.status !== expected) {
+          assert.ok(performance.now() - start < 1000, `the API to see ${event} within 1 s (its cache keeps a template 5 s)`);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          answer = await send();
+        }
+        if (expected === 400) assert.match(answer.text, /WhatsApp:TemplateNotApproved/);
+        console.log(`${event} → this API process answers with it after ${(performance.now() - start).toFixed(1)} ms`);
+      }
     });
   },
 );

@@ -4,6 +4,7 @@ import { Client } from 'pg';
 import { describeWithApp } from '../support/describe-with-app.js';
 import { FakeCloudApi } from '../support/fake-cloud-api.js';
 import { createChannel, waitFor, type WorkspaceFixture } from '../support/fixtures.js';
+import { quietAroundNow } from '../support/quiet-hours.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 const TOKEN = 'EAAG-lifecycle-token';
@@ -313,7 +314,7 @@ describeWithApp(
         what,
       );
 
-    it('template_category_update UTILITY → MARKETING: a Running campaign pauses with TemplateRecategorisedToMarketing; the template is then checked as MARKETING (marketing consent)', async () => {
+    it('template_category_update UTILITY → MARKETING: a Running campaign pauses with TemplateRecategorisedToMarketing; the template is then checked as MARKETING (marketing consent, and quiet hours hold it while a UTILITY one goes)', async () => {
       const meta = await approved('camp_recat');
       fx.fake.sendLatencyMs = 200;
       try {
@@ -341,6 +342,22 @@ describeWithApp(
       const refused = await sendTemplate('camp_recat', contact.body.phoneNumber);
       assert.equal(refused.status, 400, refused.text);
       assert.equal(refused.body.error.code, 'WhatsApp:RecipientOptedOut');
+
+      // Quiet hours for marketing (a +1 number's zone): the recategorised template waits them out, a UTILITY one goes at once.
+      await approved('still_utility');
+      const { quietHours, endsAt } = quietAroundNow('America/New_York', ['Marketing']);
+      assert.equal((await fx.a.api.put('/v1/send-policy', { quietHours })).status, 200);
+      try {
+        const held = await sendTemplate('camp_recat', nextPhone());
+        assert.equal(held.status, 200, held.text);
+        assert.equal(held.body.status, 'scheduled', 'held as marketing');
+        assert.equal(held.body.scheduledFor, endsAt.toISOString());
+        const utility = await sendTemplate('still_utility', nextPhone());
+        assert.equal(utility.status, 200, utility.text);
+        assert.equal(utility.body.status, 'accepted', 'a UTILITY template is not held');
+      } finally {
+        assert.equal((await fx.a.api.put('/v1/send-policy', { quietHours: null })).status, 200);
+      }
     });
 
     it('message_template_status_update PAUSED: a Running campaign pauses with TemplatePaused, sends are TemplateNotApproved; DISABLED pauses with TemplateDisabled', async () => {

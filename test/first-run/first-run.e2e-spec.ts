@@ -87,6 +87,7 @@ async function firstHour(clone: FreshClone): Promise<void> {
 
   const apiPort = await freePort();
   const listenerPort = await freePort();
+  const endpointListenerPort = await freePort();
   const service = clone.spawn('npm start', {
     PORT: String(apiPort),
     PUBLIC_BASE_URL: `http://localhost:${apiPort}`,
@@ -103,14 +104,18 @@ async function firstHour(clone: FreshClone): Promise<void> {
       .replaceAll('localhost:3000', `localhost:${apiPort}`)
       .replaceAll('localhost:4000', `localhost:${listenerPort}`)
       .replaceAll('--port 4000', `--port ${listenerPort}`)
+      .replaceAll('localhost:4001', `localhost:${endpointListenerPort}`)
+      .replaceAll('--port 4001', `--port ${endpointListenerPort}`)
       .replace(/^export B=.*$/m, (line) => fillCredentials(line, credentials)),
   );
-  assert.equal(blocks.length, 6, 'the first hour has six bash blocks');
-  const [login, coldSend, inboundThenSend, timeline, listen, webhookSetup] = blocks;
+  assert.equal(blocks.length, 11, 'the first hour has eleven bash blocks');
+  const [login, coldSend, inboundThenSend, timeline, listen, webhookSetup, endpoint, listenEndpoint, template, usage, tiers] = blocks;
   assert.match(listen, /^npm run webhooks:listen/, 'the fifth block starts the webhook receiver');
+  assert.match(listenEndpoint, /^npm run webhooks:listen .*whsec_…/, "the eighth block starts the endpoint's receiver with its secret");
 
   const shell = new ShellSession(clone.dir, clone.env);
   let listener: RecordingChild | undefined;
+  let endpointListener: RecordingChild | undefined;
   try {
     const channels = await shell.run(login);
     assert.match(channels.output, new RegExp(`"id": "${credentials.channelId}"`), channels.output);
@@ -150,6 +155,40 @@ async function firstHour(clone: FreshClone): Promise<void> {
     for (const status of ['Sent', 'Delivered', 'Read'])
       assert.match(received, new RegExp(`Outbound Text ${status} "Yes, it left today\\."`));
 
+    // First template, and what it cost: the endpoint's own secret goes to a second receiver, as the README says.
+    const hookSecret = (await shell.run(endpoint)).output.trim();
+    assert.match(hookSecret, /^whsec_\S+$/, hookSecret);
+    endpointListener = clone.spawn(listenEndpoint.trim().replace(/#.*$/, '').replace('whsec_…', hookSecret).trim(), {});
+    await until("the endpoint's receiver to listen", () => endpointListener!.output.includes('Listening for webhooks'), 30_000);
+    const created = await shell.run(template);
+    assert.match(created.output, /^\{"name":"parcel_on_its_way","status":"PENDING","category":"UTILITY"\}$/m, created.output);
+    assert.match(created.output, /^\{"name":"parcel_on_its_way","status":"APPROVED"\}$/m, created.output);
+    assert.match(created.output, /^\{"status":"accepted"\}$/m, created.output);
+    await until(
+      'the verified whatsapp.template_updated',
+      () => /event=whatsapp\.template_updated[^\n]*\n\s*signature OK/.test(plain(endpointListener!.output)),
+      20_000,
+    );
+    assert.match(plain(endpointListener.output), /"previousStatus": "PENDING"/);
+    let counted = '';
+    await until(
+      'the usage to count the template',
+      async () => {
+        counted = (await shell.run(usage)).output;
+        return counted.includes('"utility":{"billable":1,"free":0}');
+      },
+      20_000,
+      1_000,
+    );
+    assert.match(counted, /"service":\{"billable":0,"free":2\}/, counted);
+    const tiered = await shell.run(tiers);
+    assert.match(tiered.output, /\{"messagingLimit":10000,"setBy":"Meta"\}/, tiered.output);
+    await until(
+      'the verified channel.quality_updated',
+      () => /event=channel\.quality_updated[^\n]*\n\s*signature OK/.test(plain(endpointListener!.output)),
+      20_000,
+    );
+
     await clientReadmeExample(clone, {
       B: `http://localhost:${apiPort}`,
       CLIENT_ID: credentials.clientId,
@@ -158,6 +197,7 @@ async function firstHour(clone: FreshClone): Promise<void> {
   } finally {
     shell.close();
     if (listener) await clone.stop(listener);
+    if (endpointListener) await clone.stop(endpointListener);
     const code = await clone.stop(service);
     console.log(`npm start stopped by SIGTERM with exit code ${code}`);
   }

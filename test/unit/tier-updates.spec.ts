@@ -45,6 +45,26 @@ describe("Meta's tier webhooks read into tier updates (API.md §14)", () => {
     assert.deepEqual(until.restriction, {
       impose: { reason: 'RESTRICTED_BIZ_INITIATED_MESSAGING', endsAt: new Date('2026-12-30T00:00:00Z') },
     });
+    // Meta's examples write the expiration as ISO 8601 with +0000; a Unix time (seconds, as a number or
+    // digits) reads as the same instant, and an unreadable one as no end.
+    for (const expiration of [1798588800, '1798588800', '2026-12-30T00:00:00Z']) {
+      const [epoch] = readTierUpdates(
+        accountUpdate({
+          event: 'ACCOUNT_RESTRICTION',
+          restriction_info: [{ restriction_type: 'RESTRICTED_BIZ_INITIATED_MESSAGING', expiration }],
+        }),
+      );
+      assert.deepEqual(epoch.restriction, {
+        impose: { reason: 'RESTRICTED_BIZ_INITIATED_MESSAGING', endsAt: new Date('2026-12-30T00:00:00Z') },
+      });
+    }
+    const [unreadable] = readTierUpdates(
+      accountUpdate({
+        event: 'ACCOUNT_RESTRICTION',
+        restriction_info: [{ restriction_type: 'RESTRICTED_BIZ_INITIATED_MESSAGING', expiration: 'soon' }],
+      }),
+    );
+    assert.deepEqual(unreadable.restriction, { impose: { reason: 'RESTRICTED_BIZ_INITIATED_MESSAGING', endsAt: null } });
     const [disabled] = readTierUpdates(accountUpdate({ event: 'DISABLED_UPDATE', ban_info: { waba_ban_state: 'DISABLE' } }));
     assert.deepEqual(disabled.restriction, { impose: { reason: 'DISABLED', endsAt: null } });
     const [reinstated] = readTierUpdates(accountUpdate({ event: 'DISABLED_UPDATE', ban_info: { waba_ban_state: ['REINSTATE'] } }));

@@ -16,7 +16,7 @@ import { ACCOUNT_DISABLED, BUSINESS_INITIATED_RESTRICTED } from '../../governor/
  *   whether medium or high (UNKNOWN); a `quality_rating` in the value, when present, is taken as it is.
  *
  * `account_update` `{ event, restriction_info?, ban_info? }` about the whole WhatsApp Business Account:
- * an ACCOUNT_RESTRICTION naming RESTRICTED_BUSINESS_INITIATED_RESTRICTED_MESSAGING, or a DISABLED_UPDATE whose ban
+ * an ACCOUNT_RESTRICTION naming RESTRICTED_BIZ_INITIATED_MESSAGING, or a DISABLED_UPDATE whose ban
  * state is DISABLE, stops business-initiated sends (messaging limit 0) on the account's numbers
  * until it is lifted (see {@link accountRestriction}). Other account events say nothing about the
  * tiers and are not read.
@@ -67,7 +67,7 @@ interface TierValue {
   old_limit?: string;
   max_daily_conversations_per_business?: string;
   quality_rating?: string;
-  restriction_info?: Array<{ restriction_type?: string; expiration?: string }>;
+  restriction_info?: Array<{ restriction_type?: string; expiration?: string | number }>;
   ban_info?: { waba_ban_state?: string | string[]; waba_ban_date?: string };
 }
 
@@ -104,7 +104,7 @@ function accountUpdate(wabaId: string | null, value: TierValue): MetaTierUpdate 
 
 /**
  * What an `account_update` does to business-initiated messaging: an ACCOUNT_RESTRICTION naming
- * RESTRICTED_BUSINESS_INITIATED_RESTRICTED_MESSAGING imposes it until its `expiration` (or until lifted); one whose
+ * RESTRICTED_BIZ_INITIATED_MESSAGING imposes it until its `expiration` (or until lifted); one whose
  * `restriction_info` no longer names it lifts it; a DISABLED_UPDATE of ban state DISABLE stops it
  * until a REINSTATE. An ACCOUNT_VIOLATION alone restricts nothing (Meta follows it with an
  * ACCOUNT_RESTRICTION when it restricts), nor does a SCHEDULE_FOR_DISABLE (a warning).
@@ -113,8 +113,7 @@ function accountRestriction(event: string, value: TierValue): MetaTierUpdate['re
   if (event === 'ACCOUNT_RESTRICTION' && Array.isArray(value.restriction_info)) {
     const imposed = value.restriction_info.find((r) => r?.restriction_type === BUSINESS_INITIATED_RESTRICTED);
     if (!imposed) return { lift: BUSINESS_INITIATED_RESTRICTED };
-    const endsAt = typeof imposed.expiration === 'string' ? new Date(imposed.expiration) : null;
-    return { impose: { reason: BUSINESS_INITIATED_RESTRICTED, endsAt: endsAt && !Number.isNaN(endsAt.getTime()) ? endsAt : null } };
+    return { impose: { reason: BUSINESS_INITIATED_RESTRICTED, endsAt: metaTime(imposed.expiration) } };
   }
   if (event === 'DISABLED_UPDATE') {
     const banState = value.ban_info?.waba_ban_state;
@@ -123,6 +122,20 @@ function accountRestriction(event: string, value: TierValue): MetaTierUpdate['re
     if (states.includes('REINSTATE')) return { lift: ACCOUNT_DISABLED };
   }
   return undefined;
+}
+
+/**
+ * A time as Meta writes it in `restriction_info[].expiration`: its examples give an ISO 8601 string
+ * with a `+0000` offset (`2026-04-19T13:59:20+0000`), while Meta's webhook timestamps elsewhere are
+ * Unix seconds (as a number or a string of digits); both are read. Null when absent or unreadable
+ * (the restriction then lasts until Meta lifts it).
+ */
+function metaTime(value: unknown): Date | null {
+  let at: Date | null = null;
+  if (typeof value === 'number' && Number.isFinite(value)) at = new Date(value * 1000);
+  else if (typeof value === 'string' && /^\d+$/.test(value.trim())) at = new Date(Number(value.trim()) * 1000);
+  else if (typeof value === 'string' && value.trim()) at = new Date(value.trim());
+  return at && !Number.isNaN(at.getTime()) ? at : null;
 }
 
 /** Meta's display number (digits, sometimes formatted) in E.164, as channels store theirs; null when absent (one that cannot be read matches no channel). */

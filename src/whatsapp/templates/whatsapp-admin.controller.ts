@@ -11,6 +11,8 @@ import { TemplatesService } from './templates.service.js';
 import { InboundService } from '../inbound/inbound.service.js';
 import { SandboxWhatsAppProvider } from '../providers/sandbox.provider.js';
 import { SandboxInboundDto, SandboxUserPreferenceDto } from '../dto/sandbox-inbound.dto.js';
+import { SandboxQualityUpdateDto } from '../dto/sandbox-quality-update.dto.js';
+import { SandboxTiers } from '../inbound/sandbox-tiers.service.js';
 
 const ChannelId = () => Param('channelId', new ParseIdPipe('Channels:Channel'));
 
@@ -25,6 +27,7 @@ export class WhatsAppAdminController {
     private readonly templates: TemplatesService,
     private readonly inbound: InboundService,
     private readonly sandbox: SandboxWhatsAppProvider,
+    private readonly sandboxTiers: SandboxTiers,
   ) {}
 
   @Post(':channelId/templates')
@@ -71,6 +74,18 @@ export class WhatsAppAdminController {
       { phoneNumber: body.fromNumber ?? null, userId: body.fromUserId ?? null },
       body.value,
     );
+    return { accepted: true };
+  }
+
+  @Post(':channelId/sandbox/quality-update')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Inject Sandbox Quality Update',
+    description:
+      "Meta's `phone_number_quality_update` about a sandbox channel's number, processed exactly as if Meta had sent it: the throughput (THROUGHPUT_UPGRADE: 1,000/s), the business portfolio's messaging limit (`messagingLimit`, Meta's tier name) and the quality rating change at once, an operator's earlier PUT of limits gives way, and each channel changed is a `channel.quality_updated` event. 400 for a channel that is not a sandbox channel.",
+  })
+  async sandboxQualityUpdate(@ChannelId() channelId: string, @Body() body: SandboxQualityUpdateDto): Promise<{ accepted: boolean }> {
+    await this.sandboxTiers.qualityUpdate(channelId, body);
     return { accepted: true };
   }
 
