@@ -234,6 +234,7 @@ function bodies(w: WalkWorld): Record<string, ValidInputs['body']> {
     }),
     updateSendPolicy: () => ({ stopWords: ['STOP', 'UNSUBSCRIBE', 'إيقاف', 'الغاء', 'HALT'], startWords: ['START', 'اشتراك'] }),
     injectSandboxUserPreference: () => ({ fromNumber: w.recipient, value: 'resume' }),
+    injectSandboxQualityUpdate: () => ({ event: 'UPGRADE', messagingLimit: 'TIER_10K' }),
     setSandboxAnsweringMachines: () => ({ numbers: [uniquePhone()] }),
     createContact: contactBody,
     updateContact: contactBody,
