@@ -28,10 +28,10 @@ function withCapability(channel: Channel | null, id: string, capability?: Channe
   return channel;
 }
 
-/** Channels of a workspace. Every lookup is by workspace and id; credentials are sealed at rest. */
 /** What a channel's joining a business portfolio does in its save's transaction; what it returns runs after the commit. */
 export type BusinessJoinedListener = (channel: Readonly<Channel>) => Promise<(() => void) | void>;
 
+/** Channels of a workspace. Every lookup is by workspace and id; credentials are sealed at rest. */
 @Injectable()
 export class ChannelsService {
   private readonly recent = new LRUCache<string, Channel>({ max: 10_000, ttl: RECENT_TTL_MS });
