@@ -49,7 +49,8 @@ export class CallIntelligenceService {
     const summary = { ...providerOf(body.summary, 'summary'), prompt: body.summary.prompt ?? null };
     const criteria = body.evaluationCriteria ?? [];
     const names = new Set(criteria.map((c) => c.name.trim().toLowerCase()));
-    if (names.size !== criteria.length) throw InvalidCallIntelligence('Evaluation criteria must have distinct names.', 'evaluationCriteria');
+    if (names.size !== criteria.length)
+      throw InvalidCallIntelligence('Evaluation criteria must have distinct names.', 'evaluationCriteria');
     if (criteria.length > 0 && summary.provider === 'none')
       throw InvalidCallIntelligence('Evaluation criteria need a summary provider (the language model judges them).', 'summary.provider');
     const before = await this.repository.ofWorkspace(workspaceId);
