@@ -7,7 +7,13 @@ type Payload = Record<string, any>;
 
 const SETTINGS = {
   transcription: { provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1/', model: 'whisper-1', apiKey: 'sk-transcribe-secret' },
-  summary: { provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1', model: 'gpt-4o-mini', apiKey: 'sk-summary-secret', prompt: 'Be brief.' },
+  summary: {
+    provider: 'openai-compatible',
+    baseUrl: 'http://127.0.0.1:9/v1',
+    model: 'gpt-4o-mini',
+    apiKey: 'sk-summary-secret',
+    prompt: 'Be brief.',
+  },
   evaluationCriteria: [{ name: 'Confirmed', description: 'The customer confirmed the order.' }],
 };
 
@@ -27,7 +33,13 @@ describeWithApp('Call intelligence settings: PUT/GET /v1/call-intelligence (API.
     assert.equal(saved.status, 200, saved.text);
     const expected = {
       transcription: { provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1', model: 'whisper-1', apiKeySet: true },
-      summary: { provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1', model: 'gpt-4o-mini', apiKeySet: true, prompt: 'Be brief.' },
+      summary: {
+        provider: 'openai-compatible',
+        baseUrl: 'http://127.0.0.1:9/v1',
+        model: 'gpt-4o-mini',
+        apiKeySet: true,
+        prompt: 'Be brief.',
+      },
       evaluationCriteria: SETTINGS.evaluationCriteria,
     };
     assert.deepEqual(saved.body, expected);

@@ -53,13 +53,13 @@ export class FakeOpenAi {
   ) {}
 
   static async start(): Promise<FakeOpenAi> {
-    let fake: FakeOpenAi | undefined;
-    const server = createServer((req, res) => void fake!.handle(req, res));
+    const holder: { fake?: FakeOpenAi } = {};
+    const server = createServer((req, res) => void holder.fake!.handle(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const address = server.address();
     if (!address || typeof address === 'string') throw new Error('no address');
-    fake = new FakeOpenAi(server, `http://127.0.0.1:${address.port}/v1`);
-    return fake;
+    holder.fake = new FakeOpenAi(server, `http://127.0.0.1:${address.port}/v1`);
+    return holder.fake;
   }
 
   async stop(): Promise<void> {
