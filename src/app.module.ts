@@ -34,6 +34,7 @@ import { SupportModule } from './support/support.module.js';
 import { SpeechModule } from './speech/speech.module.js';
 import { OutboundIvrModule } from './outbound-ivr/outbound-ivr.module.js';
 import { SendPolicyModule } from './send-policy/send-policy.module.js';
+import { CallIntelligenceModule } from './call-intelligence/call-intelligence.module.js';
 import { GovernorModule } from './governor/governor.module.js';
 import { ScheduledModule } from './scheduled/scheduled.module.js';
 import { CampaignsModule } from './campaigns/campaigns.module.js';
@@ -64,6 +65,7 @@ import { WhatsAppCallsModule } from './voice/whatsapp-calls/whatsapp-calls.modul
     ContactsModule,
     TagsModule,
     SendPolicyModule,
+    CallIntelligenceModule,
     GovernorModule,
     ScheduledModule,
     ConversationsModule,

@@ -308,6 +308,22 @@ const SEND_POLICY_EXAMPLES: Record<string, ExamplesObject> = {
   },
 };
 
+const CALL_INTELLIGENCE_EXAMPLES: Record<string, ExamplesObject> = {
+  setCallIntelligence: {
+    byOpenAi: example('Transcripts with whisper-1, summaries with gpt-4o-mini, one evaluation criterion', {
+      transcription: {
+        provider: 'openai-compatible',
+        baseUrl: 'https://api.openai.com/v1',
+        model: 'whisper-1',
+        apiKey: 'sk-paste-your-key',
+      },
+      summary: { provider: 'openai-compatible', baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini', apiKey: 'sk-paste-your-key' },
+      evaluationCriteria: [{ name: 'Order confirmed', description: 'The customer confirmed the order.' }],
+    }),
+    off: example('Off (no transcripts or summaries)', { transcription: { provider: 'none' }, summary: { provider: 'none' } }),
+  },
+};
+
 const CREATE_TEMPLATE_EXAMPLES: ExamplesObject = {
   components: example('Own components, each placeholder with an example (on the sandbox demo channel: approved at once)', {
     channelId: DEMO_CHANNEL_ID,
@@ -374,6 +390,7 @@ export const REQUEST_BODY_EXAMPLES: Record<string, ExamplesObject> = {
   ...WEBHOOK_EXAMPLES,
   ...CAMPAIGN_EXAMPLES,
   ...SEND_POLICY_EXAMPLES,
+  ...CALL_INTELLIGENCE_EXAMPLES,
   ...WHATSAPP_USAGE_EXAMPLES,
   ...WHATSAPP_CALLING_EXAMPLES,
 };

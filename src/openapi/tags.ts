@@ -29,6 +29,11 @@ export const TAGS: ReadonlyArray<{ name: string; description: string }> = [
       "The workspace's send policy: quiet hours in the contact's time zone, the frequency cap on marketing templates, the stop and start words " +
       "that set a contact's WhatsApp marketing consent; and cancelling a scheduled send or call.",
   },
+  {
+    name: 'Call Intelligence',
+    description:
+      "The workspace's speech-to-text and language-model providers (OpenAI-compatible) for recorded calls, and its evaluation criteria.",
+  },
   { name: 'Campaigns', description: 'Template and call campaigns to an audience of contacts.' },
   {
     name: 'Admin',

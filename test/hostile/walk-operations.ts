@@ -233,6 +233,10 @@ function bodies(w: WalkWorld): Record<string, ValidInputs['body']> {
       components: [{ type: 'BODY', text: 'Hello {{1}}', example: { body_text: [['Sara']] } }],
     }),
     updateSendPolicy: () => ({ stopWords: ['STOP', 'UNSUBSCRIBE', 'إيقاف', 'الغاء', 'HALT'], startWords: ['START', 'اشتراك'] }),
+    setCallIntelligence: () => ({
+      transcription: { provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1', model: 'whisper-1', apiKey: 'sk-walk' },
+      summary: { provider: 'none' },
+    }),
     injectSandboxUserPreference: () => ({ fromNumber: w.recipient, value: 'resume' }),
     injectSandboxQualityUpdate: () => ({ event: 'UPGRADE', messagingLimit: 'TIER_10K' }),
     setSandboxAnsweringMachines: () => ({ numbers: [uniquePhone()] }),

@@ -8,6 +8,7 @@ export const ERROR_CODES = [
   'Auth:TokenExpired',
   'Auth:TokenRevoked',
   'Auth:Unauthorized',
+  'CallIntelligence:InvalidSettings',
   'Campaigns:Campaign:NotFound',
   'Campaigns:CampaignNotFound',
   'Campaigns:EmptyPlaceholder',
