@@ -91,6 +91,7 @@ const RUN_ORDER = [
   'injectSandboxUserPreference',
   'createSandboxTemplate',
   'setChannelLimits',
+  'injectSandboxQualityUpdate',
   'createWorkspace',
   'createServiceAccount',
   'createWorkspaceUser',
@@ -129,6 +130,7 @@ const RUN_ORDER = [
   'setWhatsAppCalling',
   'createTemplate',
   'setRateCard',
+  'setCallIntelligence',
   // Last: it marks a number of the demo channel as an answering machine.
   'setSandboxAnsweringMachines',
 ];

@@ -331,6 +331,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/call-intelligence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Call Intelligence
+         * @description The workspace's speech-to-text and language-model providers for recorded calls (API.md §16), and its evaluation criteria. API keys are never returned: `apiKeySet` tells whether one is stored.
+         */
+        get: operations["getCallIntelligence"];
+        /**
+         * Set Call Intelligence
+         * @description Replaces the settings whole. An `openai-compatible` provider needs `baseUrl` and `model`; an `apiKey` left out keeps the stored one, null removes it. Evaluation criteria need a summary provider and distinct names. Invalid input is a 400 and changes nothing.
+         */
+        put: operations["setCallIntelligence"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/campaigns": {
         parameters: {
             query?: never;
@@ -2223,6 +2247,11 @@ export interface components {
             timezoneId: string;
             weeklyOperatingHours: components["schemas"]["CallHoursDayDto"][];
         };
+        CallIntelligenceDto: {
+            evaluationCriteria: components["schemas"]["EvaluationCriterionDto"][];
+            summary: components["schemas"]["SummaryProviderDto"];
+            transcription: components["schemas"]["ProviderDto"];
+        };
         CallWebhookPayload: {
             aiAgentId: string | null;
             /** @description Outbound calls with machine detection: who answered, as Twilio's AnsweredBy says (human, machine_start, machine_end_beep, machine_end_silence, machine_end_other, fax, unknown); null otherwise. */
@@ -3415,10 +3444,16 @@ export interface components {
              * @example Contacts:PropertyRequired
              * @enum {string}
              */
-            code: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope" | "Admin:Unauthorized" | "Auth:Forbidden" | "Auth:InsufficientScope" | "Auth:TokenExpired" | "Auth:TokenRevoked" | "Auth:Unauthorized" | "Campaigns:Campaign:NotFound" | "Campaigns:CampaignNotFound" | "Campaigns:EmptyPlaceholder" | "Campaigns:IllegalTransition" | "Campaigns:InvalidCampaign" | "Channels:Channel:NotFound" | "Channels:ChannelNotFound" | "Channels:InvalidConfiguration" | "ContactProperties:DuplicateName" | "ContactProperties:InvalidDefinition" | "ContactProperties:OptionInUse" | "ContactProperties:Property:NotFound" | "ContactProperties:PropertyNotFound" | "ContactProperties:TypeImmutable" | "Contacts:Contact:NotFound" | "Contacts:ContactNotFound" | "Contacts:DuplicatePhoneNumber" | "Contacts:DuplicateWhatsAppUserId" | "Contacts:InvalidPropertyValue" | "Contacts:InvalidSearchFilter" | "Contacts:InvalidSelectOption" | "Contacts:PhoneNumberOrWhatsAppUserIdRequired" | "Contacts:PropertyRequired" | "Contacts:ValueMissing" | "Conversations:AiAgentNotFound" | "Conversations:AnotherOpen" | "Conversations:BothAssignees" | "Conversations:Conversation:NotFound" | "Conversations:ConversationNotFound" | "Conversations:UserNotFound" | "Cors:OriginNotAllowed" | "Database:Unavailable" | "Idempotency:InFlight" | "Idempotency:InvalidKey" | "Idempotency:KeyReused" | "Media:NotFound" | "OutboundIvr:AlreadyFinished" | "OutboundIvr:Flow:NotFound" | "OutboundIvr:FlowNotFound" | "OutboundIvr:InvalidFlow" | "OutboundIvr:InvalidRequest" | "OutboundIvr:PhoneNumberRequired" | "OutboundIvr:RecipientOptedOut" | "OutboundIvr:Request:NotFound" | "OutboundIvr:RequestNotFound" | "Policy:FrequencyCapReached" | "Policy:InvalidKeywords" | "Policy:InvalidSendAt" | "Policy:InvalidSendPolicy" | "Policy:ScheduledItem:NotFound" | "Policy:ScheduledItemNotCancellable" | "Policy:ScheduledItemNotFound" | "RateLimit:Exceeded" | "Redis:Unavailable" | "Request:Conflict" | "Request:Failed" | "Request:Invalid" | "Request:InvalidSorting" | "Request:MethodNotAllowed" | "Request:NestedTooDeep" | "Request:NotFound" | "Request:PayloadTooLarge" | "Request:Unprocessable" | "Request:UnsafeText" | "Request:UnsupportedMediaType" | "Request:ValidationFailed" | "Server:InternalError" | "ServiceAccounts:NotFound" | "ServiceAccounts:ServiceAccount:NotFound" | "Speech:InvalidText" | "Storage:Unavailable" | "Support:ConversionTimedOut" | "Support:EmptyFile" | "Support:FileRequired" | "Support:FileTooLarge" | "Support:MalformedUpload" | "Support:UnsupportedMediaType" | "Tags:DuplicateName" | "Tags:Tag:NotFound" | "Tags:TagInUse" | "Tags:TagNotFound" | "Voice:InvalidSignature" | "Webhooks:Delivery:NotFound" | "Webhooks:DeliveryInProgress" | "Webhooks:DeliveryNotFound" | "Webhooks:Endpoint:NotFound" | "Webhooks:EndpointNotFound" | "Webhooks:ForbiddenHeader" | "Webhooks:InvalidTarget" | "Webhooks:PrivateTarget" | "Webhooks:TooManyHeaders" | "Webhooks:UnknownEventType" | "WhatsApp:CallingSettingsInvalid" | "WhatsApp:CallingSettingsRefused" | "WhatsApp:DuplicateButtonIds" | "WhatsApp:DuplicateRowIds" | "WhatsApp:DuplicateTemplate" | "WhatsApp:GraphUnavailable" | "WhatsApp:InvalidCurrency" | "WhatsApp:InvalidMessageId" | "WhatsApp:InvalidParameter" | "WhatsApp:InvalidPrice" | "WhatsApp:InvalidRecipient" | "WhatsApp:InvalidSandboxMessage" | "WhatsApp:InvalidSignature" | "WhatsApp:InvalidTemplate" | "WhatsApp:InvalidUsageRange" | "WhatsApp:MediaConversionFailed" | "WhatsApp:MediaDownloadFailed" | "WhatsApp:MediaHashMismatch" | "WhatsApp:MediaTooLarge" | "WhatsApp:MediaTypeMismatch" | "WhatsApp:MessageNotFound" | "WhatsApp:MessagingLimitReached" | "WhatsApp:NotACloudChannel" | "WhatsApp:NotASandboxChannel" | "WhatsApp:ProviderError" | "WhatsApp:ProviderUnavailable" | "WhatsApp:ProviderUnreachable" | "WhatsApp:RateCardNotFound" | "WhatsApp:RateLimited" | "WhatsApp:RecipientOptedOut" | "WhatsApp:SectionTitleRequired" | "WhatsApp:SendInterrupted" | "WhatsApp:ServiceWindowExpired" | "WhatsApp:TemplateDisabled" | "WhatsApp:TemplateNotApproved" | "WhatsApp:TemplateNotFound" | "WhatsApp:TemplateParametersMismatch" | "WhatsApp:TemplatePaused" | "WhatsApp:TemplatePolicyViolation" | "WhatsApp:TemplateRefused" | "WhatsApp:TemplateSyncFailed" | "WhatsApp:TemplateTextTooLong" | "WhatsApp:TooManyListRows" | "WhatsApp:Unauthorized" | "WhatsApp:UnknownPricingCategory" | "WhatsApp:UnknownTemplateName" | "WhatsApp:VerificationFailed" | "Workspaces:UserEmailTaken" | "Workspaces:Workspace:NotFound" | "Workspaces:WorkspaceNotFound";
+            code: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope" | "Admin:Unauthorized" | "Auth:Forbidden" | "Auth:InsufficientScope" | "Auth:TokenExpired" | "Auth:TokenRevoked" | "Auth:Unauthorized" | "CallIntelligence:InvalidSettings" | "Campaigns:Campaign:NotFound" | "Campaigns:CampaignNotFound" | "Campaigns:EmptyPlaceholder" | "Campaigns:IllegalTransition" | "Campaigns:InvalidCampaign" | "Channels:Channel:NotFound" | "Channels:ChannelNotFound" | "Channels:InvalidConfiguration" | "ContactProperties:DuplicateName" | "ContactProperties:InvalidDefinition" | "ContactProperties:OptionInUse" | "ContactProperties:Property:NotFound" | "ContactProperties:PropertyNotFound" | "ContactProperties:TypeImmutable" | "Contacts:Contact:NotFound" | "Contacts:ContactNotFound" | "Contacts:DuplicatePhoneNumber" | "Contacts:DuplicateWhatsAppUserId" | "Contacts:InvalidPropertyValue" | "Contacts:InvalidSearchFilter" | "Contacts:InvalidSelectOption" | "Contacts:PhoneNumberOrWhatsAppUserIdRequired" | "Contacts:PropertyRequired" | "Contacts:ValueMissing" | "Conversations:AiAgentNotFound" | "Conversations:AnotherOpen" | "Conversations:BothAssignees" | "Conversations:Conversation:NotFound" | "Conversations:ConversationNotFound" | "Conversations:UserNotFound" | "Cors:OriginNotAllowed" | "Database:Unavailable" | "Idempotency:InFlight" | "Idempotency:InvalidKey" | "Idempotency:KeyReused" | "Media:NotFound" | "OutboundIvr:AlreadyFinished" | "OutboundIvr:Flow:NotFound" | "OutboundIvr:FlowNotFound" | "OutboundIvr:InvalidFlow" | "OutboundIvr:InvalidRequest" | "OutboundIvr:PhoneNumberRequired" | "OutboundIvr:RecipientOptedOut" | "OutboundIvr:Request:NotFound" | "OutboundIvr:RequestNotFound" | "Policy:FrequencyCapReached" | "Policy:InvalidKeywords" | "Policy:InvalidSendAt" | "Policy:InvalidSendPolicy" | "Policy:ScheduledItem:NotFound" | "Policy:ScheduledItemNotCancellable" | "Policy:ScheduledItemNotFound" | "RateLimit:Exceeded" | "Redis:Unavailable" | "Request:Conflict" | "Request:Failed" | "Request:Invalid" | "Request:InvalidSorting" | "Request:MethodNotAllowed" | "Request:NestedTooDeep" | "Request:NotFound" | "Request:PayloadTooLarge" | "Request:Unprocessable" | "Request:UnsafeText" | "Request:UnsupportedMediaType" | "Request:ValidationFailed" | "Server:InternalError" | "ServiceAccounts:NotFound" | "ServiceAccounts:ServiceAccount:NotFound" | "Speech:InvalidText" | "Storage:Unavailable" | "Support:ConversionTimedOut" | "Support:EmptyFile" | "Support:FileRequired" | "Support:FileTooLarge" | "Support:MalformedUpload" | "Support:UnsupportedMediaType" | "Tags:DuplicateName" | "Tags:Tag:NotFound" | "Tags:TagInUse" | "Tags:TagNotFound" | "Voice:InvalidSignature" | "Webhooks:Delivery:NotFound" | "Webhooks:DeliveryInProgress" | "Webhooks:DeliveryNotFound" | "Webhooks:Endpoint:NotFound" | "Webhooks:EndpointNotFound" | "Webhooks:ForbiddenHeader" | "Webhooks:InvalidTarget" | "Webhooks:PrivateTarget" | "Webhooks:TooManyHeaders" | "Webhooks:UnknownEventType" | "WhatsApp:CallingSettingsInvalid" | "WhatsApp:CallingSettingsRefused" | "WhatsApp:DuplicateButtonIds" | "WhatsApp:DuplicateRowIds" | "WhatsApp:DuplicateTemplate" | "WhatsApp:GraphUnavailable" | "WhatsApp:InvalidCurrency" | "WhatsApp:InvalidMessageId" | "WhatsApp:InvalidParameter" | "WhatsApp:InvalidPrice" | "WhatsApp:InvalidRecipient" | "WhatsApp:InvalidSandboxMessage" | "WhatsApp:InvalidSignature" | "WhatsApp:InvalidTemplate" | "WhatsApp:InvalidUsageRange" | "WhatsApp:MediaConversionFailed" | "WhatsApp:MediaDownloadFailed" | "WhatsApp:MediaHashMismatch" | "WhatsApp:MediaTooLarge" | "WhatsApp:MediaTypeMismatch" | "WhatsApp:MessageNotFound" | "WhatsApp:MessagingLimitReached" | "WhatsApp:NotACloudChannel" | "WhatsApp:NotASandboxChannel" | "WhatsApp:ProviderError" | "WhatsApp:ProviderUnavailable" | "WhatsApp:ProviderUnreachable" | "WhatsApp:RateCardNotFound" | "WhatsApp:RateLimited" | "WhatsApp:RecipientOptedOut" | "WhatsApp:SectionTitleRequired" | "WhatsApp:SendInterrupted" | "WhatsApp:ServiceWindowExpired" | "WhatsApp:TemplateDisabled" | "WhatsApp:TemplateNotApproved" | "WhatsApp:TemplateNotFound" | "WhatsApp:TemplateParametersMismatch" | "WhatsApp:TemplatePaused" | "WhatsApp:TemplatePolicyViolation" | "WhatsApp:TemplateRefused" | "WhatsApp:TemplateSyncFailed" | "WhatsApp:TemplateTextTooLong" | "WhatsApp:TooManyListRows" | "WhatsApp:Unauthorized" | "WhatsApp:UnknownPricingCategory" | "WhatsApp:UnknownTemplateName" | "WhatsApp:VerificationFailed" | "Workspaces:UserEmailTaken" | "Workspaces:Workspace:NotFound" | "Workspaces:WorkspaceNotFound";
             details: string | null;
             message: string;
             validationErrors: components["schemas"]["ValidationErrorItemDto"][] | null;
+        };
+        EvaluationCriterionDto: {
+            /** @example The agent greets the customer by name in the first sentence. */
+            description: string;
+            /** @example Greeted the customer */
+            name: string;
         };
         /**
          * @description 1 Inbound, 2 Outbound, 3 Internal
@@ -3864,6 +3899,14 @@ export interface components {
         PropertyValueCountDto: {
             count: number;
             value: string;
+        };
+        ProviderDto: {
+            /** @description Whether an API key is stored (the key itself is never returned). */
+            apiKeySet: boolean;
+            baseUrl: string | null;
+            model: string | null;
+            /** @enum {string} */
+            provider: "none" | "openai-compatible";
         };
         PutRateCardDto: {
             /**
@@ -4685,6 +4728,11 @@ export interface components {
             /** @description Value type to send: text, image, document or video. */
             type: string;
         };
+        SetCallIntelligenceDto: {
+            evaluationCriteria?: components["schemas"]["EvaluationCriterionDto"][];
+            summary: components["schemas"]["SetSummaryProviderDto"];
+            transcription: components["schemas"]["SetProviderDto"];
+        };
         SetConsentStateDto: {
             /** @description How it was given; Api by default. */
             source?: components["schemas"]["ConsentSource"];
@@ -4693,6 +4741,42 @@ export interface components {
         SetPropertyValueDto: {
             /** @description Text: a string. Number: a number or numeric string. Select: one of the selectOptions. Date: ISO 8601 date or date-time. null removes the value. */
             value: (string | null) | number;
+        };
+        SetProviderDto: {
+            /** @description Write-only: sent as `Authorization: Bearer`. Left out keeps the key stored before; null removes it. */
+            apiKey?: string | null;
+            /**
+             * Format: uri
+             * @description The API's base, to which `/audio/transcriptions` or `/chat/completions` is appended. Required for openai-compatible.
+             * @example https://api.openai.com/v1
+             */
+            baseUrl?: string | null;
+            /** @example whisper-1 */
+            model?: string | null;
+            /**
+             * @example openai-compatible
+             * @enum {string}
+             */
+            provider: "none" | "openai-compatible";
+        };
+        SetSummaryProviderDto: {
+            /** @description Write-only: sent as `Authorization: Bearer`. Left out keeps the key stored before; null removes it. */
+            apiKey?: string | null;
+            /**
+             * Format: uri
+             * @description The API's base, to which `/audio/transcriptions` or `/chat/completions` is appended. Required for openai-compatible.
+             * @example https://api.openai.com/v1
+             */
+            baseUrl?: string | null;
+            /** @example whisper-1 */
+            model?: string | null;
+            /** @description Extra instructions given to the language model with the transcript. */
+            prompt?: string | null;
+            /**
+             * @example openai-compatible
+             * @enum {string}
+             */
+            provider: "none" | "openai-compatible";
         };
         SetWhatsAppCallingDto: {
             /**
@@ -4717,6 +4801,15 @@ export interface components {
              * @description The flow that answers a user's call; none: users' calls are rejected.
              */
             inboundFlowId?: string | null;
+        };
+        SummaryProviderDto: {
+            /** @description Whether an API key is stored (the key itself is never returned). */
+            apiKeySet: boolean;
+            baseUrl: string | null;
+            model: string | null;
+            prompt: string | null;
+            /** @enum {string} */
+            provider: "none" | "openai-compatible";
         };
         TagConversationDto: {
             tagIds: string[];
@@ -8200,6 +8293,289 @@ export interface operations {
                      *       },
                      *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
                      *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    getCallIntelligence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallIntelligenceDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The token is valid but lacks the API scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit reached: wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description A dependency is out of reach (`Database:Unavailable` while PostgreSQL restarts, `Redis:Unavailable` for the send governor’s check, `Storage:Unavailable` for media): nothing was written; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    setCallIntelligence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetCallIntelligenceDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallIntelligenceDto"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a field that fails validation, or a business rule (see `error.code` and `error.validationErrors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The token is valid but lacks the API scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The request body has a content type this operation does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit reached: wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description A dependency is out of reach (`Database:Unavailable` while PostgreSQL restarts, `Redis:Unavailable` for the send governor’s check, `Storage:Unavailable` for media): nothing was written; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
