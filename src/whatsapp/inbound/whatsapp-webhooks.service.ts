@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { ChannelNotFound } from '../../channels/channels.errors.js';
 import { ChannelsService } from '../../channels/channels.service.js';
 import { validHubSignature } from './cloud-webhook.js';
@@ -22,6 +22,8 @@ export interface SignedNotification {
  */
 @Injectable()
 export class WhatsAppWebhooksService {
+  private readonly logger = new Logger(WhatsAppWebhooksService.name);
+
   constructor(
     private readonly channels: ChannelsService,
     private readonly intake: WhatsAppIntake,
@@ -47,7 +49,8 @@ export class WhatsAppWebhooksService {
     const signals = readCallSignals(notification.body);
     for (const signal of signals) await this.callSignals.publish(signal);
     // Not awaited: Meta's webhook is answered at once; the Graph request follows.
-    if (signals.length > 0) void this.userCalls.handle(channel, signals);
+    if (signals.length > 0)
+      this.userCalls.handle(channel, signals).catch((err: unknown) => this.logger.warn({ err }, 'User-initiated calls not handled'));
     await this.intake.write({ workspaceId: channel.workspaceId, channelId: channel.id, body: notification.rawBody.toString('utf8') });
   }
 }
