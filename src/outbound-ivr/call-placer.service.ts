@@ -11,16 +11,9 @@ import { OutboundIvrFlowsService } from '../outbound-ivr-flows/outbound-ivr-flow
 import { isFinished, OutboundIvrAudioType, OutboundIvrStatus } from './ivr-enums.js';
 import type { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
 import { OutboundIvrRequestsRepository } from './outbound-ivr-requests.repository.js';
-import { SandboxVoiceProvider } from './providers/sandbox-voice.provider.js';
-import { TwilioVoiceProvider } from './providers/twilio-voice.provider.js';
+import { VoiceProviders } from './providers/voice-providers.js';
 import { WhatsAppVoiceProvider } from './providers/whatsapp-voice.provider.js';
-import {
-  VoiceProviderAmbiguous,
-  VoiceProviderRefused,
-  VoiceProviderUnavailable,
-  type CallSession,
-  type VoiceProvider,
-} from './providers/voice-provider.js';
+import { VoiceProviderAmbiguous, VoiceProviderRefused, VoiceProviderUnavailable, type CallSession } from './providers/voice-provider.js';
 import { SpeechSynthesizer } from '../speech/speech-synthesizer.js';
 import { SendGovernor } from '../governor/send-governor.service.js';
 import { Outbox } from '../queue/outbox.service.js';
@@ -40,8 +33,7 @@ export class CallPlacer {
     private readonly tracker: CallTracker,
     private readonly speech: SpeechSynthesizer,
     private readonly flows: OutboundIvrFlowsService,
-    private readonly sandbox: SandboxVoiceProvider,
-    private readonly twilio: TwilioVoiceProvider,
+    private readonly providers: VoiceProviders,
     private readonly whatsApp: WhatsAppVoiceProvider,
     private readonly governor: SendGovernor,
     private readonly outbox: Outbox,
@@ -95,7 +87,7 @@ export class CallPlacer {
     request.script = script;
 
     try {
-      await this.providerOf(channel).call(channel, request, this.session(ref));
+      await this.providers.of(channel).call(channel, request, this.session(ref));
     } catch (err) {
       if (err instanceof VoiceProviderAmbiguous) {
         // The provider may have placed the call: its callbacks will say so, or the sweeper ends the call.
@@ -129,7 +121,7 @@ export class CallPlacer {
     const channel = await this.channels.get(ref.workspaceId, request.channelId, 'voice').catch(() => null);
     if (!channel) return;
     try {
-      await this.providerOf(channel).hangUp(channel, request.callId);
+      await this.providers.of(channel).hangUp(channel, request.callId);
     } catch (err) {
       if (err instanceof VoiceProviderRefused) this.logger.warn(`Hang-up of call ${request.callId} refused: ${err.message}`);
       else throw err;
@@ -184,11 +176,6 @@ export class CallPlacer {
     if (prompt.audioFileUrl) return prompt.audioFileUrl;
     if (!prompt.ttsText) return null;
     return (await this.speech.synthesize(workspaceId, prompt.ttsText, prompt.ttsVoice)).url;
-  }
-
-  private providerOf(channel: Channel): VoiceProvider {
-    if (!channel.hasVoice) return this.whatsApp;
-    return channel.voiceProvider === 'twilio' ? this.twilio : this.sandbox;
   }
 
   /**

@@ -7,8 +7,7 @@ import { JobHandler } from '../queue/job-handler.decorator.js';
 import { JobName, QueueName } from '../queue/queue-names.js';
 import { CallTracker } from './call-tracker.service.js';
 import { OutboundIvrRequestsRepository } from './outbound-ivr-requests.repository.js';
-import { SandboxVoiceProvider } from './providers/sandbox-voice.provider.js';
-import { TwilioVoiceProvider } from './providers/twilio-voice.provider.js';
+import { VoiceProviders } from './providers/voice-providers.js';
 
 const SWEEP_EVERY_MS = 60_000;
 const BATCH = 200;
@@ -17,7 +16,7 @@ const BATCH = 200;
  * Ends calls whose final report never came: a lost status callback, a worker that died while it
  * played a sandbox call, a placement whose outcome was unknown. Every minute it takes the calls
  * placed longer ago than IVR_STALE_CALL_MINUTES and still unfinished: a provider that knows how
- * one ended says so; the others end Failed.
+ * one ended says so; the others are hung up at the provider and end Failed.
  */
 @Injectable()
 export class CallSweeper implements OnApplicationBootstrap {
@@ -28,8 +27,7 @@ export class CallSweeper implements OnApplicationBootstrap {
     private readonly config: AppConfig,
     private readonly channels: ChannelsService,
     private readonly tracker: CallTracker,
-    private readonly sandbox: SandboxVoiceProvider,
-    private readonly twilio: TwilioVoiceProvider,
+    private readonly providers: VoiceProviders,
     @InjectQueue(QueueName.Maintenance) private readonly queue: Queue,
   ) {}
 
@@ -52,8 +50,11 @@ export class CallSweeper implements OnApplicationBootstrap {
       const ref = { id: call.id, workspaceId: call.workspaceId };
       try {
         const channel = await this.channels.getIncludingDeleted(call.workspaceId, call.channelId);
-        const provider = channel?.voiceProvider === 'twilio' ? this.twilio : this.sandbox;
-        const report = channel && call.callId ? await provider.finalReport(channel, call.callId) : null;
+        const provider = channel ? this.providers.of(channel) : null;
+        const report = channel && call.callId ? await provider!.finalReport(channel, call.callId) : null;
+        // A call the provider gives no end for may still be up there (a WhatsApp call whose worker
+        // is gone, a Twilio call still in progress): it is ended there before it is ended here.
+        if (!report && channel && call.callId) await provider!.hangUp(channel, call.callId);
         const minutes = Math.round(olderThanMs / 60_000);
         const progress = report ?? {
           kind: 'ended' as const,

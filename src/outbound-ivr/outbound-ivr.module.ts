@@ -20,6 +20,7 @@ import { OutboundIvrProcessor } from './outbound-ivr.processor.js';
 import { OutboundIvrService } from './outbound-ivr.service.js';
 import { SandboxVoiceProvider } from './providers/sandbox-voice.provider.js';
 import { TwilioVoiceProvider } from './providers/twilio-voice.provider.js';
+import { VoiceProviders } from './providers/voice-providers.js';
 import { WhatsAppVoiceProvider } from './providers/whatsapp-voice.provider.js';
 import { WhatsAppCallsModule } from '../voice/whatsapp-calls/whatsapp-calls.module.js';
 import { SpeechModule } from '../speech/speech.module.js';
@@ -56,6 +57,7 @@ import { RecordingRetention } from './recording/recording-retention.service.js';
     SandboxVoiceProvider,
     TwilioVoiceProvider,
     WhatsAppVoiceProvider,
+    VoiceProviders,
     OutboundIvrProcessor,
     CallRecordings,
     RecordingRetention,

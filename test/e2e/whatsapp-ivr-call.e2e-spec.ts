@@ -77,7 +77,7 @@ describeWithApp(
       assert.equal(res.status, 200, res.text);
     };
 
-    const createIvr = async () => {
+    const createIvr = async (overrides: Record<string, unknown> = {}) => {
       const webhookUrl = fx.receiver.url(`/ivr/${++callNumber}`);
       const created = await fx.a.api.post('/v1/outbound-ivr', {
         channelId,
@@ -90,6 +90,7 @@ describeWithApp(
         webhookUrl,
         maxAudioRetries: 0,
         inputTimeoutMs: 8000,
+        ...overrides,
       });
       assert.equal(created.status, 200, created.text);
       return { id: created.body.id as string, outcomePath: new URL(webhookUrl).pathname };
@@ -191,6 +192,99 @@ describeWithApp(
       const event = timeline.body.items.find((e: { sourceType: number }) => e.sourceType === 1);
       assert.ok(event, JSON.stringify(timeline.body.items));
       assert.equal(event.direction, 2);
+    });
+
+    it('a key pressed while the question is asked again is the answer (a silent first turn leaves no stale wait behind)', async () => {
+      meta.callee = { answer: 'accept', ringMs: 100 };
+      const { id } = await createIvr({ maxAudioRetries: 1, inputTimeoutMs: 1000 });
+      const far = await waitFor(async () => [...meta.calls.values()].find((c) => c.tracking === id), 10_000, 'the fake call');
+      const perPrompt = Math.ceil(pcmFromWav(promptWav()).samples.length / (RATE / 50));
+      // The first prompt plays out and its wait ends in silence; the key comes during the repeat.
+      await waitFor(async () => far.peer.packetsOf('audio/opus').length >= perPrompt + 10, 15_000, 'the prompt asked again');
+      await far.peer.pressKey('2', 200);
+      const record = await finished(id, 15_000);
+      assert.equal(record.status, 4, JSON.stringify(record));
+      assert.equal(record.pressedDigit, '2');
+      assert.equal(record.result, 1);
+      assert.ok(far.peer.packetsOf('audio/opus').length < 2 * perPrompt, 'the key cut the repeated prompt short');
+    });
+
+    it("Meta's SDP answer redelivered after ACCEPTED is ignored: the call runs to its answer", async () => {
+      meta.callee = { answer: 'accept', ringMs: 100, answerWebhook: 'twice' };
+      const { id } = await createIvr();
+      const far = await waitFor(async () => [...meta.calls.values()].find((c) => c.tracking === id), 10_000, 'the fake call');
+      await waitFor(async () => far.peer.packetsOf('audio/opus').length >= 20, 10_000, 'the prompt at the far end');
+      await far.peer.pressKey('1', 200);
+      const record = await finished(id, 15_000);
+      assert.equal(record.status, 4, JSON.stringify(record));
+      assert.equal(record.pressedDigit, '1');
+    });
+
+    it('ACCEPTED without an SDP answer from Meta: Failed, MediaPathFailed, within the connect timeout, and the call is terminated', async () => {
+      meta.callee = { answer: 'accept', ringMs: 100, answerWebhook: 'never' };
+      const started = Date.now();
+      const { id, outcomePath } = await createIvr();
+      const record = await finished(id, 15_000);
+      const tookMs = Date.now() - started;
+      assert.ok(tookMs < CONNECT_TIMEOUT_MS + 5000, `ended after ${tookMs} ms`);
+      assert.equal(record.status, 7);
+      assert.equal(record.hangupCause, 'MediaPathFailed');
+      assert.match(record.errorMessage, /no SDP answer/);
+      const far = [...meta.calls.values()].find((c) => c.tracking === id)!;
+      await waitFor(async () => far.terminatedBy, 5000, 'the call terminated at Meta');
+      assert.equal(far.terminatedBy, 'business');
+      assert.equal((await outcome(outcomePath)).status, 7);
+    });
+
+    it("a call signal signed by another workspace's channel but naming this number is dropped: the call goes on", async () => {
+      const otherSecret = 'other-workspace-app-secret';
+      const other = await fx.t.admin.post(`/admin/v1/workspaces/${fx.b.workspaceId}/channels`, {
+        name: 'Another tenant',
+        type: 2,
+        phoneNumber: '+14155550903',
+        whatsApp: {
+          provider: 'cloud-api',
+          phoneNumberId: '3098799',
+          wabaId: '557',
+          accessToken: TOKEN,
+          appSecret: otherSecret,
+          verifyToken: 'v',
+        },
+      });
+      assert.equal(other.status, 200, other.text);
+      meta.callee = { answer: 'accept', ringMs: 100 };
+      const { id } = await createIvr();
+      const far = await waitFor(async () => [...meta.calls.values()].find((c) => c.tracking === id), 10_000, 'the fake call');
+      await waitFor(async () => far.peer.packetsOf('audio/opus').length >= 10, 10_000, 'the prompt at the far end');
+      // The other tenant's own, validly signed webhook, claiming this number's call ended.
+      const forged = {
+        object: 'whatsapp_business_account',
+        entry: [
+          {
+            id: '557',
+            changes: [
+              {
+                field: 'calls',
+                value: {
+                  messaging_product: 'whatsapp',
+                  metadata: { display_phone_number: '14155550903', phone_number_id: PHONE_NUMBER_ID },
+                  calls: [
+                    { id: far.id, event: 'terminate', status: 'COMPLETED', duration: 1, timestamp: String(Math.floor(Date.now() / 1000)) },
+                  ],
+                },
+              },
+            ],
+          },
+        ],
+      };
+      const status = await FakeCloudApi.notify(`${fx.t.baseUrl}/v1/whatsapp/webhooks/${other.body.id}`, otherSecret, forged);
+      assert.equal(status, 200);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.equal((await fx.a.api.get(`/v1/outbound-ivr/${id}`)).body.status, 3, 'still InProgress');
+      await far.peer.pressKey('1', 200);
+      const record = await finished(id, 15_000);
+      assert.equal(record.status, 4, JSON.stringify(record));
+      assert.equal(record.pressedDigit, '1');
     });
 
     it('five calls at once on one number: each call hears its own signals and takes its own digit', async () => {

@@ -12,6 +12,8 @@ export interface CalleeBehaviour {
   hangUpAfterMs?: number;
   /** `unreachable`: Meta's media edge is gone once it answered the SDP (nothing answers ICE there), so the media path never connects. */
   media?: 'ok' | 'unreachable';
+  /** `never`: the `connect` webhook with Meta's SDP answer is lost; `twice`: it is delivered again after ACCEPTED (a webhook redelivery). */
+  answerWebhook?: 'once' | 'never' | 'twice';
 }
 
 export interface FakeCall {
@@ -114,20 +116,20 @@ export class FakeMetaCalls {
   }
 
   private async ring(call: FakeCall, answerSdp: string): Promise<void> {
-    await this.post(
-      this.callsChange([
-        {
-          id: call.id,
-          to: call.to,
-          from: 'business',
-          event: 'connect',
-          timestamp: nowSeconds(),
-          direction: 'BUSINESS_INITIATED',
-          session: { sdp_type: 'answer', sdp: answerSdp },
-          ...(call.tracking && { biz_opaque_callback_data: call.tracking }),
-        },
-      ]),
-    );
+    const answerWebhook = this.callee.answerWebhook ?? 'once';
+    const connect = this.callsChange([
+      {
+        id: call.id,
+        to: call.to,
+        from: 'business',
+        event: 'connect',
+        timestamp: nowSeconds(),
+        direction: 'BUSINESS_INITIATED',
+        session: { sdp_type: 'answer', sdp: answerSdp },
+        ...(call.tracking && { biz_opaque_callback_data: call.tracking }),
+      },
+    ]);
+    if (answerWebhook !== 'never') await this.post(connect);
     await this.post(this.statusChange(call, 'RINGING'));
     if (this.callee.answer === 'ignore') return;
     await new Promise((resolve) => setTimeout(resolve, this.callee.ringMs));
@@ -139,6 +141,7 @@ export class FakeMetaCalls {
     }
     call.acceptedAt = Date.now();
     await this.post(this.statusChange(call, 'ACCEPTED'));
+    if (answerWebhook === 'twice') await this.post(connect);
     const { hangUpAfterMs } = this.callee;
     if (hangUpAfterMs !== undefined) setTimeout(() => void this.terminate(call, 'user').catch(() => undefined), hangUpAfterMs);
   }

@@ -6,6 +6,7 @@ import { AppConfig } from '../../config/app-config.js';
 import type { MediaTransportOptions } from '../../voice/webrtc/webrtc-media-transport.js';
 import { BusinessInitiatedCall, type CallEnd } from '../../voice/whatsapp-calls/business-initiated-call.js';
 import { CallSignalBus } from '../../voice/whatsapp-calls/call-signal-bus.js';
+import { PressedKeys } from '../../voice/whatsapp-calls/pressed-keys.js';
 import { CallActionRefused, terminateCall, type GraphNumber } from '../../voice/whatsapp-calls/graph-calling.js';
 import type { CallProgress } from '../call-progress.js';
 import type { Instructions } from '../dialog/dialog-state.js';
@@ -41,6 +42,16 @@ export class WhatsAppVoiceProvider implements VoiceProvider {
 
   async call(channel: Channel, request: OutboundIvrRequestEntity, session: CallSession): Promise<void> {
     const call = await this.place(channel, request);
+    try {
+      await this.run(call, request, session);
+    } catch (err) {
+      // Whatever went wrong here, the call must not stay up at Meta with nobody behind it.
+      await call.hangUp({ kind: 'media-failed', message: `The dialog failed: ${(err as Error).message}` });
+      throw err;
+    }
+  }
+
+  private async run(call: BusinessInitiatedCall, request: OutboundIvrRequestEntity, session: CallSession): Promise<void> {
     const ended = call.ended.then((end) => new CallEnded(end));
     if (!(await session.progress({ kind: 'initiated', at: new Date(), callId: call.callId }))) return void (await call.hangUp());
 
@@ -58,21 +69,20 @@ export class WhatsAppVoiceProvider implements VoiceProvider {
     if (!answered) return void (await session.progress(this.ending((await ended).end, null)));
     const answeredAt = Date.now();
 
-    const keys: string[] = [];
-    let keyArrived: (() => void) | undefined;
+    const keys = new PressedKeys();
     call.media.onKey((key) => {
-      keys.push(key);
       call.media.stop(); // a key cuts the prompt short, as on a phone IVR
-      keyArrived?.();
+      keys.push(key);
     });
+    void call.ended.then(() => keys.cancel());
 
     let instructions = await session.converse({ kind: 'answered' });
     while (true) {
-      keys.length = 0;
+      keys.clear();
       const played = await Promise.race([this.play(call, request.workspaceId, instructions), ended]);
       if (played instanceof CallEnded) return void (await session.progress(this.ending(played.end, answeredAt)));
       if (!instructions.gather) break;
-      const key = await Promise.race([this.nextKey(keys, instructions.gather.timeoutMs, (wake) => (keyArrived = wake)), ended]);
+      const key = await Promise.race([keys.next(instructions.gather.timeoutMs), ended]);
       if (key instanceof CallEnded) return void (await session.progress(this.ending(key.end, answeredAt)));
       if (!(await session.isLive())) return void (await call.hangUp());
       instructions = await session.converse(key ? { kind: 'digit', digit: key } : { kind: 'silence' }, instructions.turn);
@@ -87,7 +97,11 @@ export class WhatsAppVoiceProvider implements VoiceProvider {
   }
 
   async hangUp(channel: Channel, callId: string): Promise<void> {
-    await terminateCall(this.numberOf(channel), callId);
+    try {
+      await terminateCall(this.numberOf(channel), callId);
+    } catch (err) {
+      throw this.providerError(err);
+    }
   }
 
   /** Meta keeps no call report to ask for: the webhooks are the account. */
@@ -111,17 +125,22 @@ export class WhatsAppVoiceProvider implements VoiceProvider {
         ringTimeoutMs: voice.whatsAppCallRingTimeoutMs,
       });
     } catch (err) {
-      if (err instanceof CallActionRefused) {
-        if (err.code === NO_CALL_PERMISSION)
-          throw new VoiceProviderRefused(
-            `The WhatsApp user has not given this business permission to call (Meta error 138006): ${err.message}`,
-            'NoPermission',
-          );
-        throw new VoiceProviderRefused(err.message, err.code ? `WhatsApp${err.code}` : 'WhatsAppRefused');
-      }
-      if (err instanceof DomainError && err.code === 'WhatsApp:GraphUnavailable') throw new VoiceProviderUnavailable(err.message);
-      throw err;
+      throw this.providerError(err);
     }
+  }
+
+  /** Meta's refusal or outage as the voice provider errors the call placer knows. */
+  private providerError(err: unknown): unknown {
+    if (err instanceof CallActionRefused) {
+      if (err.code === NO_CALL_PERMISSION)
+        return new VoiceProviderRefused(
+          `The WhatsApp user has not given this business permission to call (Meta error 138006): ${err.message}`,
+          'NoPermission',
+        );
+      return new VoiceProviderRefused(err.message, err.code ? `WhatsApp${err.code}` : 'WhatsAppRefused');
+    }
+    if (err instanceof DomainError && err.code === 'WhatsApp:GraphUnavailable') return new VoiceProviderUnavailable(err.message);
+    return err;
   }
 
   /** Plays what the dialog says, the question's prompt last; a key pressed meanwhile stops it. */
@@ -136,18 +155,6 @@ export class WhatsAppVoiceProvider implements VoiceProvider {
       const report = await call.media.play({ sampleRate: RECORDING_SAMPLE_RATE, samples });
       if (report.stopped) return;
     }
-  }
-
-  /** The first key pressed (already, or within `timeoutMs`), or null for silence. */
-  private nextKey(keys: string[], timeoutMs: number, onWake: (wake: () => void) => void): Promise<string | null> {
-    if (keys.length > 0) return Promise.resolve(keys.shift()!);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(keys.shift() ?? null), timeoutMs);
-      onWake(() => {
-        clearTimeout(timer);
-        resolve(keys.shift() ?? null);
-      });
-    });
   }
 
   /** How a call that did not reach the dialog's end ended, as a phone call's would be reported. */

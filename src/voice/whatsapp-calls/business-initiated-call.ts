@@ -20,6 +20,7 @@ export interface PlaceCallOptions {
 }
 
 const DEFAULT_RING_TIMEOUT_MS = 60_000;
+const DEFAULT_ANSWER_TIMEOUT_MS = 10_000;
 
 /**
  * One business-initiated WhatsApp call in the worker: the WebRTC offer goes to Meta with
@@ -41,6 +42,10 @@ export class BusinessInitiatedCall {
   private hangingUp = false;
   private unsubscribe: (() => Promise<void>) | undefined;
   private ringTimer: NodeJS.Timeout | undefined;
+  /** Runs from ACCEPTED until Meta's SDP answer is in: an accepted call whose answer never comes must still end. */
+  private answerTimer: NodeJS.Timeout | undefined;
+  private answerTimeoutMs = DEFAULT_ANSWER_TIMEOUT_MS;
+  private answerReceived = false;
 
   private constructor(
     readonly callId: string,
@@ -77,6 +82,7 @@ export class BusinessInitiatedCall {
       const callId = await connectCall(number, to, media.localSdp, options.tracking);
       call = new BusinessInitiatedCall(callId, media, number);
       call.unsubscribe = unsubscribe;
+      call.answerTimeoutMs = options.media?.connectTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS;
     } catch (err) {
       await unsubscribe?.();
       await media.close();
@@ -92,7 +98,7 @@ export class BusinessInitiatedCall {
     if (this.finished || this.hangingUp) return;
     // Signals Meta sends while it terminates (its own terminate webhook) do not change why the call ended.
     this.hangingUp = true;
-    clearTimeout(this.ringTimer);
+    this.clearTimers();
     await terminateCall(this.number, this.callId).catch(() => undefined);
     this.end(end);
   }
@@ -100,8 +106,12 @@ export class BusinessInitiatedCall {
   private receive(signal: CallSignal): void {
     if (this.finished || this.hangingUp) return;
     if (signal.kind === 'connect' && signal.sdpType === 'answer') {
+      // Meta may deliver a webhook twice: only the first answer is the call's.
+      if (this.answerReceived) return;
+      this.answerReceived = true;
       this.media.acceptAnswer(signal.sdp).then(
         () => {
+          clearTimeout(this.answerTimer);
           this.markAnswerApplied();
           this.media.connected().catch((err: unknown) => {
             const message = err instanceof MediaPathNotConnected ? err.message : String(err);
@@ -115,6 +125,7 @@ export class BusinessInitiatedCall {
       else if (signal.status === 'ACCEPTED') {
         this.acceptedAt ??= performance.now();
         clearTimeout(this.ringTimer);
+        if (!this.answerReceived && !this.answerTimer) this.answerTimer = setTimeout(() => this.answerMissing(), this.answerTimeoutMs);
         this.markRinging();
         this.markAccepted();
       } else this.end({ kind: 'rejected' });
@@ -123,10 +134,20 @@ export class BusinessInitiatedCall {
     }
   }
 
+  private answerMissing(): void {
+    const message = `Meta reported the call accepted but sent no SDP answer within ${this.answerTimeoutMs} ms.`;
+    void this.hangUp({ kind: 'media-failed', message });
+  }
+
+  private clearTimers(): void {
+    clearTimeout(this.ringTimer);
+    clearTimeout(this.answerTimer);
+  }
+
   private end(end: CallEnd): void {
     if (this.finished) return;
     this.finished = true;
-    clearTimeout(this.ringTimer);
+    this.clearTimers();
     this.finish(end);
     void this.media.close();
     void this.unsubscribe?.();

@@ -1,4 +1,4 @@
-import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
 import { AppConfig } from '../../config/app-config.js';
 import type { CallSignal } from './call-signals.js';
@@ -12,10 +12,12 @@ import type { CallSignal } from './call-signals.js';
  */
 @Injectable()
 export class CallSignalBus implements OnApplicationShutdown {
+  private readonly logger = new Logger(CallSignalBus.name);
   private readonly prefix: string;
   private publisher: Redis | undefined;
   private subscriber: Redis | undefined;
-  private readonly listeners = new Map<string, Set<(signal: CallSignal) => void>>();
+  /** Per number: its listeners, and the SUBSCRIBE every listener waits for (one per number). */
+  private readonly numbers = new Map<string, { listeners: Set<(signal: CallSignal) => void>; subscribed: Promise<unknown> }>();
 
   constructor(private readonly config: AppConfig) {
     this.prefix = `${config.redis.keyPrefix}:whatsapp-call:`;
@@ -26,28 +28,61 @@ export class CallSignalBus implements OnApplicationShutdown {
     await this.publisher.publish(this.prefix + signal.phoneNumberId, JSON.stringify(signal));
   }
 
-  /** Calls `listener` with every call signal of the number until the returned function is called. */
+  /**
+   * Calls `listener` with every call signal of the number until the returned function is called.
+   * Resolves once Redis confirmed the subscription, so nothing published afterwards is missed; when
+   * Redis refuses it, rejects, and the next call subscribes again.
+   */
   async subscribe(phoneNumberId: string, listener: (signal: CallSignal) => void): Promise<() => Promise<void>> {
-    if (!this.subscriber) {
-      this.subscriber = this.connect('whatsapp-call-signals-subscriber');
-      this.subscriber.on('message', (channel: string, message: string) => {
-        const signal = JSON.parse(message) as CallSignal;
-        this.listeners.get(channel.slice(this.prefix.length))?.forEach((listen) => listen(signal));
+    const subscriber = this.subscriber ?? this.startSubscriber();
+    let number = this.numbers.get(phoneNumberId);
+    if (!number) {
+      const subscribed = subscriber.subscribe(this.prefix + phoneNumberId);
+      const entry = { listeners: new Set<(signal: CallSignal) => void>(), subscribed };
+      number = entry;
+      this.numbers.set(phoneNumberId, entry);
+      subscribed.catch(() => {
+        if (this.numbers.get(phoneNumberId) === entry) this.numbers.delete(phoneNumberId);
       });
     }
-    let listeners = this.listeners.get(phoneNumberId);
-    if (!listeners) {
-      listeners = new Set();
-      this.listeners.set(phoneNumberId, listeners);
-      await this.subscriber.subscribe(this.prefix + phoneNumberId);
-    }
+    const { listeners, subscribed } = number;
     listeners.add(listener);
+    try {
+      await subscribed;
+    } catch (err) {
+      listeners.delete(listener);
+      throw err;
+    }
     return async () => {
       listeners.delete(listener);
-      if (listeners.size > 0 || this.listeners.get(phoneNumberId) !== listeners) return;
-      this.listeners.delete(phoneNumberId);
+      if (listeners.size > 0 || this.numbers.get(phoneNumberId) !== number) return;
+      this.numbers.delete(phoneNumberId);
       await this.subscriber?.unsubscribe(this.prefix + phoneNumberId);
     };
+  }
+
+  private startSubscriber(): Redis {
+    const subscriber = this.connect('whatsapp-call-signals-subscriber');
+    subscriber.on('message', (channel: string, message: string) => {
+      const listeners = this.numbers.get(channel.slice(this.prefix.length))?.listeners;
+      if (!listeners) return;
+      // A bad message or a listener's fault is logged here: thrown, it would reach ioredis's emitter and skip the other listeners.
+      let signal: CallSignal;
+      try {
+        signal = JSON.parse(message) as CallSignal;
+      } catch {
+        return this.logger.warn(`An unreadable WhatsApp call signal on ${channel} was dropped`);
+      }
+      for (const listen of listeners) {
+        try {
+          listen(signal);
+        } catch (err) {
+          this.logger.warn(`A WhatsApp call signal listener failed on call ${signal.callId}: ${(err as Error).message}`);
+        }
+      }
+    });
+    this.subscriber = subscriber;
+    return subscriber;
   }
 
   onApplicationShutdown(): void {

@@ -46,7 +46,8 @@ export class WhatsAppWebhooksService {
     const { appSecret } = this.channels.whatsAppCredentials(channel);
     if (!notification.rawBody || !validHubSignature(notification.rawBody, notification.signature, appSecret)) throw InvalidSignature();
     // A call's signals go straight to the worker running it (API.md §15); the notification is kept in the intake as any other.
-    const signals = readCallSignals(notification.body);
+    // The signature proves only this channel: a signal naming another number (maybe another workspace's) is dropped.
+    const signals = readCallSignals(notification.body).filter((signal) => signal.phoneNumberId === channel.whatsAppPhoneNumberId);
     for (const signal of signals) await this.callSignals.publish(signal);
     // Not awaited: Meta's webhook is answered at once; the Graph request follows.
     if (signals.length > 0)

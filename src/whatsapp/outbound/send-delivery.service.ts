@@ -184,12 +184,22 @@ export class SendDelivery {
   }
 
   /** Claims of runs asked together, one statement a workspace; a result each, in order. */
-  private async claimTogether(runs: readonly SendClaimRun[]): Promise<SendClaimResult[]> {
-    const results = new Map<SendClaimRun, SendClaimResult>();
+  /**
+   * One claim statement per workspace, each committed on its own: a statement that fails rejects
+   * only its own workspace's runs, never those whose claims another statement already committed
+   * (failed, those would retry under a new holder and find their own claim held).
+   */
+  private async claimTogether(runs: readonly SendClaimRun[]): Promise<Array<SendClaimResult | Error>> {
+    const results = new Map<SendClaimRun, SendClaimResult | Error>();
     for (const workspaceId of new Set(runs.map((run) => run.workspaceId))) {
       const group = runs.filter((run) => run.workspaceId === workspaceId);
-      const claimed = await this.sendClaims.claimMany(workspaceId, group);
-      group.forEach((run, i) => results.set(run, claimed[i]));
+      try {
+        const claimed = await this.sendClaims.claimMany(workspaceId, group);
+        group.forEach((run, i) => results.set(run, claimed[i]));
+      } catch (err) {
+        const error = err instanceof Error ? err : new Error(String(err));
+        group.forEach((run) => results.set(run, error));
+      }
     }
     return runs.map((run) => results.get(run)!);
   }

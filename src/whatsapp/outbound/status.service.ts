@@ -148,14 +148,17 @@ export class StatusService {
       return await this.moveMany(moves);
     } catch (err) {
       if (moves.length === 1) throw err;
-      return Promise.all(
-        moves.map((move) =>
-          this.moveMany([move]).then(
+      // One after another: the batcher's limit of statements in flight holds for the fallback too.
+      const results: Array<boolean | Error> = [];
+      for (const move of moves) {
+        results.push(
+          await this.moveMany([move]).then(
             ([moved]) => moved,
             (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
           ),
-        ),
-      );
+        );
+      }
+      return results;
     }
   }
 
