@@ -8,7 +8,7 @@ import { scriptOfRequest } from './dialog/request-script.js';
 import { scriptOfFlow } from './dialog/flow-script.js';
 import type { FlowPrompt } from '../outbound-ivr-flows/flow-definition.js';
 import { OutboundIvrFlowsService } from '../outbound-ivr-flows/outbound-ivr-flows.service.js';
-import { isFinished, OutboundIvrAudioType, OutboundIvrStatus } from './ivr-enums.js';
+import { CallType, isFinished, OutboundIvrAudioType, OutboundIvrStatus } from './ivr-enums.js';
 import type { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
 import { OutboundIvrRequestsRepository } from './outbound-ivr-requests.repository.js';
 import { VoiceProviders } from './providers/voice-providers.js';
@@ -68,14 +68,18 @@ export class CallPlacer {
       return;
     }
     // A run that died after asking the provider may have placed the call: never risk calling twice.
-    if (request.placementStartedAt)
+    if (request.placementStartedAt) {
+      // A WhatsApp user's call is known at Meta from the start: it is ended there too.
+      if (channel && !channel.hasVoice && request.callId) return this.whatsAppCallLost(ref, channel, request.callId);
       return this.fail(ref, 'Placing the call was interrupted; it was not retried so the number is never called twice.');
+    }
     if (!channel) return this.fail(ref, 'The channel was deleted or no longer has voice.');
 
     // The channel's calls per second and concurrent calls (API.md §13): a call over them stays
     // Pending and its job comes back when the governor says (a wait for a concurrent place can be
     // a whole call long, far too long to hold a job slot). Admitted, it holds a place until it ends.
-    const waitMs = await this.governor.callStart(channel, ref.id);
+    // A WhatsApp user's call cannot wait (it rings until it is answered): it is answered at once.
+    const waitMs = request.direction === CallType.Inbound ? 0 : await this.governor.callStart(channel, ref.id);
     if (waitMs > 0) {
       const runAt = new Date(Date.now() + waitMs);
       await this.outbox.enqueue([{ jobName: JobName.PlaceIvrCall, workspaceId: ref.workspaceId, runAt, payload: { requestId: ref.id } }]);

@@ -171,13 +171,18 @@ export class CallTracker {
    * Webhook (unless it waits for the recording: then a job sends it when the wait is over).
    */
   private async report(record: OutboundIvrRequestEntity, withCallWebhook: boolean): Promise<void> {
-    const outcome = {
-      workspaceId: record.workspaceId,
-      kind: WebhookKind.OutboundIvrCompleted,
-      targetUrl: record.webhookUrl,
-      payload: toWebhookPayload(record) as unknown as Record<string, unknown>,
-    };
-    await this.reports.record(this.callReportOf(record), [outcome], withCallWebhook);
+    // A WhatsApp user's call has no request, so no outcome webhook: its Call Webhook (type 1) reports it.
+    const outcome = record.webhookUrl
+      ? [
+          {
+            workspaceId: record.workspaceId,
+            kind: WebhookKind.OutboundIvrCompleted,
+            targetUrl: record.webhookUrl,
+            payload: toWebhookPayload(record) as unknown as Record<string, unknown>,
+          },
+        ]
+      : [];
+    await this.reports.record(this.callReportOf(record), outcome, withCallWebhook);
     if (!withCallWebhook) {
       const runAt = new Date(Date.now() + this.callIntelligenceWaitMs);
       await this.outbox.enqueue([
@@ -198,14 +203,14 @@ export class CallTracker {
       workspaceId: record.workspaceId,
       channelId: record.channelId,
       callId: record.callId ?? record.id,
-      type: CallType.Outbound,
+      type: record.direction,
       status: CALL_WEBHOOK_STATUS[record.status] ?? CallWebhookStatus.Failed,
       contactNumber: record.destinationNumber,
       pickupTime: record.answeredAt,
       hangupTime: record.completedAt ?? new Date(),
       durationSeconds: record.callDurationSeconds ?? 0,
       creationTime: record.creationTime,
-      summary: `Outbound IVR call: ${OutboundIvrStatus[record.status]}, ${OutboundIvrResult[record.result]}${machine}${digit}${voicemail}`,
+      summary: `${record.direction === CallType.Inbound ? 'Inbound WhatsApp IVR call' : 'Outbound IVR call'}: ${OutboundIvrStatus[record.status]}, ${OutboundIvrResult[record.result]}${machine}${digit}${voicemail}`,
       answeredBy: record.answeredBy,
       sourceId: record.id,
       details: {

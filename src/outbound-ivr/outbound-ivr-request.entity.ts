@@ -2,7 +2,14 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { TtsVoice } from '../speech/tts-voice.js';
 import type { DialogState } from './dialog/dialog-state.js';
 import type { IvrScript } from './dialog/ivr-script.js';
-import { OutboundIvrAudioType, OutboundIvrResult, OutboundIvrStatus, type AnsweredBy, type MachineDetection } from './ivr-enums.js';
+import {
+  CallType,
+  OutboundIvrAudioType,
+  OutboundIvrResult,
+  OutboundIvrStatus,
+  type AnsweredBy,
+  type MachineDetection,
+} from './ivr-enums.js';
 
 export interface StoredIvrOption {
   digit: string;
@@ -18,7 +25,7 @@ export interface StoredIvrAnswer {
   answeredAt: string;
 }
 
-/** One outbound IVR call: what was asked for, and how the call went. */
+/** One IVR call: what was asked for, and how the call went. Outbound, or a WhatsApp user's call answered with a flow. */
 @Entity('outbound_ivr_requests')
 @Index(['workspaceId', 'creationTime'])
 @Index('ux_outbound_ivr_external_id', ['workspaceId', 'externalId'], { unique: true, where: 'external_id IS NOT NULL' })
@@ -39,7 +46,12 @@ export class OutboundIvrRequestEntity {
   @Column({ type: 'varchar', length: 2048, nullable: true }) successMessageFileUrl: string | null;
   @Column({ type: 'varchar', length: 2048, nullable: true }) failedMessageFileUrl: string | null;
   @Column({ type: 'jsonb' }) options: StoredIvrOption[];
-  @Column({ type: 'varchar', length: 2048 }) webhookUrl: string;
+  /** Where the outcome webhook goes; null for a call a WhatsApp user placed (it has only the Call Webhook). */
+  @Column({ type: 'varchar', length: 2048, nullable: true }) webhookUrl: string | null;
+  /** Outbound (placed by Create Outbound IVR, a flow or a campaign), or Inbound (a WhatsApp user's call answered with a flow). */
+  @Column({ type: 'smallint', default: CallType.Outbound }) direction: CallType;
+  /** Meta's SDP offer of a WhatsApp user's call, which the worker answers. */
+  @Column({ type: 'text', nullable: true }) offerSdp: string | null;
   @Column({ type: 'smallint' }) maxAudioRetries: number;
   @Column({ type: 'int' }) inputTimeoutMs: number;
   @Column({ type: 'int' }) digitTimeoutMs: number;

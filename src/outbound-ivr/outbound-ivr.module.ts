@@ -22,6 +22,7 @@ import { SandboxVoiceProvider } from './providers/sandbox-voice.provider.js';
 import { TwilioVoiceProvider } from './providers/twilio-voice.provider.js';
 import { VoiceProviders } from './providers/voice-providers.js';
 import { WhatsAppVoiceProvider } from './providers/whatsapp-voice.provider.js';
+import { WhatsAppUserCalls } from './whatsapp-user-calls.service.js';
 import { WhatsAppCallsModule } from '../voice/whatsapp-calls/whatsapp-calls.module.js';
 import { SpeechModule } from '../speech/speech.module.js';
 import { SendPolicyModule } from '../send-policy/send-policy.module.js';
@@ -58,10 +59,11 @@ import { RecordingRetention } from './recording/recording-retention.service.js';
     TwilioVoiceProvider,
     WhatsAppVoiceProvider,
     VoiceProviders,
+    WhatsAppUserCalls,
     OutboundIvrProcessor,
     CallRecordings,
     RecordingRetention,
   ],
-  exports: [OutboundIvrService],
+  exports: [OutboundIvrService, WhatsAppUserCalls],
 })
 export class OutboundIvrModule {}

@@ -1,4 +1,4 @@
-import type { VoiceRecordingSettings } from '../channels/channel.entity.js';
+import type { Channel, VoiceRecordingSettings } from '../channels/channel.entity.js';
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../auth/principal.js';
 import { ChannelsService } from '../channels/channels.service.js';
@@ -13,7 +13,7 @@ import { CallTracker } from './call-tracker.service.js';
 import { IVR_DEFAULTS, type CreateOutboundIvrRequest } from './dto/create-outbound-ivr.dto.js';
 import { toOutboundIvrRequest, type ListOutboundIvrQueryDto } from './dto/outbound-ivr-request.dto.js';
 import { PendingResponse } from '../common/idempotency/stored-response.js';
-import { isFinished, OutboundIvrAudioType, OutboundIvrResult, OutboundIvrStatus } from './ivr-enums.js';
+import { CallType, isFinished, OutboundIvrAudioType, OutboundIvrResult, OutboundIvrStatus } from './ivr-enums.js';
 import { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
 import { OutboundIvrRequestsRepository } from './outbound-ivr-requests.repository.js';
 import {
@@ -93,6 +93,37 @@ export class OutboundIvrService {
   }
 
   /**
+   * A WhatsApp user's call to a number with a flow for it (API.md §15): recorded as an inbound IVR
+   * call running the flow's current version, with the job that answers it, in one statement. A
+   * `connect` webhook Meta delivers again (the same call id) records nothing more: false.
+   */
+  async recordWhatsAppUserCall(
+    channel: Channel,
+    call: { callId: string; caller: string; offerSdp: string; flowId: string },
+  ): Promise<boolean> {
+    const { workspaceId } = channel;
+    const flow = await this.flows.getCurrentVersion(workspaceId, call.flowId);
+    const input = withRecording(
+      { channelId: channel.id, destinationNumber: call.caller, flowId: call.flowId, webhookUrl: null },
+      flow.definition.record ?? null,
+      channel.voiceRecording,
+    );
+    const record = Object.assign(this.newRecord(workspaceId, input, flow.version, null), {
+      direction: CallType.Inbound,
+      callId: call.callId,
+      offerSdp: call.offerSdp,
+    });
+    const job = await this.requests.insertIgnoringWithJob(workspaceId, record, {
+      jobName: JobName.PlaceIvrCall,
+      workspaceId,
+      payload: { requestId: record.id },
+    });
+    if (!job) return false;
+    this.outbox.pushCommitted([job]);
+    return true;
+  }
+
+  /**
    * What {@link create} checks before anything is written, for a request still without its
    * destination (a campaign's `ivr`, checked when the campaign is created): what to play, the
    * webhook target, the voice channel and the flow.
@@ -163,12 +194,7 @@ export class OutboundIvrService {
     return record;
   }
 
-  private newRecord(
-    workspaceId: string,
-    input: CreateOutboundIvrRequest,
-    flowVersion: number | null,
-    scheduledFor: Date | null,
-  ): OutboundIvrRequestEntity {
+  private newRecord(workspaceId: string, input: IvrInput, flowVersion: number | null, scheduledFor: Date | null): OutboundIvrRequestEntity {
     const ttsText = input.ttsText ?? null;
     return Object.assign(new OutboundIvrRequestEntity(), {
       id: newId(),
@@ -189,6 +215,8 @@ export class OutboundIvrService {
         responseMessageFileUrl: o.responseMessageFileUrl ?? null,
       })),
       webhookUrl: input.webhookUrl,
+      direction: CallType.Outbound,
+      offerSdp: null,
       maxAudioRetries: input.maxAudioRetries ?? IVR_DEFAULTS.maxAudioRetries,
       inputTimeoutMs: input.inputTimeoutMs ?? IVR_DEFAULTS.inputTimeoutMs,
       digitTimeoutMs: input.digitTimeoutMs ?? IVR_DEFAULTS.digitTimeoutMs,
@@ -228,6 +256,9 @@ export class OutboundIvrService {
     });
   }
 }
+
+/** What a record is made of: a request, or a WhatsApp user's call (no outcome webhook). */
+type IvrInput = Omit<CreateOutboundIvrRequest, 'webhookUrl'> & { webhookUrl: string | null };
 
 /** Exactly one of audioFileUrl and ttsText with 1-12 options, or a flowId with none of them. */
 function checkWhatToPlay(input: Omit<CreateOutboundIvrRequest, 'destinationNumber'>): void {
@@ -274,11 +305,7 @@ function checkRecordingAnnouncement(input: Omit<CreateOutboundIvrRequest, 'desti
  * `recordCalls`. A recorded call without an announcement of its own gets the channel's; an
  * unrecorded one keeps none.
  */
-function withRecording(
-  input: CreateOutboundIvrRequest,
-  flowRecord: boolean | null,
-  channel: VoiceRecordingSettings | null,
-): CreateOutboundIvrRequest {
+function withRecording<T extends IvrInput>(input: T, flowRecord: boolean | null, channel: VoiceRecordingSettings | null): T {
   const record = input.record ?? flowRecord ?? channel?.recordCalls ?? false;
   if (!record) return { ...input, record, recordingAnnouncementAudioUrl: null, recordingAnnouncementTtsText: null };
   const own = input.recordingAnnouncementAudioUrl != null || input.recordingAnnouncementTtsText != null;

@@ -1,4 +1,5 @@
 import { WhatsAppCallsModule } from '../voice/whatsapp-calls/whatsapp-calls.module.js';
+import { OutboundIvrModule } from '../outbound-ivr/outbound-ivr.module.js';
 import { Module, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '../config/app-config.js';
 import { Retention } from '../queue/retention.service.js';
@@ -57,6 +58,7 @@ import { WhatsAppAccountModule } from './account/account.module.js';
     MediaModule,
     WhatsAppAccountModule,
     WhatsAppCallsModule,
+    OutboundIvrModule,
   ],
   controllers: [WhatsAppController, WhatsAppTemplatesController, WhatsAppAdminController, WhatsAppWebhooksController],
   providers: [

@@ -399,27 +399,137 @@ describeWithApp(
       assert.equal(call.rejected, true);
     });
 
-    it('a user calls a number that has an inbound flow: not rejected (answering it is not built yet, API.md §15)', async () => {
+    const saveFlow = async (name: string) => {
       const flow = await fx.a.api.post('/v1/outbound-ivr-flows', {
-        name: 'Reception',
-        startStepId: 'hello',
+        name,
+        startStepId: 'ask',
         steps: [
-          { id: 'hello', type: 'Play', props: { ttsText: 'Hello.', nextStepId: 'bye' } },
+          {
+            id: 'ask',
+            type: 'Question',
+            props: {
+              audioFileUrl: promptUrl,
+              options: [
+                { digit: '1', description: 'Sales', nextStepId: 'bye' },
+                { digit: '2', description: 'Support', nextStepId: 'bye' },
+              ],
+              maxAudioRetries: 0,
+              inputTimeoutMs: 8000,
+            },
+          },
           { id: 'bye', type: 'Hangup', props: {} },
         ],
       });
       assert.equal(flow.status, 200, flow.text);
-      const res = await fx.a.api.request('PUT', `/v1/channels/${channelId}/calling`, {
-        json: { enabled: true, inboundFlowId: flow.body.id },
-      });
+      return flow.body.id as string;
+    };
+
+    const setCalling = async (settings: Record<string, unknown>) => {
+      const res = await fx.a.api.request('PUT', `/v1/channels/${channelId}/calling`, { json: { enabled: true, ...settings } });
       assert.equal(res.status, 200, res.text);
-      // The edge reads the channel from a cache of a few seconds: wait until it knows the flow.
+      // The edge reads the channel from a cache of a few seconds: wait until it knows the change.
       await new Promise((resolve) => setTimeout(resolve, 5500));
+    };
+
+    const recordOfCall = (callId: string, withinMs = 15_000, finishedOnly = true) =>
+      waitFor(
+        async () => {
+          const list = await fx.a.api.get('/v1/outbound-ivr?MaxResultCount=100');
+          const record = list.body.items.find((r: { callId: string }) => r.callId === callId);
+          return record && (!finishedOnly || record.status >= 4) ? record : null;
+        },
+        withinMs,
+        `the record of call ${callId}`,
+      );
+
+    it("a user calls a number with an inbound flow: answered (pre_accept, then accept with the same SDP answer), the flow's question heard, the key recorded; Call Webhook type 1", async () => {
+      const inboundFlowId = await saveFlow('Reception');
+      await setCalling({ inboundFlowId });
       const call = await meta.userCalls(USER);
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await waitFor(async () => call.actions.length === 2, 10_000, 'pre_accept and accept');
+      assert.deepEqual(call.actions, ['pre_accept', 'accept']);
+      const [preAccept, accept] = ['pre_accept', 'accept'].map((action) => callActions(action).find((r) => r.body.call_id === call.id)!);
+      assert.equal(preAccept.auth, `Bearer ${TOKEN}`);
+      assert.equal(preAccept.body.session.sdp_type, 'answer');
+      assert.match(preAccept.body.session.sdp, /a=rtpmap:111 opus\/48000\/2/i);
+      assert.equal(accept.body.session.sdp, preAccept.body.session.sdp, 'accept carries the answer pre_accept sent');
       assert.equal(callActions('reject').filter((r) => r.body.call_id === call.id).length, 0);
-      assert.equal(call.rejected, undefined);
+
+      const prompt = pcmFromWav(promptWav());
+      const expected = Math.ceil(prompt.samples.length / (RATE / 50));
+      await waitFor(async () => call.peer.packetsOf('audio/opus').length >= expected, 10_000, 'the question at the caller');
+      const heard = decode(call.peer.packetsOf('audio/opus').map((p) => p.payload));
+      const heardMs = (heard.length / RATE) * 1000;
+      const promptMs = (prompt.samples.length / RATE) * 1000;
+      assert.ok(Math.abs(heardMs - promptMs) <= 40, `decoded ${heardMs} ms of a ${promptMs} ms prompt`);
+      assert.ok(correlation(envelope(heard), envelope(prompt.samples)) > 0.85, 'the question as it was recorded');
+      const live = await recordOfCall(call.id, 5000, false);
+      assert.equal(live.status, 3, 'InProgress while the question waits');
+      assert.equal(live.direction, 1);
+      assert.equal(live.webhookUrl, null);
+
+      await call.peer.pressKey('2', 200);
+      const record = await recordOfCall(call.id);
+      assert.equal(record.status, 4, JSON.stringify(record));
+      assert.equal(record.flowId, inboundFlowId);
+      assert.equal(record.destinationNumber, `+${USER}`);
+      assert.equal(record.answers.length, 1);
+      assert.deepEqual([record.answers[0].stepId, record.answers[0].digit, record.answers[0].description], ['ask', '2', 'Support']);
+      assert.equal(record.pressedDigit, '2');
+      await waitFor(async () => call.terminatedBy, 5000, 'the call ended at Meta');
+      assert.equal(call.terminatedBy, 'business', 'the flow hung up after the answer');
+
+      const hook = await waitFor(
+        async () =>
+          fx.receiver.at(callWebhookPath).find((d) => (verifySignature(d, fx.a.webhookSecret) as { callId: string }).callId === call.id),
+        10_000,
+        'the Call Webhook of the inbound call',
+      );
+      const payload = verifySignature(hook, fx.a.webhookSecret) as Record<string, unknown>;
+      assert.equal(payload.type, 1);
+      assert.equal(payload.status, 1);
+      assert.equal(payload.channelKind, 'WhatsApp');
+      assert.equal(payload.callerNumber, `+${USER}`);
+      assert.equal(payload.calleeNumber, '+14155550902');
+
+      const conversation = (await fx.a.api.post('/v2/conversations/service-account/create', { channelId, phoneNumber: `+${USER}` })).body
+        .conversation;
+      const timeline = await fx.a.api.get(`/v2/conversations/service-account/${conversation.id}/timeline`);
+      const event = timeline.body.items.find((e: { sourceType: number; direction: number }) => e.sourceType === 1 && e.direction === 1);
+      assert.ok(event, JSON.stringify(timeline.body.items));
+      assert.equal(event.direction, 1);
+      assert.match(event.body, /Inbound WhatsApp IVR call: Completed/);
       await call.peer.close();
+    });
+
+    it('outside call hours the after-hours flow answers; the user hanging up mid-question ends it Completed without an answer', async () => {
+      const inboundFlowId = await saveFlow('Reception (open)');
+      const afterHoursFlowId = await saveFlow('Reception (closed)');
+      const today = new Date().toISOString().slice(0, 10);
+      const days = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
+      await setCalling({
+        inboundFlowId,
+        afterHoursFlowId,
+        callHours: {
+          timezoneId: 'UTC',
+          weeklyOperatingHours: days.map((dayOfWeek) => ({ dayOfWeek, openTime: '0000', closeTime: '2359' })),
+          // Closed all of today: a holiday.
+          holidaySchedule: [{ date: today, startTime: '0000', endTime: '2359' }],
+        },
+      });
+      const call = await meta.userCalls(USER);
+      await waitFor(async () => call.peer.packetsOf('audio/opus').length >= 20, 10_000, 'the question at the caller');
+      await meta.hangUp(call.id);
+      const record = await recordOfCall(call.id);
+      assert.equal(record.flowId, afterHoursFlowId);
+      assert.equal(record.status, 4);
+      assert.equal(record.hangupCause, 'UserHangUp');
+      assert.deepEqual(record.answers, []);
+      assert.equal(
+        callActions('terminate').filter((r) => r.body.call_id === call.id).length,
+        0,
+        'no terminate from us after the user hung up',
+      );
     });
   },
 );

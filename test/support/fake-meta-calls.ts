@@ -25,6 +25,9 @@ export interface FakeCall {
   terminatedBy?: 'business' | 'user';
   /** A user-initiated call the business rejected (`action: reject`). */
   rejected?: boolean;
+  direction: 'BUSINESS_INITIATED' | 'USER_INITIATED';
+  /** The actions the business took on a user-initiated call, in order (`pre_accept`, `accept`). */
+  actions: string[];
 }
 
 /**
@@ -61,12 +64,33 @@ export class FakeMetaCalls {
       if (body.session?.sdp_type !== 'offer' || !body.session.sdp) return FakeCloudApi.error(400, 100, 'Invalid parameter: session');
       const id = `wacid.${randomBytes(18).toString('base64url')}`;
       const peer = await FarEndPeer.answer(body.session.sdp);
-      const call: FakeCall = { id, to: body.to ?? body.recipient ?? '', tracking: body.biz_opaque_callback_data, peer };
+      const call: FakeCall = {
+        id,
+        to: body.to ?? body.recipient ?? '',
+        tracking: body.biz_opaque_callback_data,
+        peer,
+        direction: 'BUSINESS_INITIATED',
+        actions: [],
+      };
       this.calls.set(id, call);
       const answerSdp = peer.answerSdp;
       if (this.callee.media === 'unreachable') await peer.close();
       void this.ring(call, answerSdp).catch((err: unknown) => console.error('fake Meta calls:', err));
       return { status: 200, body: { messaging_product: 'whatsapp', calls: [{ id }] } };
+    }
+    if (body.action === 'pre_accept' || body.action === 'accept') {
+      const call = this.calls.get(body.call_id ?? '');
+      if (!call || call.direction !== 'USER_INITIATED') return FakeCloudApi.error(400, 100, 'Invalid parameter: call_id');
+      if (call.terminatedBy || call.rejected) return FakeCloudApi.error(400, 138002, 'The call is no longer active');
+      if (body.session?.sdp_type !== 'answer' || !body.session.sdp) return FakeCloudApi.error(400, 100, 'Invalid parameter: session');
+      // The first answer (pre_accept's, or accept's without one) sets up the media path.
+      if (call.actions.length === 0) await call.peer.acceptAnswer(body.session.sdp);
+      call.actions.push(body.action);
+      if (body.action === 'accept') {
+        call.acceptedAt = Date.now();
+        call.tracking = body.biz_opaque_callback_data;
+      }
+      return { status: 200, body: { messaging_product: 'whatsapp', success: true } };
     }
     if (body.action === 'reject') {
       const call = this.calls.get(body.call_id ?? '');
@@ -88,14 +112,14 @@ export class FakeMetaCalls {
   async userCalls(from: string): Promise<FakeCall> {
     const peer = await FarEndPeer.offer();
     const id = `wacid.${randomBytes(18).toString('base64url')}`;
-    const call: FakeCall = { id, to: from, tracking: undefined, peer };
+    const call: FakeCall = { id, to: from, tracking: undefined, peer, direction: 'USER_INITIATED', actions: [] };
     this.calls.set(id, call);
     await this.post(
       this.callsChange([
         {
           id,
           from,
-          to: '14155550901',
+          to: BUSINESS_NUMBER,
           event: 'connect',
           timestamp: nowSeconds(),
           direction: 'USER_INITIATED',
@@ -121,7 +145,7 @@ export class FakeMetaCalls {
       {
         id: call.id,
         to: call.to,
-        from: 'business',
+        from: BUSINESS_NUMBER,
         event: 'connect',
         timestamp: nowSeconds(),
         direction: 'BUSINESS_INITIATED',
@@ -155,10 +179,9 @@ export class FakeMetaCalls {
       this.callsChange([
         {
           id: call.id,
-          to: call.to,
-          from: 'business',
+          ...(call.direction === 'USER_INITIATED' ? { from: call.to, to: BUSINESS_NUMBER } : { from: BUSINESS_NUMBER, to: call.to }),
           event: 'terminate',
-          direction: 'BUSINESS_INITIATED',
+          direction: call.direction,
           timestamp: nowSeconds(),
           status: call.acceptedAt ? 'COMPLETED' : 'FAILED',
           ...(call.acceptedAt && { start_time: String(Math.floor(call.acceptedAt / 1000)), end_time: nowSeconds(), duration }),
@@ -182,7 +205,7 @@ export class FakeMetaCalls {
               field: 'calls',
               value: {
                 messaging_product: 'whatsapp',
-                metadata: { display_phone_number: '14155550901', phone_number_id: this.phoneNumberId },
+                metadata: { display_phone_number: BUSINESS_NUMBER, phone_number_id: this.phoneNumberId },
                 ...(calls && { calls }),
                 ...(statuses && { statuses }),
               },
@@ -199,4 +222,6 @@ export class FakeMetaCalls {
   }
 }
 
+/** The business number's display form in the fake's webhooks. */
+const BUSINESS_NUMBER = '14155550901';
 const nowSeconds = () => String(Math.floor(Date.now() / 1000));

@@ -2252,6 +2252,11 @@ export interface components {
             summary: components["schemas"]["SummaryProviderDto"];
             transcription: components["schemas"]["ProviderDto"];
         };
+        /**
+         * @description 1 Inbound, 2 Outbound
+         * @enum {integer}
+         */
+        CallType: 1 | 2;
         CallWebhookPayload: {
             aiAgentId: string | null;
             /** @description Outbound calls with machine detection: who answered, as Twilio's AnsweredBy says (human, machine_start, machine_end_beep, machine_end_silence, machine_end_other, fax, unknown); null otherwise. */
@@ -3712,9 +3717,11 @@ export interface components {
             completedAt: string | null;
             /** @description ISO 8601 with time-zone offset. */
             creationTime: string;
-            /** @description Number called, with leading +. */
+            /** @description Number called, with leading + (for an inbound call, the caller). */
             destinationNumber: string;
             digitTimeoutMs: number;
+            /** @description 1 Inbound, 2 Outbound */
+            direction: components["schemas"]["CallType"];
             errorMessage: string | null;
             externalId: string | null;
             flowId: string | null;
@@ -3759,7 +3766,11 @@ export interface components {
             ttsVoice: components["schemas"]["TtsVoice"];
             voicemailAudioFileUrl: string | null;
             voicemailTtsText: string | null;
-            webhookUrl: string;
+            /**
+             * @description Where the outcome webhook goes; null for a call a WhatsApp user placed (direction 1: it has only the Call Webhook).
+             * @example https://example.com/webhooks/ivr
+             */
+            webhookUrl: string | null;
             workspaceId: string;
         };
         /**
@@ -3797,7 +3808,7 @@ export interface components {
             completedAt: string | null;
             /** @description ISO 8601 with time-zone offset. */
             creationTime: string;
-            /** @description Number called, with leading +. */
+            /** @description Number called, with leading + (for an inbound call, the caller). */
             destinationNumber: string;
             errorMessage: string | null;
             externalId: string | null;

@@ -7,6 +7,7 @@ import { IntEnumProperty, IsIntEnum } from '../../openapi/int-enum.js';
 import { TtsVoice } from '../../speech/tts-voice.js';
 import {
   ANSWERED_BY,
+  CallType,
   MACHINE_DETECTION,
   OutboundIvrAudioType,
   OutboundIvrResult,
@@ -40,7 +41,7 @@ export class OutboundIvrRequest {
   workspaceId: string;
   channelId: string;
   externalId: string | null;
-  /** Number called, with leading +. */
+  /** Number called, with leading + (for an inbound call, the caller). */
   destinationNumber: string;
   /** Audio played; for speech, the synthesized file once it exists. */
   audioFileUrl: string | null;
@@ -48,7 +49,13 @@ export class OutboundIvrRequest {
   @IntEnumProperty(TtsVoice, 'TtsVoice') ttsVoice: TtsVoice;
   @IntEnumProperty(OutboundIvrAudioType, 'OutboundIvrAudioType', { nullable: true }) audioType: OutboundIvrAudioType | null;
   @ApiProperty({ type: [OutboundIvrRecordOption] }) options: OutboundIvrRecordOption[];
-  webhookUrl: string;
+  /** Where the outcome webhook goes; null for a call a WhatsApp user placed (direction 1: it has only the Call Webhook). */
+  @ApiProperty({ type: String, nullable: true, example: 'https://example.com/webhooks/ivr' }) webhookUrl: string | null;
+  /**
+   * 2 Outbound: a call this service placed. 1 Inbound: a WhatsApp user's call answered with the
+   * channel's inbound or after-hours flow (API.md §15); `destinationNumber` is then the caller.
+   */
+  @IntEnumProperty(CallType, 'CallType') direction: CallType;
   maxAudioRetries: number;
   inputTimeoutMs: number;
   digitTimeoutMs: number;
@@ -142,6 +149,7 @@ export function toOutboundIvrRequest(r: OutboundIvrRequestEntity): OutboundIvrRe
     audioType: r.audioType,
     options: r.options.map((o) => ({ digit: o.digit, description: o.description })),
     webhookUrl: r.webhookUrl,
+    direction: r.direction,
     maxAudioRetries: r.maxAudioRetries,
     inputTimeoutMs: r.inputTimeoutMs,
     digitTimeoutMs: r.digitTimeoutMs,

@@ -4,12 +4,15 @@ import { DomainError } from '../../common/errors/domain-error.js';
 import { ChannelsService } from '../../channels/channels.service.js';
 import { AppConfig } from '../../config/app-config.js';
 import type { MediaTransportOptions } from '../../voice/webrtc/webrtc-media-transport.js';
-import { BusinessInitiatedCall, type CallEnd } from '../../voice/whatsapp-calls/business-initiated-call.js';
+import { BusinessInitiatedCall } from '../../voice/whatsapp-calls/business-initiated-call.js';
+import { UserInitiatedCall } from '../../voice/whatsapp-calls/user-initiated-call.js';
+import type { CallEnd, WhatsAppCall } from '../../voice/whatsapp-calls/whatsapp-call.js';
 import { CallSignalBus } from '../../voice/whatsapp-calls/call-signal-bus.js';
 import { PressedKeys } from '../../voice/whatsapp-calls/pressed-keys.js';
-import { CallActionRefused, terminateCall, type GraphNumber } from '../../voice/whatsapp-calls/graph-calling.js';
+import { CallActionRefused, rejectCall, terminateCall, type GraphNumber } from '../../voice/whatsapp-calls/graph-calling.js';
 import type { CallProgress } from '../call-progress.js';
 import type { Instructions } from '../dialog/dialog-state.js';
+import { CallType } from '../ivr-enums.js';
 import type { OutboundIvrRequestEntity } from '../outbound-ivr-request.entity.js';
 import { RECORDING_SAMPLE_RATE } from '../recording/call-audio.js';
 import { CallRecordings } from '../recording/call-recordings.service.js';
@@ -41,7 +44,7 @@ export class WhatsAppVoiceProvider implements VoiceProvider {
   ) {}
 
   async call(channel: Channel, request: OutboundIvrRequestEntity, session: CallSession): Promise<void> {
-    const call = await this.place(channel, request);
+    const call = request.direction === CallType.Inbound ? await this.answer(channel, request) : await this.place(channel, request);
     try {
       await this.run(call, request, session);
     } catch (err) {
@@ -51,7 +54,7 @@ export class WhatsAppVoiceProvider implements VoiceProvider {
     }
   }
 
-  private async run(call: BusinessInitiatedCall, request: OutboundIvrRequestEntity, session: CallSession): Promise<void> {
+  private async run(call: WhatsAppCall, request: OutboundIvrRequestEntity, session: CallSession): Promise<void> {
     const ended = call.ended.then((end) => new CallEnded(end));
     if (!(await session.progress({ kind: 'initiated', at: new Date(), callId: call.callId }))) return void (await call.hangUp());
 
@@ -104,29 +107,50 @@ export class WhatsAppVoiceProvider implements VoiceProvider {
     }
   }
 
+  /** Declines a WhatsApp user's call before it is answered (`action: reject`). */
+  async reject(channel: Channel, callId: string): Promise<void> {
+    await rejectCall(this.numberOf(channel), callId);
+  }
+
   /** Meta keeps no call report to ask for: the webhooks are the account. */
   finalReport(): Promise<null> {
     return Promise.resolve(null);
   }
 
-  private async place(channel: Channel, request: OutboundIvrRequestEntity): Promise<BusinessInitiatedCall> {
+  private async place(channel: Channel, request: OutboundIvrRequestEntity): Promise<WhatsAppCall> {
+    try {
+      return await BusinessInitiatedCall.place(this.numberOf(channel), request.destinationNumber, this.signals, {
+        media: this.mediaOptions(),
+        tracking: request.id,
+        ringTimeoutMs: this.config.voice.whatsAppCallRingTimeoutMs,
+      });
+    } catch (err) {
+      throw this.providerError(err);
+    }
+  }
+
+  /** A WhatsApp user's call (its record holds Meta's SDP offer and call id): answered here. */
+  private async answer(channel: Channel, request: OutboundIvrRequestEntity): Promise<WhatsAppCall> {
+    if (!request.callId || !request.offerSdp) throw new VoiceProviderRefused("The user's call has no SDP offer to answer.", 'NoOffer');
+    try {
+      return await UserInitiatedCall.answer(this.numberOf(channel), request.callId, request.offerSdp, this.signals, {
+        media: this.mediaOptions(),
+        tracking: request.id,
+      });
+    } catch (err) {
+      throw this.providerError(err);
+    }
+  }
+
+  private mediaOptions(): MediaTransportOptions {
     const { voice } = this.config;
-    const media: MediaTransportOptions = {
+    return {
       connectTimeoutMs: voice.whatsAppCallConnectTimeoutMs,
       ...(voice.whatsAppCallHostAddresses.length > 0 && {
         hostAddresses: voice.whatsAppCallHostAddresses,
         onlyLocalAddresses: voice.whatsAppCallHostAddresses,
       }),
     };
-    try {
-      return await BusinessInitiatedCall.place(this.numberOf(channel), request.destinationNumber, this.signals, {
-        media,
-        tracking: request.id,
-        ringTimeoutMs: voice.whatsAppCallRingTimeoutMs,
-      });
-    } catch (err) {
-      throw this.providerError(err);
-    }
   }
 
   /** Meta's refusal or outage as the voice provider errors the call placer knows. */
@@ -144,7 +168,7 @@ export class WhatsAppVoiceProvider implements VoiceProvider {
   }
 
   /** Plays what the dialog says, the question's prompt last; a key pressed meanwhile stops it. */
-  private async play(call: BusinessInitiatedCall, workspaceId: string, instructions: Instructions): Promise<void> {
+  private async play(call: WhatsAppCall, workspaceId: string, instructions: Instructions): Promise<void> {
     const urls = [...instructions.play, ...(instructions.gather ? [instructions.gather.promptUrl] : [])];
     for (const url of urls) {
       const samples = await this.recordings.promptSamples(workspaceId, url);

@@ -1,15 +1,8 @@
-import { MediaPathNotConnected } from '../webrtc/media-path.errors.js';
 import { WebRtcMediaTransport, type MediaTransportOptions } from '../webrtc/webrtc-media-transport.js';
 import type { CallSignalBus } from './call-signal-bus.js';
 import type { CallSignal } from './call-signals.js';
-import { connectCall, terminateCall, type GraphNumber } from './graph-calling.js';
-
-/** How a business-initiated call ended before or while it ran. */
-export type CallEnd =
-  | { kind: 'rejected' }
-  | { kind: 'terminated'; status: string; durationSeconds: number | null }
-  | { kind: 'no-answer' }
-  | { kind: 'media-failed'; message: string };
+import { connectCall, type GraphNumber } from './graph-calling.js';
+import { WhatsAppCall } from './whatsapp-call.js';
 
 export interface PlaceCallOptions {
   media?: MediaTransportOptions;
@@ -28,34 +21,25 @@ const DEFAULT_ANSWER_TIMEOUT_MS = 10_000;
  * resolve as RINGING and ACCEPTED arrive (answered also waits for the media path); `ended`
  * resolves once, with why. The media (prompts out, keys in) is `media`.
  */
-export class BusinessInitiatedCall {
+export class BusinessInitiatedCall extends WhatsAppCall {
   readonly ringing: Promise<void>;
   readonly answered: Promise<void>;
-  readonly ended: Promise<CallEnd>;
   /** When ACCEPTED reached this process (performance.now()). */
   acceptedAt: number | undefined;
-  private finish!: (end: CallEnd) => void;
   private markRinging!: () => void;
   private markAccepted!: () => void;
   private markAnswerApplied!: () => void;
-  private finished = false;
-  private hangingUp = false;
-  private unsubscribe: (() => Promise<void>) | undefined;
   private ringTimer: NodeJS.Timeout | undefined;
   /** Runs from ACCEPTED until Meta's SDP answer is in: an accepted call whose answer never comes must still end. */
   private answerTimer: NodeJS.Timeout | undefined;
   private answerTimeoutMs = DEFAULT_ANSWER_TIMEOUT_MS;
   private answerReceived = false;
 
-  private constructor(
-    readonly callId: string,
-    readonly media: WebRtcMediaTransport,
-    private readonly number: GraphNumber,
-  ) {
+  private constructor(callId: string, media: WebRtcMediaTransport, number: GraphNumber) {
+    super(callId, media, number);
     this.ringing = new Promise((resolve) => (this.markRinging = resolve));
     const accepted = new Promise<void>((resolve) => (this.markAccepted = resolve));
     const answerApplied = new Promise<void>((resolve) => (this.markAnswerApplied = resolve));
-    this.ended = new Promise((resolve) => (this.finish = resolve));
     // Answered once Meta says ACCEPTED and the media path is up (it starts when Meta's SDP answer is
     // applied); a call that ends first never is.
     this.answered = Promise.race([
@@ -93,18 +77,7 @@ export class BusinessInitiatedCall {
     return call;
   }
 
-  /** Ends the call from our side (`action: terminate`); `end` is what `ended` resolves with. */
-  async hangUp(end: CallEnd = { kind: 'terminated', status: 'COMPLETED', durationSeconds: null }): Promise<void> {
-    if (this.finished || this.hangingUp) return;
-    // Signals Meta sends while it terminates (its own terminate webhook) do not change why the call ended.
-    this.hangingUp = true;
-    this.clearTimers();
-    await terminateCall(this.number, this.callId).catch(() => undefined);
-    this.end(end);
-  }
-
-  private receive(signal: CallSignal): void {
-    if (this.finished || this.hangingUp) return;
+  protected receiveOther(signal: CallSignal): void {
     if (signal.kind === 'connect' && signal.sdpType === 'answer') {
       // Meta may deliver a webhook twice: only the first answer is the call's.
       if (this.answerReceived) return;
@@ -113,10 +86,7 @@ export class BusinessInitiatedCall {
         () => {
           clearTimeout(this.answerTimer);
           this.markAnswerApplied();
-          this.media.connected().catch((err: unknown) => {
-            const message = err instanceof MediaPathNotConnected ? err.message : String(err);
-            void this.hangUp({ kind: 'media-failed', message });
-          });
+          this.watchMediaPath();
         },
         (err: unknown) => void this.hangUp({ kind: 'media-failed', message: `Meta's SDP answer could not be applied: ${String(err)}` }),
       );
@@ -129,8 +99,6 @@ export class BusinessInitiatedCall {
         this.markRinging();
         this.markAccepted();
       } else this.end({ kind: 'rejected' });
-    } else if (signal.kind === 'terminate') {
-      this.end({ kind: 'terminated', status: signal.status, durationSeconds: signal.durationSeconds });
     }
   }
 
@@ -139,17 +107,8 @@ export class BusinessInitiatedCall {
     void this.hangUp({ kind: 'media-failed', message });
   }
 
-  private clearTimers(): void {
+  protected override clearTimers(): void {
     clearTimeout(this.ringTimer);
     clearTimeout(this.answerTimer);
-  }
-
-  private end(end: CallEnd): void {
-    if (this.finished) return;
-    this.finished = true;
-    this.clearTimers();
-    this.finish(end);
-    void this.media.close();
-    void this.unsubscribe?.();
   }
 }

@@ -91,6 +91,24 @@ export async function rejectCall(number: GraphNumber, callId: string): Promise<v
   await callAction(number, { call_id: callId, action: 'reject' });
 }
 
+/**
+ * A user's call answered: `pre_accept` with our SDP answer lets the media path come up while the
+ * user still sees the call ringing, then `accept` (the same answer) connects it. Meta answers each
+ * with `{ success: true }`.
+ */
+export async function preAcceptCall(number: GraphNumber, callId: string, sdpAnswer: string): Promise<void> {
+  await callAction(number, { call_id: callId, action: 'pre_accept', session: { sdp_type: 'answer', sdp: sdpAnswer } });
+}
+
+export async function acceptCall(number: GraphNumber, callId: string, sdpAnswer: string, tracking: string): Promise<void> {
+  await callAction(number, {
+    call_id: callId,
+    action: 'accept',
+    session: { sdp_type: 'answer', sdp: sdpAnswer },
+    biz_opaque_callback_data: tracking,
+  });
+}
+
 /** `POST /{phone-number-id}/calls` with `action: terminate`. */
 export async function terminateCall(number: GraphNumber, callId: string): Promise<void> {
   await callAction(number, { call_id: callId, action: 'terminate' });

@@ -4,13 +4,12 @@ import { OutboundIvrFlowsModule } from '../../outbound-ivr-flows/outbound-ivr-fl
 import { CallingSettingsController } from './calling-settings.controller.js';
 import { CallingSettingsService } from './calling-settings.service.js';
 import { CallSignalBus } from './call-signal-bus.js';
-import { UserInitiatedCalls } from './user-initiated-calls.js';
 
 /** WhatsApp voice calls (API.md §15). */
 @Module({
   imports: [ChannelsModule, OutboundIvrFlowsModule],
   controllers: [CallingSettingsController],
-  providers: [CallingSettingsService, CallSignalBus, UserInitiatedCalls],
-  exports: [CallSignalBus, UserInitiatedCalls],
+  providers: [CallingSettingsService, CallSignalBus],
+  exports: [CallSignalBus],
 })
 export class WhatsAppCallsModule {}

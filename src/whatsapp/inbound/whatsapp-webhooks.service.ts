@@ -6,7 +6,7 @@ import { WhatsAppIntake } from './whatsapp-intake.service.js';
 import { InvalidSignature, VerificationFailed } from '../whatsapp.errors.js';
 import { CallSignalBus } from '../../voice/whatsapp-calls/call-signal-bus.js';
 import { readCallSignals } from '../../voice/whatsapp-calls/call-signals.js';
-import { UserInitiatedCalls } from '../../voice/whatsapp-calls/user-initiated-calls.js';
+import { WhatsAppUserCalls } from '../../outbound-ivr/whatsapp-user-calls.service.js';
 
 /** A webhook notification as Meta posts it: the exact bytes (what the signature covers), the signature header and the parsed body. */
 export interface SignedNotification {
@@ -28,7 +28,7 @@ export class WhatsAppWebhooksService {
     private readonly channels: ChannelsService,
     private readonly intake: WhatsAppIntake,
     private readonly callSignals: CallSignalBus,
-    private readonly userCalls: UserInitiatedCalls,
+    private readonly userCalls: WhatsAppUserCalls,
   ) {}
 
   /** The subscription handshake: the challenge to echo when the verify token is the channel's. */

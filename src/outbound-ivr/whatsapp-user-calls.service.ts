@@ -1,0 +1,52 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { Channel } from '../channels/channel.entity.js';
+import { toE164 } from '../common/phone/phone-number.js';
+import { flowForUserCall } from '../voice/whatsapp-calls/call-hours.js';
+import type { CallSignal } from '../voice/whatsapp-calls/call-signals.js';
+import { OutboundIvrService } from './outbound-ivr.service.js';
+import { WhatsAppVoiceProvider } from './providers/whatsapp-voice.provider.js';
+
+/**
+ * Calls from WhatsApp users (a `connect` webhook carrying Meta's SDP offer, API.md §15): in call
+ * hours the channel's inbound flow answers them, outside them its after-hours flow; each becomes an
+ * inbound IVR record whose job a worker runs (answer, dialog, hang-up). With no flow for the
+ * moment (or the flow gone), the call is rejected at once, so the user is not left ringing.
+ */
+@Injectable()
+export class WhatsAppUserCalls {
+  private readonly logger = new Logger(WhatsAppUserCalls.name);
+
+  constructor(
+    private readonly ivr: OutboundIvrService,
+    private readonly whatsApp: WhatsAppVoiceProvider,
+  ) {}
+
+  /** Takes the user-initiated calls among `signals`; never throws (Meta's webhook is answered regardless). */
+  async handle(channel: Channel, signals: CallSignal[]): Promise<void> {
+    for (const offer of signals) {
+      if (offer.kind !== 'connect' || offer.sdpType !== 'offer') continue;
+      if (await this.answerWithFlow(channel, offer)) continue;
+      await this.whatsApp
+        .reject(channel, offer.callId)
+        .catch((err: unknown) =>
+          this.logger.warn(`Could not reject WhatsApp call ${offer.callId} on channel ${channel.id}: ${(err as Error).message}`),
+        );
+    }
+  }
+
+  /** Records the call for the flow that answers it now; false when there is none to answer with. */
+  private async answerWithFlow(channel: Channel, offer: Extract<CallSignal, { kind: 'connect' }>): Promise<boolean> {
+    const flowId = flowForUserCall(channel.whatsAppCalling, new Date());
+    if (!flowId) return false;
+    const caller = toE164(offer.from) ?? offer.from;
+    try {
+      await this.ivr.recordWhatsAppUserCall(channel, { callId: offer.callId, caller, offerSdp: offer.sdp, flowId });
+      return true;
+    } catch (err) {
+      this.logger.warn(
+        `WhatsApp call ${offer.callId} on channel ${channel.id} could not be answered with flow ${flowId}: ${(err as Error).message}`,
+      );
+      return false;
+    }
+  }
+}
