@@ -221,6 +221,7 @@ export class CallTracker {
         ...(record.answeredBy && { answeredBy: record.answeredBy }),
       },
       recordingUrl: record.recordingUrl,
+      overWhatsApp: record.direction === CallType.Inbound,
     };
   }
 }
