@@ -2288,7 +2288,7 @@ export interface components {
             callLength: string;
             channelId: string;
             /**
-             * @description The network that carried the call: a phone line, or a WhatsApp call (API.md §15; `calleeNumber` is then the WhatsApp user).
+             * @description The network that carried the call: a phone line, or a WhatsApp call (API.md §15: the WhatsApp user is `calleeNumber` of an outbound call, `callerNumber` of an inbound one, answered by the channel's inbound or after-hours flow).
              * @enum {string}
              */
             channelKind: "Phone" | "WhatsApp";
