@@ -17,6 +17,8 @@ export type CallProgress =
       hangupCause?: string | null;
       errorMessage?: string | null;
       answeredBy?: AnsweredBy | null;
+      /** The result, when the ending's own does not say it (a WhatsApp user declined the permission request). */
+      result?: OutboundIvrResult;
       /** A provider that records the call itself (the sandbox) hands the stored recording over with the end. */
       recording?: StoredRecording;
     };
@@ -58,6 +60,7 @@ type RecordChanges = Partial<
     | 'recordingDurationMs'
     | 'recordedAt'
     | 'recordingError'
+    | 'awaitingPermission'
   >
 >;
 
@@ -152,8 +155,10 @@ function end(record: OutboundIvrRequestEntity, progress: Extract<CallProgress, {
   return {
     ...(!record.answeredBy && answeredBy && { answeredBy }),
     ...(progress.recording && !record.recordingMediaId && recordingChanges(progress.recording)),
+    // A call that waited for the user's permission waits no more, however it ended.
+    ...(record.awaitingPermission && { awaitingPermission: false }),
     status: outcome.status,
-    result: byMachine ? OutboundIvrResult.AnsweringMachine : (outcome.result ?? dialogResult(record)),
+    result: progress.result ?? (byMachine ? OutboundIvrResult.AnsweringMachine : (outcome.result ?? dialogResult(record))),
     completedAt: progress.at,
     callDurationSeconds: seconds(progress.durationSeconds ?? measured),
     hangupCause: (progress.hangupCause ?? outcome.cause).slice(0, 100),
