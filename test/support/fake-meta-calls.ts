@@ -22,6 +22,8 @@ export interface FakeCall {
   tracking: string | undefined;
   peer: FarEndPeer;
   acceptedAt?: number;
+  /** performance.now() when ACCEPTED was posted (the far end's packets are timed on that clock). */
+  acceptedPerf?: number;
   terminatedBy?: 'business' | 'user';
   /** A user-initiated call the business rejected (`action: reject`). */
   rejected?: boolean;
@@ -164,6 +166,7 @@ export class FakeMetaCalls {
       return;
     }
     call.acceptedAt = Date.now();
+    call.acceptedPerf = performance.now();
     await this.post(this.statusChange(call, 'ACCEPTED'));
     if (answerWebhook === 'twice') await this.post(connect);
     const { hangUpAfterMs } = this.callee;

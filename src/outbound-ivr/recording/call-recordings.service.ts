@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { ChannelsService } from '../../channels/channels.service.js';
 import { readWavFormat } from '../../media/wav.js';
 import { RetryLaterError } from '../../queue/retry-later.js';
@@ -13,6 +14,8 @@ import { CallAudio, readAtMost, telephonySamples } from './call-audio.js';
 
 /** A prompt longer than this (about four minutes of telephony audio) is cut off in a sandbox recording. */
 const MAX_PROMPT_BYTES = 4 * 1024 * 1024;
+/** 64 MB of prompts: about 70 minutes of telephony audio. */
+const PROMPT_CACHE_BYTES = 64 * 1024 * 1024;
 
 /**
  * Call recordings (API.md §16) in our storage: fetched from Twilio (then deleted there), or
@@ -79,9 +82,23 @@ export class CallRecordings {
    * a file elsewhere is not fetched (the sandbox has no network), nor another format decoded: silence.
    */
   async promptSamples(workspaceId: string, url: string): Promise<Int16Array | null> {
-    const stream = await this.storage.openOwnUrl(workspaceId, url).catch(() => null);
-    return stream && telephonySamples(await readAtMost(stream, MAX_PROMPT_BYTES));
+    return (await this.prompts.fetch(`${workspaceId} ${url}`)) ?? null;
   }
+
+  /**
+   * Prompts read once for every call that plays them (a campaign's hundred calls, one file; a
+   * stored file never changes). Same samples, same Opus frames too (see OpusFrameEncoder).
+   */
+  private readonly prompts = new LRUCache<string, Int16Array>({
+    maxSize: PROMPT_CACHE_BYTES,
+    sizeCalculation: (samples) => Math.max(1, samples.byteLength),
+    fetchMethod: async (key) => {
+      const [workspaceId, url] = [key.slice(0, key.indexOf(' ')), key.slice(key.indexOf(' ') + 1)];
+      const stream = await this.storage.openOwnUrl(workspaceId, url).catch(() => null);
+      // Not one of ours (or gone): not kept, so a file stored later at no other URL is not hidden.
+      return (stream && telephonySamples(await readAtMost(stream, MAX_PROMPT_BYTES))) ?? undefined;
+    },
+  });
 
   private async downloadAndStore(ref: CallRef, download: (target: string) => Promise<void>): Promise<void> {
     const path = this.paths.tempFile('.wav');
