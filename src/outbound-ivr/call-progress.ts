@@ -17,8 +17,6 @@ export type CallProgress =
       hangupCause?: string | null;
       errorMessage?: string | null;
       answeredBy?: AnsweredBy | null;
-      /** A provider that records the call itself (the sandbox) hands the stored recording over with the end. */
-      recording?: StoredRecording;
     };
 
 /** A call's recording, once in our storage. */
@@ -151,7 +149,6 @@ function end(record: OutboundIvrRequestEntity, progress: Extract<CallProgress, {
   const measured = record.answeredAt ? (progress.at.getTime() - record.answeredAt.getTime()) / 1000 : 0;
   return {
     ...(!record.answeredBy && answeredBy && { answeredBy }),
-    ...(progress.recording && !record.recordingMediaId && recordingChanges(progress.recording)),
     status: outcome.status,
     result: byMachine ? OutboundIvrResult.AnsweringMachine : (outcome.result ?? dialogResult(record)),
     completedAt: progress.at,

@@ -6,6 +6,7 @@ import { Retention } from '../../src/queue/retention.service.js';
 import { describeWithApp } from '../support/describe-with-app.js';
 import { createChannel, waitFor } from '../support/fixtures.js';
 import { freePort } from '../support/free-port.js';
+import { orphanRecordings, refuseRecordingWrites } from '../support/recording-faults.js';
 import { verifySignature, WebhookReceiver } from '../support/webhook-receiver.js';
 
 type Payload = Record<string, any>;
@@ -86,11 +87,13 @@ describeWithApp(
         await waitFor(async () => fx.receiver.at(path)[0], 20_000, 'the outcome webhook'),
         fx.a.webhookSecret,
       ) as Payload;
-      const record = (await fx.a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body as Payload;
+      const callId = `SB${(created.body.id as string).replace(/-/g, '')}`;
       const call = verifySignature(
-        await waitFor(async () => fx.receiver.at(channel.callPath).find((r) => r.body.includes(record.callId)), 10_000, 'the Call Webhook'),
+        await waitFor(async () => fx.receiver.at(channel.callPath).find((r) => r.body.includes(callId)), 10_000, 'the Call Webhook'),
         fx.a.webhookSecret,
       ) as Payload;
+      // Read once the Call Webhook went: a recorded call's waits for its recording.
+      const record = (await fx.a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body as Payload;
       return { record, outcome, call };
     };
 
@@ -107,8 +110,10 @@ describeWithApp(
       assert.equal(record.record, true);
       assert.equal(record.recordingAnnouncementTtsText, 'This call is recorded.');
       assert.match(record.recordingUrl, /^http:\/\/[^/]+\/media\/[A-Za-z0-9_-]{32}\/recording\.wav$/);
-      // Stored before the call ended: the outcome webhook and the Call Webhook carry it at once.
-      assert.equal(outcome.recordingUrl, record.recordingUrl);
+      // Stored after the outcome was reported (the outcome webhook never waits for the file); the
+      // Call Webhook waited for it.
+      assert.equal(outcome.status, 4);
+      assert.equal(outcome.recordingUrl, null);
       assert.equal(call.recordingUrl, record.recordingUrl);
 
       const file = await fetch(record.recordingUrl);
@@ -171,6 +176,22 @@ describeWithApp(
       });
       assert.equal(both.status, 400, both.text);
       assert.equal(both.body.error.code, 'OutboundIvr:InvalidRequest');
+    });
+
+    it('a recording its call cannot take (the database refuses the write) leaves no file behind, and the call says why', async () => {
+      const channel = await recordingChannel({ sandbox: { ringMs: 0, talkMs: 200, pressDigits: ['1'] } });
+      const db = fx.t.app.get(DataSource);
+      const refusal = await refuseRecordingWrites(db);
+      try {
+        const { record, outcome, call } = await callThrough(channel);
+        assert.equal(outcome.status, 4);
+        assert.equal(record.recordingUrl, null);
+        assert.match(record.recordingError, /The recording could not be stored: .*recording writes refused by the test/);
+        assert.equal(call.recordingUrl, null);
+      } finally {
+        await refusal.release();
+      }
+      assert.equal(await orphanRecordings(db, fx.a.workspaceId), 0);
     });
 
     it('prunes recordings older than RECORDING_RETENTION: the file is gone and the call says why', async () => {
