@@ -111,8 +111,8 @@ export class Channel extends AuditedEntity {
     return this.voiceProvider !== null && this.type !== ChannelType.WhatsApp;
   }
 
-  /** A Cloud API number with calling enabled: outbound IVR runs over WhatsApp calls (API.md §15). */
+  /** A WhatsApp number with calling enabled: outbound IVR runs over WhatsApp calls (API.md §15); a sandbox number simulates them. */
   get hasWhatsAppCalling(): boolean {
-    return this.hasWhatsApp && this.whatsAppProvider === 'cloud-api' && this.whatsAppCalling?.enabled === true;
+    return this.hasWhatsApp && this.whatsAppCalling?.enabled === true;
   }
 }

@@ -272,7 +272,9 @@ export class ChannelsService {
       businessId: config.businessId ?? null,
     });
     this.applyWhatsApp(channel, wantsWhatsApp ? config.whatsApp : undefined);
-    this.applyVoice(channel, wantsVoice ? config.voice : undefined);
+    // A sandbox WhatsApp number simulates its WhatsApp calls (API.md §15): `voice.sandbox` plays the other party.
+    const simulatesCalls = config.whatsApp?.provider === 'sandbox' && config.voice?.provider === 'sandbox';
+    this.applyVoice(channel, wantsVoice || simulatesCalls ? config.voice : undefined);
   }
 
   private applyWhatsApp(channel: Channel, config: ChannelConfigDto['whatsApp']): void {

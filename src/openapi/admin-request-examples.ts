@@ -50,6 +50,11 @@ export const ADMIN_REQUEST_EXAMPLES: Record<string, ExamplesObject> = {
       location: { latitude: 24.7136, longitude: 46.6753, name: 'Home' },
     }),
   },
+  simulateSandboxWhatsAppUserCall: {
+    caller: example('A WhatsApp user calls the demo number (after Set WhatsApp Calling enabled calling on it)', {
+      fromNumber: DEMO_NUMBERS.sandboxCustomer,
+    }),
+  },
   injectSandboxQualityUpdate: {
     upgrade: example("Meta raises the business's messaging limit to 10,000", { event: 'UPGRADE', messagingLimit: 'TIER_10K' }),
   },

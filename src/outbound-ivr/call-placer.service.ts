@@ -12,7 +12,6 @@ import { CallType, isFinished, OutboundIvrAudioType, OutboundIvrStatus } from '.
 import type { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
 import { OutboundIvrRequestsRepository } from './outbound-ivr-requests.repository.js';
 import { VoiceProviders } from './providers/voice-providers.js';
-import { WhatsAppVoiceProvider } from './providers/whatsapp-voice.provider.js';
 import { VoiceProviderAmbiguous, VoiceProviderRefused, VoiceProviderUnavailable, type CallSession } from './providers/voice-provider.js';
 import { SpeechSynthesizer } from '../speech/speech-synthesizer.js';
 import { SendGovernor } from '../governor/send-governor.service.js';
@@ -34,7 +33,6 @@ export class CallPlacer {
     private readonly speech: SpeechSynthesizer,
     private readonly flows: OutboundIvrFlowsService,
     private readonly providers: VoiceProviders,
-    private readonly whatsApp: WhatsAppVoiceProvider,
     private readonly governor: SendGovernor,
     private readonly outbox: Outbox,
   ) {}
@@ -187,11 +185,14 @@ export class CallPlacer {
    * the record ends Failed with `WorkerLost`, once (the tracker ignores a second end).
    */
   private async whatsAppCallLost(ref: CallRef, channel: Channel, callId: string): Promise<void> {
-    await this.whatsApp.hangUp(channel, callId).catch((err: unknown) => {
-      this.logger.warn(
-        `Outbound IVR ${ref.id}: terminating WhatsApp call ${callId} after its worker was lost failed: ${(err as Error).message}`,
-      );
-    });
+    await this.providers
+      .of(channel)
+      .hangUp(channel, callId)
+      .catch((err: unknown) => {
+        this.logger.warn(
+          `Outbound IVR ${ref.id}: terminating WhatsApp call ${callId} after its worker was lost failed: ${(err as Error).message}`,
+        );
+      });
     await this.tracker.progress(ref, {
       kind: 'ended',
       at: new Date(),

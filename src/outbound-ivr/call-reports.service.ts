@@ -32,6 +32,8 @@ export interface CallReport {
   answeredBy?: string | null;
   /** The stored recording's public URL, when the call was recorded and it is stored. */
   recordingUrl?: string | null;
+  /** A WhatsApp call on a channel that also has a phone line (a user's call to its WhatsApp number). */
+  overWhatsApp?: boolean;
 }
 
 /** `hh:mm:ss` of a number of seconds. */
@@ -118,7 +120,7 @@ export class CallReportsService {
         status: report.status,
         type: report.type,
         // Which network carried the call: a phone line, or a WhatsApp call (API.md §15).
-        channelKind: channel.hasVoice ? 'Phone' : 'WhatsApp',
+        channelKind: channel.hasVoice && !report.overWhatsApp ? 'Phone' : 'WhatsApp',
         callerNumber: inbound ? report.contactNumber : ownNumber,
         calleeNumber: inbound ? ownNumber : report.contactNumber,
         pickupTime: formatTimestamp(report.pickupTime, TimestampFormat.utc),

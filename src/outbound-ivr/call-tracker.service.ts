@@ -224,6 +224,7 @@ export class CallTracker {
         ...(record.answeredBy && { answeredBy: record.answeredBy }),
       },
       recordingUrl: record.recordingUrl,
+      overWhatsApp: record.direction === CallType.Inbound,
     };
   }
 }

@@ -23,6 +23,7 @@ import { TwilioVoiceProvider } from './providers/twilio-voice.provider.js';
 import { VoiceProviders } from './providers/voice-providers.js';
 import { WhatsAppVoiceProvider } from './providers/whatsapp-voice.provider.js';
 import { WhatsAppUserCalls } from './whatsapp-user-calls.service.js';
+import { SandboxUserCallsAdminController } from './sandbox-user-calls-admin.controller.js';
 import { WhatsAppCallsModule } from '../voice/whatsapp-calls/whatsapp-calls.module.js';
 import { SpeechModule } from '../speech/speech.module.js';
 import { SendPolicyModule } from '../send-policy/send-policy.module.js';
@@ -45,7 +46,7 @@ import { RecordingRetention } from './recording/recording-retention.service.js';
     StorageModule,
     WhatsAppCallsModule,
   ],
-  controllers: [OutboundIvrController, TwilioCallbacksController],
+  controllers: [OutboundIvrController, TwilioCallbacksController, SandboxUserCallsAdminController],
   providers: [
     OutboundIvrRequestsRepository,
     InboundCallsRepository,

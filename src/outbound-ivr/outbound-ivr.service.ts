@@ -95,12 +95,13 @@ export class OutboundIvrService {
   /**
    * A WhatsApp user's call to a number with a flow for it (API.md §15): recorded as an inbound IVR
    * call running the flow's current version, with the job that answers it, in one statement. A
-   * `connect` webhook Meta delivers again (the same call id) records nothing more: false.
+   * `connect` webhook Meta delivers again (the same call id) records nothing more: null. The
+   * sandbox's simulated calls have no SDP offer.
    */
   async recordWhatsAppUserCall(
     channel: Channel,
-    call: { callId: string; caller: string; offerSdp: string; flowId: string },
-  ): Promise<boolean> {
+    call: { callId: string; caller: string; offerSdp: string | null; flowId: string },
+  ): Promise<string | null> {
     const { workspaceId } = channel;
     const flow = await this.flows.getCurrentVersion(workspaceId, call.flowId);
     const input = withRecording(
@@ -118,9 +119,9 @@ export class OutboundIvrService {
       workspaceId,
       payload: { requestId: record.id },
     });
-    if (!job) return false;
+    if (!job) return null;
     this.outbox.pushCommitted([job]);
-    return true;
+    return record.id;
   }
 
   /**

@@ -1,5 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
 import type { Channel } from '../channels/channel.entity.js';
+import { ChannelConfigInvalid } from '../channels/channels.errors.js';
+import { ChannelsService } from '../channels/channels.service.js';
 import { toE164 } from '../common/phone/phone-number.js';
 import { flowForUserCall } from '../voice/whatsapp-calls/call-hours.js';
 import type { CallSignal } from '../voice/whatsapp-calls/call-signals.js';
@@ -19,6 +22,7 @@ export class WhatsAppUserCalls {
   constructor(
     private readonly ivr: OutboundIvrService,
     private readonly whatsApp: WhatsAppVoiceProvider,
+    private readonly channels: ChannelsService,
   ) {}
 
   /** Takes the user-initiated calls among `signals`; never throws (Meta's webhook is answered regardless). */
@@ -32,6 +36,28 @@ export class WhatsAppUserCalls {
           this.logger.warn(`Could not reject WhatsApp call ${offer.callId} on channel ${channel.id}: ${(err as Error).message}`),
         );
     }
+  }
+
+  /**
+   * The sandbox's stand-in for a WhatsApp user calling a sandbox number: answered exactly as a
+   * real call is (the flow for the hour; none: rejected), the sandbox then plays the caller (the
+   * channel's `voice.sandbox` digits, or silence). The record's id, or null when it was rejected.
+   */
+  async simulate(channelId: string, from: string): Promise<{ callId: string; outboundIvrRequestId: string | null }> {
+    // The operator's route names a channel of any workspace (a named unscoped read).
+    const channel = await this.channels.findUnscopedForOperator(channelId);
+    if (!channel.hasWhatsApp || channel.whatsAppProvider !== 'sandbox')
+      throw ChannelConfigInvalid(`Channel '${channelId}' is not a sandbox WhatsApp number, so it simulates no calls.`, 'channelId');
+    if (!channel.hasWhatsAppCalling)
+      throw ChannelConfigInvalid(
+        `Calling is not enabled on channel '${channelId}': PUT /v1/channels/${channelId}/calling first.`,
+        'channelId',
+      );
+    const callId = `SBwacid.${randomBytes(18).toString('base64url')}`;
+    const flowId = flowForUserCall(channel.whatsAppCalling, new Date());
+    if (!flowId) return { callId, outboundIvrRequestId: null };
+    const id = await this.ivr.recordWhatsAppUserCall(channel, { callId, caller: from, offerSdp: null, flowId });
+    return { callId, outboundIvrRequestId: id };
   }
 
   /** Records the call for the flow that answers it now; false when there is none to answer with. */

@@ -128,6 +128,8 @@ const RUN_ORDER = [
   'createOutboundIvrFlow',
   'updateOutboundIvrFlow',
   'setWhatsAppCalling',
+  // After Set WhatsApp Calling: calling is on for the demo number.
+  'simulateSandboxWhatsAppUserCall',
   'createTemplate',
   'setRateCard',
   'setCallIntelligence',

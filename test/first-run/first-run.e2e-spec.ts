@@ -108,8 +108,22 @@ async function firstHour(clone: FreshClone): Promise<void> {
       .replaceAll('--port 4001', `--port ${endpointListenerPort}`)
       .replace(/^export B=.*$/m, (line) => fillCredentials(line, credentials)),
   );
-  assert.equal(blocks.length, 11, 'the first hour has eleven bash blocks');
-  const [login, coldSend, inboundThenSend, timeline, listen, webhookSetup, endpoint, listenEndpoint, template, usage, tiers] = blocks;
+  assert.equal(blocks.length, 13, 'the first hour has thirteen bash blocks');
+  const [
+    login,
+    coldSend,
+    inboundThenSend,
+    timeline,
+    listen,
+    webhookSetup,
+    endpoint,
+    listenEndpoint,
+    template,
+    usage,
+    tiers,
+    userCall,
+    callRecord,
+  ] = blocks;
   assert.match(listen, /^npm run webhooks:listen/, 'the fifth block starts the webhook receiver');
   assert.match(listenEndpoint, /^npm run webhooks:listen .*whsec_…/, "the eighth block starts the endpoint's receiver with its secret");
 
@@ -188,6 +202,21 @@ async function firstHour(clone: FreshClone): Promise<void> {
       () => /event=channel\.quality_updated[^\n]*\n\s*signature OK/.test(plain(endpointListener!.output)),
       20_000,
     );
+
+    // Your first WhatsApp IVR call: the flow answers the sandbox user's call, and the record has the answer.
+    const calling = await shell.run(userCall);
+    assert.match(calling.output, /^\{"enabled":true,"answersWithFlow":true\}$/m, calling.output);
+    let call = '';
+    await until(
+      "the WhatsApp call to end with the caller's answer",
+      async () => {
+        call = (await shell.run(callRecord)).output;
+        return call.includes('"status":4');
+      },
+      30_000,
+      1_000,
+    );
+    assert.match(call, /^\{"direction":1,"status":4,"answers":\[\{"digit":"1","description":"Sales"\}\]\}$/m, call);
 
     await clientReadmeExample(clone, {
       B: `http://localhost:${apiPort}`,

@@ -240,6 +240,7 @@ function bodies(w: WalkWorld): Record<string, ValidInputs['body']> {
     injectSandboxUserPreference: () => ({ fromNumber: w.recipient, value: 'resume' }),
     injectSandboxQualityUpdate: () => ({ event: 'UPGRADE', messagingLimit: 'TIER_10K' }),
     setSandboxAnsweringMachines: () => ({ numbers: [uniquePhone()] }),
+    simulateSandboxWhatsAppUserCall: () => ({ fromNumber: uniquePhone() }),
     createContact: contactBody,
     updateContact: contactBody,
     createBulkContactsVCards: () => ({

@@ -153,6 +153,8 @@ export async function buildWorld(t: TestApp, receiver: WebhookReceiver): Promise
   );
   await ok('template', t.admin.post(`/admin/v1/channels/${channel.id}/templates`, TEMPLATE));
   const flow = await ok('flow', api.post('/v1/outbound-ivr-flows', FLOW));
+  // Simulate Sandbox WhatsApp User Call needs calling on the channel; its flow answers the call.
+  await ok('calling', api.request('PUT', `/v1/channels/${channel.id}/calling`, { json: { enabled: true, inboundFlowId: flow.id } }));
   const ivr = await ok(
     'outbound IVR',
     api.post('/v1/outbound-ivr', { channelId: channel.id, destinationNumber: uniquePhone(), flowId: flow.id, webhookUrl }),

@@ -10,6 +10,7 @@ import { ConversationsService } from '../../src/conversations/conversations.serv
 import { TimelineService } from '../../src/conversations/timeline.service.js';
 import { Retention } from '../../src/queue/retention.service.js';
 import { SendClaimsRepository } from '../../src/whatsapp/outbound/send-claims.repository.js';
+import { SendDelivery } from '../../src/whatsapp/outbound/send-delivery.service.js';
 import { WhatsAppModule } from '../../src/whatsapp/whatsapp.module.js';
 import { WorkspacesModule } from '../../src/workspaces/workspaces.module.js';
 import { WorkspacesService } from '../../src/workspaces/workspaces.service.js';
@@ -99,6 +100,22 @@ describe('Send claims: one run of a send asks the provider (service tier)', () =
     );
     assert.ok(results[4].since instanceof Date, 'since when another run holds it');
     assert.deepEqual([await claimRows(a), await claimRows(b), await claimRows(sent)], [1, 1, 0]);
+  });
+
+  it("claims of two workspaces batched together: a statement the database refuses fails only its own workspace's runs", async () => {
+    const a = await message('Pending');
+    const holder = randomUUID();
+    const runs = [
+      { workspaceId: principal.workspaceId, eventId: a, holder },
+      // Not a uuid: the other workspace's statement fails after this one's claim committed.
+      { workspaceId: otherWorkspaceId, eventId: 'not-an-event-id', holder: randomUUID() },
+    ];
+    const delivery = ctx.get(SendDelivery) as unknown as { claimTogether(r: typeof runs): Promise<unknown[]> };
+    const [claimed, refused] = await delivery.claimTogether(runs);
+    assert.deepEqual(claimed, { status: 'Pending', holder, since: null });
+    assert.ok(refused instanceof Error, String(refused));
+    assert.equal(await claimRows(a), 1, 'the committed claim is kept, held by its own run');
+    assert.equal((await claims.claim(principal.workspaceId, a, holder)).holder, holder, 'its run finds the claim its own');
   });
 
   it('a run gives up only its own claim; once given up, the next run claims', async () => {

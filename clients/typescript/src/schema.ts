@@ -103,6 +103,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/channels/{channelId}/sandbox/user-call": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate Sandbox WhatsApp User Call
+         * @description A WhatsApp user calls a sandbox WhatsApp number with calling enabled, handled exactly as a call from Meta: inside the call hours the channel's `inboundFlowId` flow answers it, outside them its `afterHoursFlowId`; with no flow for the hour the call is rejected (`outboundIvrRequestId` null). The answered call is an inbound IVR record (`direction` 1) that runs the flow; the sandbox plays the caller, pressing the channel's `voice.sandbox.pressDigits` one per question (none: silence) with `talkMs` per prompt. When it ends, the Call Webhook (`type` 1, `channelKind` "WhatsApp") goes to the channel's postCallWebhookUrl and the call is in the caller's timeline. 400 for a channel that is not a sandbox WhatsApp number with calling enabled.
+         */
+        post: operations["simulateSandboxWhatsAppUserCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/channels/{channelId}/sandbox/user-preferences": {
         parameters: {
             query?: never;
@@ -2268,7 +2288,7 @@ export interface components {
             callLength: string;
             channelId: string;
             /**
-             * @description The network that carried the call: a phone line, or a WhatsApp call (API.md §15; `calleeNumber` is then the WhatsApp user).
+             * @description The network that carried the call: a phone line, or a WhatsApp call (API.md §15: the WhatsApp user is `calleeNumber` of an outbound call, `callerNumber` of an inbound one, answered by the channel's inbound or after-hours flow).
              * @enum {string}
              */
             channelKind: "Phone" | "WhatsApp";
@@ -4169,6 +4189,26 @@ export interface components {
             name: components["schemas"]["SandboxContactNameDto"];
             org?: components["schemas"]["SandboxContactOrgDto"];
             phones?: components["schemas"]["SandboxContactPhoneDto"][];
+        };
+        SandboxUserCallDto: {
+            /**
+             * @description The calling WhatsApp user: an international number, digits only or with a leading +.
+             * @example 966501234567
+             */
+            fromNumber: string;
+        };
+        SandboxUserCallResponseDto: {
+            /**
+             * @description The simulated WhatsApp call id.
+             * @example SBwacid.HBgLMTQxNTU1NTAxMDAVAgARGBI
+             */
+            callId: string;
+            /**
+             * Format: uuid
+             * @description The inbound IVR record running the channel's inbound (or after-hours) flow; null when the call
+             *     was rejected because no flow answers at this hour.
+             */
+            outboundIvrRequestId: string | null;
         };
         SandboxUserPreferenceDto: {
             /**
@@ -6228,6 +6268,184 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a field that fails validation, or a business rule (see `error.code` and `error.validationErrors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:ValidationFailed",
+                     *         "details": null,
+                     *         "message": "The request is invalid.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The request is invalid.",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Missing or wrong admin key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Admin:Unauthorized",
+                     *         "details": null,
+                     *         "message": "The admin API key is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The admin API key is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The admin API is off (`ADMIN_API_KEY` unset), or an id that does not exist. A channel id that does not exist in the workspace, or has no capability for this operation, is a `ChannelNotFoundError`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Channels:ChannelNotFound",
+                     *         "details": null,
+                     *         "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Channel '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChannelNotFoundError"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:PayloadTooLarge",
+                     *         "details": null,
+                     *         "message": "Request body is too large.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Request body is too large.",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The request body has a content type this operation does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Request:UnsupportedMediaType",
+                     *         "details": null,
+                     *         "message": "Unsupported Media Type: text/plain",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Unsupported Media Type: text/plain",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit reached: wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description A dependency is out of reach (`Database:Unavailable` while PostgreSQL restarts, `Redis:Unavailable` for the send governor’s check, `Storage:Unavailable` for media): nothing was written; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    simulateSandboxWhatsAppUserCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the channel. */
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxUserCallDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxUserCallResponseDto"];
+                };
             };
             /** @description Invalid input: malformed JSON, a field that fails validation, or a business rule (see `error.code` and `error.validationErrors`). */
             400: {

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type BeforeApplicationShutdown, Injectable } from '@nestjs/common';
 import type { Channel, VoiceSandboxSettings } from '../../channels/channel.entity.js';
 import type { Instructions } from '../dialog/dialog-state.js';
-import type { AnsweredBy } from '../ivr-enums.js';
+import { CallType, type AnsweredBy } from '../ivr-enums.js';
 import { CallAudio, RECORDING_SAMPLE_RATE } from '../recording/call-audio.js';
 import { CallRecordings } from '../recording/call-recordings.service.js';
 import type { OutboundIvrRequestEntity } from '../outbound-ivr-request.entity.js';
@@ -20,7 +20,9 @@ const LIVENESS_CHECK_MS = 500;
  * with machine detection learns so at the answer (`machine_start` for Hangup, `machine_end_beep`,
  * once its greeting ended, for LeaveMessage), as Twilio's synchronous detection reports it.
  * A recorded call leaves a two-channel WAV as long as the call: the prompts it played (our own
- * stored audio; other URLs are silence) and the tones of the keys pressed.
+ * stored audio; other URLs are silence) and the tones of the keys pressed. It also stands in for
+ * WhatsApp calls on a sandbox WhatsApp number (its `voice.sandbox` settings, or these defaults),
+ * both ours and a simulated user's (answered at once, the same digits pressed).
  */
 @Injectable()
 export class SandboxVoiceProvider implements VoiceProvider, BeforeApplicationShutdown {
@@ -50,8 +52,10 @@ export class SandboxVoiceProvider implements VoiceProvider, BeforeApplicationShu
     const callId = `SB${request.id.replace(/-/g, '')}`;
     if (!(await session.progress({ kind: 'initiated', at: new Date(), callId }))) return null;
     if (!(await session.progress({ kind: 'ringing', at: new Date() }))) return null;
-    if (!(await this.wait(settings.ringMs, session))) return null;
-    if (settings.answer !== true) {
+    // A WhatsApp user's simulated call to us is answered at once; only our calls ring and may go unanswered.
+    const inbound = request.direction === CallType.Inbound;
+    if (!inbound && !(await this.wait(settings.ringMs, session))) return null;
+    if (!inbound && settings.answer !== true) {
       const ending = settings.answer === 'busy' ? 'busy' : 'no-answer';
       await session.progress({ kind: 'ended', at: new Date(), ending });
       return null;

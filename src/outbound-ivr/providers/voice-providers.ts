@@ -5,7 +5,10 @@ import { TwilioVoiceProvider } from './twilio-voice.provider.js';
 import type { VoiceProvider } from './voice-provider.js';
 import { WhatsAppVoiceProvider } from './whatsapp-voice.provider.js';
 
-/** Which provider runs a channel's calls: a WhatsApp channel's own calls (API.md §15), else its voice provider. */
+/**
+ * Which provider runs a channel's calls: a WhatsApp channel's own calls (API.md §15; simulated by
+ * the sandbox on a sandbox number), else its voice provider.
+ */
 @Injectable()
 export class VoiceProviders {
   constructor(
@@ -15,7 +18,7 @@ export class VoiceProviders {
   ) {}
 
   of(channel: Channel): VoiceProvider {
-    if (!channel.hasVoice) return this.whatsApp;
+    if (!channel.hasVoice) return channel.whatsAppProvider === 'sandbox' ? this.sandbox : this.whatsApp;
     return channel.voiceProvider === 'twilio' ? this.twilio : this.sandbox;
   }
 }

@@ -127,7 +127,7 @@ export class CallWebhookPayload {
   @ApiProperty({
     enum: ['Phone', 'WhatsApp'],
     description:
-      'The network that carried the call: a phone line, or a WhatsApp call (API.md §15; `calleeNumber` is then the WhatsApp user).',
+      "The network that carried the call: a phone line, or a WhatsApp call (API.md §15: the WhatsApp user is `calleeNumber` of an outbound call, `callerNumber` of an inbound one, answered by the channel's inbound or after-hours flow).",
   })
   channelKind: 'Phone' | 'WhatsApp';
   callerNumber: string;
