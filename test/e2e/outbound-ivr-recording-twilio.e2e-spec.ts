@@ -6,7 +6,7 @@ import { describeWithApp } from '../support/describe-with-app.js';
 import { appWithFakeTwilio, TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN } from '../support/twilio-app.js';
 import { createChannel, waitFor } from '../support/fixtures.js';
 import { verifySignature } from '../support/webhook-receiver.js';
-import { orphanRecordings, refuseRecordingWrites } from '../support/recording-faults.js';
+import { orphanRecordings, refuseRecordingWrites } from '../support/recordings.js';
 
 const AUTH_TOKEN = TWILIO_AUTH_TOKEN;
 const ACCOUNT_SID = TWILIO_ACCOUNT_SID;

@@ -6,8 +6,8 @@ import { FakeCloudApi } from '../support/fake-cloud-api.js';
 import { FakeMetaCalls } from '../support/fake-meta-calls.js';
 import { waitFor } from '../support/fixtures.js';
 import { uploadFile } from '../support/media-fixtures.js';
-import { parseWavHeader } from '../../src/media/wav.js';
 import { correlation, decode, envelope, power, promptWav, RATE, rms, wavChannel } from '../support/prompt-audio.js';
+import { fetchRecording } from '../support/recordings.js';
 import { verifySignature, WebhookReceiver } from '../support/webhook-receiver.js';
 
 const TOKEN = 'EAAG-ivr-calls-token';
@@ -224,15 +224,7 @@ describeWithApp(
       assert.match(record.recordingUrl, /^http:\/\/[^/]+\/media\/[A-Za-z0-9_-]{32}\/recording\.wav$/);
 
       // PUBLIC_BASE_URL is not this app's address here: the file is asked of the app by its path.
-      const file = await fetch(`${fx.t.baseUrl}${new URL(record.recordingUrl).pathname}`);
-      assert.equal(file.status, 200);
-      assert.equal(file.headers.get('content-type'), 'audio/wav');
-      const wav = Buffer.from(await file.arrayBuffer());
-      const format = parseWavHeader(wav);
-      assert.deepEqual([format.audioFormat, format.channels, format.sampleRate, format.bitsPerSample], [1, 2, 8000, 16]);
-      assert.equal(format.durationMs, record.recordingDurationMs);
-      const callMs = Date.parse(record.completedAt) - Date.parse(record.answeredAt);
-      assert.ok(Math.abs(format.durationMs - callMs) < 300, `recording ${format.durationMs} ms, call ${callMs} ms`);
+      const { wav, format } = await fetchRecording(`${fx.t.baseUrl}${new URL(record.recordingUrl).pathname}`, record, 300);
       assert.ok(Math.abs(format.durationMs / 1000 - record.callDurationSeconds) <= 1);
 
       // Business (left): the prompt as played, from its first loud sample.

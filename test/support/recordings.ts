@@ -1,4 +1,6 @@
+import assert from 'node:assert/strict';
 import type { DataSource } from 'typeorm';
+import { parseWavHeader, type WavFormat } from '../../src/media/wav.js';
 
 /**
  * Makes PostgreSQL refuse, for real, every write that puts a recording on a call (a trigger on the
@@ -28,4 +30,26 @@ export async function orphanRecordings(db: DataSource, workspaceId: string): Pro
     [workspaceId],
   );
   return n;
+}
+
+/**
+ * Fetches a call's stored recording and checks it is what every recording is (served as audio/wav,
+ * two-channel 8 kHz 16-bit PCM, as long as the record says) and as long as the call, from its answer
+ * to its end, within `toleranceMs`.
+ */
+export async function fetchRecording(
+  url: string,
+  record: Record<string, any>,
+  toleranceMs: number,
+): Promise<{ wav: Buffer; format: WavFormat }> {
+  const file = await fetch(url);
+  assert.equal(file.status, 200);
+  assert.equal(file.headers.get('content-type'), 'audio/wav');
+  const wav = Buffer.from(await file.arrayBuffer());
+  const format = parseWavHeader(wav);
+  assert.deepEqual([format.audioFormat, format.channels, format.sampleRate, format.bitsPerSample], [1, 2, 8000, 16]);
+  assert.equal(format.durationMs, record.recordingDurationMs);
+  const callMs = Date.parse(record.completedAt) - Date.parse(record.answeredAt);
+  assert.ok(Math.abs(format.durationMs - callMs) < toleranceMs, `recording ${format.durationMs} ms, call ${callMs} ms`);
+  return { wav, format };
 }
