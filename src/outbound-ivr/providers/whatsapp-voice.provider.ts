@@ -190,9 +190,8 @@ export class WhatsAppVoiceProvider implements VoiceProvider {
         this.logger.warn(`A WhatsApp call's prompt ${url} is not in this service's storage: it is skipped`);
         continue;
       }
-      const playedAt = Date.now();
       const report = await call.media.play({ sampleRate: RECORDING_SAMPLE_RATE, samples });
-      tape?.played(playedAt + report.firstPacketAfterMs, samples, report.packets);
+      tape?.played(report.dueAt, samples, report.packets);
       if (report.stopped) return;
     }
   }

@@ -21,7 +21,7 @@ export class MediaTape {
     return this.answeredAt !== null;
   }
 
-  /** A prompt at the recording's rate went out as `packets` 20 ms packets (fewer when a key stopped it), the first at `at` (epoch ms). */
+  /** A prompt at the recording's rate went out as `packets` 20 ms packets (fewer when a key stopped it), the first due at `at` (epoch ms). */
   played(at: number, samples: Int16Array, packets: number): void {
     if (this.answeredAt === null || packets <= 0) return;
     this.audio.play(at - this.answeredAt, samples.subarray(0, (packets * FRAME_MS * RECORDING_SAMPLE_RATE) / 1000));

@@ -31,6 +31,8 @@ export interface PlaybackReport {
   stopped: boolean;
   /** From play() to the first packet handed to SRTP. */
   firstPacketAfterMs: number;
+  /** When the first packet was due (epoch ms): the prompt's place in the call, whatever the event loop's delays. */
+  dueAt: number;
 }
 
 const OPUS = { mimeType: 'audio/opus', clockRate: OPUS_RTP_CLOCK_RATE, channels: 2 } as const;
@@ -150,6 +152,7 @@ export class WebRtcMediaTransport {
     this.stop();
     const encoder = new OpusFrameEncoder(audio);
     const calledAt = performance.now();
+    const dueAt = Date.now();
     let firstPacketAt = 0;
     const histograms = this.options.sharedLateness ? [this.lateness, this.options.sharedLateness] : [this.lateness];
     const paced = pacePackets(
@@ -164,7 +167,7 @@ export class WebRtcMediaTransport {
     this.playing = paced;
     const result = await paced.done;
     if (this.playing === paced) this.playing = undefined;
-    return { ...result, firstPacketAfterMs: result.packets > 0 ? firstPacketAt - calledAt : 0 };
+    return { ...result, firstPacketAfterMs: result.packets > 0 ? firstPacketAt - calledAt : 0, dueAt };
   }
 
   /** Stops the prompt playing, if any. */
