@@ -245,6 +245,20 @@ export class ConversationEventsRepository extends WorkspaceScopedRepository<Conv
     );
   }
 
+  /** Sets the AI summary (summary and transcription) of the events of a source (a call's analysis). */
+  async setAiSummaryBySource(
+    workspaceId: string,
+    sourceType: EventSourceType,
+    sourceId: string,
+    aiSummary: { summary: string | null; transcription: string | null },
+  ): Promise<void> {
+    await this.sql(
+      workspaceId,
+      `UPDATE conversation_events SET ai_summary = $4::jsonb WHERE workspace_id = $1 AND source_type = $2 AND source_id = $3`,
+      [sourceType, sourceId, JSON.stringify(aiSummary)],
+    );
+  }
+
   /** What a reaction or Mark As Read needs of a timeline event: whose, where, which way, and the provider's message id. */
   /** Rewrites what a message says (an edit or a deletion); jsonb columns are replaced whole. */
   async rewriteContent(workspaceId: string, id: string, patch: MessageContentPatch): Promise<void> {

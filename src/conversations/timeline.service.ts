@@ -50,6 +50,16 @@ export class TimelineService {
     await this.events.mergeAttachmentBySource(workspaceId, sourceType, sourceId, patch);
   }
 
+  /** A call's analysis as its timeline event's `aiSummary`. */
+  async setAiSummary(
+    workspaceId: string,
+    sourceType: EventSourceType,
+    sourceId: string,
+    aiSummary: { summary: string | null; transcription: string | null },
+  ): Promise<void> {
+    await this.events.setAiSummaryBySource(workspaceId, sourceType, sourceId, aiSummary);
+  }
+
   /**
    * {@link record} for many events in the caller's transaction, in two statements: the events, in
    * the order given, then each conversation's last-event fields (its last event of the list) and count.

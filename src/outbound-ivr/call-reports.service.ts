@@ -34,6 +34,17 @@ export interface CallReport {
   recordingUrl?: string | null;
   /** A WhatsApp call on a channel that also has a phone line (a user's call to its WhatsApp number). */
   overWhatsApp?: boolean;
+  /** The recording's analysis (API.md §16), once it is done; the Call Webhook's text fields. */
+  analysis?: CallAnalysisText | null;
+}
+
+/** A call's analysis as the Call Webhook and the timeline carry it: text. */
+export interface CallAnalysisText {
+  transcription: string | null;
+  summary: string | null;
+  sentiment: string | null;
+  /** The criteria's results as JSON text (`[{ name, passed, reason }]`). */
+  evaluationCriteriaResult: string | null;
 }
 
 /** `hh:mm:ss` of a number of seconds. */
@@ -101,6 +112,13 @@ export class CallReportsService {
       await this.timeline.annotate(report.workspaceId, EventSourceType.Call, report.sourceId, { recordingUrl: report.recordingUrl });
   }
 
+  /** The call's timeline event learns its analysis (`aiSummary`: the summary and the transcript's text). */
+  async recordAnalysis(report: CallReport): Promise<void> {
+    if (!report.analysis) return;
+    const { summary, transcription } = report.analysis;
+    await this.timeline.setAiSummary(report.workspaceId, EventSourceType.Call, report.sourceId, { summary, transcription });
+  }
+
   private contactIdOf(report: CallReport): Promise<string> {
     return this.identities.idByPhone({ workspaceId: report.workspaceId, serviceAccountId: null }, report.contactNumber);
   }
@@ -133,10 +151,10 @@ export class CallReportsService {
         answeredBy: report.answeredBy ?? null,
         aiAgentId: null,
         recordingUrl: report.recordingUrl ?? null,
-        transcription: null,
-        summary: null,
-        sentiment: null,
-        evaluationCriteriaResult: null,
+        transcription: report.analysis?.transcription ?? null,
+        summary: report.analysis?.summary ?? null,
+        sentiment: report.analysis?.sentiment ?? null,
+        evaluationCriteriaResult: report.analysis?.evaluationCriteriaResult ?? null,
         creationTime: TimestampFormat.utc(report.creationTime),
       },
     };

@@ -3,9 +3,8 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import { AppConfig } from '../config/app-config.js';
 import { Outbox, type OutboxEntry } from '../queue/outbox.service.js';
 import { JobName } from '../queue/queue-names.js';
-import { WebhookKind } from '../webhooks/webhook-kind.js';
 import { toWebhookPayload } from './dto/outbound-ivr-request.dto.js';
-import { CallReportsService, type CallReport } from './call-reports.service.js';
+import { CallReportsService, type CallAnalysisText, type CallReport } from './call-reports.service.js';
 import { recordingChanges, type CallProgress, type StoredRecording } from './call-progress.js';
 import type { DialogInput } from './dialog/dialog-engine.js';
 import type { Instructions } from './dialog/dialog-state.js';
@@ -16,6 +15,10 @@ import type { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js'
 import { OutboundIvrRequestsRepository } from './outbound-ivr-requests.repository.js';
 import type { CallSession } from './providers/voice-provider.js';
 import { inTransaction } from '../database/transactions.js';
+import { transcriptText, type CallAnalysis } from '../call-intelligence/call-analysis.js';
+import { CallIntelligenceService } from '../call-intelligence/call-intelligence.service.js';
+import { WebhookEventType, WebhookKind } from '../webhooks/webhook-kind.js';
+import { WebhookPublisher } from '../webhooks/webhook-publisher.js';
 
 /** Names one call record; provider callbacks resolve it before they reach the tracker. */
 export interface CallRef {
@@ -51,6 +54,8 @@ export class CallTracker {
     private readonly reports: CallReportsService,
     private readonly outbox: Outbox,
     private readonly governor: SendGovernor,
+    private readonly intelligence: CallIntelligenceService,
+    private readonly webhooks: WebhookPublisher,
     config: AppConfig,
   ) {
     this.databaseTurns = pLimit(Math.max(2, Math.floor(config.database.poolSize / 2)));
@@ -100,8 +105,10 @@ export class CallTracker {
         if (!record) return undefined;
         const call = new LiveCall(record);
         const value = await work(call);
-        // A recorded call that ends before its recording is stored: its Call Webhook waits for it.
-        const waits = call.finishedNow && waitsForRecording(record);
+        // A recorded call that ends before its recording is stored, or whose stored recording is
+        // analysed now: its Call Webhook waits for them (at most CALL_INTELLIGENCE_WAIT).
+        const analysing = call.finishedNow && (await this.startAnalysis(record, call.changes));
+        const waits = call.finishedNow && (waitsForRecording(record) || analysing);
         if (waits) call.changes.callWebhookWaiting = record.callWebhookWaiting = true;
         if (Object.keys(call.changes).length > 0) await requests.update(ref.workspaceId, { id: ref.id }, call.changes);
         if (call.finishedNow) await this.report(record, !waits);
@@ -132,7 +139,9 @@ export class CallTracker {
       const changes: Partial<OutboundIvrRequestEntity> =
         'recording' in outcome ? recordingChanges(outcome.recording) : { recordingError: outcome.error.slice(0, 1000) };
       Object.assign(record, changes);
-      if (record.callWebhookWaiting) {
+      // An analysed recording's Call Webhook waits on for the analysis.
+      const analysing = !isFinished(record.status) ? false : await this.startAnalysis(record, changes);
+      if (record.callWebhookWaiting && !analysing) {
         await this.reports.sendCallWebhook(this.callReportOf(record));
         changes.callWebhookWaiting = false;
       } else if (isFinished(record.status)) {
@@ -142,6 +151,45 @@ export class CallTracker {
       return { changes, value: true };
     });
     return settled ?? false;
+  }
+
+  /**
+   * The recording's analysis is done, or failed for good (`error`). A Call Webhook still waiting
+   * goes now, with it; one that went without it (the wait was over) is followed by a
+   * `call.analysis_completed` event. The call's timeline event learns the summary and transcript.
+   */
+  async analysisSettled(ref: CallRef, outcome: { analysis: CallAnalysis } | { error: string }): Promise<void> {
+    await this.underLock(ref, async (record) => {
+      if (record.analysisStatus !== 'Pending') return { changes: {}, value: undefined }; // settled before (a repeated job)
+      const changes: Partial<OutboundIvrRequestEntity> =
+        'analysis' in outcome
+          ? { ...outcome.analysis, analysisStatus: 'Completed', analysisError: null, analysedAt: new Date() }
+          : { analysisStatus: 'Failed', analysisError: outcome.error.slice(0, 1000), analysedAt: new Date() };
+      Object.assign(record, changes);
+      const report = this.callReportOf(record);
+      await this.reports.recordAnalysis(report);
+      if (record.callWebhookWaiting) {
+        await this.reports.sendCallWebhook(report);
+        changes.callWebhookWaiting = false;
+      } else {
+        await this.webhooks.emit(record.workspaceId, WebhookEventType.CallAnalysisCompleted, analysisEvent(record), {
+          channelId: record.channelId,
+        });
+      }
+      return { changes, value: undefined };
+    });
+  }
+
+  /**
+   * A finished call's stored recording is analysed when the workspace has a transcription provider
+   * (API.md §16): marks it Pending in `changes` and queues the job with them. True when it does.
+   */
+  private async startAnalysis(record: OutboundIvrRequestEntity, changes: Partial<OutboundIvrRequestEntity>): Promise<boolean> {
+    if (!record.recordingMediaId || record.analysisStatus !== null) return false;
+    if (!(await this.intelligence.planFor(record.workspaceId)).transcription) return false;
+    changes.analysisStatus = record.analysisStatus = 'Pending';
+    await this.outbox.enqueue([{ jobName: JobName.AnalyseCall, workspaceId: record.workspaceId, payload: { requestId: record.id } }]);
+    return true;
   }
 
   /** The wait is over: a Call Webhook still waiting for its recording goes without it. */
@@ -225,8 +273,35 @@ export class CallTracker {
       },
       recordingUrl: record.recordingUrl,
       overWhatsApp: record.direction === CallType.Inbound,
+      analysis: analysisText(record),
     };
   }
+}
+
+/** The analysis as the Call Webhook's text fields; null until it completed. */
+function analysisText(record: OutboundIvrRequestEntity): CallAnalysisText | null {
+  if (record.analysisStatus !== 'Completed') return null;
+  return {
+    transcription: record.transcript ? transcriptText(record.transcript) : null,
+    summary: record.summary,
+    sentiment: record.sentiment,
+    evaluationCriteriaResult: record.evaluationCriteriaResult ? JSON.stringify(record.evaluationCriteriaResult) : null,
+  };
+}
+
+/** `call.analysis_completed`'s data: the call, and its analysis or why there is none. */
+function analysisEvent(record: OutboundIvrRequestEntity) {
+  return {
+    outboundIvrRequestId: record.id,
+    callId: record.callId,
+    channelId: record.channelId,
+    status: record.analysisStatus as 'Completed' | 'Failed',
+    analysisError: record.analysisError,
+    transcript: record.transcript,
+    summary: record.summary,
+    sentiment: record.sentiment,
+    evaluationCriteriaResult: record.evaluationCriteriaResult,
+  };
 }
 
 /** A recorded call that was answered and has no recording yet (nor will never have one): its Call Webhook waits. */

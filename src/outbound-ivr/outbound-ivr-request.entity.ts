@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { TtsVoice } from '../speech/tts-voice.js';
+import type { AnalysisStatus, CriterionResult, Sentiment, TranscriptSegment } from '../call-intelligence/call-analysis.js';
 import type { DialogState } from './dialog/dialog-state.js';
 import type { IvrScript } from './dialog/ivr-script.js';
 import {
@@ -83,6 +84,17 @@ export class OutboundIvrRequestEntity {
    * CALL_INTELLIGENCE_WAIT): set when the call ends without one, cleared when the webhook is written.
    */
   @Column({ type: 'boolean', default: false }) callWebhookWaiting: boolean;
+  /**
+   * The analysis of the recording (API.md §16): Pending once the recording is stored and the
+   * workspace has a transcription provider, then Completed or Failed (`analysisError`); null: none asked.
+   */
+  @Column({ type: 'varchar', length: 20, nullable: true }) analysisStatus: AnalysisStatus | null;
+  @Column({ type: 'varchar', length: 1000, nullable: true }) analysisError: string | null;
+  @Column({ type: 'jsonb', nullable: true }) transcript: TranscriptSegment[] | null;
+  @Column({ type: 'text', nullable: true }) summary: string | null;
+  @Column({ type: 'varchar', length: 10, nullable: true }) sentiment: Sentiment | null;
+  @Column({ type: 'jsonb', nullable: true }) evaluationCriteriaResult: CriterionResult[] | null;
+  @Column({ type: 'timestamptz', nullable: true }) analysedAt: Date | null;
 
   @Column({ type: 'smallint', default: OutboundIvrStatus.Pending }) status: OutboundIvrStatus;
   @Column({ type: 'smallint', default: OutboundIvrResult.None }) result: OutboundIvrResult;

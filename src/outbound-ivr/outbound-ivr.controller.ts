@@ -1,3 +1,5 @@
+import { CallTranscriptDto } from '../call-intelligence/dto/call-analysis.dto.js';
+import { toCallTranscript } from './dto/call-transcript.js';
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCallbacks, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, CurrentWorkspace, type Principal } from '../auth/principal.js';
@@ -63,6 +65,18 @@ export class OutboundIvrController {
   @ApiOkResponse({ type: OutboundIvrRequest })
   async get(@CurrentWorkspace() workspaceId: string, @Param('id', RequestId) id: string): Promise<OutboundIvrRequest> {
     return toOutboundIvrRequest(await this.ivr.get(workspaceId, id));
+  }
+
+  @Get(':id/transcript')
+  @ApiOperation({
+    summary: 'Get Outbound IVR Transcript',
+    description:
+      "A recorded call's transcript (segments with speaker Business or Customer and offsets in seconds), summary, sentiment and evaluation criteria (API.md §16), " +
+      "as the workspace's call intelligence providers gave them once the recording was stored. `status` says where the analysis stands: NotRequested (no recording, or no transcription provider), Pending, Completed or Failed (analysisError).",
+  })
+  @ApiOkResponse({ type: CallTranscriptDto })
+  async transcript(@CurrentWorkspace() workspaceId: string, @Param('id', RequestId) id: string): Promise<CallTranscriptDto> {
+    return toCallTranscript(await this.ivr.get(workspaceId, id));
   }
 
   @Post(':id/cancel')

@@ -31,6 +31,8 @@ import { GovernorModule } from '../governor/governor.module.js';
 import { StorageModule } from '../storage/storage.module.js';
 import { CallRecordings } from './recording/call-recordings.service.js';
 import { RecordingRetention } from './recording/recording-retention.service.js';
+import { CallAnalyses } from './recording/call-analyses.service.js';
+import { CallIntelligenceModule } from '../call-intelligence/call-intelligence.module.js';
 
 @Module({
   imports: [
@@ -45,6 +47,7 @@ import { RecordingRetention } from './recording/recording-retention.service.js';
     GovernorModule,
     StorageModule,
     WhatsAppCallsModule,
+    CallIntelligenceModule,
   ],
   controllers: [OutboundIvrController, TwilioCallbacksController, SandboxUserCallsAdminController],
   providers: [
@@ -64,6 +67,7 @@ import { RecordingRetention } from './recording/recording-retention.service.js';
     OutboundIvrProcessor,
     CallRecordings,
     RecordingRetention,
+    CallAnalyses,
   ],
   exports: [OutboundIvrService, WhatsAppUserCalls],
 })

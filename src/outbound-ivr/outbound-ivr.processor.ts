@@ -5,6 +5,7 @@ import { JobName } from '../queue/queue-names.js';
 import { isLastAttempt } from '../queue/retry-later.js';
 import { CallPlacer } from './call-placer.service.js';
 import { CallTracker } from './call-tracker.service.js';
+import { CallAnalyses } from './recording/call-analyses.service.js';
 import { CallRecordings } from './recording/call-recordings.service.js';
 
 @Injectable()
@@ -13,6 +14,7 @@ export class OutboundIvrProcessor {
     private readonly placer: CallPlacer,
     private readonly recordings: CallRecordings,
     private readonly tracker: CallTracker,
+    private readonly analyses: CallAnalyses,
   ) {}
 
   /** High concurrency: a sandbox call is followed inside its job, mostly waiting. */
@@ -30,6 +32,11 @@ export class OutboundIvrProcessor {
   downloadRecording(job: JobOf<JobName.DownloadCallRecording>): Promise<void> {
     const ref = { id: job.data.requestId, workspaceId: job.data.workspaceId };
     return this.recordings.fetchFromTwilio(ref, job.data.recordingSid, isLastAttempt(job));
+  }
+
+  @JobHandler(JobName.AnalyseCall, { concurrency: 4 })
+  analyse(job: JobOf<JobName.AnalyseCall>): Promise<void> {
+    return this.analyses.analyse({ id: job.data.requestId, workspaceId: job.data.workspaceId }, isLastAttempt(job));
   }
 
   @JobHandler(JobName.SendWaitingCallWebhook, { concurrency: 16 })

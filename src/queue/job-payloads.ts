@@ -49,6 +49,7 @@ export interface JobPayloads {
   [JobName.PlaceIvrCall]: { requestId: string };
   [JobName.HangUpIvrCall]: { requestId: string };
   [JobName.DownloadCallRecording]: { requestId: string; recordingSid: string };
+  [JobName.AnalyseCall]: { requestId: string };
   [JobName.SendWaitingCallWebhook]: { requestId: string };
   [JobName.SweepStaleIvrCalls]: MaintenancePayload;
   [JobName.PruneOldRows]: MaintenancePayload;

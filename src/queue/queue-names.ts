@@ -30,6 +30,8 @@ export enum JobName {
   HangUpIvrCall = 'outbound-ivr.hang-up',
   /** Fetches a call's recording from its voice provider into storage, then deletes it there: `{ requestId, recordingSid }`. */
   DownloadCallRecording = 'outbound-ivr.download-recording',
+  /** Transcribes and summarises a call's stored recording with the workspace's providers (API.md §16): `{ requestId }`. */
+  AnalyseCall = 'outbound-ivr.analyse-call',
   /** Sends a recorded call's Call Webhook that still waits for its recording, once the wait is over: `{ requestId }`. */
   SendWaitingCallWebhook = 'outbound-ivr.send-waiting-call-webhook',
   /** Ends outbound IVR calls whose final report never came (repeatable). */
@@ -51,6 +53,7 @@ export const QUEUE_OF_JOB: Record<JobName, QueueName> = {
   [JobName.PlaceIvrCall]: QueueName.OutboundIvr,
   [JobName.HangUpIvrCall]: QueueName.OutboundIvr,
   [JobName.DownloadCallRecording]: QueueName.OutboundIvr,
+  [JobName.AnalyseCall]: QueueName.OutboundIvr,
   [JobName.SendWaitingCallWebhook]: QueueName.OutboundIvr,
   [JobName.SweepStaleIvrCalls]: QueueName.Maintenance,
   [JobName.PruneOldRows]: QueueName.Maintenance,

@@ -5,6 +5,7 @@ import { ConversationDto } from '../conversations/dto/conversation.dto.js';
 import { OutboundIvrWebhookPayload } from '../outbound-ivr/dto/outbound-ivr-request.dto.js';
 import { finishComponentSchemas } from '../openapi/component-schemas.js';
 import {
+  CallAnalysisCompletedEventData,
   CallWebhookPayload,
   ChannelQualityUpdatedEventData,
   ContactMergedEventData,
@@ -33,7 +34,7 @@ export const EVENT_TYPES: readonly EventTypeEntry[] = [
   {
     type: WebhookKind.Call,
     description:
-      "A call of a voice channel ended (the Call Webhook). A recorded call's waits for its recording (recordingUrl), at most CALL_INTELLIGENCE_WAIT.",
+      "A call of a voice channel ended (the Call Webhook). A recorded call's waits for its recording (recordingUrl) and, with a transcription provider, its analysis (transcription, summary, sentiment, evaluationCriteriaResult), at most CALL_INTELLIGENCE_WAIT.",
     data: CallWebhookPayload,
   },
   {
@@ -75,6 +76,12 @@ export const EVENT_TYPES: readonly EventTypeEntry[] = [
     type: WebhookEventType.ChannelQualityUpdated,
     description: "Meta changed a WhatsApp number's quality, throughput or messaging limit; the send governor uses the new tiers at once.",
     data: ChannelQualityUpdatedEventData,
+  },
+  {
+    type: WebhookEventType.CallAnalysisCompleted,
+    description:
+      "A recorded call's transcript, summary, sentiment and criteria are ready (or failed for good, analysisError), after its Call Webhook went without them at CALL_INTELLIGENCE_WAIT.",
+    data: CallAnalysisCompletedEventData,
   },
 ];
 

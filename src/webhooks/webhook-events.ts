@@ -18,6 +18,7 @@ export interface WebhookEventData {
   [WebhookEventType.WebhookEndpointDisabled]: WebhookEndpointDisabledData;
   [WebhookEventType.WhatsAppTemplateUpdated]: WhatsAppTemplateUpdatedData;
   [WebhookEventType.ChannelQualityUpdated]: ChannelQualityUpdatedData;
+  [WebhookEventType.CallAnalysisCompleted]: CallAnalysisCompletedData;
 }
 
 /** `whatsapp.template_updated`: Meta changed a stored template's status, category or quality score. */
@@ -49,6 +50,23 @@ export interface ChannelQualityUpdatedData {
   messagingLimit: number | null;
   /** Meta's event: FLAGGED, UNFLAGGED, UPGRADE, DOWNGRADE, ONBOARDING, THROUGHPUT_UPGRADE (phone_number_quality_update), or account_update's (ACCOUNT_RESTRICTION, DISABLED_UPDATE …). */
   event: string;
+}
+
+/**
+ * `call.analysis_completed` (API.md §16): a recorded call's analysis finished (or failed for good)
+ * after its Call Webhook had gone without it (the wait, CALL_INTELLIGENCE_WAIT, was over).
+ */
+export interface CallAnalysisCompletedData {
+  outboundIvrRequestId: string;
+  callId: string | null;
+  channelId: string;
+  status: 'Completed' | 'Failed';
+  /** Why there is no analysis (the provider's error after the retries); null when Completed. */
+  analysisError: string | null;
+  transcript: Array<{ speaker: 'Business' | 'Customer'; start: number; end: number; text: string }> | null;
+  summary: string | null;
+  sentiment: 'Positive' | 'Neutral' | 'Negative' | null;
+  evaluationCriteriaResult: Array<{ name: string; passed: boolean; reason: string }> | null;
 }
 
 /** One change of `contact.updated`, as the contact's history records it. */

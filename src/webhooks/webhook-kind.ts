@@ -30,4 +30,5 @@ export enum WebhookEventType {
   WebhookEndpointDisabled = 'webhook_endpoint.disabled',
   WhatsAppTemplateUpdated = 'whatsapp.template_updated',
   ChannelQualityUpdated = 'channel.quality_updated',
+  CallAnalysisCompleted = 'call.analysis_completed',
 }

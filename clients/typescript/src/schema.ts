@@ -947,6 +947,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/outbound-ivr/{id}/transcript": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Outbound IVR Transcript
+         * @description A recorded call's transcript (segments with speaker Business or Customer and offsets in seconds), summary, sentiment and evaluation criteria (API.md §16), as the workspace's call intelligence providers gave them once the recording was stored. `status` says where the analysis stands: NotRequested (no recording, or no transcription provider), Pending, Completed or Failed (analysisError).
+         */
+        get: operations["getOutboundIvrTranscript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/rate-limits": {
         parameters: {
             query?: never;
@@ -1856,7 +1876,7 @@ export interface webhooks {
         put?: never;
         /**
          * call
-         * @description A call of a voice channel ended (the Call Webhook). A recorded call's waits for its recording (recordingUrl), at most CALL_INTELLIGENCE_WAIT.
+         * @description A call of a voice channel ended (the Call Webhook). A recorded call's waits for its recording (recordingUrl) and, with a transcription provider, its analysis (transcription, summary, sentiment, evaluationCriteriaResult), at most CALL_INTELLIGENCE_WAIT.
          *
          *     Delivered as Standard Webhooks: verify `webhook-signature` over the raw body before trusting it.
          *     An endpoint receives `{ type, timestamp, workspaceId, data }` as below; for the three original kinds
@@ -1864,6 +1884,31 @@ export interface webhooks {
          *     A 2xx within 10 s ends the event; anything else is retried (by default after 2, 4, 8, 16 and 32 minutes), and a 410 stops it at once.
          */
         post: operations["callEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "call.analysis_completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * call.analysis_completed
+         * @description A recorded call's transcript, summary, sentiment and criteria are ready (or failed for good, analysisError), after its Call Webhook went without them at CALL_INTELLIGENCE_WAIT.
+         *
+         *     Delivered as Standard Webhooks: verify `webhook-signature` over the raw body before trusting it.
+         *     An endpoint receives `{ type, timestamp, workspaceId, data }` as below; for the three original kinds
+         *     (`whatsapp.message`, `call`, `outbound_ivr.completed`) a channel's or a request's own URL receives `data` alone.
+         *     A 2xx within 10 s ends the event; anything else is retried (by default after 2, 4, 8, 16 and 32 minutes), and a 410 stops it at once.
+         */
+        post: operations["callAnalysisCompletedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2221,7 +2266,36 @@ export interface components {
             /** Format: uuid */
             assignedUserId?: string | null;
         };
-        /** @description A call of a voice channel ended (the Call Webhook). A recorded call's waits for its recording (recordingUrl), at most CALL_INTELLIGENCE_WAIT. */
+        /** @description A recorded call's transcript, summary, sentiment and criteria are ready (or failed for good, analysisError), after its Call Webhook went without them at CALL_INTELLIGENCE_WAIT. */
+        CallAnalysisCompletedEvent: {
+            data: components["schemas"]["CallAnalysisCompletedEventData"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC: when the event was written.
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "call.analysis_completed";
+            /** Format: uuid */
+            workspaceId: string;
+        };
+        CallAnalysisCompletedEventData: {
+            /** @description Why there is no analysis (the provider's error after the retries). */
+            analysisError: string | null;
+            callId: string | null;
+            /** Format: uuid */
+            channelId: string;
+            evaluationCriteriaResult: components["schemas"]["CriterionResultDto"][] | null;
+            /** Format: uuid */
+            outboundIvrRequestId: string;
+            /** @enum {string|null} */
+            sentiment: "Positive" | "Neutral" | "Negative" | null;
+            /** @enum {string} */
+            status: "Completed" | "Failed";
+            summary: string | null;
+            transcript: components["schemas"]["TranscriptSegmentDto"][] | null;
+        };
+        /** @description A call of a voice channel ended (the Call Webhook). A recorded call's waits for its recording (recordingUrl) and, with a transcription provider, its analysis (transcription, summary, sentiment, evaluationCriteriaResult), at most CALL_INTELLIGENCE_WAIT. */
         CallEvent: {
             data: components["schemas"]["CallWebhookPayload"];
             /**
@@ -2272,6 +2346,28 @@ export interface components {
             summary: components["schemas"]["SummaryProviderDto"];
             transcription: components["schemas"]["ProviderDto"];
         };
+        /** @enum {string} */
+        CallSentiment: "Positive" | "Neutral" | "Negative";
+        CallTranscriptDto: {
+            /** @example 2026-11-29T09:00:12.000+00:00 */
+            analysedAt: string | null;
+            /** @description The provider's error after the retries; null otherwise. */
+            analysisError: string | null;
+            /** @description One per the workspace's evaluation criteria. */
+            evaluationCriteriaResult: components["schemas"]["CriterionResultDto"][] | null;
+            /** Format: uuid */
+            outboundIvrRequestId: string;
+            /** @description In the order they were said; empty until Completed. */
+            segments: components["schemas"]["TranscriptSegmentDto"][];
+            sentiment: components["schemas"]["CallSentiment"] | null;
+            /**
+             * @description NotRequested: the call has no stored recording, or the workspace no transcription provider; Pending: being analysed; Failed: see analysisError.
+             * @enum {string}
+             */
+            status: "NotRequested" | "Pending" | "Completed" | "Failed";
+            /** @description Null without a summary provider, or until Completed. */
+            summary: string | null;
+        };
         /**
          * @description 1 Inbound, 2 Outbound
          * @enum {integer}
@@ -2295,15 +2391,19 @@ export interface components {
             contactId: string | null;
             contactNumber: string;
             creationTime: string;
+            /** @description The evaluation criteria judged, as JSON text: `[{ "name", "passed", "reason" }]`. */
             evaluationCriteriaResult: string | null;
             hangupTime: string;
             pickupTime: string | null;
             /** @description Recorded outbound calls (API.md §16): the stored recording, an absolute unguessable URL served without a token (a two-channel WAV); null when not recorded or when the recording did not arrive within CALL_INTELLIGENCE_WAIT. */
             recordingUrl: string | null;
+            /** @description Positive, Neutral or Negative. */
             sentiment: string | null;
             /** @description 0 Active, 1 Completed, 2 Missed, 3 RejectedByCaller, 4 RejectedByCallee, 5 NoAnswer, 6 Cancelled, 7 Failed */
             status: number;
+            /** @description The language model's summary of the call (a summary provider set). */
             summary: string | null;
+            /** @description Recorded calls of a workspace with a transcription provider (API.md §16): the transcript, a line a segment (`[m:ss] Business|Customer: words`); null until analysed within CALL_INTELLIGENCE_WAIT (later: `call.analysis_completed`). */
             transcription: string | null;
             /** @description 1 Inbound, 2 Outbound */
             type: number;
@@ -3443,6 +3543,14 @@ export interface components {
             phoneNumber?: string;
             /** @description 1 Owner, 2 Member (names accepted) */
             role: components["schemas"]["WorkspaceUserRole"];
+        };
+        CriterionResultDto: {
+            /** @example Confirmed */
+            name: string;
+            /** @example true */
+            passed: boolean;
+            /** @example The customer pressed 1 to confirm. */
+            reason: string;
         };
         CustomPropertyFilterDto: {
             /** @description 1 Equals, 2 NotEquals, 3 Contains, 4 StartsWith, 5 GreaterThan, 6 GreaterThanOrEqual, 7 LessThan, 8 LessThanOrEqual, 9 HasValue, 10 HasNoValue */
@@ -5008,6 +5116,19 @@ export interface components {
             scope: string;
             /** @description Always `Bearer`. */
             token_type: string;
+        };
+        TranscriptSegmentDto: {
+            /** @example 5.9 */
+            end: number;
+            /**
+             * @example Customer
+             * @enum {string}
+             */
+            speaker: "Business" | "Customer";
+            /** @example 4.2 */
+            start: number;
+            /** @example I would like to confirm, please. */
+            text: string;
         };
         /**
          * @description 1 Female, 2 Male
@@ -15152,6 +15273,138 @@ export interface operations {
             };
         };
     };
+    getOutboundIvrTranscript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the outbound IVR request. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallTranscriptDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:Unauthorized",
+                     *         "details": null,
+                     *         "message": "A valid bearer token is required.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "A valid bearer token is required.",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The token is valid but lacks the API scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Auth:InsufficientScope",
+                     *         "details": null,
+                     *         "message": "The token lacks the 'messaging_api' scope.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The token lacks the 'messaging_api' scope.",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description An id that does not exist, or belongs to another workspace (`error.code` names which). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "OutboundIvr:RequestNotFound",
+                     *         "details": null,
+                     *         "message": "Outbound IVR request '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Outbound IVR request '0190a1b2-0000-7000-8000-000000000000' was not found.",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limit reached: wait the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RateLimit:Exceeded",
+                     *         "details": null,
+                     *         "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "Rate limit 'requests' of 600 per 60s exceeded. Retry after 12s.",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description A dependency is out of reach (`Database:Unavailable` while PostgreSQL restarts, `Redis:Unavailable` for the send governor’s check, `Storage:Unavailable` for media): nothing was written; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "Database:Unavailable",
+                     *         "details": null,
+                     *         "message": "The database is unavailable; try again later.",
+                     *         "validationErrors": null
+                     *       },
+                     *       "message": "The database is unavailable; try again later.",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
     getRateLimits: {
         parameters: {
             query?: never;
@@ -24416,6 +24669,44 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CallEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the event is delivered, no more attempts. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: no more attempts of this event. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    callAnalysisCompletedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type. */
+                "webhook-event": "call.analysis_completed";
+                /** @description The event id: the same on every attempt of one event, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the `whsec_` secret (the endpoint's own, or the workspace's for a channel's or a request's URL); during a rotation both signatures are listed. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Unix seconds when this attempt was signed; refuse one too far from your clock (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallAnalysisCompletedEvent"];
             };
         };
         responses: {

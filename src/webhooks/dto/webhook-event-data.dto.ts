@@ -1,9 +1,11 @@
+import { CriterionResultDto, TranscriptSegmentDto } from '../../call-intelligence/dto/call-analysis.dto.js';
 import { ApiProperty } from '@nestjs/swagger';
 import { ContactDto } from '../../contacts/dto/contact.dto.js';
 import { EditedVersionDto, ReferralDto, ReferredProductDto, ReplyToDto } from '../../conversations/dto/message-details.dto.js';
 import { MESSAGE_SOURCES, type MessageSource } from '../../conversations/message-details.js';
 import type { WhatsAppMessageWebhookPayload } from '../../whatsapp/message-webhook.js';
 import type {
+  CallAnalysisCompletedData,
   ChannelQualityUpdatedData,
   ContactChange,
   WebhookEndpointDisabledData,
@@ -114,6 +116,20 @@ export class ChannelQualityUpdatedEventData implements ChannelQualityUpdatedData
   event: string;
 }
 
+/** `call.analysis_completed`: a recorded call's analysis, after its Call Webhook went without it (API.md §16). */
+export class CallAnalysisCompletedEventData implements CallAnalysisCompletedData {
+  @ApiProperty({ format: 'uuid' }) outboundIvrRequestId: string;
+  @ApiProperty({ type: String, nullable: true }) callId: string | null;
+  @ApiProperty({ format: 'uuid' }) channelId: string;
+  @ApiProperty({ enum: ['Completed', 'Failed'] }) status: 'Completed' | 'Failed';
+  @ApiProperty({ type: String, nullable: true, description: "Why there is no analysis (the provider's error after the retries)." })
+  analysisError: string | null;
+  @ApiProperty({ type: [TranscriptSegmentDto], nullable: true }) transcript: TranscriptSegmentDto[] | null;
+  @ApiProperty({ type: String, nullable: true }) summary: string | null;
+  @ApiProperty({ enum: ['Positive', 'Neutral', 'Negative'], nullable: true }) sentiment: 'Positive' | 'Neutral' | 'Negative' | null;
+  @ApiProperty({ type: [CriterionResultDto], nullable: true }) evaluationCriteriaResult: CriterionResultDto[] | null;
+}
+
 /** `call`: the Call Webhook of API.md §11. */
 export class CallWebhookPayload {
   callId: string;
@@ -155,10 +171,22 @@ export class CallWebhookPayload {
       'Recorded outbound calls (API.md §16): the stored recording, an absolute unguessable URL served without a token (a two-channel WAV); null when not recorded or when the recording did not arrive within CALL_INTELLIGENCE_WAIT.',
   })
   recordingUrl: string | null;
-  @ApiProperty({ type: String, nullable: true }) transcription: string | null;
-  @ApiProperty({ type: String, nullable: true }) summary: string | null;
-  @ApiProperty({ type: String, nullable: true }) sentiment: string | null;
-  @ApiProperty({ type: String, nullable: true }) evaluationCriteriaResult: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'Recorded calls of a workspace with a transcription provider (API.md §16): the transcript, a line a segment (`[m:ss] Business|Customer: words`); null until analysed within CALL_INTELLIGENCE_WAIT (later: `call.analysis_completed`).',
+  })
+  transcription: string | null;
+  @ApiProperty({ type: String, nullable: true, description: "The language model's summary of the call (a summary provider set)." })
+  summary: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Positive, Neutral or Negative.' }) sentiment: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The evaluation criteria judged, as JSON text: `[{ "name", "passed", "reason" }]`.',
+  })
+  evaluationCriteriaResult: string | null;
   creationTime: string;
 }
 
