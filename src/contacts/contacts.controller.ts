@@ -1,3 +1,4 @@
+import type { Contact } from './contact.entity.js';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, CurrentWorkspace, type Principal } from '../auth/principal.js';
@@ -7,6 +8,7 @@ import { mapPage, PagedResultOf, type PagedResult } from '../common/paging/paged
 import { ContactViews } from './contact-views.js';
 import { ContactsService } from './contacts.service.js';
 import { ContactConsent } from './contact-consent.service.js';
+import { WhatsAppCallPermissions } from './whatsapp-call-permissions.service.js';
 import { ContactPropertyValues } from './contact-property-values.service.js';
 import {
   ContactDto,
@@ -33,6 +35,7 @@ export class ContactsController {
     private readonly contacts: ContactsService,
     private readonly propertyValues: ContactPropertyValues,
     private readonly consents: ContactConsent,
+    private readonly callPermissions: WhatsAppCallPermissions,
     private readonly views: ContactViews,
     private readonly imports: ContactImportService,
   ) {}
@@ -144,7 +147,7 @@ export class ContactsController {
       "The contact's consent to WhatsApp marketing messages and to calls: Unknown, OptedIn or OptedOut, with when and how (Api, Keyword, Provider, Import) it was set; while Unknown, `at` and `source` are null.",
   })
   async consent(@CurrentWorkspace() workspaceId: string, @ContactId('contactId') contactId: string): Promise<ContactConsentDto> {
-    return ContactConsentDto.from(await this.contacts.get(workspaceId, contactId));
+    return this.consentOf(workspaceId, await this.contacts.get(workspaceId, contactId));
   }
 
   @Put(':contactId/consent')
@@ -158,7 +161,7 @@ export class ContactsController {
     @ContactId('contactId') contactId: string,
     @Body() body: UpdateContactConsentDto,
   ): Promise<ContactConsentDto> {
-    return ContactConsentDto.from(await this.consents.update(principal, contactId, body));
+    return this.consentOf(principal.workspaceId, await this.consents.update(principal, contactId, body));
   }
 
   @Get(':contactId/history')
@@ -176,5 +179,12 @@ export class ContactsController {
       await this.contacts.history(workspaceId, contactId, paging.skipCount, paging.maxResultCount),
       ContactHistoryEntryDto.from,
     );
+  }
+
+  private async consentOf(workspaceId: string, contact: Contact): Promise<ContactConsentDto> {
+    const whatsAppCalls = contact.phoneNumber
+      ? await this.callPermissions.ofUser(workspaceId, contact.phoneNumber)
+      : { status: 'Unknown' as const, expiresAt: null, permanent: false };
+    return ContactConsentDto.from(contact, whatsAppCalls);
   }
 }

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, ValidationError } from '../common/errors/domain-error.js';
+import { ConflictError, DomainError, ErrorKind, NotFoundError, ValidationError } from '../common/errors/domain-error.js';
 
 export const ContactNotFound = (id: string) => new NotFoundError('Contacts:ContactNotFound', `Contact '${id}' was not found.`);
 export const PhoneNumberTaken = (phoneNumber: string) =>
@@ -24,3 +24,11 @@ export const IdentityRequired = () =>
   new ValidationError('Contacts:PhoneNumberOrWhatsAppUserIdRequired', 'A contact needs a phoneNumber or a whatsAppUserId.', {
     validationErrors: [{ message: 'phoneNumber or whatsAppUserId is required', members: ['phoneNumber', 'whatsAppUserId'] }],
   });
+
+/** Meta's limits on call permission requests to one WhatsApp user from one number (API.md §15), kept before Meta refuses. */
+export const CallPermissionRequestLimit = (userNumber: string, nextAt: Date) =>
+  new DomainError(
+    'OutboundIvr:CallPermissionRequestLimit',
+    `Meta allows call permission requests to a WhatsApp user 1 a day and 2 in 7 days; ${userNumber} has had them. The next one can go at ${nextAt.toISOString()}.`,
+    ErrorKind.RateLimited,
+  );

@@ -1,3 +1,6 @@
+import { WhatsAppCallPermission } from './whatsapp-call-permission.entity.js';
+import { WhatsAppCallPermissionsRepository } from './whatsapp-call-permissions.repository.js';
+import { WhatsAppCallPermissions } from './whatsapp-call-permissions.service.js';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ContactPropertiesModule } from '../contact-properties/contact-properties.module.js';
@@ -25,13 +28,15 @@ import { PropertyStatisticsService } from './property-statistics.service.js';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([Contact, ContactCountShard, ContactHistoryEntry, ContactNote, ContactPropertyValue]),
+    TypeOrmModule.forFeature([Contact, ContactCountShard, ContactHistoryEntry, ContactNote, ContactPropertyValue, WhatsAppCallPermission]),
     ContactPropertiesModule,
     TagsModule,
     WebhooksModule,
   ],
   controllers: [ContactsController, PropertyStatisticsController],
   providers: [
+    WhatsAppCallPermissionsRepository,
+    WhatsAppCallPermissions,
     ContactsService,
     ContactChanges,
     ContactConsent,
@@ -45,6 +50,6 @@ import { PropertyStatisticsService } from './property-statistics.service.js';
     ContactHistoryRepository,
     ContactNotesRepository,
   ],
-  exports: [ContactsService, ContactConsent, ContactIdentity, ContactPropertyValues, ContactViews],
+  exports: [ContactsService, ContactConsent, ContactIdentity, ContactPropertyValues, ContactViews, WhatsAppCallPermissions],
 })
 export class ContactsModule {}

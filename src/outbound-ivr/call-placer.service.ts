@@ -54,6 +54,7 @@ export class CallPlacer {
   private async tryToPlace(ref: CallRef, lastAttempt: boolean): Promise<void> {
     const request = await this.tracker.inTurn(() => this.requests.findById(ref.workspaceId, ref.id));
     if (!request || isFinished(request.status)) return; // cancelled, or finished by an earlier run
+    if (request.awaitingPermission) return; // placed once the WhatsApp user gives permission (API.md §15)
     const channel = await this.channels.getRecent(ref.workspaceId, request.channelId, 'voice').catch((err: unknown) => {
       if (err instanceof NotFoundError) return null;
       throw err;

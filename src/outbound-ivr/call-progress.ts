@@ -17,6 +17,8 @@ export type CallProgress =
       hangupCause?: string | null;
       errorMessage?: string | null;
       answeredBy?: AnsweredBy | null;
+      /** The result, when the ending's own does not say it (a WhatsApp user declined the permission request). */
+      result?: OutboundIvrResult;
     };
 
 /** A call's recording, once in our storage. */
@@ -56,6 +58,7 @@ type RecordChanges = Partial<
     | 'recordingDurationMs'
     | 'recordedAt'
     | 'recordingError'
+    | 'awaitingPermission'
   >
 >;
 
@@ -149,8 +152,10 @@ function end(record: OutboundIvrRequestEntity, progress: Extract<CallProgress, {
   const measured = record.answeredAt ? (progress.at.getTime() - record.answeredAt.getTime()) / 1000 : 0;
   return {
     ...(!record.answeredBy && answeredBy && { answeredBy }),
+    // A call that waited for the user's permission waits no more, however it ended.
+    ...(record.awaitingPermission && { awaitingPermission: false }),
     status: outcome.status,
-    result: byMachine ? OutboundIvrResult.AnsweringMachine : (outcome.result ?? dialogResult(record)),
+    result: progress.result ?? (byMachine ? OutboundIvrResult.AnsweringMachine : (outcome.result ?? dialogResult(record))),
     completedAt: progress.at,
     callDurationSeconds: seconds(progress.durationSeconds ?? measured),
     hangupCause: (progress.hangupCause ?? outcome.cause).slice(0, 100),

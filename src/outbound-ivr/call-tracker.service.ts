@@ -192,6 +192,21 @@ export class CallTracker {
     return true;
   }
 
+  /** The user gave the call permission it waited for (API.md §15): it is placed now (or when it is due). */
+  async permissionGranted(ref: CallRef): Promise<void> {
+    await this.underLock(ref, async (record) => {
+      if (!record.awaitingPermission || isFinished(record.status)) return { changes: {}, value: undefined };
+      const runAt = record.scheduledFor && record.scheduledFor > new Date() ? record.scheduledFor : undefined;
+      await this.outbox.enqueue([{ jobName: JobName.PlaceIvrCall, workspaceId: ref.workspaceId, runAt, payload: { requestId: ref.id } }]);
+      return { changes: { awaitingPermission: false, permissionDeadline: null }, value: undefined };
+    });
+  }
+
+  /** Ends a call that still waits for the user's permission (declined, or its deadline passed); one granted meanwhile goes on. */
+  async endPermissionWait(ref: CallRef, progress: CallProgress): Promise<void> {
+    await this.withCall(ref, (call) => Promise.resolve(call.record.awaitingPermission && call.progress(progress)));
+  }
+
   /** The wait is over: a Call Webhook still waiting for its recording goes without it. */
   async sendWaitingCallWebhook(ref: CallRef): Promise<void> {
     await this.underLock(ref, async (record) => {

@@ -23,6 +23,8 @@ export enum OutboundIvrResult {
   Cancelled = 7,
   /** Twilio (or the sandbox) found a machine at the other end: the IVR was not run (API.md §14). */
   AnsweringMachine = 8,
+  /** The WhatsApp user declined the call permission request: no call was placed (API.md §15). */
+  PermissionDenied = 9,
 }
 
 /** What a call does when a machine answers (API.md §14). */

@@ -115,6 +115,16 @@ export class OutboundIvrRequestEntity {
   @Column({ type: 'jsonb', nullable: true }) script: IvrScript | null;
   /** Where the conversation with the callee stands (the dialog engine's state). */
   @Column({ type: 'jsonb', nullable: true }) dialog: DialogState | null;
+  /**
+   * A WhatsApp call waiting for the user's call permission (API.md §15): the request was sent, and
+   * the call is placed when they accept, or ends Failed when they decline or `permissionDeadline` passes.
+   */
+  @Column({ type: 'boolean', default: false }) awaitingPermission: boolean;
+  @Column({ type: 'timestamptz', nullable: true }) permissionDeadline: Date | null;
+  /** The approved template with a call permission button sent outside the service window. */
+  @Column({ type: 'jsonb', nullable: true }) permissionTemplate: { name: string; language: string } | null;
+  /** The interactive permission request's text inside the service window; null: the default. */
+  @Column({ type: 'varchar', length: 1024, nullable: true }) permissionRequestText: string | null;
   /** When a call held by quiet hours or `sendAt` is due to be placed; null: placed at once. */
   @Column({ type: 'timestamptz', nullable: true }) scheduledFor: Date | null;
   @Column({ type: 'timestamptz' }) creationTime: Date;

@@ -108,6 +108,17 @@ export class OutboundIvrRequestsRepository extends WorkspaceScopedRepository<Out
    * Unfinished calls of every workspace whose placement started before `before`, oldest first: the
    * sweeper (a system job) settles each under its own workspace.
    */
+  /** Calls of a number to a user answered since `since` (Meta's limit on connected calls a day). */
+  async countConnectedSince(workspaceId: string, channelId: string, destinationNumber: string, since: Date): Promise<number> {
+    const [row] = await this.sql<{ n: number }>(
+      workspaceId,
+      `SELECT count(*)::int AS n FROM outbound_ivr_requests
+        WHERE workspace_id = $1 AND channel_id = $2 AND destination_number = $3 AND answered_at > $4 AND direction = 2`,
+      [channelId, destinationNumber, since],
+    );
+    return row.n;
+  }
+
   findUnscopedStale(
     before: Date,
     take: number,

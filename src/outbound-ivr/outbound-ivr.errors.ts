@@ -21,3 +21,11 @@ export const IvrRecipientOptedOut = (phoneNumber: string) =>
   new ValidationError('OutboundIvr:RecipientOptedOut', `${phoneNumber} has opted out of calls: no call is placed to them.`, {
     validationErrors: [{ message: 'the contact has opted out of calls', members: ['destinationNumber'] }],
   });
+
+/** Meta's limit on connected WhatsApp calls to one user in 24 h (API.md §15), enforced before Meta refuses. */
+export const IvrConnectedCallsLimit = (userNumber: string) =>
+  new DomainError(
+    'OutboundIvr:ConnectedCallsLimit',
+    `${userNumber} has had as many connected WhatsApp calls from this number in the last 24 hours as Meta allows (100); try later.`,
+    ErrorKind.RateLimited,
+  );

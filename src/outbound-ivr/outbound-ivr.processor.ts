@@ -5,6 +5,7 @@ import { JobName } from '../queue/queue-names.js';
 import { isLastAttempt } from '../queue/retry-later.js';
 import { CallPlacer } from './call-placer.service.js';
 import { CallTracker } from './call-tracker.service.js';
+import { OutboundIvrService } from './outbound-ivr.service.js';
 import { CallAnalyses } from './recording/call-analyses.service.js';
 import { CallRecordings } from './recording/call-recordings.service.js';
 
@@ -15,12 +16,23 @@ export class OutboundIvrProcessor {
     private readonly recordings: CallRecordings,
     private readonly tracker: CallTracker,
     private readonly analyses: CallAnalyses,
+    private readonly ivr: OutboundIvrService,
   ) {}
 
   /** High concurrency: a sandbox call is followed inside its job, mostly waiting. */
   @JobHandler(JobName.PlaceIvrCall, { concurrency: 256 })
   place(job: JobOf<JobName.PlaceIvrCall>): Promise<void> {
     return this.placer.place({ id: job.data.requestId, workspaceId: job.data.workspaceId }, isLastAttempt(job));
+  }
+
+  /** The wait for a WhatsApp user's call permission is over: a call still waiting ends Failed, NoPermission. */
+  @JobHandler(JobName.EndCallPermissionWait, { concurrency: 16 })
+  endPermissionWait(job: JobOf<JobName.EndCallPermissionWait>): Promise<void> {
+    return this.ivr.endPermissionWait(
+      job.data.workspaceId,
+      job.data.requestId,
+      'The WhatsApp user did not answer the call permission request in time.',
+    );
   }
 
   @JobHandler(JobName.HangUpIvrCall, { concurrency: 16 })

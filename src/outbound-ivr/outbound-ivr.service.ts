@@ -18,6 +18,7 @@ import { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
 import { OutboundIvrRequestsRepository } from './outbound-ivr-requests.repository.js';
 import {
   IvrAlreadyFinished,
+  IvrConnectedCallsLimit,
   IvrInvalidRequest,
   IvrPhoneNumberRequired,
   IvrRecipientOptedOut,
@@ -27,6 +28,8 @@ import { ContactIdentity } from '../contacts/contact-identity.service.js';
 import { ContactConsent } from '../contacts/contact-consent.service.js';
 import { isWhatsAppUserId } from '../common/phone/whatsapp-user-id.js';
 import { SendScheduler } from '../send-policy/send-scheduler.service.js';
+import { WhatsAppCallPermissions } from '../contacts/whatsapp-call-permissions.service.js';
+import { inTransaction } from '../database/transactions.js';
 import { ScheduledItemNotCancellable } from '../send-policy/send-policy.errors.js';
 
 /** Outbound IVR requests: created with their outbox job in one statement, then followed by the worker. */
@@ -42,6 +45,7 @@ export class OutboundIvrService {
     private readonly identities: ContactIdentity,
     private readonly consents: ContactConsent,
     private readonly scheduler: SendScheduler,
+    private readonly permissions: WhatsAppCallPermissions,
   ) {}
 
   /**
@@ -81,15 +85,84 @@ export class OutboundIvrService {
     // The request and its job in one statement; the job is pushed to the queue once it is written, delayed until the call is due.
     // With an Idempotency-Key, the statement stores the answer too (API.md §1), so a crash after it never lets a retry call again.
     const response = PendingResponse.of(workspaceId, () => toOutboundIvrRequest(record));
-    const job = await this.requests.insertIgnoringWithJob(
-      workspaceId,
-      record,
-      { jobName: JobName.PlaceIvrCall, workspaceId, runAt: dueAt, payload: { requestId: record.id } },
-      response,
-    );
+    // A WhatsApp user who has not given this number permission to call is asked first (API.md §15);
+    // the sandbox's simulated users permit every call.
+    const overMeta = !channel.hasVoice && channel.whatsAppProvider === 'cloud-api';
+    const asksPermission = overMeta && (await this.permissionNeeded(workspaceId, channel.id, input.destinationNumber));
+    // The request message goes to the user's contact: made now, by the caller, if the user has none yet.
+    if (asksPermission) await this.identities.findOrCreateByPhone(principal, input.destinationNumber);
+    const job = asksPermission
+      ? await this.insertAwaitingPermission(record, input.permissionTimeoutMinutes ?? IVR_DEFAULTS.permissionTimeoutMinutes, response)
+      : await this.requests.insertIgnoringWithJob(
+          workspaceId,
+          record,
+          { jobName: JobName.PlaceIvrCall, workspaceId, runAt: dueAt, payload: { requestId: record.id } },
+          response,
+        );
     if (!job) return this.requests.findByExternalIdOrFail(workspaceId, record.externalId!); // the externalId is taken
     this.outbox.pushCommitted([job]);
     return record;
+  }
+
+  /**
+   * Whether a WhatsApp call to `userNumber` must wait for the user's permission; a user already
+   * called as often as Meta allows today is a 429 (Meta would refuse the call).
+   */
+  private async permissionNeeded(workspaceId: string, channelId: string, userNumber: string): Promise<boolean> {
+    const since = new Date(Date.now() - 86_400_000);
+    const connected = await this.requests.countConnectedSince(workspaceId, channelId, userNumber, since);
+    if (connected >= CONNECTED_CALLS_PER_DAY) throw IvrConnectedCallsLimit(userNumber);
+    return (await this.permissions.state(workspaceId, channelId, userNumber)).status !== 'Granted';
+  }
+
+  /**
+   * The call waiting for the user's permission, the job that asks them and the one that ends the
+   * wait at its deadline, in one transaction with the request counted against Meta's limits on asking.
+   */
+  private async insertAwaitingPermission(record: OutboundIvrRequestEntity, timeoutMinutes: number, response?: PendingResponse) {
+    const { workspaceId } = record;
+    record.awaitingPermission = true;
+    record.permissionDeadline = new Date(Date.now() + timeoutMinutes * 60_000);
+    return inTransaction(async () => {
+      await this.permissions.takeRequest(workspaceId, record.channelId, record.destinationNumber);
+      const ask = { jobName: JobName.RequestCallPermission, workspaceId, payload: { requestId: record.id } } as const;
+      const job = await this.requests.insertIgnoringWithJob(workspaceId, record, ask, response);
+      if (job) {
+        const payload = { requestId: record.id };
+        await this.outbox.enqueue([{ jobName: JobName.EndCallPermissionWait, workspaceId, runAt: record.permissionDeadline, payload }]);
+      }
+      return job;
+    });
+  }
+
+  /** Ends a call waiting for the user's permission with NoPermission (no request could be sent, or no answer came in time). */
+  async endPermissionWait(workspaceId: string, id: string, why: string): Promise<void> {
+    await this.tracker.endPermissionWait(
+      { id, workspaceId },
+      { kind: 'ended', at: new Date(), ending: 'failed', hangupCause: 'NoPermission', errorMessage: why },
+    );
+  }
+
+  /**
+   * A WhatsApp user answered this number's call permission request (or granted it by calling):
+   * the calls waiting for it are placed now, or end Failed, PermissionDenied. Returns how many.
+   */
+  async permissionAnswered(workspaceId: string, channelId: string, userNumber: string, granted: boolean): Promise<number> {
+    const waiting = await this.requests.find(workspaceId, { channelId, destinationNumber: userNumber, awaitingPermission: true });
+    for (const call of waiting) {
+      const ref = { id: call.id, workspaceId };
+      if (granted) await this.tracker.permissionGranted(ref);
+      else
+        await this.tracker.endPermissionWait(ref, {
+          kind: 'ended',
+          at: new Date(),
+          ending: 'failed',
+          result: OutboundIvrResult.PermissionDenied,
+          hangupCause: 'PermissionDenied',
+          errorMessage: 'The WhatsApp user declined the call permission request.',
+        });
+    }
+    return waiting.length;
   }
 
   /**
@@ -223,6 +296,19 @@ export class OutboundIvrService {
       digitTimeoutMs: input.digitTimeoutMs ?? IVR_DEFAULTS.digitTimeoutMs,
       flowId: input.flowId ?? null,
       flowVersion,
+      awaitingPermission: false,
+      permissionDeadline: null,
+      permissionTemplate: input.permissionTemplate
+        ? { name: input.permissionTemplate.name, language: input.permissionTemplate.language }
+        : null,
+      permissionRequestText: input.permissionRequestText ?? null,
+      analysisStatus: null,
+      analysisError: null,
+      transcript: null,
+      summary: null,
+      sentiment: null,
+      evaluationCriteriaResult: null,
+      analysedAt: null,
       machineDetection: input.machineDetection ?? 'Off',
       voicemailAudioFileUrl: input.voicemailAudioFileUrl ?? null,
       voicemailTtsText: input.voicemailTtsText ?? null,
@@ -257,6 +343,9 @@ export class OutboundIvrService {
     });
   }
 }
+
+/** Meta's limit on connected calls from one number to one WhatsApp user in 24 h (its calling limits). */
+const CONNECTED_CALLS_PER_DAY = 100;
 
 /** What a record is made of: a request, or a WhatsApp user's call (no outcome webhook). */
 type IvrInput = Omit<CreateOutboundIvrRequest, 'webhookUrl'> & { webhookUrl: string | null };

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Channel } from '../channels/channel.entity.js';
 import { ChannelConfigInvalid } from '../channels/channels.errors.js';
 import { ChannelsService } from '../channels/channels.service.js';
+import { CALLBACK_PERMISSION_MS, WhatsAppCallPermissions } from '../contacts/whatsapp-call-permissions.service.js';
 import { toE164 } from '../common/phone/phone-number.js';
 import { flowForUserCall } from '../voice/whatsapp-calls/call-hours.js';
 import type { CallSignal } from '../voice/whatsapp-calls/call-signals.js';
@@ -23,12 +24,14 @@ export class WhatsAppUserCalls {
     private readonly ivr: OutboundIvrService,
     private readonly whatsApp: WhatsAppVoiceProvider,
     private readonly channels: ChannelsService,
+    private readonly permissions: WhatsAppCallPermissions,
   ) {}
 
   /** Takes the user-initiated calls among `signals`; never throws (Meta's webhook is answered regardless). */
   async handle(channel: Channel, signals: CallSignal[]): Promise<void> {
     for (const offer of signals) {
       if (offer.kind !== 'connect' || offer.sdpType !== 'offer') continue;
+      await this.grantCallback(channel, offer);
       if (await this.answerWithFlow(channel, offer)) continue;
       await this.whatsApp
         .reject(channel, offer.callId)
@@ -36,6 +39,21 @@ export class WhatsAppUserCalls {
           this.logger.warn(`Could not reject WhatsApp call ${offer.callId} on channel ${channel.id}: ${(err as Error).message}`),
         );
     }
+  }
+
+  /**
+   * With callback permission on the number, Meta lets the business call a user back for 7 days
+   * after the user called (API.md §15): kept as their permission, and calls waiting for it go.
+   */
+  private async grantCallback(channel: Channel, offer: Extract<CallSignal, { kind: 'connect' }>): Promise<void> {
+    const caller = toE164(offer.from);
+    if (!channel.whatsAppCalling?.callbackPermission || !caller) return;
+    const at = new Date();
+    const answer = { granted: true, permanent: false, expiresAt: new Date(at.getTime() + CALLBACK_PERMISSION_MS), at };
+    await this.permissions
+      .answer(channel.workspaceId, channel.id, caller, answer)
+      .then(() => this.ivr.permissionAnswered(channel.workspaceId, channel.id, caller, true))
+      .catch((err: unknown) => this.logger.warn(`Callback permission from ${caller} not recorded: ${(err as Error).message}`));
   }
 
   /**

@@ -48,6 +48,8 @@ export interface JobPayloads {
   [JobName.DownloadWhatsAppMedia]: DownloadMediaPayload;
   [JobName.PlaceIvrCall]: { requestId: string };
   [JobName.HangUpIvrCall]: { requestId: string };
+  [JobName.RequestCallPermission]: { requestId: string };
+  [JobName.EndCallPermissionWait]: { requestId: string };
   [JobName.DownloadCallRecording]: { requestId: string; recordingSid: string };
   [JobName.AnalyseCall]: { requestId: string };
   [JobName.SendWaitingCallWebhook]: { requestId: string };

@@ -26,6 +26,10 @@ export enum JobName {
   DownloadWhatsAppMedia = 'whatsapp.download-media',
   /** Prepares and places one outbound IVR call, and follows a sandbox call to its end: `{ requestId }`. */
   PlaceIvrCall = 'outbound-ivr.place',
+  /** Sends a WhatsApp user the call permission request a waiting call needs (API.md §15): `{ requestId }`. */
+  RequestCallPermission = 'outbound-ivr.request-call-permission',
+  /** Ends a call still waiting for the user's call permission at its deadline: `{ requestId }`. */
+  EndCallPermissionWait = 'outbound-ivr.end-call-permission-wait',
   /** Hangs up a cancelled call at its voice provider: `{ requestId }`. */
   HangUpIvrCall = 'outbound-ivr.hang-up',
   /** Fetches a call's recording from its voice provider into storage, then deletes it there: `{ requestId, recordingSid }`. */
@@ -52,6 +56,8 @@ export const QUEUE_OF_JOB: Record<JobName, QueueName> = {
   [JobName.DownloadWhatsAppMedia]: QueueName.WhatsApp,
   [JobName.PlaceIvrCall]: QueueName.OutboundIvr,
   [JobName.HangUpIvrCall]: QueueName.OutboundIvr,
+  [JobName.RequestCallPermission]: QueueName.OutboundIvr,
+  [JobName.EndCallPermissionWait]: QueueName.OutboundIvr,
   [JobName.DownloadCallRecording]: QueueName.OutboundIvr,
   [JobName.AnalyseCall]: QueueName.OutboundIvr,
   [JobName.SendWaitingCallWebhook]: QueueName.OutboundIvr,

@@ -1,3 +1,5 @@
+import { CallPermissionReplies } from './calls/call-permission-replies.service.js';
+import { CallPermissionRequests } from './calls/call-permission-requests.service.js';
 import { WhatsAppCallsModule } from '../voice/whatsapp-calls/whatsapp-calls.module.js';
 import { OutboundIvrModule } from '../outbound-ivr/outbound-ivr.module.js';
 import { Module, OnModuleInit } from '@nestjs/common';
@@ -83,6 +85,8 @@ import { WhatsAppAccountModule } from './account/account.module.js';
     SandboxWhatsAppProvider,
     CloudApiWhatsAppProvider,
     WhatsAppProcessor,
+    CallPermissionRequests,
+    CallPermissionReplies,
     AdminKeyGuard,
   ],
   exports: [TemplatesService, SendAcceptance, TemplateBatchSender, WhatsAppAccountModule],

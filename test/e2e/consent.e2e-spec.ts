@@ -161,6 +161,7 @@ describeWithApp(
       assert.deepEqual(await consentOf(fx.a, contact.id), {
         whatsAppMarketing: { status: 'Unknown', at: null, source: null },
         calls: { status: 'Unknown', at: null, source: null },
+        whatsAppCalls: { status: 'Unknown', expiresAt: null, permanent: false },
       });
 
       const optedIn = await putConsent(fx.a, contact.id, { whatsAppMarketing: { status: 'OptedIn' } });

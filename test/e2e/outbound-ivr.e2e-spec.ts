@@ -104,6 +104,7 @@ describeWithApp(
           audioType: 1,
           options: [{ digit: '1', description: 'Confirm' }],
           webhookUrl: 'https://hooks.example.com/ivr',
+          direction: 2,
           maxAudioRetries: 3,
           inputTimeoutMs: 5000,
           digitTimeoutMs: 2000,
@@ -132,6 +133,8 @@ describeWithApp(
           recordingUrl: null,
           recordingDurationMs: null,
           recordingError: null,
+          awaitingPermission: false,
+          permissionDeadline: null,
         },
       );
       assert.match(r.creationTime, OFFSET_TIMESTAMP);

@@ -3,6 +3,7 @@ import { before, it } from 'node:test';
 import { pcmFromWav } from '../../src/voice/webrtc/pcm-audio.js';
 import { describeWithApp } from '../support/describe-with-app.js';
 import { FakeCloudApi } from '../support/fake-cloud-api.js';
+import { grantCallPermission } from '../support/call-permission.js';
 import { FakeMetaCalls } from '../support/fake-meta-calls.js';
 import { waitFor } from '../support/fixtures.js';
 import { uploadFile } from '../support/media-fixtures.js';
@@ -76,6 +77,9 @@ describeWithApp(
     const enableCalling = async () => {
       const res = await fx.a.api.request('PUT', `/v1/channels/${channelId}/calling`, { json: { enabled: true } });
       assert.equal(res.status, 200, res.text);
+      // The user allows this number to call them (the permission flow has its own suite).
+      const webhookUrl = `${fx.t.baseUrl}/v1/whatsapp/webhooks/${channelId}`;
+      await grantCallPermission(fx.a.api, { id: channelId, webhookUrl, appSecret: APP_SECRET, phoneNumberId: PHONE_NUMBER_ID }, USER);
     };
 
     const createIvr = async (overrides: Record<string, unknown> = {}) => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeWithApp } from '../support/describe-with-app.js';
 import { FakeCloudApi } from '../support/fake-cloud-api.js';
+import { grantCallPermission } from '../support/call-permission.js';
 import { FakeMetaCalls } from '../support/fake-meta-calls.js';
 import { waitFor } from '../support/fixtures.js';
 import { uploadFile } from '../support/media-fixtures.js';
@@ -64,6 +65,12 @@ describeWithApp(
 
       const first = startWorker();
       workers.push(first);
+      const webhooks = `${fx.t.baseUrl}/v1/whatsapp/webhooks/${channelId}`;
+      await grantCallPermission(
+        fx.a.api,
+        { id: channelId, webhookUrl: webhooks, appSecret: APP_SECRET, phoneNumberId: PHONE_NUMBER_ID },
+        '966501234567',
+      );
       const webhookUrl = fx.receiver.url('/ivr/lost');
       const ivr = await fx.a.api.post('/v1/outbound-ivr', {
         channelId,

@@ -104,6 +104,7 @@ function idParam(op: WalkOperation, w: WalkWorld): string[] | undefined {
     contactPropertiesStatisticsAllContacts: w.spareProperty,
     contactPropertiesStatistics: w.spareProperty,
     getOutboundIvrRequest: w.ivrId,
+    getOutboundIvrTranscript: w.ivrId,
     cancelOutboundIvrRequest: w.ivrId,
     cancelScheduledSend: w.scheduledIvrId,
     getOutboundIvrFlow: w.flowId,

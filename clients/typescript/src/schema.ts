@@ -2504,6 +2504,16 @@ export interface components {
             maxAudioRetries?: number;
             /** @description Selectable digits, 1-12, each digit once (not with flowId). */
             options?: components["schemas"]["OutboundIvrOption"][];
+            /** @description WhatsApp calls: the text of the interactive permission request sent inside the 24 h service window. */
+            permissionRequestText?: string | null;
+            /** @description WhatsApp calls: the approved template with a call permission request button sent outside the service window. */
+            permissionTemplate?: components["schemas"]["PermissionTemplateDto"] | null;
+            /**
+             * @description WhatsApp calls (API.md §15): a user who has not given this number permission to call is asked
+             *     first, and the call waits (`awaitingPermission`) this many minutes for the answer.
+             * @default 60
+             */
+            permissionTimeoutMinutes?: number;
             /**
              * @description Record the call (API.md §16): the recording is stored and its URL given as `recordingUrl`.
              *     Absent: the flow's setting (with flowId), else the channel's `recordCalls`.
@@ -2857,6 +2867,8 @@ export interface components {
         ContactConsentDto: {
             /** @description Consent to calls (Outbound IVR). */
             calls: components["schemas"]["ConsentStateDto"];
+            /** @description WhatsApp calls: the permission the user gave the workspace's WhatsApp numbers to call them (read-only: only the user grants it). */
+            whatsAppCalls: components["schemas"]["WhatsAppCallPermissionDto"];
             /** @description Consent to WhatsApp marketing messages (MARKETING templates). */
             whatsAppMarketing: components["schemas"]["ConsentStateDto"];
         };
@@ -3403,6 +3415,16 @@ export interface components {
             maxAudioRetries?: number;
             /** @description Selectable digits, 1-12, each digit once (not with flowId). */
             options?: components["schemas"]["OutboundIvrOption"][];
+            /** @description WhatsApp calls: the text of the interactive permission request sent inside the 24 h service window. */
+            permissionRequestText?: string | null;
+            /** @description WhatsApp calls: the approved template with a call permission request button sent outside the service window. */
+            permissionTemplate?: components["schemas"]["PermissionTemplateDto"] | null;
+            /**
+             * @description WhatsApp calls (API.md §15): a user who has not given this number permission to call is asked
+             *     first, and the call waits (`awaitingPermission`) this many minutes for the answer.
+             * @default 60
+             */
+            permissionTimeoutMinutes?: number;
             /**
              * @description Record the call (API.md §16): the recording is stored and its URL given as `recordingUrl`.
              *     Absent: the flow's setting (with flowId), else the channel's `recordCalls`.
@@ -3577,7 +3599,7 @@ export interface components {
              * @example Contacts:PropertyRequired
              * @enum {string}
              */
-            code: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope" | "Admin:Unauthorized" | "Auth:Forbidden" | "Auth:InsufficientScope" | "Auth:TokenExpired" | "Auth:TokenRevoked" | "Auth:Unauthorized" | "CallIntelligence:InvalidSettings" | "Campaigns:Campaign:NotFound" | "Campaigns:CampaignNotFound" | "Campaigns:EmptyPlaceholder" | "Campaigns:IllegalTransition" | "Campaigns:InvalidCampaign" | "Channels:Channel:NotFound" | "Channels:ChannelNotFound" | "Channels:InvalidConfiguration" | "ContactProperties:DuplicateName" | "ContactProperties:InvalidDefinition" | "ContactProperties:OptionInUse" | "ContactProperties:Property:NotFound" | "ContactProperties:PropertyNotFound" | "ContactProperties:TypeImmutable" | "Contacts:Contact:NotFound" | "Contacts:ContactNotFound" | "Contacts:DuplicatePhoneNumber" | "Contacts:DuplicateWhatsAppUserId" | "Contacts:InvalidPropertyValue" | "Contacts:InvalidSearchFilter" | "Contacts:InvalidSelectOption" | "Contacts:PhoneNumberOrWhatsAppUserIdRequired" | "Contacts:PropertyRequired" | "Contacts:ValueMissing" | "Conversations:AiAgentNotFound" | "Conversations:AnotherOpen" | "Conversations:BothAssignees" | "Conversations:Conversation:NotFound" | "Conversations:ConversationNotFound" | "Conversations:UserNotFound" | "Cors:OriginNotAllowed" | "Database:Unavailable" | "Idempotency:InFlight" | "Idempotency:InvalidKey" | "Idempotency:KeyReused" | "Media:NotFound" | "OutboundIvr:AlreadyFinished" | "OutboundIvr:Flow:NotFound" | "OutboundIvr:FlowNotFound" | "OutboundIvr:InvalidFlow" | "OutboundIvr:InvalidRequest" | "OutboundIvr:PhoneNumberRequired" | "OutboundIvr:RecipientOptedOut" | "OutboundIvr:Request:NotFound" | "OutboundIvr:RequestNotFound" | "Policy:FrequencyCapReached" | "Policy:InvalidKeywords" | "Policy:InvalidSendAt" | "Policy:InvalidSendPolicy" | "Policy:ScheduledItem:NotFound" | "Policy:ScheduledItemNotCancellable" | "Policy:ScheduledItemNotFound" | "RateLimit:Exceeded" | "Redis:Unavailable" | "Request:Conflict" | "Request:Failed" | "Request:Invalid" | "Request:InvalidSorting" | "Request:MethodNotAllowed" | "Request:NestedTooDeep" | "Request:NotFound" | "Request:PayloadTooLarge" | "Request:Unprocessable" | "Request:UnsafeText" | "Request:UnsupportedMediaType" | "Request:ValidationFailed" | "Server:InternalError" | "ServiceAccounts:NotFound" | "ServiceAccounts:ServiceAccount:NotFound" | "Speech:InvalidText" | "Storage:Unavailable" | "Support:ConversionTimedOut" | "Support:EmptyFile" | "Support:FileRequired" | "Support:FileTooLarge" | "Support:MalformedUpload" | "Support:UnsupportedMediaType" | "Tags:DuplicateName" | "Tags:Tag:NotFound" | "Tags:TagInUse" | "Tags:TagNotFound" | "Voice:InvalidSignature" | "Webhooks:Delivery:NotFound" | "Webhooks:DeliveryInProgress" | "Webhooks:DeliveryNotFound" | "Webhooks:Endpoint:NotFound" | "Webhooks:EndpointNotFound" | "Webhooks:ForbiddenHeader" | "Webhooks:InvalidTarget" | "Webhooks:PrivateTarget" | "Webhooks:TooManyHeaders" | "Webhooks:UnknownEventType" | "WhatsApp:CallingSettingsInvalid" | "WhatsApp:CallingSettingsRefused" | "WhatsApp:DuplicateButtonIds" | "WhatsApp:DuplicateRowIds" | "WhatsApp:DuplicateTemplate" | "WhatsApp:GraphUnavailable" | "WhatsApp:InvalidCurrency" | "WhatsApp:InvalidMessageId" | "WhatsApp:InvalidParameter" | "WhatsApp:InvalidPrice" | "WhatsApp:InvalidRecipient" | "WhatsApp:InvalidSandboxMessage" | "WhatsApp:InvalidSignature" | "WhatsApp:InvalidTemplate" | "WhatsApp:InvalidUsageRange" | "WhatsApp:MediaConversionFailed" | "WhatsApp:MediaDownloadFailed" | "WhatsApp:MediaHashMismatch" | "WhatsApp:MediaTooLarge" | "WhatsApp:MediaTypeMismatch" | "WhatsApp:MessageNotFound" | "WhatsApp:MessagingLimitReached" | "WhatsApp:NotACloudChannel" | "WhatsApp:NotASandboxChannel" | "WhatsApp:ProviderError" | "WhatsApp:ProviderUnavailable" | "WhatsApp:ProviderUnreachable" | "WhatsApp:RateCardNotFound" | "WhatsApp:RateLimited" | "WhatsApp:RecipientOptedOut" | "WhatsApp:SectionTitleRequired" | "WhatsApp:SendInterrupted" | "WhatsApp:ServiceWindowExpired" | "WhatsApp:TemplateDisabled" | "WhatsApp:TemplateNotApproved" | "WhatsApp:TemplateNotFound" | "WhatsApp:TemplateParametersMismatch" | "WhatsApp:TemplatePaused" | "WhatsApp:TemplatePolicyViolation" | "WhatsApp:TemplateRefused" | "WhatsApp:TemplateSyncFailed" | "WhatsApp:TemplateTextTooLong" | "WhatsApp:TooManyListRows" | "WhatsApp:Unauthorized" | "WhatsApp:UnknownPricingCategory" | "WhatsApp:UnknownTemplateName" | "WhatsApp:VerificationFailed" | "Workspaces:UserEmailTaken" | "Workspaces:Workspace:NotFound" | "Workspaces:WorkspaceNotFound";
+            code: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope" | "Admin:Unauthorized" | "Auth:Forbidden" | "Auth:InsufficientScope" | "Auth:TokenExpired" | "Auth:TokenRevoked" | "Auth:Unauthorized" | "CallIntelligence:InvalidSettings" | "Campaigns:Campaign:NotFound" | "Campaigns:CampaignNotFound" | "Campaigns:EmptyPlaceholder" | "Campaigns:IllegalTransition" | "Campaigns:InvalidCampaign" | "Channels:Channel:NotFound" | "Channels:ChannelNotFound" | "Channels:InvalidConfiguration" | "ContactProperties:DuplicateName" | "ContactProperties:InvalidDefinition" | "ContactProperties:OptionInUse" | "ContactProperties:Property:NotFound" | "ContactProperties:PropertyNotFound" | "ContactProperties:TypeImmutable" | "Contacts:Contact:NotFound" | "Contacts:ContactNotFound" | "Contacts:DuplicatePhoneNumber" | "Contacts:DuplicateWhatsAppUserId" | "Contacts:InvalidPropertyValue" | "Contacts:InvalidSearchFilter" | "Contacts:InvalidSelectOption" | "Contacts:PhoneNumberOrWhatsAppUserIdRequired" | "Contacts:PropertyRequired" | "Contacts:ValueMissing" | "Conversations:AiAgentNotFound" | "Conversations:AnotherOpen" | "Conversations:BothAssignees" | "Conversations:Conversation:NotFound" | "Conversations:ConversationNotFound" | "Conversations:UserNotFound" | "Cors:OriginNotAllowed" | "Database:Unavailable" | "Idempotency:InFlight" | "Idempotency:InvalidKey" | "Idempotency:KeyReused" | "Media:NotFound" | "OutboundIvr:AlreadyFinished" | "OutboundIvr:CallPermissionRequestLimit" | "OutboundIvr:ConnectedCallsLimit" | "OutboundIvr:Flow:NotFound" | "OutboundIvr:FlowNotFound" | "OutboundIvr:InvalidFlow" | "OutboundIvr:InvalidRequest" | "OutboundIvr:PhoneNumberRequired" | "OutboundIvr:RecipientOptedOut" | "OutboundIvr:Request:NotFound" | "OutboundIvr:RequestNotFound" | "Policy:FrequencyCapReached" | "Policy:InvalidKeywords" | "Policy:InvalidSendAt" | "Policy:InvalidSendPolicy" | "Policy:ScheduledItem:NotFound" | "Policy:ScheduledItemNotCancellable" | "Policy:ScheduledItemNotFound" | "RateLimit:Exceeded" | "Redis:Unavailable" | "Request:Conflict" | "Request:Failed" | "Request:Invalid" | "Request:InvalidSorting" | "Request:MethodNotAllowed" | "Request:NestedTooDeep" | "Request:NotFound" | "Request:PayloadTooLarge" | "Request:Unprocessable" | "Request:UnsafeText" | "Request:UnsupportedMediaType" | "Request:ValidationFailed" | "Server:InternalError" | "ServiceAccounts:NotFound" | "ServiceAccounts:ServiceAccount:NotFound" | "Speech:InvalidText" | "Storage:Unavailable" | "Support:ConversionTimedOut" | "Support:EmptyFile" | "Support:FileRequired" | "Support:FileTooLarge" | "Support:MalformedUpload" | "Support:UnsupportedMediaType" | "Tags:DuplicateName" | "Tags:Tag:NotFound" | "Tags:TagInUse" | "Tags:TagNotFound" | "Voice:InvalidSignature" | "Webhooks:Delivery:NotFound" | "Webhooks:DeliveryInProgress" | "Webhooks:DeliveryNotFound" | "Webhooks:Endpoint:NotFound" | "Webhooks:EndpointNotFound" | "Webhooks:ForbiddenHeader" | "Webhooks:InvalidTarget" | "Webhooks:PrivateTarget" | "Webhooks:TooManyHeaders" | "Webhooks:UnknownEventType" | "WhatsApp:CallingSettingsInvalid" | "WhatsApp:CallingSettingsRefused" | "WhatsApp:DuplicateButtonIds" | "WhatsApp:DuplicateRowIds" | "WhatsApp:DuplicateTemplate" | "WhatsApp:GraphUnavailable" | "WhatsApp:InvalidCurrency" | "WhatsApp:InvalidMessageId" | "WhatsApp:InvalidParameter" | "WhatsApp:InvalidPrice" | "WhatsApp:InvalidRecipient" | "WhatsApp:InvalidSandboxMessage" | "WhatsApp:InvalidSignature" | "WhatsApp:InvalidTemplate" | "WhatsApp:InvalidUsageRange" | "WhatsApp:MediaConversionFailed" | "WhatsApp:MediaDownloadFailed" | "WhatsApp:MediaHashMismatch" | "WhatsApp:MediaTooLarge" | "WhatsApp:MediaTypeMismatch" | "WhatsApp:MessageNotFound" | "WhatsApp:MessagingLimitReached" | "WhatsApp:NotACloudChannel" | "WhatsApp:NotASandboxChannel" | "WhatsApp:ProviderError" | "WhatsApp:ProviderUnavailable" | "WhatsApp:ProviderUnreachable" | "WhatsApp:RateCardNotFound" | "WhatsApp:RateLimited" | "WhatsApp:RecipientOptedOut" | "WhatsApp:SectionTitleRequired" | "WhatsApp:SendInterrupted" | "WhatsApp:ServiceWindowExpired" | "WhatsApp:TemplateDisabled" | "WhatsApp:TemplateNotApproved" | "WhatsApp:TemplateNotFound" | "WhatsApp:TemplateParametersMismatch" | "WhatsApp:TemplatePaused" | "WhatsApp:TemplatePolicyViolation" | "WhatsApp:TemplateRefused" | "WhatsApp:TemplateSyncFailed" | "WhatsApp:TemplateTextTooLong" | "WhatsApp:TooManyListRows" | "WhatsApp:Unauthorized" | "WhatsApp:UnknownPricingCategory" | "WhatsApp:UnknownTemplateName" | "WhatsApp:VerificationFailed" | "Workspaces:UserEmailTaken" | "Workspaces:Workspace:NotFound" | "Workspaces:WorkspaceNotFound";
             details: string | null;
             message: string;
             validationErrors: components["schemas"]["ValidationErrorItemDto"][] | null;
@@ -3838,6 +3860,11 @@ export interface components {
             audioFileUrl: string | null;
             /** @description 1 AudioFile, 2 TextToSpeech */
             audioType: components["schemas"]["OutboundIvrAudioType"] | null;
+            /**
+             * @description A WhatsApp call waiting for the user's call permission (API.md §15): the request was sent; the
+             *     call is placed when they accept, and ends Failed (PermissionDenied, or NoPermission at `permissionDeadline`) otherwise.
+             */
+            awaitingPermission: boolean;
             callDurationSeconds: number | null;
             /** @description The voice provider's call id. */
             callId: string | null;
@@ -3861,6 +3888,8 @@ export interface components {
             machineDetection: components["schemas"]["MachineDetection"];
             maxAudioRetries: number;
             options: components["schemas"]["OutboundIvrRecordOption"][];
+            /** @example 2026-03-01T10:00:00.000+00:00 */
+            permissionDeadline: string | null;
             pressedDigit: string | null;
             /** @description Whether the call is recorded (API.md §16). */
             record: boolean;
@@ -3879,7 +3908,7 @@ export interface components {
              * @example https://api.example.com/media/q3Zx0c2lD9Vb7Fw1aKp4mN8sT6yR5uE0/recording.wav
              */
             recordingUrl: string | null;
-            /** @description 0 None, 1 DigitPressed, 2 NoInput, 3 InvalidInput, 4 NotAnswered, 5 DestinationBusy, 6 TechnicalFailure, 7 Cancelled, 8 AnsweringMachine */
+            /** @description 0 None, 1 DigitPressed, 2 NoInput, 3 InvalidInput, 4 NotAnswered, 5 DestinationBusy, 6 TechnicalFailure, 7 Cancelled, 8 AnsweringMachine, 9 PermissionDenied */
             result: components["schemas"]["OutboundIvrResult"];
             ringingAt: string | null;
             /**
@@ -3902,10 +3931,10 @@ export interface components {
             workspaceId: string;
         };
         /**
-         * @description 0 None, 1 DigitPressed, 2 NoInput, 3 InvalidInput, 4 NotAnswered, 5 DestinationBusy, 6 TechnicalFailure, 7 Cancelled, 8 AnsweringMachine
+         * @description 0 None, 1 DigitPressed, 2 NoInput, 3 InvalidInput, 4 NotAnswered, 5 DestinationBusy, 6 TechnicalFailure, 7 Cancelled, 8 AnsweringMachine, 9 PermissionDenied
          * @enum {integer}
          */
-        OutboundIvrResult: 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
+        OutboundIvrResult: 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
         /**
          * @description 0 Pending, 1 Initiated, 2 Ringing, 3 InProgress, 4 Completed, 5 NoAnswer, 6 Busy, 7 Failed, 8 Cancelled
          * @enum {integer}
@@ -3951,7 +3980,7 @@ export interface components {
              * @example https://api.example.com/media/q3Zx0c2lD9Vb7Fw1aKp4mN8sT6yR5uE0/recording.wav
              */
             recordingUrl: string | null;
-            /** @description 0 None, 1 DigitPressed, 2 NoInput, 3 InvalidInput, 4 NotAnswered, 5 DestinationBusy, 6 TechnicalFailure, 7 Cancelled, 8 AnsweringMachine */
+            /** @description 0 None, 1 DigitPressed, 2 NoInput, 3 InvalidInput, 4 NotAnswered, 5 DestinationBusy, 6 TechnicalFailure, 7 Cancelled, 8 AnsweringMachine, 9 PermissionDenied */
             result: components["schemas"]["OutboundIvrResult"];
             ringingAt: string | null;
             /** @description 0 Pending, 1 Initiated, 2 Ringing, 3 InProgress, 4 Completed, 5 NoAnswer, 6 Busy, 7 Failed, 8 Cancelled */
@@ -4034,6 +4063,12 @@ export interface components {
             type: "text" | "image" | "document" | "video";
             /** @description For Type video. */
             videoUrl?: string;
+        };
+        PermissionTemplateDto: {
+            /** @example en */
+            language: string;
+            /** @example call_permission_request */
+            name: string;
         };
         PropertyValueCountDto: {
             count: number;
@@ -5510,6 +5545,17 @@ export interface components {
             enabled: boolean;
             /** Format: uuid */
             inboundFlowId: string | null;
+        };
+        WhatsAppCallPermissionDto: {
+            /** @description ISO 8601 UTC: when a temporary permission ends; null when permanent or none. */
+            expiresAt: string | null;
+            /** @description The user granted it for good (until they revoke it in WhatsApp). */
+            permanent: boolean;
+            /**
+             * @description What the user answered a call permission request (or granted by calling first): Granted by any of the workspace's numbers counts; Expired: a temporary permission ran out.
+             * @enum {string}
+             */
+            status: "Unknown" | "Granted" | "Denied" | "Expired";
         };
         WhatsAppConfigDto: {
             /** @description Write-only. */

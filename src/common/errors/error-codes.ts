@@ -46,6 +46,8 @@ export const ERROR_CODES = [
   'Idempotency:KeyReused',
   'Media:NotFound',
   'OutboundIvr:AlreadyFinished',
+  'OutboundIvr:CallPermissionRequestLimit',
+  'OutboundIvr:ConnectedCallsLimit',
   'OutboundIvr:Flow:NotFound',
   'OutboundIvr:FlowNotFound',
   'OutboundIvr:InvalidFlow',

@@ -25,7 +25,19 @@ import { IsIsoDateTime } from '../../common/time/iso-date-time.js';
 import { ValidateNestedObject } from '../../common/validation/nested.js';
 import { MACHINE_DETECTION, type MachineDetection } from '../ivr-enums.js';
 
-export const IVR_DEFAULTS = { maxAudioRetries: 2, inputTimeoutMs: 6000, digitTimeoutMs: 3000, ttsVoice: TtsVoice.Female } as const;
+export const IVR_DEFAULTS = {
+  maxAudioRetries: 2,
+  inputTimeoutMs: 6000,
+  digitTimeoutMs: 3000,
+  ttsVoice: TtsVoice.Female,
+  permissionTimeoutMinutes: 60,
+} as const;
+
+/** An approved template with a call permission request button (API.md §15). */
+export class PermissionTemplateDto {
+  @ApiProperty({ example: 'call_permission_request' }) @IsString() @MinLength(1) @MaxLength(512) name: string;
+  @ApiProperty({ example: 'en' }) @IsString() @MinLength(1) @MaxLength(15) language: string;
+}
 
 /** Create Outbound IVR: the specification's fields plus `ttsText`, `ttsVoice` and `flowId` (API.md §10). */
 export class CreateOutboundIvrRequest {
@@ -122,4 +134,23 @@ export class CreateOutboundIvrRequest {
   @Matches(/\S/, { message: 'recordingAnnouncementTtsText must not be blank' })
   @MaxLength(5000)
   recordingAnnouncementTtsText?: string | null;
+  /**
+   * WhatsApp calls (API.md §15): a user who has not given this number permission to call is asked
+   * first, and the call waits (`awaitingPermission`) this many minutes for the answer.
+   */
+  @ApiProperty({ required: false, default: IVR_DEFAULTS.permissionTimeoutMinutes, minimum: 1, maximum: 10080 })
+  @IsOptionalNotNull()
+  @IsInt()
+  @Min(1)
+  @Max(10080)
+  permissionTimeoutMinutes?: number;
+  /** WhatsApp calls: the text of the interactive permission request sent inside the 24 h service window. */
+  @IsOptional() @IsString() @Matches(/\S/, { message: 'permissionRequestText must not be blank' }) @MaxLength(1024) permissionRequestText?:
+    string | null;
+  /** WhatsApp calls: the approved template with a call permission request button sent outside the service window. */
+  @ApiProperty({ required: false, type: PermissionTemplateDto, nullable: true })
+  @IsOptional()
+  @ValidateNestedObject()
+  @Type(() => PermissionTemplateDto)
+  permissionTemplate?: PermissionTemplateDto | null;
 }

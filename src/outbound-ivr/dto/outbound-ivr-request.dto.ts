@@ -95,6 +95,12 @@ export class OutboundIvrRequest {
   recordingUrl: string | null;
   /** The recording's length in milliseconds. */
   @ApiProperty({ type: Number, nullable: true, example: 42000 }) recordingDurationMs: number | null;
+  /**
+   * A WhatsApp call waiting for the user's call permission (API.md §15): the request was sent; the
+   * call is placed when they accept, and ends Failed (PermissionDenied, or NoPermission at `permissionDeadline`) otherwise.
+   */
+  awaitingPermission: boolean;
+  @ApiProperty({ type: String, nullable: true, example: '2026-03-01T10:00:00.000+00:00' }) permissionDeadline: string | null;
   /** Why a recorded call has no recording (the provider had none, or it could not be fetched); null otherwise. */
   @ApiProperty({ type: String, nullable: true }) recordingError: string | null;
 }
@@ -178,6 +184,8 @@ export function toOutboundIvrRequest(r: OutboundIvrRequestEntity): OutboundIvrRe
     recordingUrl: r.recordingUrl,
     recordingDurationMs: r.recordingDurationMs,
     recordingError: r.recordingError,
+    awaitingPermission: r.awaitingPermission,
+    permissionDeadline: at(r.permissionDeadline),
   };
 }
 

@@ -39,6 +39,8 @@ export interface CloudMessage {
     button_reply?: { id: string; title: string };
     list_reply?: { id: string; title: string; description?: string };
     nfm_reply?: { name?: string; body?: string; response_json?: string };
+    /** The user's answer to a call permission request (API.md §15). */
+    call_permission_reply?: { response?: string; expiration_timestamp?: number | string; is_permanent?: boolean; response_source?: string };
   };
   context?: {
     id?: string;
@@ -510,6 +512,22 @@ function readMessage(m: CloudMessage, contact: CloudContact | undefined): Inboun
       if (reply) return { ...base, type: 'interactive', text: reply.title, payload: reply.id };
       const flow = m.interactive?.nfm_reply;
       if (flow) return { ...base, type: 'interactive', text: flow.body ?? flow.name ?? '', payload: flow.response_json ?? '' };
+      const permission = m.interactive?.call_permission_reply;
+      if (permission && (permission.response === 'accept' || permission.response === 'reject')) {
+        const granted = permission.response === 'accept';
+        const expires = Number(permission.expiration_timestamp);
+        return {
+          ...base,
+          type: 'interactive',
+          text: granted ? 'Call permission granted' : 'Call permission declined',
+          payload: permission.response,
+          callPermissionReply: {
+            granted,
+            permanent: granted && permission.is_permanent === true,
+            expiresAt: granted && Number.isFinite(expires) && expires > 0 ? new Date(expires * 1000).toISOString() : null,
+          },
+        };
+      }
       break;
     }
     case 'reaction':

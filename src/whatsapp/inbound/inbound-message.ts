@@ -150,6 +150,8 @@ export interface InboundMessage extends InboundSender {
   raw?: Record<string, unknown>;
   /** The click-to-WhatsApp ad or post the customer came from. */
   referral?: ReferralInfo;
+  /** The user's answer to this number's call permission request (API.md §15); `expiresAt` ISO, null when permanent or declined. */
+  callPermissionReply?: { granted: boolean; permanent: boolean; expiresAt: string | null };
   /** The catalog product the customer asks about. */
   referredProduct?: ReferredProductInfo;
   forwarded?: boolean;

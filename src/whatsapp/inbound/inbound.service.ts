@@ -21,6 +21,7 @@ import { WhatsAppContactsService } from './whatsapp-contacts.service.js';
 import { ContactConsent } from '../../contacts/contact-consent.service.js';
 import type { WhatsAppIdentity } from '../../contacts/contact-identity.service.js';
 import { SendPolicyService } from '../../send-policy/send-policy.service.js';
+import { CallPermissionReplies } from '../calls/call-permission-replies.service.js';
 import { inTransaction } from '../../database/transactions.js';
 
 export type { InboundMessage } from './inbound-message.js';
@@ -46,6 +47,7 @@ export class InboundService {
     private readonly outbox: Outbox,
     private readonly consents: ContactConsent,
     private readonly policy: SendPolicyService,
+    private readonly callPermissions: CallPermissionReplies,
   ) {}
 
   async receive(workspaceId: string, channelId: string, message: InboundMessage): Promise<void> {
@@ -144,6 +146,12 @@ export class InboundService {
         await this.consents.set({ workspaceId, serviceAccountId: null, name: 'WhatsApp' }, conversation.contactId, {
           whatsAppMarketing: { status: consent, source: 'Keyword', at: creationTime, onlyIfNewer: true },
         });
+      }
+      const permission = echo ? undefined : message.callPermissionReply;
+      if (permission && message.fromNumber) {
+        const { granted, permanent, expiresAt } = permission;
+        const reply = { granted, permanent, expiresAt: expiresAt ? new Date(expiresAt) : null };
+        await this.callPermissions.received(workspaceId, channel.id, message.fromNumber, reply, creationTime);
       }
       const webhook = messageWebhookPayload({
         workspaceId,

@@ -1,0 +1,92 @@
+import { Injectable } from '@nestjs/common';
+import { CallPermissionRequestLimit } from './contacts.errors.js';
+import { inTransaction } from '../database/transactions.js';
+import type { WhatsAppCallPermission } from './whatsapp-call-permission.entity.js';
+import { WhatsAppCallPermissionsRepository } from './whatsapp-call-permissions.repository.js';
+
+/** A user's call permission as the consent shows it (API.md §15). */
+export interface CallPermissionState {
+  status: 'Unknown' | 'Granted' | 'Denied' | 'Expired';
+  expiresAt: Date | null;
+  permanent: boolean;
+}
+
+/** A user's answer, as Meta reports it. */
+export interface CallPermissionAnswer {
+  granted: boolean;
+  /** When a temporary permission ends (Meta's `expiration_timestamp`); null when permanent or denied. */
+  expiresAt: Date | null;
+  permanent: boolean;
+  at: Date;
+}
+
+const DAY_MS = 86_400_000;
+/** Meta's limits on permission requests to one user from one number: 1 in 24 h, 2 in 7 days. */
+const REQUEST_LIMITS = [
+  { withinMs: DAY_MS, max: 1 },
+  { withinMs: 7 * DAY_MS, max: 2 },
+];
+/** A temporary permission Meta grants when the user calls first (with callback permission on): 7 days. */
+export const CALLBACK_PERMISSION_MS = 7 * DAY_MS;
+
+/**
+ * WhatsApp call permissions per business number and user (API.md §15): what the users answered,
+ * what that means now (a temporary permission expires), and Meta's limits on asking.
+ */
+@Injectable()
+export class WhatsAppCallPermissions {
+  constructor(private readonly permissions: WhatsAppCallPermissionsRepository) {}
+
+  /** The permission of one number to call one user, now. */
+  async state(workspaceId: string, channelId: string, userNumber: string, now = new Date()): Promise<CallPermissionState> {
+    const rows = await this.permissions.find(workspaceId, { channelId, userNumber });
+    return rows[0] ? stateOf(rows[0], now) : UNKNOWN;
+  }
+
+  /** The user's permission as their consent shows it: granted to any number of the workspace counts, else the latest answer. */
+  async ofUser(workspaceId: string, userNumber: string, now = new Date()): Promise<CallPermissionState> {
+    const states = (await this.permissions.ofUser(workspaceId, userNumber)).map((row) => stateOf(row, now));
+    return states.find((s) => s.status === 'Granted') ?? states.find((s) => s.status !== 'Unknown') ?? UNKNOWN;
+  }
+
+  /** Records an answer, unless a newer one is recorded (Meta may deliver webhooks late or twice). */
+  async answer(workspaceId: string, channelId: string, userNumber: string, answer: CallPermissionAnswer): Promise<void> {
+    await inTransaction(async () => {
+      const row = await this.permissions.lockOrCreate(workspaceId, channelId, userNumber);
+      if (row.answeredAt && row.answeredAt > answer.at) return;
+      await this.permissions.update(
+        workspaceId,
+        { channelId, userNumber },
+        {
+          status: answer.granted ? 'Granted' : 'Denied',
+          expiresAt: answer.granted && !answer.permanent ? answer.expiresAt : null,
+          permanent: answer.granted && answer.permanent,
+          answeredAt: answer.at,
+        },
+      );
+    });
+  }
+
+  /**
+   * Takes one permission request within Meta's limits, in the caller's transaction (with the call
+   * that waits for it); throws CallPermissionRequestLimit past them, before Meta would refuse.
+   */
+  async takeRequest(workspaceId: string, channelId: string, userNumber: string, now = new Date()): Promise<void> {
+    const row = await this.permissions.lockOrCreate(workspaceId, channelId, userNumber);
+    const recent = row.requestedAt.filter((at) => now.getTime() - at.getTime() < 7 * DAY_MS);
+    for (const limit of REQUEST_LIMITS) {
+      const within = recent.filter((at) => now.getTime() - at.getTime() < limit.withinMs).sort((a, b) => a.getTime() - b.getTime());
+      if (within.length >= limit.max) throw CallPermissionRequestLimit(userNumber, new Date(within[0].getTime() + limit.withinMs));
+    }
+    await this.permissions.update(workspaceId, { channelId, userNumber }, { requestedAt: [...recent, now] });
+  }
+}
+
+const UNKNOWN: CallPermissionState = { status: 'Unknown', expiresAt: null, permanent: false };
+
+function stateOf(row: WhatsAppCallPermission, now: Date): CallPermissionState {
+  if (row.status === 'Denied') return { status: 'Denied', expiresAt: null, permanent: false };
+  if (row.status !== 'Granted') return UNKNOWN;
+  if (!row.permanent && row.expiresAt && row.expiresAt <= now) return { status: 'Expired', expiresAt: row.expiresAt, permanent: false };
+  return { status: 'Granted', expiresAt: row.permanent ? null : row.expiresAt, permanent: row.permanent };
+}

@@ -1,0 +1,79 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DomainError } from '../../common/errors/domain-error.js';
+import type { JobOf } from '../../queue/job-payloads.js';
+import { JobHandler } from '../../queue/job-handler.decorator.js';
+import { JobName } from '../../queue/queue-names.js';
+import { OutboundIvrService } from '../../outbound-ivr/outbound-ivr.service.js';
+import type { OutboundIvrRequestEntity } from '../../outbound-ivr/outbound-ivr-request.entity.js';
+import { SendAcceptance } from '../outbound/send-acceptance.service.js';
+
+const DEFAULT_TEXT = 'We would like to call you on WhatsApp. May we?';
+
+/**
+ * Sends the call permission request a waiting WhatsApp call needs (API.md §15), as an ordinary
+ * send of the channel (it is in the contact's timeline, with its statuses): inside the 24 h service
+ * window Meta's interactive `call_permission_request`; outside it the request's `permissionTemplate`,
+ * an approved template with a call permission button. With neither possible the call ends Failed,
+ * NoPermission, saying why.
+ */
+@Injectable()
+export class CallPermissionRequests {
+  private readonly logger = new Logger(CallPermissionRequests.name);
+
+  constructor(
+    private readonly ivr: OutboundIvrService,
+    private readonly sends: SendAcceptance,
+  ) {}
+
+  @JobHandler(JobName.RequestCallPermission, { concurrency: 16 })
+  async run(job: JobOf<JobName.RequestCallPermission>): Promise<void> {
+    const call = await this.ivr.get(job.data.workspaceId, job.data.requestId).catch(() => null);
+    if (!call?.awaitingPermission) return; // answered, cancelled or ended meanwhile
+    const principal = { serviceAccountId: '', workspaceId: call.workspaceId, scopes: [], name: 'Outbound IVR' };
+    try {
+      await this.sends.sendFreeForm(principal, call.channelId, { toNumber: call.destinationNumber }, permissionRequest(call));
+    } catch (err) {
+      if (!(err instanceof DomainError && err.code === 'WhatsApp:ServiceWindowExpired')) return this.cannotAsk(call, err);
+      if (!call.permissionTemplate)
+        return this.cannotAsk(
+          call,
+          new Error('the 24 h service window is closed and the request gave no permissionTemplate to send instead'),
+        );
+      const { name, language } = call.permissionTemplate;
+      await this.sends
+        .sendTemplate(principal, {
+          channelId: call.channelId,
+          toNumber: call.destinationNumber,
+          templateName: name,
+          language,
+          parameters: [],
+        })
+        .catch((templateErr: unknown) => this.cannotAsk(call, templateErr));
+    }
+  }
+
+  private async cannotAsk(call: OutboundIvrRequestEntity, err: unknown): Promise<void> {
+    const why = (err as Error).message;
+    this.logger.warn(`Outbound IVR ${call.id}: no call permission request could be sent: ${why}`);
+    await this.ivr.endPermissionWait(call.workspaceId, call.id, `No call permission request could be sent: ${why}`);
+  }
+}
+
+function permissionRequest(call: OutboundIvrRequestEntity) {
+  return {
+    request: {
+      messaging_product: 'whatsapp',
+      recipient_type: 'individual',
+      to: call.destinationNumber.replace(/^\+/, ''),
+      type: 'interactive',
+      interactive: {
+        type: 'call_permission_request',
+        action: { name: 'call_permission_request' },
+        body: { text: call.permissionRequestText ?? DEFAULT_TEXT },
+      },
+    },
+    preview: call.permissionRequestText ?? DEFAULT_TEXT,
+    messageType: 'Interactive' as const,
+    attachment: { callPermissionRequest: true },
+  };
+}
