@@ -19,8 +19,6 @@ export type CallProgress =
       answeredBy?: AnsweredBy | null;
       /** The result, when the ending's own does not say it (a WhatsApp user declined the permission request). */
       result?: OutboundIvrResult;
-      /** A provider that records the call itself (the sandbox) hands the stored recording over with the end. */
-      recording?: StoredRecording;
     };
 
 /** A call's recording, once in our storage. */
@@ -154,7 +152,6 @@ function end(record: OutboundIvrRequestEntity, progress: Extract<CallProgress, {
   const measured = record.answeredAt ? (progress.at.getTime() - record.answeredAt.getTime()) / 1000 : 0;
   return {
     ...(!record.answeredBy && answeredBy && { answeredBy }),
-    ...(progress.recording && !record.recordingMediaId && recordingChanges(progress.recording)),
     // A call that waited for the user's permission waits no more, however it ended.
     ...(record.awaitingPermission && { awaitingPermission: false }),
     status: outcome.status,

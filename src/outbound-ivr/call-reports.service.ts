@@ -102,9 +102,14 @@ export class CallReportsService {
   async sendCallWebhook(report: CallReport): Promise<void> {
     const channel = await this.channels.getRecent(report.workspaceId, report.channelId, undefined).catch(() => null);
     if (!channel) return;
+    await this.annotateRecording(report);
+    await this.webhooks.publish([this.callWebhook(report, channel, await this.contactIdOf(report))]);
+  }
+
+  /** The timeline's Call event, written by {@link record} before the recording was stored, learns its URL. */
+  async annotateRecording(report: CallReport): Promise<void> {
     if (report.recordingUrl)
       await this.timeline.annotate(report.workspaceId, EventSourceType.Call, report.sourceId, { recordingUrl: report.recordingUrl });
-    await this.webhooks.publish([this.callWebhook(report, channel, await this.contactIdOf(report))]);
   }
 
   /** The call's timeline event learns its analysis (`aiSummary`: the summary and the transcript's text). */

@@ -144,6 +144,9 @@ export class CallTracker {
       if (record.callWebhookWaiting && !analysing) {
         await this.reports.sendCallWebhook(this.callReportOf(record));
         changes.callWebhookWaiting = false;
+      } else if (isFinished(record.status)) {
+        // Later than the Call Webhook's wait: the call's timeline event is already written without it.
+        await this.reports.annotateRecording(this.callReportOf(record));
       }
       return { changes, value: true };
     });

@@ -81,11 +81,12 @@ describeWithApp(
       return { id: created.body.id as string, outcome };
     };
 
+    /** The record once the call finished and its recording settled (the sandbox stores it after the outcome). */
     const finishedRecord = (id: string) =>
       waitFor(
         async () => {
           const res = await fx.a.api.get(`/v1/outbound-ivr/${id}`);
-          return res.body.status >= 4 ? res.body : null;
+          return res.body.status >= 4 && (res.body.recordingUrl || res.body.recordingError) ? res.body : null;
         },
         20_000,
         `call ${id} to finish`,

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { DataSource } from 'typeorm';
-import { parseWavHeader } from '../../src/media/wav.js';
 import { Retention } from '../../src/queue/retention.service.js';
 import { describeWithApp } from '../support/describe-with-app.js';
 import { createChannel, waitFor } from '../support/fixtures.js';
 import { freePort } from '../support/free-port.js';
+import { fetchRecording, orphanRecordings, refuseRecordingWrites } from '../support/recordings.js';
 import { verifySignature, WebhookReceiver } from '../support/webhook-receiver.js';
 
 type Payload = Record<string, any>;
@@ -86,11 +86,13 @@ describeWithApp(
         await waitFor(async () => fx.receiver.at(path)[0], 20_000, 'the outcome webhook'),
         fx.a.webhookSecret,
       ) as Payload;
-      const record = (await fx.a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body as Payload;
+      const callId = `SB${(created.body.id as string).replace(/-/g, '')}`;
       const call = verifySignature(
-        await waitFor(async () => fx.receiver.at(channel.callPath).find((r) => r.body.includes(record.callId)), 10_000, 'the Call Webhook'),
+        await waitFor(async () => fx.receiver.at(channel.callPath).find((r) => r.body.includes(callId)), 10_000, 'the Call Webhook'),
         fx.a.webhookSecret,
       ) as Payload;
+      // Read once the Call Webhook went: a recorded call's waits for its recording.
+      const record = (await fx.a.api.get(`/v1/outbound-ivr/${created.body.id}`)).body as Payload;
       return { record, outcome, call };
     };
 
@@ -107,20 +109,14 @@ describeWithApp(
       assert.equal(record.record, true);
       assert.equal(record.recordingAnnouncementTtsText, 'This call is recorded.');
       assert.match(record.recordingUrl, /^http:\/\/[^/]+\/media\/[A-Za-z0-9_-]{32}\/recording\.wav$/);
-      // Stored before the call ended: the outcome webhook and the Call Webhook carry it at once.
-      assert.equal(outcome.recordingUrl, record.recordingUrl);
+      // Stored after the outcome was reported (the outcome webhook never waits for the file); the
+      // Call Webhook waited for it.
+      assert.equal(outcome.status, 4);
+      assert.equal(outcome.recordingUrl, null);
       assert.equal(call.recordingUrl, record.recordingUrl);
 
-      const file = await fetch(record.recordingUrl);
-      assert.equal(file.status, 200);
-      assert.equal(file.headers.get('content-type'), 'audio/wav');
-      const wav = Buffer.from(await file.arrayBuffer());
-      const format = parseWavHeader(wav);
-      assert.deepEqual([format.audioFormat, format.channels, format.sampleRate, format.bitsPerSample], [1, 2, 8000, 16]);
-      assert.equal(format.durationMs, record.recordingDurationMs);
       // As long as the call: from the answer to the hang-up (two talks of TALK_MS).
-      const callMs = Date.parse(record.completedAt) - Date.parse(record.answeredAt);
-      assert.ok(Math.abs(format.durationMs - callMs) < 250, `recording ${format.durationMs} ms, call ${callMs} ms`);
+      const { wav, format } = await fetchRecording(record.recordingUrl, record, 250);
       assert.ok(format.durationMs >= 2 * TALK_MS, `recording ${format.durationMs} ms`);
       assert.ok(Math.abs(format.durationMs / 1000 - record.callDurationSeconds) < 1);
 
@@ -171,6 +167,22 @@ describeWithApp(
       });
       assert.equal(both.status, 400, both.text);
       assert.equal(both.body.error.code, 'OutboundIvr:InvalidRequest');
+    });
+
+    it('a recording its call cannot take (the database refuses the write) leaves no file behind, and the call says why', async () => {
+      const channel = await recordingChannel({ sandbox: { ringMs: 0, talkMs: 200, pressDigits: ['1'] } });
+      const db = fx.t.app.get(DataSource);
+      const refusal = await refuseRecordingWrites(db);
+      try {
+        const { record, outcome, call } = await callThrough(channel);
+        assert.equal(outcome.status, 4);
+        assert.equal(record.recordingUrl, null);
+        assert.match(record.recordingError, /The recording could not be stored: .*recording writes refused by the test/);
+        assert.equal(call.recordingUrl, null);
+      } finally {
+        await refusal.release();
+      }
+      assert.equal(await orphanRecordings(db, fx.a.workspaceId), 0);
     });
 
     it('prunes recordings older than RECORDING_RETENTION: the file is gone and the call says why', async () => {

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
+import { DataSource } from 'typeorm';
 import { parseWavHeader } from '../../src/media/wav.js';
 import { describeWithApp } from '../support/describe-with-app.js';
 import { appWithFakeTwilio, TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN } from '../support/twilio-app.js';
 import { createChannel, waitFor } from '../support/fixtures.js';
 import { verifySignature } from '../support/webhook-receiver.js';
+import { orphanRecordings, refuseRecordingWrites } from '../support/recordings.js';
 
 const AUTH_TOKEN = TWILIO_AUTH_TOKEN;
 const ACCOUNT_SID = TWILIO_ACCOUNT_SID;
@@ -161,6 +163,64 @@ describeWithApp('Call recording through a Twilio-compatible voice API (API.md §
     const hook = await callWebhookOf(record.callId);
     assert.ok(Date.now() - ended >= 2000, 'the Call Webhook waited for the recording');
     assert.equal(hook.recordingUrl, null);
+  });
+
+  it("a recording reported after the Call Webhook's wait reaches the record and the timeline's Call event", async () => {
+    // CALL_INTELLIGENCE_WAIT is 3 s here: the Call Webhook goes without the recording.
+    fx.fake.expectCall({ answer: true, digits: ['1'], durationSeconds: 2, recording: { delayMs: 4500 } });
+    const { id } = await callThrough({ record: true });
+    const callId = fx.fake.calls.at(-1)!.sid;
+    assert.equal((await callWebhookOf(callId)).recordingUrl, null);
+    const record = await settled(id);
+    assert.match(record.recordingUrl, RECORDING_URL);
+    const conversation = (
+      await fx.a.api.post('/v2/conversations/service-account/create', { channelId: channel.id, phoneNumber: '+966501234567' })
+    ).body.conversation;
+    const timeline = (await fx.a.api.get(`/v2/conversations/service-account/${conversation.id}/timeline`)).body.items as Payload[];
+    const event = timeline.find((e) => e.sourceType === 1 && e.attachment?.callId === callId)!;
+    assert.equal(event.attachment.recordingUrl, record.recordingUrl);
+  });
+
+  it('a stored file whose call cannot take it (the database refuses) is removed; the retry stores one copy', async () => {
+    const db = fx.t.app.get(DataSource);
+    const refusal = await refuseRecordingWrites(db);
+    const downloads = () => fx.fake.requests.filter((r) => r.method === 'GET' && /\/Recordings\/RE[0-9a-f]+\.wav$/.test(r.path)).length;
+    const before = downloads();
+    try {
+      fx.fake.expectCall({ answer: true, digits: ['1'], durationSeconds: 2 });
+      const { id } = await callThrough({ record: true });
+      // Two attempts each stored the file and failed to record it.
+      await waitFor(async () => downloads() - before >= 2 || null, 15_000, 'two downloads');
+      await refusal.release();
+      const record = await settled(id);
+      assert.match(record.recordingUrl, RECORDING_URL);
+    } finally {
+      await refusal.release();
+    }
+    assert.equal(await orphanRecordings(db, fx.a.workspaceId), 0);
+    const recording = [...fx.fake.recordings.values()].find((r) => r.callSid === fx.fake.calls.at(-1)!.sid)!;
+    await waitFor(async () => recording.deleted, 10_000, 'the recording deleted at Twilio once stored');
+  });
+
+  it('a recording that fails every attempt is never deleted at Twilio, and the call names it in recordingError', async () => {
+    // 500 on each of the job's five attempts (backoff 1 s, 3 s, 7 s, 15 s).
+    fx.fake.recordingFaults.push(500, 500, 500, 500, 500);
+    fx.fake.expectCall({ answer: true, digits: ['1'], durationSeconds: 2 });
+    const { id } = await callThrough({ record: true });
+    const record = await waitFor(
+      async () => {
+        const found = (await fx.a.api.get(`/v1/outbound-ivr/${id}`)).body as Payload;
+        return found.recordingError ? found : null;
+      },
+      45_000,
+      'the last attempt',
+    );
+    const recording = [...fx.fake.recordings.values()].find((r) => r.callSid === fx.fake.calls.at(-1)!.sid)!;
+    assert.equal(fx.fake.recordingFaults.length, 0);
+    assert.equal(record.recordingUrl, null);
+    assert.match(record.recordingError, new RegExp(`The recording could not be fetched: .*500.*kept at the provider as ${recording.sid}`));
+    assert.equal(recording.deleted, false);
+    assert.equal(fx.fake.requests.filter((r) => r.method === 'DELETE' && r.path.includes(recording.sid)).length, 0);
   });
 
   it('plays the recording announcement before everything else; an unrecorded call neither records nor announces', async () => {

@@ -7,7 +7,8 @@ import { grantCallPermission } from '../support/call-permission.js';
 import { FakeMetaCalls } from '../support/fake-meta-calls.js';
 import { waitFor } from '../support/fixtures.js';
 import { uploadFile } from '../support/media-fixtures.js';
-import { correlation, decode, envelope, promptWav, RATE, rms } from '../support/prompt-audio.js';
+import { correlation, decode, envelope, power, promptWav, RATE, rms, wavChannel } from '../support/prompt-audio.js';
+import { fetchRecording } from '../support/recordings.js';
 import { verifySignature, WebhookReceiver } from '../support/webhook-receiver.js';
 
 const TOKEN = 'EAAG-ivr-calls-token';
@@ -196,6 +197,66 @@ describeWithApp(
       const event = timeline.body.items.find((e: { sourceType: number }) => e.sourceType === 1);
       assert.ok(event, JSON.stringify(timeline.body.items));
       assert.equal(event.direction, 2);
+    });
+
+    it("record: true records the call from its own media: the prompt on the Business channel, the user's voice on the Customer channel, as long as the call", async () => {
+      meta.callee = { answer: 'accept', ringMs: 100 };
+      const { id, outcomePath } = await createIvr({ record: true });
+      const far = await waitFor(async () => [...meta.calls.values()].find((c) => c.tracking === id), 10_000, 'the fake call');
+      const prompt = pcmFromWav(promptWav());
+      const promptPackets = Math.ceil(prompt.samples.length / (RATE / 50));
+      await waitFor(async () => far.peer.packetsOf('audio/opus').length >= promptPackets, 10_000, 'the prompt at the far end');
+      // The user speaks for 600 ms (a 1000 Hz tone, nothing like the prompt), then presses 1.
+      const voice = Int16Array.from({ length: (RATE * 600) / 1000 }, (_, i) =>
+        Math.round(8000 * Math.sin((2 * Math.PI * 1000 * i) / RATE)),
+      );
+      await far.peer.sendAudio(voice);
+      await far.peer.pressKey('1', 200);
+      assert.equal((await finished(id)).status, 4);
+      // The outcome webhook does not wait for the file.
+      assert.equal((await outcome(outcomePath)).recordingUrl, null);
+      const record = await waitFor(
+        async () => {
+          const found = (await fx.a.api.get(`/v1/outbound-ivr/${id}`)).body;
+          return found.recordingUrl || found.recordingError ? found : null;
+        },
+        15_000,
+        'the recording',
+      );
+      assert.equal(record.record, true);
+      assert.equal(record.recordingError, null);
+      assert.match(record.recordingUrl, /^http:\/\/[^/]+\/media\/[A-Za-z0-9_-]{32}\/recording\.wav$/);
+
+      // PUBLIC_BASE_URL is not this app's address here: the file is asked of the app by its path.
+      const { wav, format } = await fetchRecording(`${fx.t.baseUrl}${new URL(record.recordingUrl).pathname}`, record, 300);
+      assert.ok(Math.abs(format.durationMs / 1000 - record.callDurationSeconds) <= 1);
+
+      // Business (left): the prompt as played, from its first loud sample.
+      const business = wavChannel(wav, 0);
+      const start = business.findIndex((s) => Math.abs(s) > 500);
+      assert.ok(start >= 0, 'the prompt on the business channel');
+      const played = business.subarray(start, start + prompt.samples.length);
+      assert.ok(correlation(envelope(played), envelope(prompt.samples)) > 0.85, 'the business channel is the prompt');
+      // Customer (right): silent while the prompt played, then the user's 600 ms of 1000 Hz.
+      const customer = wavChannel(wav, 1);
+      const loudAt = envelope(customer)
+        .map((e, k) => `${k * 20}:${Math.round(e)}`)
+        .filter((e) => !e.endsWith(':0'))
+        .slice(0, 12);
+      assert.ok(
+        rms(customer, start, start + prompt.samples.length) < 100,
+        `nothing on the customer channel during the prompt (${start / 8} ms to ${(start + prompt.samples.length) / 8} ms; customer ms:rms ${loudAt.join(' ')})`,
+      );
+      const loud = envelope(customer)
+        .map((e, k) => (e > 1000 ? k : -1))
+        .filter((k) => k >= 0);
+      assert.ok(loud.length >= 25 && loud.length <= 35, `${loud.length * 20} ms of the user's voice (600 ms sent)`);
+      assert.ok(loud[0] * (RATE / 50) > start + prompt.samples.length - RATE / 10, 'the voice after the prompt');
+      const spoken = customer.subarray(loud[0] * (RATE / 50), (loud.at(-1)! + 1) * (RATE / 50));
+      assert.ok(
+        power(spoken, 1000) > 20 * power(spoken, 440) && power(spoken, 1000) > 20 * power(spoken, 700),
+        'the voice is the 1000 Hz tone',
+      );
     });
 
     it('a key pressed while the question is asked again is the answer (a silent first turn leaves no stale wait behind)', async () => {

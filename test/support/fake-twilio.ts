@@ -25,9 +25,10 @@ export interface FakeCallScript {
   /**
    * A call placed with Record=true: Twilio's recording of it, reported to the RecordingStatusCallback
    * once the call completed. `absent` reports that there is none (error 16101, too short).
-   * Default: completed, as long as the call (durationSeconds).
+   * Default: completed, as long as the call (durationSeconds). `delayMs`: Twilio takes that long
+   * to process the recording before it reports it.
    */
-  recording?: { status?: 'completed' | 'absent' | 'never'; durationSeconds?: number };
+  recording?: { status?: 'completed' | 'absent' | 'never'; durationSeconds?: number; delayMs?: number };
 }
 
 /** Where the fake's storage serves recordings' media, behind the Recordings resource's redirect. */
@@ -262,6 +263,7 @@ export class FakeTwilio {
     const status = script.recording?.status ?? 'completed';
     // 'never': the callback is lost (the app must not wait for it forever).
     if (!url || status === 'never' || !events.includes(status)) return;
+    if (script.recording?.delayMs) await new Promise((resolve) => setTimeout(resolve, script.recording!.delayMs));
     const sid = `RE${randomBytes(16).toString('hex')}`;
     const durationSeconds = script.recording?.durationSeconds ?? script.durationSeconds ?? 7;
     const accountSid = /\/Accounts\/([^/]+)\//.exec(this.requests.find((r) => r.form === placed)?.path ?? '')?.[1] ?? 'AC-test';

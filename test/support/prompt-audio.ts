@@ -61,3 +61,19 @@ export function decode(payloads: Buffer[]): Int16Array {
   }
   return out;
 }
+
+/** One channel (0 left, 1 right) of a two-channel 16-bit WAV with a 44-byte header. */
+export function wavChannel(wav: Buffer, channel: number): Int16Array {
+  const frames = Math.floor((wav.length - 44) / 4);
+  const out = new Int16Array(frames);
+  for (let f = 0; f < frames; f++) out[f] = wav.readInt16LE(44 + f * 4 + channel * 2);
+  return out;
+}
+
+/** The energy of one frequency in a stretch of samples (Goertzel). */
+export function power(samples: Int16Array, hz: number): number {
+  const k = 2 * Math.cos((2 * Math.PI * hz) / RATE);
+  let [s1, s2] = [0, 0];
+  for (const x of samples) [s1, s2] = [x + k * s1 - s2, s1];
+  return s1 * s1 + s2 * s2 - k * s1 * s2;
+}

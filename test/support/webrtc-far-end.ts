@@ -1,3 +1,4 @@
+import { Encoder } from '@evan/opus';
 import { RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, TelephoneEventRtpPayload, type RTCRtpTransceiver } from 'werift';
 
 export interface ReceivedRtp {
@@ -22,6 +23,8 @@ export class FarEndPeer {
   private readonly transceiver: RTCRtpTransceiver;
   private keySequence = Math.floor(Math.random() * 2 ** 16);
   private keyTimestamp = Math.floor(Math.random() * 2 ** 31);
+  private audioSequence = Math.floor(Math.random() * 2 ** 16);
+  private audioTimestamp = Math.floor(Math.random() * 2 ** 31);
 
   private constructor(private readonly pc: RTCPeerConnection) {
     this.transceiver = pc.addTransceiver('audio', { direction: 'sendrecv' });
@@ -119,6 +122,33 @@ export class FarEndPeer {
       await send(elapsed, false, false);
     }
     for (let i = 0; i < 3; i++) await send(durationMs, true, false);
+  }
+
+  /**
+   * Speaks: mono 16-bit PCM at 8 kHz sent as Opus, one 20 ms packet every 20 ms (the user's voice
+   * on a WhatsApp call). Resolves once the last packet left.
+   */
+  async sendAudio(samples: Int16Array): Promise<void> {
+    const codec = this.transceiver.codecs.find((c) => c.mimeType.toLowerCase() === 'audio/opus');
+    if (!codec) throw new Error('Opus was not negotiated');
+    const encoder = new Encoder({ channels: 1, sample_rate: 8000, application: 'voip' });
+    const perFrame = 160;
+    const startedAt = performance.now();
+    for (let frame = 0; frame * perFrame < samples.length; frame++) {
+      const pcm = new Int16Array(perFrame);
+      pcm.set(samples.subarray(frame * perFrame, (frame + 1) * perFrame));
+      this.audioSequence = (this.audioSequence + 1) & 0xffff;
+      this.audioTimestamp = (this.audioTimestamp + 960) >>> 0;
+      const header = new RtpHeader({
+        payloadType: codec.payloadType,
+        ssrc: this.transceiver.sender.ssrc,
+        sequenceNumber: this.audioSequence,
+        timestamp: this.audioTimestamp,
+        marker: frame === 0,
+      });
+      await this.transceiver.sender.transport.sendRtp(Buffer.from(encoder.encode(pcm)), header);
+      await sleep(Math.max(0, startedAt + (frame + 1) * 20 - performance.now()));
+    }
   }
 
   async close(): Promise<void> {

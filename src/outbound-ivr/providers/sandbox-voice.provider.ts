@@ -33,22 +33,32 @@ export class SandboxVoiceProvider implements VoiceProvider, BeforeApplicationShu
 
   async call(channel: Channel, request: OutboundIvrRequestEntity, session: CallSession): Promise<void> {
     const settings = { ...DEFAULTS, ...channel.voiceSandbox };
+    let tape: Tape | null = null;
+    const play = async (inCall: CallSession) => {
+      tape = await this.play(settings, request, inCall);
+    };
     // Nothing to wait for: the whole call is one transaction.
-    if (settings.ringMs <= 0 && settings.talkMs <= 0 && session.batch) return session.batch((inOne) => this.play(settings, request, inOne));
-    return this.play(settings, request, session);
+    if (settings.ringMs <= 0 && settings.talkMs <= 0 && session.batch) await session.batch(play);
+    else await play(session);
+    // Written and stored once the call's outcome is reported, outside its transaction: the outcome
+    // webhook never waits for the file (the Call Webhook does, as for Twilio's recordings).
+    const recorded = tape as Tape | null;
+    if (recorded)
+      await this.recordings.storeAndSettle({ id: request.id, workspaceId: request.workspaceId }, recorded.audio, recorded.lengthMs);
   }
 
-  private async play(settings: VoiceSandboxSettings, request: OutboundIvrRequestEntity, session: CallSession): Promise<void> {
+  /** Plays the call out; the tape of a recorded call that was answered (however it ended), else null. */
+  private async play(settings: VoiceSandboxSettings, request: OutboundIvrRequestEntity, session: CallSession): Promise<Tape | null> {
     const callId = `SB${request.id.replace(/-/g, '')}`;
-    if (!(await session.progress({ kind: 'initiated', at: new Date(), callId }))) return;
-    if (!(await session.progress({ kind: 'ringing', at: new Date() }))) return;
+    if (!(await session.progress({ kind: 'initiated', at: new Date(), callId }))) return null;
+    if (!(await session.progress({ kind: 'ringing', at: new Date() }))) return null;
     // A WhatsApp user's simulated call to us is answered at once; only our calls ring and may go unanswered.
     const inbound = request.direction === CallType.Inbound;
-    if (!inbound && !(await this.wait(settings.ringMs, session))) return;
+    if (!inbound && !(await this.wait(settings.ringMs, session))) return null;
     if (!inbound && settings.answer !== true) {
       const ending = settings.answer === 'busy' ? 'busy' : 'no-answer';
       await session.progress({ kind: 'ended', at: new Date(), ending });
-      return;
+      return null;
     }
     const machine = settings.machineNumbers?.includes(request.destinationNumber) ?? false;
     const digits = machine ? [] : [...settings.pressDigits];
@@ -58,17 +68,17 @@ export class SandboxVoiceProvider implements VoiceProvider, BeforeApplicationShu
     let instructions = await session.converse({ kind: 'answered', answeredBy });
     await tape?.played(instructions);
     while (instructions.gather) {
-      if (!(await this.wait(settings.talkMs, session))) return;
+      if (!(await this.wait(settings.talkMs, session))) return tape?.end() ?? null;
       const digit = digits.shift();
       if (digit) tape?.pressed(digit);
       const input = digit ? ({ kind: 'digit', digit } as const) : ({ kind: 'silence' } as const);
       instructions = await session.converse(input, instructions.turn);
       await tape?.played(instructions);
     }
-    if (!(await this.wait(settings.talkMs, session))) return;
+    if (!(await this.wait(settings.talkMs, session))) return tape?.end() ?? null;
     const at = new Date();
-    const recording = tape ? await this.recordings.storeAssembled(request.workspaceId, tape.audio, at.getTime() - answeredAt) : undefined;
-    await session.progress({ kind: 'ended', at, ending: 'completed', recording });
+    await session.progress({ kind: 'ended', at, ending: 'completed' });
+    return tape?.end(at.getTime()) ?? null;
   }
 
   /** Nothing to do: the simulated call notices at its next check that the record is finished. */
@@ -105,6 +115,8 @@ function machineAnswer(request: OutboundIvrRequestEntity): AnsweredBy {
  */
 class Tape {
   readonly audio = new CallAudio();
+  /** How long the call ran from its answer (set by {@link end}). */
+  lengthMs = 0;
 
   constructor(
     private readonly workspaceId: string,
@@ -125,5 +137,11 @@ class Tape {
 
   pressed(digit: string): void {
     this.audio.press(Date.now() - this.startedAt, digit);
+  }
+
+  /** The call ended at `at`: the recording is that long. */
+  end(at = Date.now()): this {
+    this.lengthMs = at - this.startedAt;
+    return this;
   }
 }

@@ -3,6 +3,7 @@ import { type ClientRequest, get as httpGet, type IncomingMessage } from 'node:h
 import { get as httpsGet } from 'node:https';
 import { pipeline } from 'node:stream/promises';
 import { Injectable } from '@nestjs/common';
+import { collectingYoungGarbage } from '../../common/memory/young-garbage.js';
 import type { Channel } from '../../channels/channel.entity.js';
 import { ChannelsService } from '../../channels/channels.service.js';
 import { AppConfig } from '../../config/app-config.js';
@@ -105,7 +106,7 @@ export class TwilioVoiceProvider implements VoiceProvider {
       const text = (await response.toArray()).map((chunk: Buffer) => chunk.toString()).join('');
       throw await this.failure(new Response(text, { status: response.statusCode ?? 502 }), 'refused the recording');
     }
-    await pipeline(response, createWriteStream(target)).catch((err: Error) => {
+    await pipeline(response, collectingYoungGarbage(), createWriteStream(target)).catch((err: Error) => {
       throw new VoiceProviderUnavailable(`The recording's download broke off (${err.message})`);
     });
   }

@@ -16,6 +16,7 @@ import { CallType } from '../ivr-enums.js';
 import type { OutboundIvrRequestEntity } from '../outbound-ivr-request.entity.js';
 import { RECORDING_SAMPLE_RATE } from '../recording/call-audio.js';
 import { CallRecordings } from '../recording/call-recordings.service.js';
+import { MediaTape } from '../recording/media-tape.js';
 import { type CallSession, type VoiceProvider, VoiceProviderRefused, VoiceProviderUnavailable } from './voice-provider.js';
 
 /** Meta's error for a business-initiated call to a user who gave no call permission. */
@@ -45,16 +46,24 @@ export class WhatsAppVoiceProvider implements VoiceProvider {
 
   async call(channel: Channel, request: OutboundIvrRequestEntity, session: CallSession): Promise<void> {
     const call = request.direction === CallType.Inbound ? await this.answer(channel, request) : await this.place(channel, request);
+    // A recorded call is recorded here, from the media this worker sends and receives (API.md §16).
+    const tape = request.record ? new MediaTape() : null;
     try {
-      await this.run(call, request, session);
+      await this.run(call, request, session, tape);
     } catch (err) {
       // Whatever went wrong here, the call must not stay up at Meta with nobody behind it.
       await call.hangUp({ kind: 'media-failed', message: `The dialog failed: ${(err as Error).message}` });
       throw err;
+    } finally {
+      // Stored once the outcome is reported: the outcome webhook never waits for the file.
+      if (tape?.started) {
+        tape.end();
+        await this.recordings.storeAndSettle({ id: request.id, workspaceId: request.workspaceId }, tape.audio, tape.lengthMs);
+      }
     }
   }
 
-  private async run(call: WhatsAppCall, request: OutboundIvrRequestEntity, session: CallSession): Promise<void> {
+  private async run(call: WhatsAppCall, request: OutboundIvrRequestEntity, session: CallSession, tape: MediaTape | null): Promise<void> {
     const ended = call.ended.then((end) => new CallEnded(end));
     if (!(await session.progress({ kind: 'initiated', at: new Date(), callId: call.callId }))) return void (await call.hangUp());
 
@@ -71,6 +80,11 @@ export class WhatsAppVoiceProvider implements VoiceProvider {
     ]);
     if (!answered) return void (await session.progress(this.ending((await ended).end, null)));
     const answeredAt = Date.now();
+    if (tape) {
+      tape.start(answeredAt);
+      call.media.onAudio((samples, rtpTimestamp) => tape.heard(samples, rtpTimestamp));
+      void call.ended.then(() => tape.end());
+    }
 
     const keys = new PressedKeys();
     call.media.onKey((key) => {
@@ -82,7 +96,7 @@ export class WhatsAppVoiceProvider implements VoiceProvider {
     let instructions = await session.converse({ kind: 'answered' });
     while (true) {
       keys.clear();
-      const played = await Promise.race([this.play(call, request.workspaceId, instructions), ended]);
+      const played = await Promise.race([this.play(call, request.workspaceId, instructions, tape), ended]);
       if (played instanceof CallEnded) return void (await session.progress(this.ending(played.end, answeredAt)));
       if (!instructions.gather) break;
       const key = await Promise.race([keys.next(instructions.gather.timeoutMs), ended]);
@@ -168,7 +182,7 @@ export class WhatsAppVoiceProvider implements VoiceProvider {
   }
 
   /** Plays what the dialog says, the question's prompt last; a key pressed meanwhile stops it. */
-  private async play(call: WhatsAppCall, workspaceId: string, instructions: Instructions): Promise<void> {
+  private async play(call: WhatsAppCall, workspaceId: string, instructions: Instructions, tape: MediaTape | null): Promise<void> {
     const urls = [...instructions.play, ...(instructions.gather ? [instructions.gather.promptUrl] : [])];
     for (const url of urls) {
       const samples = await this.recordings.promptSamples(workspaceId, url);
@@ -177,6 +191,7 @@ export class WhatsAppVoiceProvider implements VoiceProvider {
         continue;
       }
       const report = await call.media.play({ sampleRate: RECORDING_SAMPLE_RATE, samples });
+      tape?.played(report.dueAt, samples, report.packets);
       if (report.stopped) return;
     }
   }

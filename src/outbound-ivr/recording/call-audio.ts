@@ -74,7 +74,7 @@ export async function readAtMost(stream: Readable, limit: number): Promise<Buffe
 
 /**
  * A two-channel recording assembled from what happened on a call, each at its moment: what the
- * business played on the left channel, the keys the customer pressed (as their tones) on the right.
+ * business played on the left channel, what the customer sent (or the tones of the keys pressed) on the right.
  * Every sound is cut off where the call ended.
  */
 export class CallAudio {
@@ -83,6 +83,11 @@ export class CallAudio {
   /** Audio the business played, starting `atMs` into the call. */
   play(atMs: number, samples: Int16Array): void {
     this.segments.push({ party: Party.Business, startFrame: frameAt(atMs), samples });
+  }
+
+  /** Audio the customer sent (a WhatsApp call's received media), starting `atMs` into the call. */
+  hear(atMs: number, samples: Int16Array): void {
+    this.segments.push({ party: Party.Customer, startFrame: frameAt(atMs), samples });
   }
 
   /** A key the customer pressed `atMs` into the call. */

@@ -51,7 +51,10 @@ export class CallRecordings {
       } catch (err) {
         const forGood = err instanceof RecordingNotFound || err instanceof VoiceProviderRefused || err instanceof NotAWav;
         if (!forGood && !lastAttempt) throw new RetryLaterError(`Recording ${recordingSid}: ${(err as Error).message}`);
-        await this.tracker.recordingSettled(ref, { error: `The recording could not be fetched: ${(err as Error).message}` });
+        // Never deleted at Twilio without our copy: it stays there (Twilio keeps a recording until it
+        // is deleted), and the error names it for whoever wants to fetch it by hand.
+        const kept = err instanceof RecordingNotFound ? '' : ` (it is kept at the provider as ${recordingSid})`;
+        await this.tracker.recordingSettled(ref, { error: `The recording could not be fetched: ${(err as Error).message}${kept}` });
         return;
       }
     }
@@ -66,12 +69,20 @@ export class CallRecordings {
     }
   }
 
-  /** Writes the sandbox's recording of a call `durationMs` long and stores it. */
-  async storeAssembled(workspaceId: string, audio: CallAudio, durationMs: number): Promise<StoredRecording> {
+  /**
+   * Writes the recording a worker assembled of a call `durationMs` long (the sandbox's, a WhatsApp
+   * call's), stores it and records it on the call; a failure leaves the call with `recordingError`.
+   */
+  async storeAndSettle(ref: CallRef, audio: CallAudio, durationMs: number): Promise<void> {
     const path = this.paths.tempFile('.wav');
     try {
       const exactMs = await audio.write(path, durationMs);
-      return await this.store(workspaceId, path, exactMs);
+      await this.settle(ref, await this.store(ref.workspaceId, path, exactMs));
+    } catch (err) {
+      this.logger.warn(`The recording of call ${ref.id} could not be stored: ${(err as Error).message}`);
+      await this.tracker
+        .recordingSettled(ref, { error: `The recording could not be stored: ${(err as Error).message}` })
+        .catch(() => false);
     } finally {
       await removeQuietly(path);
     }
@@ -107,11 +118,26 @@ export class CallRecordings {
       const format = await readWavFormat(path).catch((err: Error) => {
         throw new NotAWav(`the provider's file is not a WAV (${err.message})`);
       });
-      const recording = await this.store(ref.workspaceId, path, format.durationMs);
-      // Already stored by an earlier run that died before deleting at the provider: this copy goes.
-      if (!(await this.tracker.recordingSettled(ref, { recording }))) await this.storage.discard(ref.workspaceId, recording.mediaId);
+      await this.settle(ref, await this.store(ref.workspaceId, path, format.durationMs));
     } finally {
       await removeQuietly(path);
+    }
+  }
+
+  /**
+   * Records a stored file on its call. The file goes again when that fails (the record's write
+   * failed: no file without a record), or when the call has one already (an earlier run stored it
+   * and died before deleting at the provider).
+   */
+  private async settle(ref: CallRef, recording: StoredRecording): Promise<void> {
+    let kept = false;
+    try {
+      kept = await this.tracker.recordingSettled(ref, { recording });
+    } finally {
+      if (!kept)
+        await this.storage
+          .discard(ref.workspaceId, recording.mediaId)
+          .catch((err: Error) => this.logger.warn(`Stored recording ${recording.mediaId} could not be discarded: ${err.message}`));
     }
   }
 

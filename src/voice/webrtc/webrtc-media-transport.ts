@@ -1,3 +1,4 @@
+import { Decoder } from '@evan/opus';
 import { RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, RtpPacket, type RTCRtpTransceiver } from 'werift';
 import { LatenessHistogram } from './lateness-histogram.js';
 import { MediaPathNotConnected } from './media-path.errors.js';
@@ -19,11 +20,19 @@ export interface MediaTransportOptions {
   sharedLateness?: LatenessHistogram;
 }
 
+/** Audio the far end sent: one decoded packet, mono 16-bit PCM at {@link RECEIVED_AUDIO_RATE}, and its RTP timestamp (48 kHz clock). */
+export type ReceivedAudioListener = (samples: Int16Array, rtpTimestamp: number) => void;
+
+/** Received Opus is decoded at telephony rate, the rate recordings are kept at. */
+export const RECEIVED_AUDIO_RATE = 8000;
+
 export interface PlaybackReport {
   packets: number;
   stopped: boolean;
   /** From play() to the first packet handed to SRTP. */
   firstPacketAfterMs: number;
+  /** When the first packet was due (epoch ms): the prompt's place in the call, whatever the event loop's delays. */
+  dueAt: number;
 }
 
 const OPUS = { mimeType: 'audio/opus', clockRate: OPUS_RTP_CLOCK_RATE, channels: 2 } as const;
@@ -49,6 +58,9 @@ export class WebRtcMediaTransport {
   readonly lateness = new LatenessHistogram();
   private readonly transceiver: RTCRtpTransceiver;
   private readonly keyListeners: Array<(key: string) => void> = [];
+  private readonly audioListeners: ReceivedAudioListener[] = [];
+  /** Made at the first listener: a call nobody records decodes nothing. */
+  private decoder: Decoder | undefined;
   private readonly keys = new TelephoneEventReceiver((key) => this.keyListeners.forEach((listener) => listener(key)));
   private readonly connectTimeoutMs: number;
   private readonly createdAt = performance.now();
@@ -67,6 +79,7 @@ export class WebRtcMediaTransport {
     this.transceiver.onTrack.subscribe((track) =>
       track.onReceiveRtp.subscribe((rtp) => {
         if (this.telephoneEventTypes().has(rtp.header.payloadType)) this.keys.receive(rtp.header.timestamp, rtp.payload);
+        else if (this.decoder && this.opusTypes().has(rtp.header.payloadType)) this.hear(rtp.payload, rtp.header.timestamp);
       }),
     );
   }
@@ -124,6 +137,12 @@ export class WebRtcMediaTransport {
     this.keyListeners.push(listener);
   }
 
+  /** Hands every Opus packet the far end sends, decoded, to `listener` (a call's recording). */
+  onAudio(listener: ReceivedAudioListener): void {
+    this.decoder ??= new Decoder({ channels: 1, sample_rate: RECEIVED_AUDIO_RATE });
+    this.audioListeners.push(listener);
+  }
+
   /**
    * Plays a mono PCM prompt as Opus, one packet per 20 ms from now; resolves when its last packet
    * left or stop() ended it. One prompt at a time: a new play() stops the one before.
@@ -133,6 +152,7 @@ export class WebRtcMediaTransport {
     this.stop();
     const encoder = new OpusFrameEncoder(audio);
     const calledAt = performance.now();
+    const dueAt = Date.now();
     let firstPacketAt = 0;
     const histograms = this.options.sharedLateness ? [this.lateness, this.options.sharedLateness] : [this.lateness];
     const paced = pacePackets(
@@ -147,7 +167,7 @@ export class WebRtcMediaTransport {
     this.playing = paced;
     const result = await paced.done;
     if (this.playing === paced) this.playing = undefined;
-    return { ...result, firstPacketAfterMs: result.packets > 0 ? firstPacketAt - calledAt : 0 };
+    return { ...result, firstPacketAfterMs: result.packets > 0 ? firstPacketAt - calledAt : 0, dueAt };
   }
 
   /** Stops the prompt playing, if any. */
@@ -169,6 +189,23 @@ export class WebRtcMediaTransport {
     this.sequenceNumber = (this.sequenceNumber + 1) & 0xffff;
     const header = new RtpHeader({ payloadType: 111, sequenceNumber: this.sequenceNumber, timestamp, marker: firstOfPrompt });
     void this.transceiver.sender.sendRtp(new RtpPacket(header, payload));
+  }
+
+  private hear(payload: Buffer, rtpTimestamp: number): void {
+    let pcm: Uint8Array;
+    try {
+      pcm = this.decoder!.decode(payload);
+    } catch {
+      return; // a damaged packet is a gap in the recording, not the call's end
+    }
+    // Copied: the decoder's output is not necessarily 2-byte aligned, nor kept.
+    const samples = new Int16Array(pcm.byteLength / 2);
+    Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength).copy(Buffer.from(samples.buffer));
+    for (const listener of this.audioListeners) listener(samples, rtpTimestamp);
+  }
+
+  private opusTypes(): Set<number> {
+    return new Set(this.transceiver.codecs.filter((c) => c.mimeType.toLowerCase() === 'audio/opus').map((c) => c.payloadType));
   }
 
   private telephoneEventTypes(): Set<number> {
