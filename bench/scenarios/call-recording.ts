@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { FakeOpenAi } from '../../test/support/fake-openai.js';
 import { FakeTwilio } from '../../test/support/fake-twilio.js';
 import { startWorker, type BenchContext } from '../context.js';
 import type { Scenario, ScenarioResult } from './index.js';
@@ -62,13 +63,16 @@ const p95 = (sorted: number[]) => sorted[Math.floor(sorted.length * 0.95)] ?? In
 /**
  * Issue 33: CALLS recorded sandbox calls requested back to back, then as many unrecorded ones, on
  * one worker: every recorded call has its recording stored (its file served), and the outcome
- * webhooks' p95 delay is at most 1 s longer than without recording. (Analysis, part 3 of the
- * issue, is not built yet: nothing to analyse.)
+ * webhooks' p95 delay is at most 1 s longer than without recording. The workspace has OpenAI-compatible
+ * providers (a fake on 127.0.0.1): every recording is also transcribed and summarised.
  */
 export const recordedCallsScenario: Scenario = {
   name: `Call recording: ${CALLS} recorded sandbox calls in a row vs ${CALLS} unrecorded, one worker`,
   async run(ctx): Promise<ScenarioResult> {
     const channelId = await talkingSandboxChannel(ctx, 'Bench recording');
+    const openai = await FakeOpenAi.start();
+    const provider = (model: string) => ({ provider: 'openai-compatible', baseUrl: openai.url, model, apiKey: 'sk-bench' });
+    await ctx.call('PUT', '/v1/call-intelligence', { transcription: provider('whisper-1'), summary: provider('gpt-4o-mini') });
     const worker = await startWorker(ctx, IVR_WORKER_ENV);
     try {
       const plain = await callsInARow(ctx, channelId, false, 'plain');
@@ -86,6 +90,7 @@ export const recordedCallsScenario: Scenario = {
         } else served++;
       }
       const extra = p95(recorded.delays) - p95(plain.delays);
+      const analysed = await analysedWithin(ctx, recorded.ids, 180_000);
       return {
         name: this.name,
         checks: [
@@ -94,6 +99,7 @@ export const recordedCallsScenario: Scenario = {
             ok: recorded.outcomes >= CALLS && plain.outcomes >= CALLS,
           },
           { what: `${stored} of ${recorded.ids.length} recordings stored, ${served} served`, ok: stored === CALLS && served === CALLS },
+          { what: `${analysed} of ${recorded.ids.length} recordings analysed (transcript Completed)`, ok: analysed === CALLS },
           {
             what: `outcome webhook p95: ${p95(recorded.delays)} ms recorded, ${p95(plain.delays)} ms not (+${extra} ms ≤ 1000)`,
             ok: extra <= 1000,
@@ -103,9 +109,26 @@ export const recordedCallsScenario: Scenario = {
       };
     } finally {
       await worker.stop();
+      await openai.stop();
     }
   },
 };
+
+/** How many of the calls' analyses completed, waiting at most `withinMs` for the last ones. */
+async function analysedWithin(ctx: BenchContext, ids: string[], withinMs: number): Promise<number> {
+  const deadline = Date.now() + withinMs;
+  const done = new Set<string>();
+  while (Date.now() < deadline) {
+    for (const id of ids) {
+      if (done.has(id)) continue;
+      const transcript = (await ctx.call('GET', `/v1/outbound-ivr/${id}/transcript`)) as { status: string };
+      if (transcript.status === 'Completed') done.add(id);
+    }
+    if (done.size === ids.length) break;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  return done.size;
+}
 
 const AUTH_TOKEN = 'bench-twilio-auth-token-0123456789';
 const ACCOUNT_SID = 'AC00000000000000000000000000000bench';
