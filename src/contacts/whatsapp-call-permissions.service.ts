@@ -49,11 +49,15 @@ export class WhatsAppCallPermissions {
     return states.find((s) => s.status === 'Granted') ?? states.find((s) => s.status !== 'Unknown') ?? UNKNOWN;
   }
 
-  /** Records an answer, unless a newer one is recorded (Meta may deliver webhooks late or twice). */
-  async answer(workspaceId: string, channelId: string, userNumber: string, answer: CallPermissionAnswer): Promise<void> {
-    await inTransaction(async () => {
+  /**
+   * Records an answer, unless a newer one is recorded (Meta may deliver webhooks late or twice);
+   * a temporary grant (a user's call) never shortens a permanent one. False when nothing changed.
+   */
+  async answer(workspaceId: string, channelId: string, userNumber: string, answer: CallPermissionAnswer): Promise<boolean> {
+    return inTransaction(async () => {
       const row = await this.permissions.lockOrCreate(workspaceId, channelId, userNumber);
-      if (row.answeredAt && row.answeredAt > answer.at) return;
+      if (row.answeredAt && row.answeredAt > answer.at) return false;
+      if (row.status === 'Granted' && row.permanent && answer.granted && !answer.permanent) return false;
       await this.permissions.update(
         workspaceId,
         { channelId, userNumber },
@@ -64,6 +68,7 @@ export class WhatsAppCallPermissions {
           answeredAt: answer.at,
         },
       );
+      return true;
     });
   }
 

@@ -11,7 +11,7 @@ import { OutboundIvrFlowsService } from '../outbound-ivr-flows/outbound-ivr-flow
 import { CallType, isFinished, OutboundIvrAudioType, OutboundIvrStatus } from './ivr-enums.js';
 import type { OutboundIvrRequestEntity } from './outbound-ivr-request.entity.js';
 import { OutboundIvrRequestsRepository } from './outbound-ivr-requests.repository.js';
-import { VoiceProviders } from './providers/voice-providers.js';
+import { overWhatsApp, VoiceProviders } from './providers/voice-providers.js';
 import { VoiceProviderAmbiguous, VoiceProviderRefused, VoiceProviderUnavailable, type CallSession } from './providers/voice-provider.js';
 import { SpeechSynthesizer } from '../speech/speech-synthesizer.js';
 import { SendGovernor } from '../governor/send-governor.service.js';
@@ -62,14 +62,14 @@ export class CallPlacer {
     if (request.status !== OutboundIvrStatus.Pending) {
       // Placed by an earlier run of this job. The provider's callbacks follow a Twilio call; a
       // sandbox call is played inside the job, so it died with that run.
-      if (channel && !channel.hasVoice && request.callId) return this.whatsAppCallLost(ref, channel, request.callId);
+      if (channel && overWhatsApp(channel, request) && request.callId) return this.whatsAppCallLost(ref, channel, request);
       if (channel?.voiceProvider !== 'twilio') await this.fail(ref, 'The call was interrupted by a worker restart.');
       return;
     }
     // A run that died after asking the provider may have placed the call: never risk calling twice.
     if (request.placementStartedAt) {
       // A WhatsApp user's call is known at Meta from the start: it is ended there too.
-      if (channel && !channel.hasVoice && request.callId) return this.whatsAppCallLost(ref, channel, request.callId);
+      if (channel && overWhatsApp(channel, request) && request.callId) return this.whatsAppCallLost(ref, channel, request);
       return this.fail(ref, 'Placing the call was interrupted; it was not retried so the number is never called twice.');
     }
     if (!channel) return this.fail(ref, 'The channel was deleted or no longer has voice.');
@@ -90,7 +90,7 @@ export class CallPlacer {
     request.script = script;
 
     try {
-      await this.providers.of(channel).call(channel, request, this.session(ref));
+      await this.providers.of(channel, request).call(channel, request, this.session(ref));
     } catch (err) {
       if (err instanceof VoiceProviderAmbiguous) {
         // The provider may have placed the call: its callbacks will say so, or the sweeper ends the call.
@@ -124,7 +124,7 @@ export class CallPlacer {
     const channel = await this.channels.get(ref.workspaceId, request.channelId, 'voice').catch(() => null);
     if (!channel) return;
     try {
-      await this.providers.of(channel).hangUp(channel, request.callId);
+      await this.providers.of(channel, request).hangUp(channel, request.callId);
     } catch (err) {
       if (err instanceof VoiceProviderRefused) this.logger.warn(`Hang-up of call ${request.callId} refused: ${err.message}`);
       else throw err;
@@ -185,9 +185,10 @@ export class CallPlacer {
    * A WhatsApp call's media lived in a worker that died (API.md §15): the call is ended at Meta and
    * the record ends Failed with `WorkerLost`, once (the tracker ignores a second end).
    */
-  private async whatsAppCallLost(ref: CallRef, channel: Channel, callId: string): Promise<void> {
+  private async whatsAppCallLost(ref: CallRef, channel: Channel, request: OutboundIvrRequestEntity): Promise<void> {
+    const callId = request.callId!;
     await this.providers
-      .of(channel)
+      .of(channel, request)
       .hangUp(channel, callId)
       .catch((err: unknown) => {
         this.logger.warn(

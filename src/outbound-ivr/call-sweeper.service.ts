@@ -8,6 +8,7 @@ import { JobName, QueueName } from '../queue/queue-names.js';
 import { CallTracker } from './call-tracker.service.js';
 import { OutboundIvrRequestsRepository } from './outbound-ivr-requests.repository.js';
 import { VoiceProviders } from './providers/voice-providers.js';
+import { VoiceProviderRefused } from './providers/voice-provider.js';
 
 const SWEEP_EVERY_MS = 60_000;
 const BATCH = 200;
@@ -50,11 +51,15 @@ export class CallSweeper implements OnApplicationBootstrap {
       const ref = { id: call.id, workspaceId: call.workspaceId };
       try {
         const channel = await this.channels.getIncludingDeleted(call.workspaceId, call.channelId);
-        const provider = channel ? this.providers.of(channel) : null;
+        const provider = channel ? this.providers.of(channel, call) : null;
         const report = channel && call.callId ? await provider!.finalReport(channel, call.callId) : null;
         // A call the provider gives no end for may still be up there (a WhatsApp call whose worker
-        // is gone, a Twilio call still in progress): it is ended there before it is ended here.
-        if (!report && channel && call.callId) await provider!.hangUp(channel, call.callId);
+        // is gone, a Twilio call still in progress): it is ended there before it is ended here. A
+        // refusal (the call is gone there already) leaves nothing to end; an outage waits for the next sweep.
+        if (!report && channel && call.callId)
+          await provider!.hangUp(channel, call.callId).catch((err: unknown) => {
+            if (!(err instanceof VoiceProviderRefused)) throw err;
+          });
         const minutes = Math.round(olderThanMs / 60_000);
         const progress = report ?? {
           kind: 'ended' as const,

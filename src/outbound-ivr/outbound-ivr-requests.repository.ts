@@ -122,10 +122,10 @@ export class OutboundIvrRequestsRepository extends WorkspaceScopedRepository<Out
   findUnscopedStale(
     before: Date,
     take: number,
-  ): Promise<Array<Pick<OutboundIvrRequestEntity, 'id' | 'workspaceId' | 'channelId' | 'callId'>>> {
+  ): Promise<Array<Pick<OutboundIvrRequestEntity, 'id' | 'workspaceId' | 'channelId' | 'callId' | 'direction'>>> {
     return this.unscoped('the stale-call sweeper is a system job over all workspaces').find({
       where: { status: In(UNFINISHED), placementStartedAt: LessThan(before) },
-      select: { id: true, workspaceId: true, channelId: true, callId: true },
+      select: { id: true, workspaceId: true, channelId: true, callId: true, direction: true },
       order: { placementStartedAt: 'ASC' },
       take,
     });

@@ -124,13 +124,13 @@ export class OutboundIvrService {
     record.awaitingPermission = true;
     record.permissionDeadline = new Date(Date.now() + timeoutMinutes * 60_000);
     return inTransaction(async () => {
-      await this.permissions.takeRequest(workspaceId, record.channelId, record.destinationNumber);
       const ask = { jobName: JobName.RequestCallPermission, workspaceId, payload: { requestId: record.id } } as const;
       const job = await this.requests.insertIgnoringWithJob(workspaceId, record, ask, response);
-      if (job) {
-        const payload = { requestId: record.id };
-        await this.outbox.enqueue([{ jobName: JobName.EndCallPermissionWait, workspaceId, runAt: record.permissionDeadline, payload }]);
-      }
+      // A repeated request (its externalId taken) asks nothing more; past Meta's limits the insert is undone.
+      if (!job) return job;
+      await this.permissions.takeRequest(workspaceId, record.channelId, record.destinationNumber);
+      const payload = { requestId: record.id };
+      await this.outbox.enqueue([{ jobName: JobName.EndCallPermissionWait, workspaceId, runAt: record.permissionDeadline, payload }]);
       return job;
     });
   }

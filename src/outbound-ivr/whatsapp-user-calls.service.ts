@@ -52,7 +52,7 @@ export class WhatsAppUserCalls {
     const answer = { granted: true, permanent: false, expiresAt: new Date(at.getTime() + CALLBACK_PERMISSION_MS), at };
     await this.permissions
       .answer(channel.workspaceId, channel.id, caller, answer)
-      .then(() => this.ivr.permissionAnswered(channel.workspaceId, channel.id, caller, true))
+      .then((changed) => (changed ? this.ivr.permissionAnswered(channel.workspaceId, channel.id, caller, true) : 0))
       .catch((err: unknown) => this.logger.warn(`Callback permission from ${caller} not recorded: ${(err as Error).message}`));
   }
 

@@ -216,6 +216,15 @@ describeWithApp(
       await finished(res.body.id);
     });
 
+    it('the same request again (its externalId) answers the first record and asks nothing more: no 429', async () => {
+      const user = '966500000006';
+      const first = await createIvr(user, { externalId: `permission-${user}` });
+      assert.equal(first.status, 200, first.text);
+      const again = await createIvr(user, { externalId: `permission-${user}` });
+      assert.equal(again.status, 200, again.text);
+      assert.equal(again.body.id, first.body.id);
+    });
+
     it('bad permission fields are a 400 naming them, and nothing is written', async () => {
       const count = (await fx.a.api.get('/v1/outbound-ivr')).body.totalCount;
       for (const [extra, member] of [

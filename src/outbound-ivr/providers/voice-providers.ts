@@ -1,13 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import type { Channel } from '../../channels/channel.entity.js';
+import { CallType } from '../ivr-enums.js';
+import type { OutboundIvrRequestEntity } from '../outbound-ivr-request.entity.js';
 import { SandboxVoiceProvider } from './sandbox-voice.provider.js';
 import { TwilioVoiceProvider } from './twilio-voice.provider.js';
 import type { VoiceProvider } from './voice-provider.js';
 import { WhatsAppVoiceProvider } from './whatsapp-voice.provider.js';
 
 /**
- * Which provider runs a channel's calls: a WhatsApp channel's own calls (API.md §15; simulated by
- * the sandbox on a sandbox number), else its voice provider.
+ * Which provider runs a call: a WhatsApp call (API.md §15: any call of a WhatsApp-only channel, and
+ * a user's call to the WhatsApp number of a channel that has a phone line too; simulated by the
+ * sandbox on a sandbox number), else the channel's voice provider.
  */
 @Injectable()
 export class VoiceProviders {
@@ -17,8 +20,13 @@ export class VoiceProviders {
     private readonly whatsApp: WhatsAppVoiceProvider,
   ) {}
 
-  of(channel: Channel): VoiceProvider {
-    if (!channel.hasVoice) return channel.whatsAppProvider === 'sandbox' ? this.sandbox : this.whatsApp;
+  of(channel: Channel, call: Pick<OutboundIvrRequestEntity, 'direction'>): VoiceProvider {
+    if (overWhatsApp(channel, call)) return channel.whatsAppProvider === 'sandbox' ? this.sandbox : this.whatsApp;
     return channel.voiceProvider === 'twilio' ? this.twilio : this.sandbox;
   }
+}
+
+/** Whether a call is a WhatsApp call: its media lives in a worker, and dies with it. */
+export function overWhatsApp(channel: Channel, call: Pick<OutboundIvrRequestEntity, 'direction'>): boolean {
+  return !channel.hasVoice || call.direction === CallType.Inbound;
 }

@@ -44,6 +44,8 @@ export class CallAnalyses {
     } catch (err) {
       const message = (err as Error).message;
       if (err instanceof ProviderError && err.retryable && !lastAttempt) throw new RetryLaterError(`Call analysis: ${message}`);
+      // Not the provider's answer (the database, storage): tried again, so a paid transcription is not thrown away.
+      if (!(err instanceof ProviderError) && !lastAttempt) throw err;
       this.logger.warn(`Outbound IVR ${ref.id}: the analysis failed: ${message}`);
       await this.tracker.analysisSettled(ref, { error: message });
     }

@@ -20,7 +20,8 @@ export class CallPermissionReplies {
     reply: { granted: boolean; permanent: boolean; expiresAt: Date | null },
     at: Date,
   ): Promise<void> {
-    await this.permissions.answer(workspaceId, channelId, userNumber, { ...reply, at });
-    await this.ivr.permissionAnswered(workspaceId, channelId, userNumber, reply.granted);
+    // A late or repeated reply (a newer answer is recorded) changes no waiting call either.
+    if (await this.permissions.answer(workspaceId, channelId, userNumber, { ...reply, at }))
+      await this.ivr.permissionAnswered(workspaceId, channelId, userNumber, reply.granted);
   }
 }
