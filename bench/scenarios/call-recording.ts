@@ -1,7 +1,8 @@
 import autocannon from 'autocannon';
-import { FakeOpenAi } from '../../test/support/fake-openai.js';
 import { FakeTwilio } from '../../test/support/fake-twilio.js';
 import { startWorker, type BenchContext } from '../context.js';
+import { freePort, NodeProcess } from '../harness.js';
+import { StatementRelay, statementLines, statementsBetween } from '../statement-relay.js';
 import type { Scenario, ScenarioResult } from './index.js';
 import { IVR_WORKER_ENV, ivrBody, startOutcomeReceiver } from './outbound-ivr.js';
 
@@ -70,12 +71,16 @@ export const recordedCallsScenario: Scenario = {
   name: `Call recording: ${CALLS} recorded sandbox calls in a row vs ${CALLS} unrecorded, one worker`,
   async run(ctx): Promise<ScenarioResult> {
     const channelId = await talkingSandboxChannel(ctx, 'Bench recording');
-    const openai = await FakeOpenAi.start();
+    const openai = await startFakeOpenAi();
     const provider = (model: string) => ({ provider: 'openai-compatible', baseUrl: openai.url, model, apiKey: 'sk-bench' });
     await ctx.call('PUT', '/v1/call-intelligence', { transcription: provider('whisper-1'), summary: provider('gpt-4o-mini') });
-    const worker = await startWorker(ctx, IVR_WORKER_ENV);
+    // The worker's statements are counted (a relay in front of PostgreSQL): what recording adds per call.
+    const relay = await StatementRelay.start(ctx.databaseUrl);
+    const worker = await startWorker(ctx, { ...IVR_WORKER_ENV, DATABASE_URL: relay.databaseUrl });
     try {
+      const atStart = await relay.texts();
       const plain = await callsInARow(ctx, channelId, false, 'plain');
+      const afterPlain = await relay.texts();
       const recorded = await callsInARow(ctx, channelId, true, 'recorded');
       let stored = 0;
       let served = 0;
@@ -91,6 +96,16 @@ export const recordedCallsScenario: Scenario = {
       }
       const extra = p95(recorded.delays) - p95(plain.delays);
       const analysed = await analysedWithin(ctx, recorded.ids, 180_000);
+      const afterRecorded = await relay.texts();
+      const perCall = (before: Record<string, number>, after: Record<string, number>) =>
+        (statementsBetween(before, after) / CALLS).toFixed(1);
+      if (process.env.BENCH_VERBOSE) {
+        console.log('  worker statements per unrecorded call:', ...statementLines(atStart, afterPlain, CALLS, 'call').map((l) => `\n${l}`));
+        console.log(
+          '  worker statements per recorded call:',
+          ...statementLines(afterPlain, afterRecorded, CALLS, 'call').map((l) => `\n${l}`),
+        );
+      }
       return {
         name: this.name,
         checks: [
@@ -104,15 +119,32 @@ export const recordedCallsScenario: Scenario = {
             what: `outcome webhook p95: ${p95(recorded.delays)} ms recorded, ${p95(plain.delays)} ms not (+${extra} ms ≤ 1000)`,
             ok: extra <= 1000,
           },
+          {
+            what: `worker statements per call: ${perCall(atStart, afterPlain)} unrecorded, ${perCall(afterPlain, afterRecorded)} recorded (stored and analysed)`,
+            ok: true,
+          },
           { what: `worker peak RSS ${worker.peakRssMb()} MB`, ok: true },
         ],
       };
     } finally {
       await worker.stop();
-      await openai.stop();
+      await relay.stop();
+      await openai.process.stop();
     }
   },
 };
+
+/** The OpenAI-compatible fake in a child process (bench/fake-openai-process.ts), once it listens. */
+async function startFakeOpenAi(): Promise<{ process: NodeProcess; url: string }> {
+  const port = await freePort();
+  const child = NodeProcess.start('dist/bench/fake-openai-process.js', { PORT: String(port) });
+  const deadline = Date.now() + 10_000;
+  while (!/listening/.test(child.log)) {
+    if (Date.now() > deadline || child.child.exitCode !== null) throw new Error(`The fake OpenAI did not start:\n${child.log}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { process: child, url: `http://127.0.0.1:${port}/v1` };
+}
 
 /** How many of the calls' analyses completed, waiting at most `withinMs` for the last ones. */
 async function analysedWithin(ctx: BenchContext, ids: string[], withinMs: number): Promise<number> {

@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { freePort, NodeProcess } from '../harness.js';
+import { StatementRelay, statementLines } from '../statement-relay.js';
 import { spawnWorker } from '../context.js';
 import { CostMeter, type Cost } from '../cost-meter.js';
 import { percentiles, steadyLoad } from '../steady-load.js';
@@ -82,16 +83,8 @@ export const messageLoopScenario: Scenario = {
     });
     await storeSyncedTemplate(ctx, channel.id, TEMPLATE);
     await ctx.admin('PUT', `/admin/v1/channels/${channel.id}/limits`, { throughputPerSecond: 1000, messagingLimit: null });
-    const counterPort = await freePort();
-    const controlPort = await freePort();
-    const counter = NodeProcess.start('dist/bench/pg-statement-counter.js', {
-      PORT: String(counterPort),
-      CONTROL_PORT: String(controlPort),
-    });
-    const relayed = new URL(ctx.databaseUrl);
-    relayed.port = String(counterPort);
-    relayed.searchParams.set('application_name', APPLICATION_NAME);
-    const databaseUrl = relayed.toString();
+    const counter = await StatementRelay.start(ctx.databaseUrl, APPLICATION_NAME);
+    const databaseUrl = counter.databaseUrl;
     // Notifications not processed yet (waiting for a retry, say): the drain is not over while there are any.
     const intake = new Client({ connectionString: ctx.databaseUrl });
     await intake.connect();
@@ -110,12 +103,12 @@ export const messageLoopScenario: Scenario = {
       const runStep = async (current: Side, rate: number, seconds: number): Promise<Step> => {
         const prefix = `${current.name[0]}${++step}x`;
         const before = await ctx.cloudApi.notifierStats();
-        const statementsBefore = await statementTexts(controlPort);
+        const statementsBefore = await counter.texts();
         const meter = await CostMeter.start({
           databaseUrl: ctx.databaseUrl,
           redisUrl: ctx.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
           applicationName: APPLICATION_NAME,
-          statementsUrl: `http://127.0.0.1:${controlPort}/`,
+          statementsUrl: counter.statementsUrl,
           processes: Object.fromEntries(Object.entries(current.processes).map(([name, p]) => [name, p.child.pid!])),
         });
         const load = await steadyLoad({
@@ -138,7 +131,7 @@ export const messageLoopScenario: Scenario = {
         await waitUntil(() => keys.every((k) => receiver.firstAt.has(k)) || (quietFor() && intakeIdle), DRAIN_MS);
         const drained = keys.every((k) => receiver.firstAt.has(k));
         const cost = await meter.stop();
-        const statementsAfter = await statementTexts(controlPort);
+        const statementsAfter = await counter.texts();
         // A step that fell behind leaves work in flight: let it finish before the next step is measured.
         if (!drained) await quiet(receiver.count);
         const after = await ctx.cloudApi.notifierStats();
@@ -252,7 +245,7 @@ export const messageLoopScenario: Scenario = {
             ok: true,
           },
           { what: baseline.lines.join(' '), ok: baseline.ok },
-          { what: `statement relay CPU ${(counter.cpuSeconds() * 1000).toFixed(0)} ms over the run (not counted above)`, ok: true },
+          { what: `statement relay CPU ${(counter.process.cpuSeconds() * 1000).toFixed(0)} ms over the run (not counted above)`, ok: true },
         ],
       };
     } finally {
@@ -288,20 +281,6 @@ function tally(keys: string[]): string {
     byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
   }
   return [...byKind].map(([kind, n]) => `${n} ${kind}`).join(', ');
-}
-
-/** Counts of statements by text so far (the relay's, see {@link ../pg-statement-counter.ts}). */
-async function statementTexts(controlPort: number): Promise<Record<string, number>> {
-  return ((await (await fetch(`http://127.0.0.1:${controlPort}/`)).json()) as { byText: Record<string, number> }).byText;
-}
-
-/** The statements a step ran, most frequent first, per loop: where the statements per loop go. */
-function statementLines(before: Record<string, number>, after: Record<string, number>, loops: number): string[] {
-  const ran = Object.entries(after)
-    .map(([text, n]) => [text, n - (before[text] ?? 0)] as const)
-    .filter(([, n]) => n > 0)
-    .sort((a, b) => b[1] - a[1]);
-  return ran.slice(0, 25).map(([text, n]) => `    ${(n / loops).toFixed(2)} per loop: ${text}`);
 }
 
 /** A check that turns true once the receiver's count has not moved for `ms`. */

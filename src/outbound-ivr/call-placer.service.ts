@@ -41,13 +41,23 @@ export class CallPlacer {
    * Places the call of a Pending request. `lastAttempt` says the queue will not retry this job: a
    * provider that stays unavailable then ends the call Failed instead of leaving it Pending.
    */
+  /** Placing jobs running in this process (a sandbox or WhatsApp call is followed inside its job). */
+  get placing(): number {
+    return this.running;
+  }
+
+  private running = 0;
+
   async place(ref: CallRef, lastAttempt: boolean): Promise<void> {
+    this.running++;
     try {
       await this.tryToPlace(ref, lastAttempt);
     } catch (err) {
       // Nothing retries after the last attempt: the call ends Failed rather than staying Pending.
       if (lastAttempt) await this.fail(ref, `The call could not be placed: ${(err as Error).message}`);
       throw err;
+    } finally {
+      this.running--;
     }
   }
 

@@ -46,9 +46,11 @@ export class OutboundIvrProcessor {
     return this.recordings.fetchFromTwilio(ref, job.data.recordingSid, isLastAttempt(job));
   }
 
-  @JobHandler(JobName.AnalyseCall, { concurrency: 4 })
+  /** Two at a time per worker (a queue of their own): each holds a recording in memory and waits on a provider. */
+  @JobHandler(JobName.AnalyseCall, { concurrency: 2 })
   analyse(job: JobOf<JobName.AnalyseCall>): Promise<void> {
-    return this.analyses.analyse({ id: job.data.requestId, workspaceId: job.data.workspaceId }, isLastAttempt(job));
+    const ref = { id: job.data.requestId, workspaceId: job.data.workspaceId };
+    return this.analyses.analyse(ref, isLastAttempt(job), { queuedAt: job.timestamp, busy: () => this.placer.placing > 0 });
   }
 
   @JobHandler(JobName.SendWaitingCallWebhook, { concurrency: 16 })

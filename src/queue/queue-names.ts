@@ -8,6 +8,8 @@ export enum QueueName {
   WhatsApp = 'whatsapp',
   OutboundIvr = 'outbound-ivr',
   Campaigns = 'campaigns',
+  /** Recordings' analyses: slow, paid, never urgent; a queue of their own so that a few run at a time, beside the calls. */
+  CallAnalysis = 'call-analysis',
 }
 
 export enum JobName {
@@ -59,7 +61,7 @@ export const QUEUE_OF_JOB: Record<JobName, QueueName> = {
   [JobName.RequestCallPermission]: QueueName.OutboundIvr,
   [JobName.EndCallPermissionWait]: QueueName.OutboundIvr,
   [JobName.DownloadCallRecording]: QueueName.OutboundIvr,
-  [JobName.AnalyseCall]: QueueName.OutboundIvr,
+  [JobName.AnalyseCall]: QueueName.CallAnalysis,
   [JobName.SendWaitingCallWebhook]: QueueName.OutboundIvr,
   [JobName.SweepStaleIvrCalls]: QueueName.Maintenance,
   [JobName.PruneOldRows]: QueueName.Maintenance,

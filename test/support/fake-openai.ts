@@ -52,10 +52,10 @@ export class FakeOpenAi {
     readonly url: string,
   ) {}
 
-  static async start(): Promise<FakeOpenAi> {
+  static async start(port = 0): Promise<FakeOpenAi> {
     const holder: { fake?: FakeOpenAi } = {};
     const server = createServer((req, res) => void holder.fake!.handle(req, res));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     const address = server.address();
     if (!address || typeof address === 'string') throw new Error('no address');
     holder.fake = new FakeOpenAi(server, `http://127.0.0.1:${address.port}/v1`);
