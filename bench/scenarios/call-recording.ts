@@ -72,7 +72,7 @@ export const recordedCallsScenario: Scenario = {
   async run(ctx): Promise<ScenarioResult> {
     const channelId = await talkingSandboxChannel(ctx, 'Bench recording');
     const openai = await startFakeOpenAi();
-    const provider = (model: string) => ({ provider: 'openai-compatible', baseUrl: openai.url, model, apiKey: 'sk-bench' });
+    const provider = (model: string) => ({ provider: 'openai-compatible', baseUrl: openai.url, model, apiKeyRef: 'sk-bench' });
     await ctx.call('PUT', '/v1/call-intelligence', { transcription: provider('whisper-1'), summary: provider('gpt-4o-mini') });
     // The worker's statements are counted (a relay in front of PostgreSQL): what recording adds per call.
     const relay = await StatementRelay.start(ctx.databaseUrl);

@@ -24,7 +24,7 @@ export class CallIntelligenceController {
   @ApiOperation({
     summary: 'Set Call Intelligence',
     description:
-      'Replaces the settings whole. An `openai-compatible` provider needs `baseUrl` and `model`; an `apiKey` left out keeps the stored one, null removes it. ' +
+      'Replaces the settings whole. An `openai-compatible` provider needs `baseUrl` and `model`; an `apiKeyRef` (the key, or `env:CALL_INTELLIGENCE_KEY_<NAME>` for an environment variable of the worker) left out keeps the stored one, null removes it. ' +
       'Evaluation criteria need a summary provider and distinct names. Invalid input is a 400 and changes nothing.',
   })
   set(@CurrentWorkspace() workspaceId: string, @Body() body: SetCallIntelligenceDto): Promise<CallIntelligenceDto> {

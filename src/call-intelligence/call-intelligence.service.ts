@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { SecretBox } from '../common/crypto/secret-box.js';
+import { apiKeyRefProblem, resolveApiKeyRef } from './api-key-ref.js';
 import { CallIntelligenceRepository } from './call-intelligence.repository.js';
 import { NO_PROVIDER, type EvaluationCriterion, type ProviderSettings } from './call-intelligence.entity.js';
 import { InvalidCallIntelligence } from './call-intelligence.errors.js';
@@ -10,6 +11,8 @@ export interface ProviderAccess {
   baseUrl: string;
   model: string;
   apiKey: string | null;
+  /** Why the key cannot be had (its environment variable is not set): every request fails with this. */
+  keyProblem: string | null;
   prompt: string | null;
 }
 
@@ -54,30 +57,39 @@ export class CallIntelligenceService {
     if (criteria.length > 0 && summary.provider === 'none')
       throw InvalidCallIntelligence('Evaluation criteria need a summary provider (the language model judges them).', 'summary.provider');
     const before = await this.repository.ofWorkspace(workspaceId);
+    for (const [member, ref] of [
+      ['transcription', body.transcription.apiKeyRef],
+      ['summary', body.summary.apiKeyRef],
+    ] as const) {
+      const problem = ref ? apiKeyRefProblem(ref) : null;
+      if (problem) throw InvalidCallIntelligence(problem, `${member}.apiKeyRef`);
+    }
     const sealed = (given: string | null | undefined, kept: string | null | undefined) =>
       given === undefined ? (kept ?? null) : given === null ? null : this.secrets.seal(given);
     await this.repository.put(workspaceId, {
       transcription,
       summary,
       evaluationCriteria: criteria.map((c) => ({ name: c.name.trim(), description: c.description.trim() })),
-      transcriptionApiKeySealed: sealed(body.transcription.apiKey, before?.transcriptionApiKeySealed),
-      summaryApiKeySealed: sealed(body.summary.apiKey, before?.summaryApiKeySealed),
+      transcriptionApiKeySealed: sealed(body.transcription.apiKeyRef, before?.transcriptionApiKeySealed),
+      summaryApiKeySealed: sealed(body.summary.apiKeyRef, before?.summaryApiKeySealed),
     });
     return this.get(workspaceId);
   }
 
-  /** The providers with their keys opened, for the worker. */
+  /** The providers with their keys opened (an `env:` reference read from this process's environment), for the worker. */
   async planFor(workspaceId: string): Promise<IntelligencePlan> {
     const row = await this.repository.ofWorkspace(workspaceId);
-    const access = (settings: ProviderSettings | undefined, sealed: string | null | undefined): ProviderAccess | null =>
-      settings?.provider === 'openai-compatible' && settings.baseUrl && settings.model
-        ? {
-            baseUrl: settings.baseUrl,
-            model: settings.model,
-            apiKey: sealed ? this.secrets.open(sealed) : null,
-            prompt: settings.prompt ?? null,
-          }
-        : null;
+    const access = (settings: ProviderSettings | undefined, sealed: string | null | undefined): ProviderAccess | null => {
+      if (settings?.provider !== 'openai-compatible' || !settings.baseUrl || !settings.model) return null;
+      const key = sealed ? resolveApiKeyRef(this.secrets.open(sealed)) : { key: null };
+      return {
+        baseUrl: settings.baseUrl,
+        model: settings.model,
+        apiKey: 'key' in key ? key.key : null,
+        keyProblem: 'problem' in key ? key.problem : null,
+        prompt: settings.prompt ?? null,
+      };
+    };
     return {
       transcription: access(row?.transcription, row?.transcriptionApiKeySealed),
       summary: access(row?.summary, row?.summaryApiKeySealed),

@@ -47,6 +47,8 @@ export class OpenAiCompatibleClient {
   }
 
   private async post(path: string, body: FormData | object): Promise<unknown> {
+    // Not the provider's refusal, but as final: the operator must set the variable first.
+    if (this.access.keyProblem) throw new ProviderError(this.access.keyProblem, null, false);
     const headers: Record<string, string> = this.access.apiKey ? { authorization: `Bearer ${this.access.apiKey}` } : {};
     let response: Response;
     try {

@@ -55,7 +55,7 @@ describeWithApp(
 
     const setProviders = async (on: boolean) => {
       const provider = (model: string) =>
-        on ? { provider: 'openai-compatible', baseUrl: fx.openai.url, model, apiKey: 'sk-test' } : { provider: 'none' };
+        on ? { provider: 'openai-compatible', baseUrl: fx.openai.url, model, apiKeyRef: 'sk-test' } : { provider: 'none' };
       const res = await fx.a.api.request('PUT', '/v1/call-intelligence', {
         json: {
           transcription: provider('whisper-1'),
@@ -254,6 +254,56 @@ describeWithApp(
         assert.equal(fx.openai.requests.length - before, 1, 'one request: a refusal is not retried');
       } finally {
         fx.openai.apiKey = null;
+      }
+    });
+
+    it("an env: apiKeyRef sends the worker's variable; one not set fails the analysis without asking the provider", async () => {
+      const put = (ref: string) =>
+        fx.a.api.request('PUT', '/v1/call-intelligence', {
+          json: {
+            transcription: { provider: 'openai-compatible', baseUrl: fx.openai.url, model: 'whisper-1', apiKeyRef: ref },
+            summary: { provider: 'none' },
+          },
+        });
+      process.env.CALL_INTELLIGENCE_KEY_E2E = 'sk-from-the-environment';
+      fx.openai.apiKey = 'sk-from-the-environment';
+      try {
+        assert.equal((await put('env:CALL_INTELLIGENCE_KEY_E2E')).status, 200);
+        const before = fx.openai.requests.length;
+        const { id } = await recordedCall();
+        await finishedRecord(id);
+        const done = await waitFor(
+          async () => {
+            const body = (await transcriptOf(id)).body;
+            return body.status !== 'Pending' ? body : null;
+          },
+          10_000,
+          'the analysis',
+        );
+        assert.equal(done.status, 'Completed', JSON.stringify(done));
+        assert.ok(
+          fx.openai.requests.slice(before).every((r) => r.authorization === 'Bearer sk-from-the-environment'),
+          "the variable's value is the bearer key",
+        );
+
+        delete process.env.CALL_INTELLIGENCE_KEY_E2E;
+        const asked = fx.openai.requests.length;
+        const second = await recordedCall();
+        await finishedRecord(second.id);
+        const failed = await waitFor(
+          async () => {
+            const body = (await transcriptOf(second.id)).body;
+            return body.status === 'Failed' ? body : null;
+          },
+          10_000,
+          'the analysis to fail',
+        );
+        assert.match(failed.analysisError, /CALL_INTELLIGENCE_KEY_E2E is not set/);
+        assert.equal(fx.openai.requests.length, asked, 'the provider was not asked without a key');
+      } finally {
+        delete process.env.CALL_INTELLIGENCE_KEY_E2E;
+        fx.openai.apiKey = null;
+        await setProviders(true);
       }
     });
 

@@ -6,12 +6,17 @@ import { describeWithApp } from '../support/describe-with-app.js';
 type Payload = Record<string, any>;
 
 const SETTINGS = {
-  transcription: { provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1/', model: 'whisper-1', apiKey: 'sk-transcribe-secret' },
+  transcription: {
+    provider: 'openai-compatible',
+    baseUrl: 'http://127.0.0.1:9/v1/',
+    model: 'whisper-1',
+    apiKeyRef: 'sk-transcribe-secret',
+  },
   summary: {
     provider: 'openai-compatible',
     baseUrl: 'http://127.0.0.1:9/v1',
     model: 'gpt-4o-mini',
-    apiKey: 'sk-summary-secret',
+    apiKeyRef: 'sk-summary-secret',
     prompt: 'Be brief.',
   },
   evaluationCriteria: [{ name: 'Confirmed', description: 'The customer confirmed the order.' }],
@@ -55,8 +60,8 @@ describeWithApp('Call intelligence settings: PUT/GET /v1/call-intelligence (API.
     // An API key left out stays; null removes it.
     const kept = await put(fx.a.api, {
       ...SETTINGS,
-      transcription: { ...SETTINGS.transcription, apiKey: undefined },
-      summary: { ...SETTINGS.summary, apiKey: null },
+      transcription: { ...SETTINGS.transcription, apiKeyRef: undefined },
+      summary: { ...SETTINGS.summary, apiKeyRef: null },
     });
     assert.equal(kept.status, 200, kept.text);
     assert.equal(kept.body.transcription.apiKeySet, true);
@@ -87,6 +92,10 @@ describeWithApp('Call intelligence settings: PUT/GET /v1/call-intelligence (API.
         'evaluationCriteria',
       ],
       [{ ...SETTINGS, summary: { provider: 'none' } }, 'summary.provider'],
+      // A reference may only name a variable meant for it: never the server's own secrets.
+      [{ ...SETTINGS, transcription: { ...SETTINGS.transcription, apiKeyRef: 'env:DATABASE_URL' } }, 'transcription.apiKeyRef'],
+      [{ ...SETTINGS, summary: { ...SETTINGS.summary, apiKeyRef: 'env:CALL_INTELLIGENCE_KEY_' } }, 'summary.apiKeyRef'],
+      [{ ...SETTINGS, summary: { ...SETTINGS.summary, apiKeyRef: 'env:CALL_INTELLIGENCE_KEY_a' } }, 'summary.apiKeyRef'],
     ];
     for (const [body, member] of cases) {
       const res = await put(fx.a.api, body);

@@ -235,7 +235,7 @@ function bodies(w: WalkWorld): Record<string, ValidInputs['body']> {
     }),
     updateSendPolicy: () => ({ stopWords: ['STOP', 'UNSUBSCRIBE', 'إيقاف', 'الغاء', 'HALT'], startWords: ['START', 'اشتراك'] }),
     setCallIntelligence: () => ({
-      transcription: { provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1', model: 'whisper-1', apiKey: 'sk-walk' },
+      transcription: { provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1', model: 'whisper-1', apiKeyRef: 'sk-walk' },
       summary: { provider: 'none' },
     }),
     injectSandboxUserPreference: () => ({ fromNumber: w.recipient, value: 'resume' }),

@@ -54,7 +54,7 @@ describe('Call intelligence: the OpenAI-compatible client against the fake, chan
   it('transcribes with verbose_json and sends the key; parses a JSON-schema completion', async () => {
     fake.apiKey = 'sk-test';
     fake.transcripts = [[{ start: 0.5, end: 1.5, text: 'Hello there.' }]];
-    const client = new OpenAiCompatibleClient({ baseUrl: fake.url, model: 'whisper-1', apiKey: 'sk-test', prompt: null });
+    const client = new OpenAiCompatibleClient({ baseUrl: fake.url, model: 'whisper-1', apiKey: 'sk-test', keyProblem: null, prompt: null });
     const segments = await client.transcribe(splitChannels(stereo(800)).business, 'business.wav');
     assert.deepEqual(segments, [{ start: 0.5, end: 1.5, text: 'Hello there.' }]);
     const sent = fake.requests.at(-1)!;
@@ -70,13 +70,13 @@ describe('Call intelligence: the OpenAI-compatible client against the fake, chan
 
   it("classifies OpenAI's errors: 429 and 5xx retryable with the provider's message, 401 not", async () => {
     fake.apiKey = 'sk-test';
-    const client = new OpenAiCompatibleClient({ baseUrl: fake.url, model: 'm', apiKey: 'sk-test', prompt: null });
+    const client = new OpenAiCompatibleClient({ baseUrl: fake.url, model: 'm', apiKey: 'sk-test', keyProblem: null, prompt: null });
     for (const status of [429, 500, 503] as const) {
       fake.failures = [{ path: '/chat/completions', status }];
       const error = await client.completeJson([{ role: 'user', content: 'x' }], 'a', {}).catch((e: unknown) => e);
       assert.ok(error instanceof ProviderError && error.retryable && error.status === status, String(error));
     }
-    const wrongKey = new OpenAiCompatibleClient({ baseUrl: fake.url, model: 'm', apiKey: 'sk-wrong', prompt: null });
+    const wrongKey = new OpenAiCompatibleClient({ baseUrl: fake.url, model: 'm', apiKey: 'sk-wrong', keyProblem: null, prompt: null });
     const refused = await wrongKey.transcribe(stereo(8), 'a.wav').catch((e: unknown) => e);
     assert.ok(refused instanceof ProviderError && !refused.retryable && refused.status === 401);
     assert.match(refused.message, /Incorrect API key/);

@@ -365,7 +365,7 @@ export interface paths {
         get: operations["getCallIntelligence"];
         /**
          * Set Call Intelligence
-         * @description Replaces the settings whole. An `openai-compatible` provider needs `baseUrl` and `model`; an `apiKey` left out keeps the stored one, null removes it. Evaluation criteria need a summary provider and distinct names. Invalid input is a 400 and changes nothing.
+         * @description Replaces the settings whole. An `openai-compatible` provider needs `baseUrl` and `model`; an `apiKeyRef` (the key, or `env:CALL_INTELLIGENCE_KEY_<NAME>` for an environment variable of the worker) left out keeps the stored one, null removes it. Evaluation criteria need a summary provider and distinct names. Invalid input is a 400 and changes nothing.
          */
         put: operations["setCallIntelligence"];
         post?: never;
@@ -4075,7 +4075,7 @@ export interface components {
             value: string;
         };
         ProviderDto: {
-            /** @description Whether an API key is stored (the key itself is never returned). */
+            /** @description Whether an API key (or a reference to one) is stored; the key itself is never returned. */
             apiKeySet: boolean;
             baseUrl: string | null;
             model: string | null;
@@ -4937,8 +4937,13 @@ export interface components {
             value: (string | null) | number;
         };
         SetProviderDto: {
-            /** @description Write-only: sent as `Authorization: Bearer`. Left out keeps the key stored before; null removes it. */
-            apiKey?: string | null;
+            /**
+             * @description Write-only. The API key, sent as `Authorization: Bearer`, or `env:CALL_INTELLIGENCE_KEY_<NAME>`:
+             *     the value of that environment variable of the worker, so that the key is never stored here.
+             *     Left out keeps the one stored before; null removes it.
+             * @example env:CALL_INTELLIGENCE_KEY_OPENAI
+             */
+            apiKeyRef?: string | null;
             /**
              * Format: uri
              * @description The API's base, to which `/audio/transcriptions` or `/chat/completions` is appended. Required for openai-compatible.
@@ -4954,8 +4959,13 @@ export interface components {
             provider: "none" | "openai-compatible";
         };
         SetSummaryProviderDto: {
-            /** @description Write-only: sent as `Authorization: Bearer`. Left out keeps the key stored before; null removes it. */
-            apiKey?: string | null;
+            /**
+             * @description Write-only. The API key, sent as `Authorization: Bearer`, or `env:CALL_INTELLIGENCE_KEY_<NAME>`:
+             *     the value of that environment variable of the worker, so that the key is never stored here.
+             *     Left out keeps the one stored before; null removes it.
+             * @example env:CALL_INTELLIGENCE_KEY_OPENAI
+             */
+            apiKeyRef?: string | null;
             /**
              * Format: uri
              * @description The API's base, to which `/audio/transcriptions` or `/chat/completions` is appended. Required for openai-compatible.
@@ -4997,7 +5007,7 @@ export interface components {
             inboundFlowId?: string | null;
         };
         SummaryProviderDto: {
-            /** @description Whether an API key is stored (the key itself is never returned). */
+            /** @description Whether an API key (or a reference to one) is stored; the key itself is never returned. */
             apiKeySet: boolean;
             baseUrl: string | null;
             model: string | null;

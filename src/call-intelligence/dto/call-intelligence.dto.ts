@@ -28,13 +28,17 @@ export class SetProviderDto {
   @MaxLength(200)
   model?: string | null;
 
-  /** Write-only: sent as `Authorization: Bearer`. Left out keeps the key stored before; null removes it. */
-  @ApiPropertyOptional({ writeOnly: true, nullable: true })
+  /**
+   * Write-only. The API key, sent as `Authorization: Bearer`, or `env:CALL_INTELLIGENCE_KEY_<NAME>`:
+   * the value of that environment variable of the worker, so that the key is never stored here.
+   * Left out keeps the one stored before; null removes it.
+   */
+  @ApiPropertyOptional({ writeOnly: true, nullable: true, example: 'env:CALL_INTELLIGENCE_KEY_OPENAI' })
   @IsOptional()
   @IsString()
   @MinLength(1)
   @MaxLength(4096)
-  apiKey?: string | null;
+  apiKeyRef?: string | null;
 }
 
 export class SetSummaryProviderDto extends SetProviderDto {
@@ -84,7 +88,7 @@ export class ProviderDto {
   @ApiProperty({ enum: INTELLIGENCE_PROVIDERS }) provider: IntelligenceProvider;
   @ApiProperty({ type: String, nullable: true }) baseUrl: string | null;
   @ApiProperty({ type: String, nullable: true }) model: string | null;
-  /** Whether an API key is stored (the key itself is never returned). */
+  /** Whether an API key (or a reference to one) is stored; the key itself is never returned. */
   apiKeySet: boolean;
 }
 
