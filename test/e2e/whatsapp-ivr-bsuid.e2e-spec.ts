@@ -201,6 +201,18 @@ describeWithApp(
       assert.equal(refused.body.error.code, 'OutboundIvr:RecipientOptedOut');
       assert.equal((await fx.a.api.put(`/v1/contacts/${callerContactId}/consent`, { calls: { status: 'OptedIn' } })).status, 200);
 
+      // A BSUID longer than a call permission can be kept under (32) is refused up front, not with a 500.
+      const long = await fx.a.api.post('/v1/outbound-ivr', {
+        channelId,
+        destinationNumber: `US.${'7'.repeat(37)}`,
+        audioFileUrl: promptUrl,
+        options: [{ digit: '1', description: 'Confirm' }],
+        webhookUrl: fx.receiver.url(outcomePath),
+      });
+      assert.equal(long.status, 400, long.text);
+      assert.equal(long.body.error.code, 'OutboundIvr:InvalidRequest');
+      assert.deepEqual(long.body.error.validationErrors[0].members, ['destinationNumber']);
+
       meta.callee = { answer: 'accept', ringMs: 100 };
       const created = await createIvr();
       assert.equal(created.status, 200, created.text);
