@@ -182,8 +182,10 @@ export class ContactsController {
   }
 
   private async consentOf(workspaceId: string, contact: Contact): Promise<ContactConsentDto> {
-    const whatsAppCalls = contact.phoneNumber
-      ? await this.callPermissions.ofUser(workspaceId, contact.phoneNumber)
+    // Kept under the user's number, or their BSUID when they share none (API.md §15).
+    const user = contact.phoneNumber ?? contact.whatsAppUserId;
+    const whatsAppCalls = user
+      ? await this.callPermissions.ofUser(workspaceId, user)
       : { status: 'Unknown' as const, expiresAt: null, permanent: false };
     return ContactConsentDto.from(contact, whatsAppCalls);
   }

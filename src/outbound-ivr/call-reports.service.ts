@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Channel } from '../channels/channel.entity.js';
 import { ChannelsService } from '../channels/channels.service.js';
+import { isWhatsAppUserId } from '../common/phone/whatsapp-user-id.js';
 import { formatTimestamp, TimestampFormat } from '../common/time/timestamp-format.js';
 import { ContactIdentity } from '../contacts/contact-identity.service.js';
 import { EventDirection, EventSourceType } from '../conversations/conversation-enums.js';
@@ -17,7 +18,7 @@ export interface CallReport {
   callId: string;
   type: CallType;
   status: CallWebhookStatus;
-  /** The other party: the callee of an outbound call, the caller of an inbound one. */
+  /** The other party: the callee of an outbound call, the caller of an inbound one (a BSUID for a WhatsApp user who shares no number). */
   contactNumber: string;
   pickupTime: Date | null;
   hangupTime: Date;
@@ -119,8 +120,11 @@ export class CallReportsService {
     await this.timeline.setAiSummary(report.workspaceId, EventSourceType.Call, report.sourceId, { summary, transcription });
   }
 
-  private contactIdOf(report: CallReport): Promise<string> {
-    return this.identities.idByPhone({ workspaceId: report.workspaceId, serviceAccountId: null }, report.contactNumber);
+  /** The call's contact: by number, or by BSUID for a WhatsApp user who shares none (API.md §15); made when there is none. */
+  private async contactIdOf(report: CallReport): Promise<string> {
+    const actor = { workspaceId: report.workspaceId, serviceAccountId: null };
+    if (isWhatsAppUserId(report.contactNumber)) return (await this.identities.findOrCreateByWhatsAppUserId(actor, report.contactNumber)).id;
+    return this.identities.idByPhone(actor, report.contactNumber);
   }
 
   /** To the channel's Call Webhook URL and the endpoints that take it (written only where one exists). */

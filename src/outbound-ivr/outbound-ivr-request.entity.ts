@@ -38,7 +38,8 @@ export class OutboundIvrRequestEntity {
   @Column('uuid') workspaceId: string;
   @Column('uuid') channelId: string;
   @Column({ type: 'varchar', length: 256, nullable: true }) externalId: string | null;
-  @Column({ type: 'varchar', length: 20 }) destinationNumber: string;
+  /** The number called (E.164), or the WhatsApp user's BSUID when they share no number (API.md §15). */
+  @Column({ type: 'varchar', length: 150 }) destinationNumber: string;
   @Column({ type: 'varchar', length: 2048, nullable: true }) audioFileUrl: string | null;
   @Column({ type: 'text', nullable: true }) ttsText: string | null;
   @Column({ type: 'smallint' }) ttsVoice: TtsVoice;

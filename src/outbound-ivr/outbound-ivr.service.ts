@@ -27,6 +27,7 @@ import {
 import { ContactIdentity } from '../contacts/contact-identity.service.js';
 import { ContactConsent } from '../contacts/contact-consent.service.js';
 import { isWhatsAppUserId } from '../common/phone/whatsapp-user-id.js';
+import type { Contact } from '../contacts/contact.entity.js';
 import { SendScheduler } from '../send-policy/send-scheduler.service.js';
 import { WhatsAppCallPermissions } from '../contacts/whatsapp-call-permissions.service.js';
 import { inTransaction } from '../database/transactions.js';
@@ -59,11 +60,15 @@ export class OutboundIvrService {
     assertWebhookTarget(input.webhookUrl, 'webhookUrl', this.config.webhooks.allowPrivateNetworks);
     const workspaceId = principal.workspaceId;
     const channel = await this.channels.getRecent(workspaceId, input.channelId, 'voice');
-    if (isWhatsAppUserId(input.destinationNumber))
-      input = { ...input, destinationNumber: await this.numberOf(workspaceId, input.destinationNumber) };
+    // A BSUID calls its contact's number; over WhatsApp (a channel without a phone line), a user who
+    // shares none is called by the BSUID itself.
+    const user = isWhatsAppUserId(input.destinationNumber)
+      ? await this.whatsAppUser(workspaceId, input.destinationNumber, !channel.hasVoice)
+      : null;
+    if (user) input = { ...input, destinationNumber: user.destination };
     // API.md §13: no call to a contact opted out of calls (one indexed read of the number's contact).
-    if ((await this.consents.ofPhone(workspaceId, input.destinationNumber, 'calls')) === 'OptedOut')
-      throw IvrRecipientOptedOut(input.destinationNumber);
+    const consent = user?.contact ? user.contact.callConsent : await this.consents.ofPhone(workspaceId, input.destinationNumber, 'calls');
+    if (consent === 'OptedOut') throw IvrRecipientOptedOut(input.destinationNumber);
     const flow = input.flowId ? await this.flows.getCurrentVersion(workspaceId, input.flowId) : null;
     const flowVersion = flow?.version ?? null;
     // A flow's machine detection applies unless the request sets its own.
@@ -78,7 +83,9 @@ export class OutboundIvrService {
     // API.md §13: at `sendAt`, and not inside the contact's quiet hours when they cover calls.
     const dueAt = await this.scheduler.dueAt(workspaceId, {
       scope: 'Calls',
-      recipient: { phoneNumber: input.destinationNumber },
+      recipient: user?.contact
+        ? { contactId: user.contact.id, phoneNumber: user.contact.phoneNumber }
+        : { phoneNumber: isWhatsAppUserId(input.destinationNumber) ? null : input.destinationNumber },
       sendAt: input.sendAt,
     });
     const record = this.newRecord(workspaceId, input, flowVersion, dueAt);
@@ -88,9 +95,14 @@ export class OutboundIvrService {
     // A WhatsApp user who has not given this number permission to call is asked first (API.md §15);
     // the sandbox's simulated users permit every call.
     const overMeta = !channel.hasVoice && channel.whatsAppProvider === 'cloud-api';
+    if (overMeta && input.destinationNumber.length > PERMISSION_USER_MAX_LENGTH)
+      throw IvrInvalidRequest(
+        `WhatsApp user id '${input.destinationNumber}' is longer than the ${PERMISSION_USER_MAX_LENGTH} characters a call permission is kept under; it cannot be called yet.`,
+        ['destinationNumber'],
+      );
     const asksPermission = overMeta && (await this.permissionNeeded(workspaceId, channel.id, input.destinationNumber));
     // The request message goes to the user's contact: made now, by the caller, if the user has none yet.
-    if (asksPermission) await this.identities.findOrCreateByPhone(principal, input.destinationNumber);
+    if (asksPermission) await this.userContact(principal, input.destinationNumber);
     const job = asksPermission
       ? await this.insertAwaitingPermission(record, input.permissionTimeoutMinutes ?? IVR_DEFAULTS.permissionTimeoutMinutes, response)
       : await this.requests.insertIgnoringWithJob(
@@ -246,20 +258,33 @@ export class OutboundIvrService {
     return true;
   }
 
-  /** The phone number of the contact a WhatsApp user id names: a call needs one (API.md §7.1), so none is a 400 saying why. */
-  private async numberOf(workspaceId: string, whatsAppUserId: string): Promise<string> {
+  /**
+   * Whom a destination given as a WhatsApp user id (BSUID) calls: the number of its contact when it
+   * has one (API.md §7.1: the phone is used when known); over WhatsApp (API.md §15), else the BSUID
+   * itself, with or without a contact. A phone line needs a number: none is a 400 saying why.
+   */
+  private async whatsAppUser(
+    workspaceId: string,
+    whatsAppUserId: string,
+    overWhatsApp: boolean,
+  ): Promise<{ destination: string; contact: Contact | null }> {
     const contact = await this.identities.findByWhatsAppUserId(workspaceId, whatsAppUserId);
-    if (!contact) {
+    if (contact?.phoneNumber) return { destination: contact.phoneNumber, contact };
+    if (overWhatsApp) return { destination: whatsAppUserId, contact };
+    if (!contact)
       throw IvrPhoneNumberRequired(
         `Calls need a phone number: no contact has WhatsApp user id '${whatsAppUserId}', so there is no number to call.`,
       );
-    }
-    if (!contact.phoneNumber) {
-      throw IvrPhoneNumberRequired(
-        `Calls need a phone number: contact '${contact.name}' (WhatsApp user id '${whatsAppUserId}') has none; WhatsApp did not share it.`,
-      );
-    }
-    return contact.phoneNumber;
+    throw IvrPhoneNumberRequired(
+      `Calls need a phone number: contact '${contact.name}' (WhatsApp user id '${whatsAppUserId}') has none; WhatsApp did not share it.`,
+    );
+  }
+
+  /** The contact of a call's user, by number or (a WhatsApp user who shares none) by BSUID, made when there is none. */
+  private userContact(principal: Principal, destination: string): Promise<Contact> {
+    return isWhatsAppUserId(destination)
+      ? this.identities.findOrCreateByWhatsAppUserId(principal, destination)
+      : this.identities.findOrCreateByPhone(principal, destination);
   }
 
   private async find(workspaceId: string, id: string): Promise<OutboundIvrRequestEntity> {
@@ -343,6 +368,12 @@ export class OutboundIvrService {
     });
   }
 }
+
+/**
+ * The longest user a WhatsApp call permission is kept under (`whatsapp_call_permissions.user_number`
+ * is varchar(32)): a longer BSUID could never be granted one, so a call to it is refused up front.
+ */
+export const PERMISSION_USER_MAX_LENGTH = 32;
 
 /** Meta's limit on connected calls from one number to one WhatsApp user in 24 h (its calling limits). */
 const CONNECTED_CALLS_PER_DAY = 100;

@@ -5,6 +5,7 @@ import { ChannelConfigInvalid } from '../channels/channels.errors.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { CALLBACK_PERMISSION_MS, WhatsAppCallPermissions } from '../contacts/whatsapp-call-permissions.service.js';
 import { toE164 } from '../common/phone/phone-number.js';
+import { isWhatsAppUserId } from '../common/phone/whatsapp-user-id.js';
 import { flowForUserCall } from '../voice/whatsapp-calls/call-hours.js';
 import type { CallSignal } from '../voice/whatsapp-calls/call-signals.js';
 import { OutboundIvrService } from './outbound-ivr.service.js';
@@ -46,7 +47,7 @@ export class WhatsAppUserCalls {
    * after the user called (API.md §15): kept as their permission, and calls waiting for it go.
    */
   private async grantCallback(channel: Channel, offer: Extract<CallSignal, { kind: 'connect' }>): Promise<void> {
-    const caller = toE164(offer.from);
+    const caller = callerOf(offer);
     if (!channel.whatsAppCalling?.callbackPermission || !caller) return;
     const at = new Date();
     const answer = { granted: true, permanent: false, expiresAt: new Date(at.getTime() + CALLBACK_PERMISSION_MS), at };
@@ -82,7 +83,12 @@ export class WhatsAppUserCalls {
   private async answerWithFlow(channel: Channel, offer: Extract<CallSignal, { kind: 'connect' }>): Promise<boolean> {
     const flowId = flowForUserCall(channel.whatsAppCalling, new Date());
     if (!flowId) return false;
-    const caller = toE164(offer.from) ?? offer.from;
+    // A `from` that is no valid number is kept as Meta gave it.
+    const caller = callerOf(offer) ?? (offer.from || null);
+    if (!caller) {
+      this.logger.warn(`WhatsApp call ${offer.callId} on channel ${channel.id} names no caller (no number, no user id): rejected`);
+      return false;
+    }
     try {
       await this.ivr.recordWhatsAppUserCall(channel, { callId: offer.callId, caller, offerSdp: offer.sdp, flowId });
       return true;
@@ -93,4 +99,14 @@ export class WhatsAppUserCalls {
       return false;
     }
   }
+}
+
+/**
+ * Who calls: their number (E.164) when Meta shares it, else their business-scoped user id (`from_user_id`,
+ * a user with a username who hides their number, 2026); null when the webhook names neither.
+ */
+function callerOf(offer: Extract<CallSignal, { kind: 'connect' }>): string | null {
+  const number = toE164(offer.from);
+  if (number) return number;
+  return isWhatsAppUserId(offer.fromUserId) ? offer.fromUserId : null;
 }

@@ -2,7 +2,9 @@ import type { HttpClient } from './http-client.js';
 import { FakeCloudApi } from './fake-cloud-api.js';
 import { waitFor } from './fixtures.js';
 
-/** Meta's `messages` webhook with a user's answer to a call permission request (`call_permission_reply`). */
+const isUserId = (user: string) => /^[A-Z]{2}\./.test(user);
+
+/** Meta's `messages` webhook with a user's answer to a call permission request (`call_permission_reply`); `user` is a number or a BSUID. */
 export function callPermissionReply(phoneNumberId: string, user: string, response: 'accept' | 'reject', permanent: boolean, id: string) {
   const seconds = Math.floor(Date.now() / 1000);
   return {
@@ -16,10 +18,11 @@ export function callPermissionReply(phoneNumberId: string, user: string, respons
             value: {
               messaging_product: 'whatsapp',
               metadata: { display_phone_number: '14155550000', phone_number_id: phoneNumberId },
-              contacts: [{ profile: { name: 'Customer' }, wa_id: user }],
+              // A user who shares no number (2026's usernames) is named by their BSUID alone.
+              contacts: [{ profile: { name: 'Customer' }, ...(isUserId(user) ? { user_id: user } : { wa_id: user }) }],
               messages: [
                 {
-                  from: user,
+                  ...(isUserId(user) ? { from_user_id: user } : { from: user }),
                   id,
                   timestamp: String(seconds),
                   type: 'interactive',

@@ -18,6 +18,7 @@ export interface CalleeBehaviour {
 
 export interface FakeCall {
   id: string;
+  /** The user: the number (digits) called or calling, or their BSUID when they share no number. */
   to: string;
   tracking: string | undefined;
   peer: FarEndPeer;
@@ -110,7 +111,11 @@ export class FakeMetaCalls {
     return FakeCloudApi.error(400, 100, `Unsupported action ${body.action}`);
   }
 
-  /** A WhatsApp user calls the business: Meta's `connect` webhook with its SDP offer (a real peer's). */
+  /**
+   * A WhatsApp user calls the business: Meta's `connect` webhook with its SDP offer (a real peer's).
+   * `from` is the user's number (digits), or their BSUID: a user who shares no number is named by
+   * `from_user_id` only.
+   */
   async userCalls(from: string): Promise<FakeCall> {
     const peer = await FarEndPeer.offer();
     const id = `wacid.${randomBytes(18).toString('base64url')}`;
@@ -120,7 +125,7 @@ export class FakeMetaCalls {
       this.callsChange([
         {
           id,
-          from,
+          ...user('from', from),
           to: BUSINESS_NUMBER,
           event: 'connect',
           timestamp: nowSeconds(),
@@ -146,7 +151,7 @@ export class FakeMetaCalls {
     const connect = this.callsChange([
       {
         id: call.id,
-        to: call.to,
+        ...user('to', call.to),
         from: BUSINESS_NUMBER,
         event: 'connect',
         timestamp: nowSeconds(),
@@ -182,7 +187,9 @@ export class FakeMetaCalls {
       this.callsChange([
         {
           id: call.id,
-          ...(call.direction === 'USER_INITIATED' ? { from: call.to, to: BUSINESS_NUMBER } : { from: BUSINESS_NUMBER, to: call.to }),
+          ...(call.direction === 'USER_INITIATED'
+            ? { ...user('from', call.to), to: BUSINESS_NUMBER }
+            : { from: BUSINESS_NUMBER, ...user('to', call.to) }),
           event: 'terminate',
           direction: call.direction,
           timestamp: nowSeconds(),
@@ -194,7 +201,8 @@ export class FakeMetaCalls {
   }
 
   private statusChange(call: FakeCall, status: string): unknown {
-    return this.callsChange(undefined, [{ id: call.id, timestamp: nowSeconds(), type: 'call', status, recipient_id: call.to }]);
+    const recipient = isUserId(call.to) ? { recipient_user_id: call.to } : { recipient_id: call.to };
+    return this.callsChange(undefined, [{ id: call.id, timestamp: nowSeconds(), type: 'call', status, ...recipient }]);
   }
 
   private callsChange(calls?: unknown[], statuses?: unknown[]): unknown {
@@ -228,3 +236,10 @@ export class FakeMetaCalls {
 /** The business number's display form in the fake's webhooks. */
 const BUSINESS_NUMBER = '14155550901';
 const nowSeconds = () => String(Math.floor(Date.now() / 1000));
+
+const isUserId = (id: string) => /^[A-Z]{2}\.[A-Za-z0-9.]+$/.test(id);
+
+/** The user's side of a call entry: `from`/`to` a number, or `from_user_id`/`to_user_id` alone for a user who shares none. */
+function user(side: 'from' | 'to', id: string): Record<string, string> {
+  return isUserId(id) ? { [`${side}_user_id`]: id } : { [side]: id };
+}

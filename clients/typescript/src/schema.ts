@@ -3374,7 +3374,7 @@ export interface components {
              */
             channelId: string;
             /**
-             * @description Number to call: digits, optionally with a leading +. A WhatsApp user id (BSUID) calls its contact's number; a contact without one is a 400.
+             * @description Number to call: digits, optionally with a leading +, or a WhatsApp user id (BSUID). A BSUID calls its contact's number when it has one; on a WhatsApp channel without a phone line a user who shares no number is called by the BSUID itself, while a phone line then answers 400.
              * @example 966501234567
              */
             destinationNumber: string;
@@ -3872,7 +3872,10 @@ export interface components {
             completedAt: string | null;
             /** @description ISO 8601 with time-zone offset. */
             creationTime: string;
-            /** @description Number called, with leading + (for an inbound call, the caller). */
+            /**
+             * @description Number called, with leading + (for an inbound call, the caller); a WhatsApp user who shares no
+             *     number is named by their BSUID (e.g. US.13491208655302741918).
+             */
             destinationNumber: string;
             digitTimeoutMs: number;
             /** @description 1 Inbound, 2 Outbound */
@@ -3965,7 +3968,10 @@ export interface components {
             completedAt: string | null;
             /** @description ISO 8601 with time-zone offset. */
             creationTime: string;
-            /** @description Number called, with leading + (for an inbound call, the caller). */
+            /**
+             * @description Number called, with leading + (for an inbound call, the caller); a WhatsApp user who shares no
+             *     number is named by their BSUID (e.g. US.13491208655302741918).
+             */
             destinationNumber: string;
             errorMessage: string | null;
             externalId: string | null;

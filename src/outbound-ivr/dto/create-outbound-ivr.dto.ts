@@ -55,7 +55,7 @@ export class CreateOutboundIvrRequest {
   /** Caller-supplied identifier; a second request with the same one returns the first record and places no call. */
   @IsOptional() @IsString() @MinLength(1) @MaxLength(256) externalId?: string | null;
   @PhoneNumberOrWhatsAppUserIdField(
-    "Number to call: digits, optionally with a leading +. A WhatsApp user id (BSUID) calls its contact's number; a contact without one is a 400.",
+    "Number to call: digits, optionally with a leading +, or a WhatsApp user id (BSUID). A BSUID calls its contact's number when it has one; on a WhatsApp channel without a phone line a user who shares no number is called by the BSUID itself, while a phone line then answers 400.",
   )
   destinationNumber: string;
   /** Audio played as the question. Exactly one of audioFileUrl and ttsText, unless flowId is given. */

@@ -41,7 +41,10 @@ export class OutboundIvrRequest {
   workspaceId: string;
   channelId: string;
   externalId: string | null;
-  /** Number called, with leading + (for an inbound call, the caller). */
+  /**
+   * Number called, with leading + (for an inbound call, the caller); a WhatsApp user who shares no
+   * number is named by their BSUID (e.g. US.13491208655302741918).
+   */
   destinationNumber: string;
   /** Audio played; for speech, the synthesized file once it exists. */
   audioFileUrl: string | null;

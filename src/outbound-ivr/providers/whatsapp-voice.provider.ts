@@ -86,17 +86,23 @@ export class WhatsAppVoiceProvider implements VoiceProvider {
       void call.ended.then(() => tape.end());
     }
 
+    // Keys are taken while a question is asked (its prompt, then the wait), as a phone call's gather
+    // takes them: the files played before it (a recording announcement, a welcome, a response) are
+    // heard in full, and a key pressed during them answers no question.
     const keys = new PressedKeys();
+    const asking = { now: false };
     call.media.onKey((key) => {
-      call.media.stop(); // a key cuts the prompt short, as on a phone IVR
+      if (!asking.now) return;
+      call.media.stop(); // a key cuts the question's prompt short, as on a phone IVR
       keys.push(key);
     });
     void call.ended.then(() => keys.cancel());
 
     let instructions = await session.converse({ kind: 'answered' });
     while (true) {
+      asking.now = false;
       keys.clear();
-      const played = await Promise.race([this.play(call, request.workspaceId, instructions, tape), ended]);
+      const played = await Promise.race([this.play(call, request.workspaceId, instructions, tape, () => (asking.now = true)), ended]);
       if (played instanceof CallEnded) return void (await session.progress(this.ending(played.end, answeredAt)));
       if (!instructions.gather) break;
       const key = await Promise.race([keys.next(instructions.gather.timeoutMs), ended]);
@@ -181,10 +187,20 @@ export class WhatsAppVoiceProvider implements VoiceProvider {
     return err;
   }
 
-  /** Plays what the dialog says, the question's prompt last; a key pressed meanwhile stops it. */
-  private async play(call: WhatsAppCall, workspaceId: string, instructions: Instructions, tape: MediaTape | null): Promise<void> {
+  /**
+   * Plays what the dialog says, the question's prompt last (`asking` is called as it starts, even
+   * when the prompt cannot be played); a key pressed during the prompt stops it.
+   */
+  private async play(
+    call: WhatsAppCall,
+    workspaceId: string,
+    instructions: Instructions,
+    tape: MediaTape | null,
+    asking: () => void,
+  ): Promise<void> {
     const urls = [...instructions.play, ...(instructions.gather ? [instructions.gather.promptUrl] : [])];
-    for (const url of urls) {
+    for (const [index, url] of urls.entries()) {
+      if (instructions.gather && index === urls.length - 1) asking();
       const samples = await this.recordings.promptSamples(workspaceId, url);
       if (!samples) {
         this.logger.warn(`A WhatsApp call's prompt ${url} is not in this service's storage: it is skipped`);

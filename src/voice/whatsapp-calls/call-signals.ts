@@ -4,7 +4,17 @@
  * `terminate`.
  */
 export type CallSignal = { callId: string; phoneNumberId: string } & (
-  | { kind: 'connect'; direction: string; sdpType: string; sdp: string; from: string; to: string }
+  | {
+      kind: 'connect';
+      direction: string;
+      sdpType: string;
+      sdp: string;
+      /** The caller's number (digits); empty when a user calls without sharing it (2026's usernames). */
+      from: string;
+      /** The caller's business-scoped user id (`from_user_id`), when Meta gives it; the only id of a user who shares no number. */
+      fromUserId: string;
+      to: string;
+    }
   | { kind: 'status'; status: 'RINGING' | 'ACCEPTED' | 'REJECTED' }
   | { kind: 'terminate'; status: string; durationSeconds: number | null }
 );
@@ -14,6 +24,7 @@ interface CallEntry {
   event?: unknown;
   direction?: unknown;
   from?: unknown;
+  from_user_id?: unknown;
   to?: unknown;
   session?: { sdp_type?: unknown; sdp?: unknown };
   status?: unknown;
@@ -61,6 +72,7 @@ function callSignal(phoneNumberId: string, call: CallEntry): CallSignal[] {
         sdpType: str(call.session.sdp_type),
         sdp: call.session.sdp,
         from: str(call.from),
+        fromUserId: str(call.from_user_id),
         to: str(call.to),
       },
     ];

@@ -22,6 +22,7 @@ import { ContactConsent } from '../../contacts/contact-consent.service.js';
 import type { WhatsAppIdentity } from '../../contacts/contact-identity.service.js';
 import { SendPolicyService } from '../../send-policy/send-policy.service.js';
 import { CallPermissionReplies } from '../calls/call-permission-replies.service.js';
+import { PERMISSION_USER_MAX_LENGTH } from '../../outbound-ivr/outbound-ivr.service.js';
 import { inTransaction } from '../../database/transactions.js';
 
 export type { InboundMessage } from './inbound-message.js';
@@ -148,10 +149,12 @@ export class InboundService {
         });
       }
       const permission = echo ? undefined : message.callPermissionReply;
-      if (permission && message.fromNumber) {
+      // Kept under the user's number, or their BSUID when they share none (calls to them name it, API.md §15).
+      const user = message.fromNumber ?? message.fromUserId;
+      if (permission && user && user.length <= PERMISSION_USER_MAX_LENGTH) {
         const { granted, permanent, expiresAt } = permission;
         const reply = { granted, permanent, expiresAt: expiresAt ? new Date(expiresAt) : null };
-        await this.callPermissions.received(workspaceId, channel.id, message.fromNumber, reply, creationTime);
+        await this.callPermissions.received(workspaceId, channel.id, user, reply, creationTime);
       }
       const webhook = messageWebhookPayload({
         workspaceId,
