@@ -7,7 +7,7 @@
 // peer presses a key as an RFC 4733 event. Reported: connect time (answer → ICE + DTLS up), the
 // lateness of every paced packet against its slot (p50/p99/max), the first packet after play(),
 // this process's CPU per call-second during the playing, packets at the far end, keys recognised.
-// Not part of `npm run bench` (that one needs the API and a database; this needs neither).
+// `npm run bench` runs it at 100 calls (bench/scenarios/whatsapp-call-media.ts).
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';

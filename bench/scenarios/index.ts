@@ -8,6 +8,7 @@ import { webhookDelivery } from './webhook-delivery.js';
 import { webhookFanOutScenario, webhookThrottleScenario } from './webhook-endpoints.js';
 import { createIvrScenario, ivrThroughputScenario, ivrWorkerAloneScenario } from './outbound-ivr.js';
 import { recordedCallsScenario, recordingDownloadScenario } from './call-recording.js';
+import { whatsAppCallMediaScenario } from './whatsapp-call-media.js';
 import { sendTemplateScenario, sustainedSendScenario } from './whatsapp.js';
 import { inboundEdgeScenario, inboundMediaScenario } from './whatsapp-inbound.js';
 import { listConversationsScenario, seedScenario as conversationSeedScenario, timelineScenario } from './conversations.js';
@@ -182,6 +183,7 @@ export const SCENARIOS: Scenario[] = [
   ivrThroughputScenario,
   recordedCallsScenario,
   recordingDownloadScenario,
+  whatsAppCallMediaScenario,
   ivrWorkerAloneScenario,
   createIvrScenario,
   usageScenario,
