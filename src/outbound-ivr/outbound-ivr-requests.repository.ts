@@ -51,6 +51,12 @@ export class OutboundIvrRequestsRepository extends WorkspaceScopedRepository<Out
     return rows.length > 0 ? outbox.rows[0] : undefined;
   }
 
+  /** The request that holds `externalId`, or null (one indexed read: `ux_outbound_ivr_external_id`). */
+  async findByExternalId(workspaceId: string, externalId: string): Promise<OutboundIvrRequestEntity | null> {
+    const [found] = await this.selectEntities(workspaceId, 'AND external_id = $2', [externalId]);
+    return found ?? null;
+  }
+
   /** The request that holds `externalId` (which is known to exist). */
   findByExternalIdOrFail(workspaceId: string, externalId: string): Promise<OutboundIvrRequestEntity> {
     return this.repository.findOneOrFail({ where: this.scope(workspaceId, { externalId }) });

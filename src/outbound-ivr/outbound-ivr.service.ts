@@ -59,6 +59,12 @@ export class OutboundIvrService {
     checkRecordingAnnouncement(input);
     assertWebhookTarget(input.webhookUrl, 'webhookUrl', this.config.webhooks.allowPrivateNetworks);
     const workspaceId = principal.workspaceId;
+    // A repeated request answers its first record before any limit is asked: a limit reached since
+    // (Meta's connected calls, its permission requests) never turns a repeat into a 429.
+    if (input.externalId) {
+      const first = await this.requests.findByExternalId(workspaceId, input.externalId);
+      if (first) return first;
+    }
     const channel = await this.channels.getRecent(workspaceId, input.channelId, 'voice');
     // A BSUID calls its contact's number; over WhatsApp (a channel without a phone line), a user who
     // shares none is called by the BSUID itself.
