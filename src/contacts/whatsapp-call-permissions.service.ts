@@ -43,6 +43,15 @@ export class WhatsAppCallPermissions {
     return rows[0] ? stateOf(rows[0], now) : UNKNOWN;
   }
 
+  /**
+   * {@link state}, read with the row of the number and user locked for the caller's transaction
+   * (made empty first when missing): whatever decides on asking the user, and records it, takes its
+   * turn here, so two requests for one user never both ask.
+   */
+  async lockedState(workspaceId: string, channelId: string, userNumber: string, now = new Date()): Promise<CallPermissionState> {
+    return stateOf(await this.permissions.lockOrCreate(workspaceId, channelId, userNumber), now);
+  }
+
   /** The user's permission as their consent shows it: granted to any number of the workspace counts, else the latest answer. */
   async ofUser(workspaceId: string, userNumber: string, now = new Date()): Promise<CallPermissionState> {
     const states = (await this.permissions.ofUser(workspaceId, userNumber)).map((row) => stateOf(row, now));

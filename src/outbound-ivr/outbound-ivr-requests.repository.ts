@@ -110,10 +110,6 @@ export class OutboundIvrRequestsRepository extends WorkspaceScopedRepository<Out
     });
   }
 
-  /**
-   * Unfinished calls of every workspace whose placement started before `before`, oldest first: the
-   * sweeper (a system job) settles each under its own workspace.
-   */
   /** Calls of a number to a user answered since `since` (Meta's limit on connected calls a day). */
   async countConnectedSince(workspaceId: string, channelId: string, destinationNumber: string, since: Date): Promise<number> {
     const [row] = await this.sql<{ n: number }>(
@@ -125,6 +121,24 @@ export class OutboundIvrRequestsRepository extends WorkspaceScopedRepository<Out
     return row.n;
   }
 
+  /**
+   * Whether a call of this number to this user waits for the user's permission: a request is out
+   * (or about to go) for it, which another call to them joins instead of asking again.
+   */
+  async hasWaitingForPermission(workspaceId: string, channelId: string, destinationNumber: string): Promise<boolean> {
+    const rows = await this.sql<{ one: number }>(
+      workspaceId,
+      `SELECT 1 AS one FROM outbound_ivr_requests
+        WHERE workspace_id = $1 AND channel_id = $2 AND destination_number = $3 AND awaiting_permission LIMIT 1`,
+      [channelId, destinationNumber],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Unfinished calls of every workspace whose placement started before `before`, oldest first: the
+   * sweeper (a system job) settles each under its own workspace.
+   */
   findUnscopedStale(
     before: Date,
     take: number,

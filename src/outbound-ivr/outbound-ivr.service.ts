@@ -6,7 +6,7 @@ import { newId } from '../common/id.js';
 import { AppConfig } from '../config/app-config.js';
 import { assertWebhookTarget } from '../webhooks/webhook-target.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
-import { Outbox } from '../queue/outbox.service.js';
+import { Outbox, type OutboxEntry } from '../queue/outbox.service.js';
 import { OutboundIvrFlowsService } from '../outbound-ivr-flows/outbound-ivr-flows.service.js';
 import { JobName } from '../queue/queue-names.js';
 import { CallTracker } from './call-tracker.service.js';
@@ -97,7 +97,9 @@ export class OutboundIvrService {
     const record = this.newRecord(workspaceId, input, flowVersion, dueAt);
     // The request and its job in one statement; the job is pushed to the queue once it is written, delayed until the call is due.
     // With an Idempotency-Key, the statement stores the answer too (API.md §1), so a crash after it never lets a retry call again.
-    const response = PendingResponse.of(workspaceId, () => toOutboundIvrRequest(record));
+    // Built when the record is final (a call waiting for permission says so in it).
+    const response = () => PendingResponse.of(workspaceId, () => toOutboundIvrRequest(record));
+    const place = { jobName: JobName.PlaceIvrCall, workspaceId, runAt: dueAt, payload: { requestId: record.id } } as const;
     // A WhatsApp user who has not given this number permission to call is asked first (API.md §15);
     // the sandbox's simulated users permit every call.
     const overMeta = !channel.hasVoice && channel.whatsAppProvider === 'cloud-api';
@@ -106,27 +108,23 @@ export class OutboundIvrService {
         `WhatsApp user id '${input.destinationNumber}' is longer than the ${PERMISSION_USER_MAX_LENGTH} characters a call permission is kept under; it cannot be called yet.`,
         ['destinationNumber'],
       );
-    const asksPermission = overMeta && (await this.permissionNeeded(workspaceId, channel.id, input.destinationNumber));
-    // The request message goes to the user's contact: made now, by the caller, if the user has none yet.
-    if (asksPermission) await this.userContact(principal, input.destinationNumber);
-    const job = asksPermission
-      ? await this.insertAwaitingPermission(record, input.permissionTimeoutMinutes ?? IVR_DEFAULTS.permissionTimeoutMinutes, response)
-      : await this.requests.insertIgnoringWithJob(
-          workspaceId,
-          record,
-          { jobName: JobName.PlaceIvrCall, workspaceId, runAt: dueAt, payload: { requestId: record.id } },
-          response,
-        );
+    if (overMeta && (await this.mayNeedPermission(workspaceId, channel.id, input.destinationNumber))) {
+      const timeoutMinutes = input.permissionTimeoutMinutes ?? IVR_DEFAULTS.permissionTimeoutMinutes;
+      const inserted = await this.insertOverWhatsApp(principal, record, place, timeoutMinutes, response);
+      return inserted ? record : this.requests.findByExternalIdOrFail(workspaceId, record.externalId!); // the externalId is taken
+    }
+    const job = await this.requests.insertIgnoringWithJob(workspaceId, record, place, response());
     if (!job) return this.requests.findByExternalIdOrFail(workspaceId, record.externalId!); // the externalId is taken
     this.outbox.pushCommitted([job]);
     return record;
   }
 
   /**
-   * Whether a WhatsApp call to `userNumber` must wait for the user's permission; a user already
-   * called as often as Meta allows today is a 429 (Meta would refuse the call).
+   * Whether a WhatsApp call to `userNumber` may have to wait for the user's permission: false for a
+   * user who has granted it (the call is placed at once); a user already called as often as Meta
+   * allows today is a 429 (Meta would refuse the call).
    */
-  private async permissionNeeded(workspaceId: string, channelId: string, userNumber: string): Promise<boolean> {
+  private async mayNeedPermission(workspaceId: string, channelId: string, userNumber: string): Promise<boolean> {
     const since = new Date(Date.now() - 86_400_000);
     const connected = await this.requests.countConnectedSince(workspaceId, channelId, userNumber, since);
     if (connected >= CONNECTED_CALLS_PER_DAY) throw IvrConnectedCallsLimit(userNumber);
@@ -134,22 +132,48 @@ export class OutboundIvrService {
   }
 
   /**
-   * The call waiting for the user's permission, the job that asks them and the one that ends the
-   * wait at its deadline, in one transaction with the request counted against Meta's limits on asking.
+   * A WhatsApp call to a user who had not granted permission, decided and recorded in one
+   * transaction holding the lock of the user's permission row, so concurrent requests for the user
+   * take turns and agree (API.md §15):
+   * - granted meanwhile: the call is placed (`place`);
+   * - a request is out already (another call waits for it): the call joins it and waits with its
+   *   own deadline, nothing more is sent, and the user's answer places (or ends) every waiting call;
+   * - else a request is taken within Meta's limits (past them a 429, and nothing is written) and
+   *   the job that sends it is queued with the call.
+   * The user's contact (the request message goes to it) is made here, by the caller, only with the
+   * call. False when the externalId is taken (a repeated request: nothing is written or asked).
    */
-  private async insertAwaitingPermission(record: OutboundIvrRequestEntity, timeoutMinutes: number, response?: PendingResponse) {
-    const { workspaceId } = record;
-    record.awaitingPermission = true;
-    record.permissionDeadline = new Date(Date.now() + timeoutMinutes * 60_000);
+  private async insertOverWhatsApp(
+    principal: Principal,
+    record: OutboundIvrRequestEntity,
+    place: OutboxEntry<JobName.PlaceIvrCall>,
+    timeoutMinutes: number,
+    response: () => PendingResponse | undefined,
+  ): Promise<boolean> {
+    const { workspaceId, channelId, destinationNumber: user } = record;
     return inTransaction(async () => {
-      const ask = { jobName: JobName.RequestCallPermission, workspaceId, payload: { requestId: record.id } } as const;
-      const job = await this.requests.insertIgnoringWithJob(workspaceId, record, ask, response);
-      // A repeated request (its externalId taken) asks nothing more; past Meta's limits the insert is undone.
-      if (!job) return job;
-      await this.permissions.takeRequest(workspaceId, record.channelId, record.destinationNumber);
+      const permission = await this.permissions.lockedState(workspaceId, channelId, user);
+      if (permission.status === 'Granted') {
+        const job = await this.requests.insertIgnoringWithJob(workspaceId, record, place, response());
+        if (job) this.outbox.pushOnCommit([job]);
+        return !!job;
+      }
+      record.awaitingPermission = true;
+      record.permissionDeadline = new Date(Date.now() + timeoutMinutes * 60_000);
       const payload = { requestId: record.id };
-      await this.outbox.enqueue([{ jobName: JobName.EndCallPermissionWait, workspaceId, runAt: record.permissionDeadline, payload }]);
-      return job;
+      const endWait = { jobName: JobName.EndCallPermissionWait, workspaceId, runAt: record.permissionDeadline, payload } as const;
+      const joins = await this.requests.hasWaitingForPermission(workspaceId, channelId, user);
+      const first = joins ? endWait : ({ jobName: JobName.RequestCallPermission, workspaceId, payload } as const);
+      const job = await this.requests.insertIgnoringWithJob(workspaceId, record, first, response());
+      if (!job) return false;
+      this.outbox.pushOnCommit([job]);
+      if (!joins) {
+        // Past Meta's limits this throws, and the transaction undoes the call.
+        await this.permissions.takeRequest(workspaceId, channelId, user);
+        await this.outbox.enqueue([endWait]);
+      }
+      await this.userContact(principal, user);
+      return true;
     });
   }
 

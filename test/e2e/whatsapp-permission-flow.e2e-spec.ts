@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { DataSource } from 'typeorm';
-import { PHONE_NUMBER_ID } from '../support/cloud-notifications.js';
-import { grantCallPermission } from '../support/call-permission.js';
+import { inbound, PHONE_NUMBER_ID } from '../support/cloud-notifications.js';
+import { callPermissionReply, grantCallPermission } from '../support/call-permission.js';
 import { describeWithApp } from '../support/describe-with-app.js';
 import { FakeCloudApi } from '../support/fake-cloud-api.js';
 import { FakeMetaCalls } from '../support/fake-meta-calls.js';
@@ -16,7 +16,8 @@ const APP_SECRET = 'permission-flow-app-secret';
 
 /**
  * The call permission flow under load and faults (API.md §15): a repeated request answers its first
- * record whatever limit was reached since.
+ * record whatever limit was reached since; requests for one user at once send one permission
+ * request, and a request while one is out joins it; a refused request makes no contact.
  */
 describeWithApp(
   'WhatsApp call permission: repeats, concurrency, failed requests, replies after commit, the channel template, revoked permissions',
@@ -35,7 +36,40 @@ describeWithApp(
     let webhookUrl: string;
     let meta: FakeMetaCalls;
     let promptUrl: string;
+    let seq = 0;
     const db = () => fx.t.app.get(DataSource);
+
+    const notify = async (notification: unknown) => assert.equal(await FakeCloudApi.notify(webhookUrl, APP_SECRET, notification), 200);
+
+    /** The contact of a number, or null (the timeline's create would make one: searched instead). */
+    const contactOf = async (user: string) => {
+      const rows = await db().query<Array<{ id: string }>>('SELECT id FROM contacts WHERE workspace_id = $1 AND phone_number = $2', [
+        fx.a.workspaceId,
+        `+${user}`,
+      ]);
+      return rows[0]?.id ?? null;
+    };
+
+    /** The inbound messages of a number's conversations on the channel. */
+    const inboundOf = async (user: string) => {
+      const contactId = await contactOf(user);
+      if (!contactId) return [];
+      return db().query<Array<{ body: string }>>(
+        `SELECT e.body FROM conversation_events e JOIN conversations c ON c.id = e.conversation_id
+          WHERE c.workspace_id = $1 AND c.contact_id = $2 AND e.direction = 1 ORDER BY e.creation_time`,
+        [fx.a.workspaceId, contactId],
+      );
+    };
+
+    /** The user writes first: the 24 h service window opens. */
+    const userWrites = async (user: string) => {
+      const before = (await inboundOf(user)).length;
+      await notify(inbound({ phone: user, name: 'Customer' }, `wamid.in.${user}.${++seq}`, { type: 'text', text: { body: 'Hi' } }));
+      await waitFor(async () => (await inboundOf(user)).length > before, 15_000, `the message of ${user}`);
+    };
+
+    const replies = (user: string, response: 'accept' | 'reject', id = `wamid.reply.${user}.${++seq}`) =>
+      notify(callPermissionReply(PHONE_NUMBER_ID, user, response, false, id));
 
     const createIvr = (user: string, extra: Record<string, unknown> = {}) =>
       fx.a.api.post('/v1/outbound-ivr', {
@@ -52,6 +86,14 @@ describeWithApp(
     const record = (id: string) => fx.a.api.get(`/v1/outbound-ivr/${id}`).then((r) => r.body);
     const finished = (id: string, withinMs = 20_000) =>
       waitFor(async () => ((await record(id)).status >= 4 ? record(id) : null), withinMs, `call ${id} to finish`);
+    const permissionRequestsTo = (user: string) =>
+      fx.fake.sends.filter((r) => r.body?.to === user && r.body?.interactive?.type === 'call_permission_request');
+    const permissionRequestTo = (user: string) =>
+      waitFor(async () => permissionRequestsTo(user)[0], 15_000, `the call permission request to ${user}`);
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const connectsTo = (user: string) =>
+      fx.fake.requests.filter((r) => r.path === `/v25.0/${PHONE_NUMBER_ID}/calls` && r.body?.action === 'connect' && r.body?.to === user);
+
     before(async () => {
       const created = await fx.t.admin.post(`/admin/v1/workspaces/${fx.a.workspaceId}/channels`, {
         name: 'WhatsApp line',
@@ -102,6 +144,62 @@ describeWithApp(
       const again = await createIvr(user, { externalId: `connected-${user}` });
       assert.equal(again.status, 200, again.text);
       assert.equal(again.body.id, first.body.id);
+    });
+
+    it('five requests at once for a user without permission send one permission request; all five wait, and all are placed when the user accepts', async () => {
+      const user = '966510000002';
+      await userWrites(user);
+      const created = await Promise.all([1, 2, 3, 4, 5].map(() => createIvr(user)));
+      for (const res of created) {
+        assert.equal(res.status, 200, res.text);
+        assert.equal(res.body.awaitingPermission, true);
+      }
+      await permissionRequestTo(user);
+      await sleep(1000);
+      assert.equal(permissionRequestsTo(user).length, 1, 'one request for all five');
+      meta.callee = { answer: 'reject', ringMs: 100 };
+      await replies(user, 'accept');
+      await waitFor(async () => connectsTo(user).length === 5, 20_000, 'the five calls placed');
+      for (const res of created) assert.equal((await finished(res.body.id)).awaitingPermission, false);
+    });
+
+    it('a request while one is out joins it: it waits with its own deadline, nothing more is sent, and the answer places both', async () => {
+      const user = '966510000003';
+      await userWrites(user);
+      const first = await createIvr(user);
+      assert.equal(first.status, 200, first.text);
+      await permissionRequestTo(user);
+      const second = await createIvr(user, { permissionTimeoutMinutes: 5 });
+      assert.equal(second.status, 200, second.text);
+      assert.equal(second.body.status, 0);
+      assert.equal(second.body.awaitingPermission, true);
+      const deadline = Date.parse(second.body.permissionDeadline);
+      assert.ok(deadline > Date.now() + 4 * 60_000 && deadline < Date.parse(first.body.permissionDeadline), second.body.permissionDeadline);
+      await sleep(1000);
+      assert.equal(permissionRequestsTo(user).length, 1, 'the second call sends no request of its own');
+      assert.equal(connectsTo(user).length, 0);
+      meta.callee = { answer: 'reject', ringMs: 100 };
+      await replies(user, 'accept');
+      await waitFor(async () => connectsTo(user).length === 2, 15_000, 'both calls placed');
+      await finished(first.body.id);
+      await finished(second.body.id);
+    });
+
+    it("a request refused past Meta's limits on asking (a 429) makes no contact for the user", async () => {
+      const user = '966510000004';
+      await userWrites(user);
+      const first = await createIvr(user);
+      await permissionRequestTo(user);
+      await replies(user, 'reject');
+      assert.equal((await finished(first.body.id)).result, 9);
+      const contactId = await contactOf(user);
+      assert.ok(contactId);
+      const deleted = await fx.a.api.request('DELETE', `/v1/contacts/${contactId}`);
+      assert.ok(deleted.status < 300, deleted.text);
+      const again = await createIvr(user);
+      assert.equal(again.status, 429, again.text);
+      assert.equal(again.body.error.code, 'OutboundIvr:CallPermissionRequestLimit');
+      assert.equal(await contactOf(user), null, 'no contact made for a call that was not recorded');
     });
   },
 );
