@@ -83,16 +83,28 @@ export class WhatsAppCallPermissions {
 
   /**
    * Takes one permission request within Meta's limits, in the caller's transaction (with the call
-   * that waits for it); throws CallPermissionRequestLimit past them, before Meta would refuse.
+   * that waits for it), as sent at `at`; throws CallPermissionRequestLimit past them, before Meta
+   * would refuse.
    */
-  async takeRequest(workspaceId: string, channelId: string, userNumber: string, now = new Date()): Promise<void> {
+  async takeRequest(workspaceId: string, channelId: string, userNumber: string, at = new Date()): Promise<void> {
     const row = await this.permissions.lockOrCreate(workspaceId, channelId, userNumber);
-    const recent = row.requestedAt.filter((at) => now.getTime() - at.getTime() < 7 * DAY_MS);
+    const recent = row.requestedAt.filter((sent) => at.getTime() - sent.getTime() < 7 * DAY_MS);
     for (const limit of REQUEST_LIMITS) {
-      const within = recent.filter((at) => now.getTime() - at.getTime() < limit.withinMs).sort((a, b) => a.getTime() - b.getTime());
+      const within = recent.filter((sent) => at.getTime() - sent.getTime() < limit.withinMs).sort((a, b) => a.getTime() - b.getTime());
       if (within.length >= limit.max) throw CallPermissionRequestLimit(userNumber, new Date(within[0].getTime() + limit.withinMs));
     }
-    await this.permissions.update(workspaceId, { channelId, userNumber }, { requestedAt: [...recent, now] });
+    await this.permissions.update(workspaceId, { channelId, userNumber }, { requestedAt: [...recent, at] });
+  }
+
+  /**
+   * Gives back the request taken at `at` ({@link takeRequest}): it was never sent, so Meta did not
+   * count it. In the caller's transaction; giving back one not taken (or given back already) changes nothing.
+   */
+  async giveBackRequest(workspaceId: string, channelId: string, userNumber: string, at: Date): Promise<void> {
+    const row = await this.permissions.lockOrCreate(workspaceId, channelId, userNumber);
+    const kept = row.requestedAt.filter((sent) => sent.getTime() !== at.getTime());
+    if (kept.length !== row.requestedAt.length)
+      await this.permissions.update(workspaceId, { channelId, userNumber }, { requestedAt: kept });
   }
 }
 

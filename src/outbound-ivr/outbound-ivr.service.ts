@@ -168,8 +168,9 @@ export class OutboundIvrService {
       if (!job) return false;
       this.outbox.pushOnCommit([job]);
       if (!joins) {
-        // Past Meta's limits this throws, and the transaction undoes the call.
-        await this.permissions.takeRequest(workspaceId, channelId, user);
+        // Past Meta's limits this throws, and the transaction undoes the call. Taken as of the call's
+        // creation, which names it if the request cannot be sent (see permissionRequestUnsent).
+        await this.permissions.takeRequest(workspaceId, channelId, user, record.creationTime);
         await this.outbox.enqueue([endWait]);
       }
       await this.userContact(principal, user);
@@ -183,6 +184,32 @@ export class OutboundIvrService {
       { id, workspaceId },
       { kind: 'ended', at: new Date(), ending: 'failed', hangupCause: 'NoPermission', errorMessage: why },
     );
+  }
+
+  /**
+   * Whether a call of this number to this user still waits for the user's permission: the request
+   * a call asked for is sent for them even when that call no longer waits (cancelled meanwhile).
+   */
+  hasWaitingForPermission(workspaceId: string, channelId: string, userNumber: string): Promise<boolean> {
+    return this.requests.hasWaitingForPermission(workspaceId, channelId, userNumber);
+  }
+
+  /**
+   * The call permission request the call `requestId` asked for could not be sent (refused when it
+   * was accepted, or by Meta for good), or was not needed any more: Meta did not count it, so it is
+   * given back to the limits on asking, and every call still waiting for it (the calls that joined
+   * it too) ends Failed, NoPermission, saying why. Under the lock of the user's permission row, so a
+   * call created meanwhile either ended here or, after, asks again.
+   */
+  async permissionRequestUnsent(workspaceId: string, requestId: string, why: string): Promise<void> {
+    const asker = await this.requests.findById(workspaceId, requestId);
+    if (!asker) return;
+    const { channelId, destinationNumber } = asker;
+    await inTransaction(async () => {
+      await this.permissions.giveBackRequest(workspaceId, channelId, destinationNumber, asker.creationTime);
+      const waiting = await this.requests.find(workspaceId, { channelId, destinationNumber, awaitingPermission: true });
+      for (const call of waiting) await this.endPermissionWait(workspaceId, call.id, why);
+    });
   }
 
   /**

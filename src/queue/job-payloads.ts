@@ -50,6 +50,7 @@ export interface JobPayloads {
   [JobName.HangUpIvrCall]: { requestId: string };
   [JobName.RequestCallPermission]: { requestId: string };
   [JobName.EndCallPermissionWait]: { requestId: string };
+  [JobName.CallPermissionRequestUnsent]: { requestId: string; reason: string };
   [JobName.DownloadCallRecording]: { requestId: string; recordingSid: string };
   [JobName.AnalyseCall]: { requestId: string };
   [JobName.SendWaitingCallWebhook]: { requestId: string };

@@ -32,6 +32,11 @@ export enum JobName {
   RequestCallPermission = 'outbound-ivr.request-call-permission',
   /** Ends a call still waiting for the user's call permission at its deadline: `{ requestId }`. */
   EndCallPermissionWait = 'outbound-ivr.end-call-permission-wait',
+  /**
+   * The call permission request a call asked for failed for good once accepted (Meta refused it):
+   * it is given back to Meta's limits and the calls waiting for it end: `{ requestId, reason }`.
+   */
+  CallPermissionRequestUnsent = 'outbound-ivr.call-permission-request-unsent',
   /** Hangs up a cancelled call at its voice provider: `{ requestId }`. */
   HangUpIvrCall = 'outbound-ivr.hang-up',
   /** Fetches a call's recording from its voice provider into storage, then deletes it there: `{ requestId, recordingSid }`. */
@@ -60,6 +65,7 @@ export const QUEUE_OF_JOB: Record<JobName, QueueName> = {
   [JobName.HangUpIvrCall]: QueueName.OutboundIvr,
   [JobName.RequestCallPermission]: QueueName.OutboundIvr,
   [JobName.EndCallPermissionWait]: QueueName.OutboundIvr,
+  [JobName.CallPermissionRequestUnsent]: QueueName.OutboundIvr,
   [JobName.DownloadCallRecording]: QueueName.OutboundIvr,
   [JobName.AnalyseCall]: QueueName.CallAnalysis,
   [JobName.SendWaitingCallWebhook]: QueueName.OutboundIvr,

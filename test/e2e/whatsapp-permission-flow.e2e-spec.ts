@@ -17,7 +17,8 @@ const APP_SECRET = 'permission-flow-app-secret';
 /**
  * The call permission flow under load and faults (API.md §15): a repeated request answers its first
  * record whatever limit was reached since; requests for one user at once send one permission
- * request, and a request while one is out joins it; a refused request makes no contact.
+ * request, and a request while one is out joins it; a refused request makes no contact; a
+ * permission request that could not be sent does not count against Meta's limits on asking.
  */
 describeWithApp(
   'WhatsApp call permission: repeats, concurrency, failed requests, replies after commit, the channel template, revoked permissions',
@@ -200,6 +201,48 @@ describeWithApp(
       assert.equal(again.status, 429, again.text);
       assert.equal(again.body.error.code, 'OutboundIvr:CallPermissionRequestLimit');
       assert.equal(await contactOf(user), null, 'no contact made for a call that was not recorded');
+    });
+
+    it('a permission request that could not be sent (window closed, no template) is not counted: once the user writes, the next call asks at once', async () => {
+      const user = '966510000005';
+      const first = await createIvr(user);
+      assert.equal(first.status, 200, first.text);
+      const done = await finished(first.body.id);
+      assert.equal(done.hangupCause, 'NoPermission');
+      assert.match(done.errorMessage, /No call permission request could be sent/);
+      await userWrites(user);
+      const again = await createIvr(user);
+      assert.equal(again.status, 200, again.text);
+      assert.equal(again.body.awaitingPermission, true);
+      await permissionRequestTo(user);
+      await fx.a.api.post(`/v1/outbound-ivr/${again.body.id}/cancel`, {});
+    });
+
+    it('Meta refuses the permission request for good: it is not counted, and every call waiting for it ends NoPermission saying why', async () => {
+      const user = '966510000006';
+      await userWrites(user);
+      fx.fake.sendLatencyMs = 1500;
+      fx.fake.script.push(FakeCloudApi.error(400, 131009, '(#131009) Parameter value is not valid'));
+      try {
+        const first = await createIvr(user);
+        const joined = await createIvr(user);
+        assert.equal(joined.status, 200, joined.text);
+        assert.equal(joined.body.awaitingPermission, true);
+        for (const id of [first.body.id, joined.body.id]) {
+          const done = await finished(id);
+          assert.equal(done.status, 7);
+          assert.equal(done.hangupCause, 'NoPermission');
+          assert.match(done.errorMessage, /call permission request could not be sent/);
+        }
+      } finally {
+        fx.fake.sendLatencyMs = 0;
+      }
+      assert.equal(permissionRequestsTo(user).length, 1);
+      const again = await createIvr(user);
+      assert.equal(again.status, 200, again.text);
+      assert.equal(again.body.awaitingPermission, true);
+      await waitFor(async () => permissionRequestsTo(user).length === 2, 15_000, 'the request sent again');
+      await fx.a.api.post(`/v1/outbound-ivr/${again.body.id}/cancel`, {});
     });
   },
 );

@@ -28,7 +28,11 @@ export class CallPermissionRequests {
   @JobHandler(JobName.RequestCallPermission, { concurrency: 16 })
   async run(job: JobOf<JobName.RequestCallPermission>): Promise<void> {
     const call = await this.ivr.get(job.data.workspaceId, job.data.requestId).catch(() => null);
-    if (!call?.awaitingPermission) return; // answered, cancelled or ended meanwhile
+    if (!call) return;
+    // Sent for the calls that joined it even when the call that asked no longer waits (cancelled meanwhile);
+    // with none waiting (answered, cancelled or ended) it is not sent, and not counted.
+    if (!call.awaitingPermission && !(await this.ivr.hasWaitingForPermission(call.workspaceId, call.channelId, call.destinationNumber)))
+      return this.ivr.permissionRequestUnsent(call.workspaceId, call.id, 'No call waits for the call permission request any more.');
     const principal = { serviceAccountId: '', workspaceId: call.workspaceId, scopes: [], name: 'Outbound IVR' };
     try {
       await this.sends.sendFreeForm(principal, call.channelId, { toNumber: call.destinationNumber }, permissionRequest(call));
@@ -41,22 +45,40 @@ export class CallPermissionRequests {
         );
       const { name, language } = call.permissionTemplate;
       await this.sends
-        .sendTemplate(principal, {
-          channelId: call.channelId,
-          toNumber: call.destinationNumber,
-          templateName: name,
-          language,
-          parameters: [],
-        })
+        .sendTemplate(
+          principal,
+          { channelId: call.channelId, toNumber: call.destinationNumber, templateName: name, language, parameters: [] },
+          undefined,
+          requestAttachment(call),
+        )
         .catch((templateErr: unknown) => this.cannotAsk(call, templateErr));
     }
   }
 
+  /**
+   * Meta refused a permission request for good once it was accepted (the send's outcome): it is
+   * given back to the limits on asking, and the calls waiting for it end (API.md §15).
+   */
+  @JobHandler(JobName.CallPermissionRequestUnsent, { concurrency: 16 })
+  unsent(job: JobOf<JobName.CallPermissionRequestUnsent>): Promise<void> {
+    const why = `The call permission request could not be sent: ${job.data.reason}`;
+    return this.ivr.permissionRequestUnsent(job.data.workspaceId, job.data.requestId, why);
+  }
+
+  /** Refused when it was to be accepted: nothing was sent, so nothing counts; the calls waiting for it end. */
   private async cannotAsk(call: OutboundIvrRequestEntity, err: unknown): Promise<void> {
     const why = (err as Error).message;
     this.logger.warn(`Outbound IVR ${call.id}: no call permission request could be sent: ${why}`);
-    await this.ivr.endPermissionWait(call.workspaceId, call.id, `No call permission request could be sent: ${why}`);
+    await this.ivr.permissionRequestUnsent(call.workspaceId, call.id, `No call permission request could be sent: ${why}`);
   }
+}
+
+/**
+ * What marks the request message in its timeline event: the send's outcome tells the call that
+ * asked when Meta refuses it (see StatusService's permission requests).
+ */
+function requestAttachment(call: OutboundIvrRequestEntity) {
+  return { callPermissionRequest: true, outboundIvrRequestId: call.id };
 }
 
 function permissionRequest(call: OutboundIvrRequestEntity) {
@@ -74,6 +96,6 @@ function permissionRequest(call: OutboundIvrRequestEntity) {
     },
     preview: call.permissionRequestText ?? DEFAULT_TEXT,
     messageType: 'Interactive' as const,
-    attachment: { callPermissionRequest: true },
+    attachment: requestAttachment(call),
   };
 }

@@ -57,13 +57,19 @@ export class SendAcceptance {
   /**
    * `onAccepted` runs inside the transaction that records the send (a campaign links its recipient
    * there, so a send and its record commit or roll back together); throwing from it sends nothing.
+   * `marks` go into the event's attachment beside the template's (a call permission request's).
    */
-  async sendTemplate(principal: Principal, input: SendTemplateDto, onAccepted?: AcceptedHook): Promise<SendMessageResultDto> {
+  async sendTemplate(
+    principal: Principal,
+    input: SendTemplateDto,
+    onAccepted?: AcceptedHook,
+    marks?: Record<string, unknown>,
+  ): Promise<SendMessageResultDto> {
     const channel = await this.channels.getRecent(principal.workspaceId, input.channelId, 'whatsapp');
     const template = await this.templates.approved(channel, input.templateName, input.language);
     const { request, preview } = buildTemplateMessage(template, input.toNumber, input.parameters ?? []);
     return this.accept(principal, channel, input, request, preview, {
-      attachment: templateAttachment(template),
+      attachment: { ...templateAttachment(template), ...marks },
       message: (to) => `Template '${template.name}' (${template.language}) accepted for delivery to ${to}.`,
       needsServiceWindow: false,
       businessInitiated: true,

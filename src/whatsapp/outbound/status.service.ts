@@ -3,7 +3,8 @@ import type { Channel } from '../../channels/channel.entity.js';
 import { ChannelsService } from '../../channels/channels.service.js';
 import { TimestampFormat } from '../../common/time/timestamp-format.js';
 import { MessageEvents, type MessagePricing, type MovedEvent, type OutboundEventRef } from '../../conversations/message-events.service.js';
-import { Outbox } from '../../queue/outbox.service.js';
+import { Outbox, type OutboxEntry } from '../../queue/outbox.service.js';
+import { JobName } from '../../queue/queue-names.js';
 import { WebhookKind } from '../../webhooks/webhook-kind.js';
 import { WebhookPublisher, type WebhookEvent } from '../../webhooks/webhook-publisher.js';
 import type { StatusUpdate } from '../inbound/cloud-webhook.js';
@@ -18,6 +19,9 @@ import { WhatsAppUsage } from '../account/usage.service.js';
 import { StatementBatcher } from '../../common/batching/statement-batcher.js';
 
 type Status = StatusUpdate['status'];
+
+/** SendDelivery's ending of a send whose worker stopped while Meta was asked: it may have been sent. */
+const SEND_INTERRUPTED = 'WhatsApp:SendInterrupted';
 
 /** A status an outbound event moves to; `providerMessageId` is null when the provider never took the message. */
 export type StatusChange = Pick<StatusUpdate, 'status' | 'errorCode' | 'errorReason' | 'isBillable' | 'recipientUserId'> & {
@@ -193,6 +197,7 @@ export class StatusService {
         .map(([move, event]) => this.webhookEvent(move.channel!.webhookUrl ?? null, move.channel!.id, event, move.change));
       if (published.length > 0) await this.webhooks.publish(published);
       for (const [move, event] of movedBy) await this.optOutIfRefused(move.workspaceId, event, move.change);
+      await this.outbox.enqueue([...movedBy].flatMap(([move, event]) => unsentPermissionRequest(move.workspaceId, event, move.change)));
       return movedBy;
     });
     for (const [move, event] of moved) {
@@ -333,6 +338,18 @@ function groupedBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<stri
 }
 
 /** A send outcome's move of its event, by id (forward only, see {@link MOVABLE_FROM}). */
+/**
+ * A WhatsApp call's permission request that failed for good (Meta refused it; a send that may have
+ * reached Meta is not one): the job that gives it back to Meta's limits and ends the calls waiting
+ * for it (API.md §15). Nothing for any other message.
+ */
+function unsentPermissionRequest(workspaceId: string, event: MovedEvent, change: StatusChange): OutboxEntry[] {
+  const requestId = event.attachment?.callPermissionRequest === true ? event.attachment.outboundIvrRequestId : undefined;
+  if (change.status !== 'Failed' || typeof requestId !== 'string' || change.errorCode === SEND_INTERRUPTED) return [];
+  const reason = [change.errorCode, change.errorReason].filter(Boolean).join(': ') || 'WhatsApp refused the message.';
+  return [{ jobName: JobName.CallPermissionRequestUnsent, workspaceId, payload: { requestId, reason } }];
+}
+
 function eventMove({ eventId, change }: SendOutcomeMove) {
   return {
     eventId,
