@@ -46,6 +46,15 @@ export interface JobPayloads {
   [JobName.ReceiveWhatsAppMessage]: { channelId: string; message: InboundMessage };
   [JobName.ProcessWhatsAppWebhook]: { channelId: string; notification: CloudWebhookNotification };
   [JobName.DownloadWhatsAppMedia]: DownloadMediaPayload;
+  /** `expiresAt` (a temporary grant's end) and `at` (when the user answered) are ISO timestamps. */
+  [JobName.ApplyCallPermissionReply]: {
+    channelId: string;
+    userNumber: string;
+    granted: boolean;
+    permanent: boolean;
+    expiresAt: string | null;
+    at: string;
+  };
   [JobName.PlaceIvrCall]: { requestId: string };
   [JobName.HangUpIvrCall]: { requestId: string };
   [JobName.RequestCallPermission]: { requestId: string };

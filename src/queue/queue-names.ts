@@ -24,6 +24,11 @@ export enum JobName {
   ReceiveWhatsAppMessage = 'whatsapp.receive',
   /** Processes one Cloud API webhook notification (messages and statuses): `{ channelId, notification }`. */
   ProcessWhatsAppWebhook = 'whatsapp.webhook',
+  /**
+   * Applies a WhatsApp user's answer to a call permission request once the message carrying it is
+   * recorded (API.md §15): `{ channelId, userNumber, granted, permanent, expiresAt, at }`.
+   */
+  ApplyCallPermissionReply = 'whatsapp.call-permission-reply',
   /** Fetches an inbound message's file from the Graph API, stores it, then sends the message's webhook: `{ eventId, channelId, media, webhook }`. */
   DownloadWhatsAppMedia = 'whatsapp.download-media',
   /** Prepares and places one outbound IVR call, and follows a sandbox call to its end: `{ requestId }`. */
@@ -61,6 +66,7 @@ export const QUEUE_OF_JOB: Record<JobName, QueueName> = {
   [JobName.ReceiveWhatsAppMessage]: QueueName.WhatsApp,
   [JobName.ProcessWhatsAppWebhook]: QueueName.WhatsApp,
   [JobName.DownloadWhatsAppMedia]: QueueName.WhatsApp,
+  [JobName.ApplyCallPermissionReply]: QueueName.WhatsApp,
   [JobName.PlaceIvrCall]: QueueName.OutboundIvr,
   [JobName.HangUpIvrCall]: QueueName.OutboundIvr,
   [JobName.RequestCallPermission]: QueueName.OutboundIvr,

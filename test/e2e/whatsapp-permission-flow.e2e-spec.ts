@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { inbound, PHONE_NUMBER_ID } from '../support/cloud-notifications.js';
 import { callPermissionReply, grantCallPermission } from '../support/call-permission.js';
@@ -18,7 +19,8 @@ const APP_SECRET = 'permission-flow-app-secret';
  * The call permission flow under load and faults (API.md §15): a repeated request answers its first
  * record whatever limit was reached since; requests for one user at once send one permission
  * request, and a request while one is out joins it; a refused request makes no contact; a
- * permission request that could not be sent does not count against Meta's limits on asking.
+ * permission request that could not be sent does not count against Meta's limits on asking; a
+ * user's answer is applied after its message is recorded, never holding it up.
  */
 describeWithApp(
   'WhatsApp call permission: repeats, concurrency, failed requests, replies after commit, the channel template, revoked permissions',
@@ -243,6 +245,39 @@ describeWithApp(
       assert.equal(again.body.awaitingPermission, true);
       await waitFor(async () => permissionRequestsTo(user).length === 2, 15_000, 'the request sent again');
       await fx.a.api.post(`/v1/outbound-ivr/${again.body.id}/cancel`, {});
+    });
+
+    it("the user's answer is applied after its message is recorded: the message is in while the answer waits, then the call is placed; a redelivery changes nothing", async () => {
+      const user = '966510000007';
+      await userWrites(user);
+      const call = await createIvr(user);
+      await permissionRequestTo(user);
+      meta.callee = { answer: 'reject', ringMs: 100 };
+      const lock = new Client({ connectionString: fx.t.databaseUrl });
+      await lock.connect();
+      const reply = callPermissionReply(PHONE_NUMBER_ID, user, 'accept', false, `wamid.reply.${user}.locked`);
+      try {
+        // Another transaction holds the user's permission row: applying the answer waits for it.
+        await lock.query('BEGIN');
+        await lock.query(
+          'SELECT 1 FROM whatsapp_call_permissions WHERE workspace_id = $1 AND channel_id = $2 AND user_number = $3 FOR UPDATE',
+          [fx.a.workspaceId, channelId, `+${user}`],
+        );
+        const before = (await inboundOf(user)).length;
+        await notify(reply);
+        await waitFor(async () => (await inboundOf(user)).length > before, 10_000, 'the answer message recorded while its effect waits');
+        assert.equal(connectsTo(user).length, 0);
+      } finally {
+        await lock.query('ROLLBACK');
+        await lock.end();
+      }
+      await waitFor(async () => connectsTo(user).length === 1, 15_000, 'the call placed once the answer is applied');
+      await finished(call.body.id);
+      const messages = (await inboundOf(user)).length;
+      await notify(reply);
+      await sleep(1500);
+      assert.equal((await inboundOf(user)).length, messages, 'the redelivered message is not recorded again');
+      assert.equal(connectsTo(user).length, 1, 'and places nothing more');
     });
   },
 );

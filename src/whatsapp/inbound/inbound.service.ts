@@ -21,7 +21,6 @@ import { WhatsAppContactsService } from './whatsapp-contacts.service.js';
 import { ContactConsent } from '../../contacts/contact-consent.service.js';
 import type { WhatsAppIdentity } from '../../contacts/contact-identity.service.js';
 import { SendPolicyService } from '../../send-policy/send-policy.service.js';
-import { CallPermissionReplies } from '../calls/call-permission-replies.service.js';
 import { PERMISSION_USER_MAX_LENGTH } from '../../outbound-ivr/outbound-ivr.service.js';
 import { inTransaction } from '../../database/transactions.js';
 
@@ -48,7 +47,6 @@ export class InboundService {
     private readonly outbox: Outbox,
     private readonly consents: ContactConsent,
     private readonly policy: SendPolicyService,
-    private readonly callPermissions: CallPermissionReplies,
   ) {}
 
   async receive(workspaceId: string, channelId: string, message: InboundMessage): Promise<void> {
@@ -137,7 +135,7 @@ export class InboundService {
     );
     const keywordIn = this.policy.keywordsOf(workspaceId);
     const webhooks: WebhookEvent[] = [];
-    const downloads: OutboxEntry[] = [];
+    const jobs: OutboxEntry[] = [];
     for (const { id, message, content, conversation, input } of recorded) {
       const creationTime = input.creationTime;
       const echo = message.businessAppEcho === true;
@@ -148,13 +146,19 @@ export class InboundService {
           whatsAppMarketing: { status: consent, source: 'Keyword', at: creationTime, onlyIfNewer: true },
         });
       }
+      // A user's answer to a call permission request is applied by a job once this transaction has
+      // recorded the message (API.md §15): what it changes (waiting calls) never holds up or undoes the
+      // message, and a redelivered message (recorded before) queues nothing again.
       const permission = echo ? undefined : message.callPermissionReply;
       // Kept under the user's number, or their BSUID when they share none (calls to them name it, API.md §15).
       const user = message.fromNumber ?? message.fromUserId;
       if (permission && user && user.length <= PERMISSION_USER_MAX_LENGTH) {
         const { granted, permanent, expiresAt } = permission;
-        const reply = { granted, permanent, expiresAt: expiresAt ? new Date(expiresAt) : null };
-        await this.callPermissions.received(workspaceId, channel.id, user, reply, creationTime);
+        jobs.push({
+          jobName: JobName.ApplyCallPermissionReply,
+          workspaceId,
+          payload: { channelId: channel.id, userNumber: user, granted, permanent, expiresAt, at: creationTime.toISOString() },
+        });
       }
       const webhook = messageWebhookPayload({
         workspaceId,
@@ -181,14 +185,14 @@ export class InboundService {
       if (content.pendingMedia) {
         // Its webhook goes out once the file is stored, or given up.
         const download = downloadJob(workspaceId, channel.id, id, message, content, webhook);
-        if (download) downloads.push(download);
+        if (download) jobs.push(download);
       } else {
         // To the channel's URL and the endpoints that take it (nothing is written when neither exists).
         webhooks.push({ workspaceId, kind: WebhookKind.WhatsAppMessage, targetUrl: channel.webhookUrl ?? null, payload: { ...webhook } });
       }
     }
     await this.webhooks.publish(webhooks);
-    await this.outbox.enqueue(downloads);
+    await this.outbox.enqueue(jobs);
   }
 
   /**
