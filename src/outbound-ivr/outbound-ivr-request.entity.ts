@@ -33,6 +33,12 @@ export interface StoredIvrAnswer {
 @Index('ux_outbound_ivr_call_id', ['callId'], { unique: true, where: 'call_id IS NOT NULL' })
 // Retention finds the recordings due for deletion without reading every call.
 @Index('ix_outbound_ivr_recorded_at', ['recordedAt'], { where: 'recording_media_id IS NOT NULL' })
+// Meta's limit on connected WhatsApp calls a day: a number's answered calls to one user since a time (countConnectedSince).
+@Index('ix_outbound_ivr_connected', ['workspaceId', 'channelId', 'destinationNumber', 'answeredAt'], {
+  where: 'answered_at IS NOT NULL AND direction = 2',
+})
+// The calls waiting for a WhatsApp user's call permission (a request joined, the user's answer, a request not sent).
+@Index('ix_outbound_ivr_awaiting_permission', ['workspaceId', 'channelId', 'destinationNumber'], { where: 'awaiting_permission' })
 export class OutboundIvrRequestEntity {
   @PrimaryColumn('uuid') id: string;
   @Column('uuid') workspaceId: string;

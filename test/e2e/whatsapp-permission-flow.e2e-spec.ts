@@ -20,7 +20,8 @@ const APP_SECRET = 'permission-flow-app-secret';
  * record whatever limit was reached since; requests for one user at once send one permission
  * request, and a request while one is out joins it; a refused request makes no contact; a
  * permission request that could not be sent does not count against Meta's limits on asking; a
- * user's answer is applied after its message is recorded, never holding it up.
+ * user's answer is applied after its message is recorded, never holding it up; the reads each
+ * request makes use indexes.
  */
 describeWithApp(
   'WhatsApp call permission: repeats, concurrency, failed requests, replies after commit, the channel template, revoked permissions',
@@ -278,6 +279,43 @@ describeWithApp(
       await sleep(1500);
       assert.equal((await inboundOf(user)).length, messages, 'the redelivered message is not recorded again');
       assert.equal(connectsTo(user).length, 1, 'and places nothing more');
+    });
+
+    it("the reads a request for a WhatsApp user makes use indexes: its connected calls today, the calls waiting for the user's permission", async () => {
+      const runner = db().createQueryRunner();
+      await runner.connect();
+      try {
+        await runner.startTransaction();
+        // As on a large table: the planner takes an index that can answer the query, if there is one.
+        await runner.query('SET LOCAL enable_seqscan = off');
+        const plan = async (sql: string, params: unknown[]) =>
+          (await runner.query(`EXPLAIN ${sql}`, params)).map((row: Record<string, string>) => row['QUERY PLAN']).join('\n');
+        const pair = [fx.a.workspaceId, channelId, '+966510000009'];
+        // OutboundIvrRequestsRepository.countConnectedSince
+        const connected = await plan(
+          `SELECT count(*)::int AS n FROM outbound_ivr_requests
+            WHERE workspace_id = $1 AND channel_id = $2 AND destination_number = $3 AND answered_at > $4 AND direction = 2`,
+          [...pair, new Date(Date.now() - 86_400_000)],
+        );
+        assert.match(connected, /ix_outbound_ivr_connected/, connected);
+        // OutboundIvrRequestsRepository.hasWaitingForPermission
+        const waiting = await plan(
+          `SELECT 1 AS one FROM outbound_ivr_requests
+            WHERE workspace_id = $1 AND channel_id = $2 AND destination_number = $3 AND awaiting_permission LIMIT 1`,
+          pair,
+        );
+        assert.match(waiting, /ix_outbound_ivr_awaiting_permission/, waiting);
+        // The waiting calls the user's answer places (TypeORM's find, the flag a parameter).
+        const answered = await plan(
+          `SELECT id FROM outbound_ivr_requests
+            WHERE workspace_id = $1 AND channel_id = $2 AND destination_number = $3 AND awaiting_permission = $4`,
+          [...pair, true],
+        );
+        assert.match(answered, /ix_outbound_ivr_awaiting_permission/, answered);
+      } finally {
+        await runner.rollbackTransaction();
+        await runner.release();
+      }
     });
   },
 );
