@@ -53,6 +53,11 @@ export interface WhatsAppCallingSettings {
   callbackPermission: boolean;
   inboundFlowId: string | null;
   afterHoursFlowId: string | null;
+  /**
+   * The approved template with a call permission request button sent to a user outside the 24 h
+   * service window when a call's request names none (API.md §15). Absent in settings stored before it: none.
+   */
+  permissionTemplate?: { name: string; language: string } | null;
 }
 
 /** Credentials, write-only: stored sealed, never returned. */

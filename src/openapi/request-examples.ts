@@ -360,21 +360,25 @@ const WHATSAPP_USAGE_EXAMPLES: Record<string, ExamplesObject> = {
 
 const WHATSAPP_CALLING_EXAMPLES: Record<string, ExamplesObject> = {
   setWhatsAppCalling: {
-    businessHours: example('Calls on, taken Sunday to Thursday 09:00-17:00 Riyadh time, callers asked to allow call-backs', {
-      enabled: true,
-      callHours: {
-        timezoneId: 'Asia/Riyadh',
-        weeklyOperatingHours: ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY'].map((dayOfWeek) => ({
-          dayOfWeek,
-          openTime: '0900',
-          closeTime: '1700',
-        })),
-        holidaySchedule: [{ date: '2026-12-31', startTime: '1200', endTime: '2359' }],
+    businessHours: example(
+      'Calls on, taken Sunday to Thursday 09:00-17:00 Riyadh time, callers asked to allow call-backs, users outside the service window asked for call permission with an approved template',
+      {
+        enabled: true,
+        callHours: {
+          timezoneId: 'Asia/Riyadh',
+          weeklyOperatingHours: ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY'].map((dayOfWeek) => ({
+            dayOfWeek,
+            openTime: '0900',
+            closeTime: '1700',
+          })),
+          holidaySchedule: [{ date: '2026-12-31', startTime: '1200', endTime: '2359' }],
+        },
+        callbackPermission: true,
+        inboundFlowId: null,
+        afterHoursFlowId: null,
+        permissionTemplate: { name: 'may_we_call', language: 'en' },
       },
-      callbackPermission: true,
-      inboundFlowId: null,
-      afterHoursFlowId: null,
-    }),
+    ),
     callsOff: example('Calls off', { enabled: false }),
   },
 };

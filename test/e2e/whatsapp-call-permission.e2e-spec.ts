@@ -197,7 +197,10 @@ describeWithApp(
       const done = await finished(res.body.id);
       assert.equal(done.status, 7);
       assert.equal(done.hangupCause, 'NoPermission');
-      assert.match(done.errorMessage, /service window is closed and the request gave no permissionTemplate/);
+      assert.match(
+        done.errorMessage,
+        /service window is closed, and neither the request nor the channel's calling settings give a permissionTemplate/,
+      );
       assert.equal(fx.fake.sends.filter((r) => r.body?.to === user).length, 0);
     });
 

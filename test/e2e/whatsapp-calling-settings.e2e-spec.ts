@@ -60,6 +60,7 @@ describeWithApp(
         callbackPermission: true,
         inboundFlowId: flowId,
         afterHoursFlowId: flowId,
+        permissionTemplate: { name: 'may_we_call', language: 'en' },
       });
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(res.body, {
@@ -69,6 +70,7 @@ describeWithApp(
         callbackPermission: true,
         inboundFlowId: flowId,
         afterHoursFlowId: flowId,
+        permissionTemplate: { name: 'may_we_call', language: 'en' },
       });
       const posted = settingsPosts().at(-1)!;
       assert.equal(posted.auth, `Bearer ${TOKEN}`);
@@ -89,7 +91,7 @@ describeWithApp(
       });
     });
 
-    it('replaces the whole setting: disabling sends DISABLED, hours off, and clears the flows', async () => {
+    it('replaces the whole setting: disabling sends DISABLED, hours off, and clears the flows and the permission template', async () => {
       const res = await put(channelId, { enabled: false });
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(res.body, {
@@ -99,6 +101,7 @@ describeWithApp(
         callbackPermission: false,
         inboundFlowId: null,
         afterHoursFlowId: null,
+        permissionTemplate: null,
       });
       assert.deepEqual(fx.fake.callingSettings.get(PHONE_NUMBER_ID), {
         status: 'DISABLED',

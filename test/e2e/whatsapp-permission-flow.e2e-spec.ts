@@ -13,6 +13,14 @@ import { promptWav } from '../support/prompt-audio.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 const TOKEN = 'EAAG-permission-flow-token';
+/** An approved template with a call permission request component, as Meta lists it. */
+const CALL_TEMPLATE = {
+  name: 'may_we_call',
+  language: 'en_US',
+  category: 'UTILITY',
+  status: 'APPROVED',
+  components: [{ type: 'BODY', text: 'May we call you about your order?' }, { type: 'CALL_PERMISSION_REQUEST' }],
+};
 const APP_SECRET = 'permission-flow-app-secret';
 
 /**
@@ -21,7 +29,8 @@ const APP_SECRET = 'permission-flow-app-secret';
  * request, and a request while one is out joins it; a refused request makes no contact; a
  * permission request that could not be sent does not count against Meta's limits on asking; a
  * user's answer is applied after its message is recorded, never holding it up; the reads each
- * request makes use indexes.
+ * request makes use indexes; outside the service window the channel's permission template asks
+ * when the request names none.
  */
 describeWithApp(
   'WhatsApp call permission: repeats, concurrency, failed requests, replies after commit, the channel template, revoked permissions',
@@ -315,6 +324,37 @@ describeWithApp(
       } finally {
         await runner.rollbackTransaction();
         await runner.release();
+      }
+    });
+
+    it("outside the service window the channel's permission template asks (its name and language at Meta); the user accepts and the call is placed", async () => {
+      const user = '966510000008';
+      fx.fake.templatePages = [{ data: [CALL_TEMPLATE] }];
+      const synced = await fx.t.admin.post(`/admin/v1/channels/${channelId}/templates/sync`);
+      assert.deepEqual(synced.body, { synced: 1 }, synced.text);
+      const settings = { enabled: true, permissionTemplate: { name: CALL_TEMPLATE.name, language: CALL_TEMPLATE.language } };
+      const set = await fx.a.api.request('PUT', `/v1/channels/${channelId}/calling`, { json: settings });
+      assert.equal(set.status, 200, set.text);
+      assert.deepEqual(set.body.permissionTemplate, settings.permissionTemplate);
+      try {
+        const call = await createIvr(user);
+        assert.equal(call.status, 200, call.text);
+        assert.equal(call.body.awaitingPermission, true);
+        const sent = await waitFor(
+          async () => fx.fake.sends.find((r) => r.body?.to === user && r.body?.type === 'template'),
+          15_000,
+          'the permission template',
+        );
+        assert.equal(sent.body.template.name, CALL_TEMPLATE.name);
+        assert.deepEqual(sent.body.template.language, { code: CALL_TEMPLATE.language });
+        assert.equal(fx.fake.sends.filter((r) => r.body?.to === user).length, 1, 'no interactive request outside the window');
+        meta.callee = { answer: 'reject', ringMs: 100 };
+        await replies(user, 'accept');
+        await waitFor(async () => connectsTo(user).length === 1, 15_000, 'the call placed once the user accepted');
+        assert.equal((await finished(call.body.id)).awaitingPermission, false);
+      } finally {
+        const off = await fx.a.api.request('PUT', `/v1/channels/${channelId}/calling`, { json: { enabled: true } });
+        assert.equal(off.body.permissionTemplate, null);
       }
     });
   },

@@ -549,7 +549,7 @@ export interface paths {
         get?: never;
         /**
          * Set WhatsApp Calling
-         * @description Turns WhatsApp voice calls on or off for a WhatsApp channel and sets the number's calling settings at Meta (cloud-api: `POST /{phone-number-id}/settings`): call hours, whether callers are asked to allow call-backs, and the flows that answer users' calls (`inboundFlowId`, outside the hours `afterHoursFlowId`). Replaces the whole setting. Meta's refusal is a 400 with Meta's words and changes nothing.
+         * @description Turns WhatsApp voice calls on or off for a WhatsApp channel and sets the number's calling settings at Meta (cloud-api: `POST /{phone-number-id}/settings`): call hours, whether callers are asked to allow call-backs, and the flows that answer users' calls (`inboundFlowId`, outside the hours `afterHoursFlowId`), and the approved template that asks a user for call permission outside the 24 h service window when a Create Outbound IVR names none (`permissionTemplate`, kept here only). Replaces the whole setting. Meta's refusal is a 400 with Meta's words and changes nothing.
          */
         put: operations["setWhatsAppCalling"];
         post?: never;
@@ -5011,6 +5011,12 @@ export interface components {
              * @description The flow that answers a user's call; none: users' calls are rejected.
              */
             inboundFlowId?: string | null;
+            /**
+             * @description The approved template with a call permission request button that asks a user for permission to
+             *     call outside the 24 h service window, for a Create Outbound IVR that gives no `permissionTemplate`
+             *     of its own. Null or absent: none (such a call then ends NoPermission, saying why).
+             */
+            permissionTemplate?: components["schemas"]["PermissionTemplateDto"] | null;
         };
         SummaryProviderDto: {
             /** @description Whether an API key (or a reference to one) is stored; the key itself is never returned. */
@@ -5561,6 +5567,7 @@ export interface components {
             enabled: boolean;
             /** Format: uuid */
             inboundFlowId: string | null;
+            permissionTemplate: components["schemas"]["PermissionTemplateDto"] | null;
         };
         WhatsAppCallPermissionDto: {
             /** @description ISO 8601 UTC: when a temporary permission ends; null when permanent or none. */

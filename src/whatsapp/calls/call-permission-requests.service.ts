@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { ChannelsService } from '../../channels/channels.service.js';
 import { DomainError } from '../../common/errors/domain-error.js';
 import type { JobOf } from '../../queue/job-payloads.js';
 import { JobHandler } from '../../queue/job-handler.decorator.js';
@@ -12,8 +13,8 @@ const DEFAULT_TEXT = 'We would like to call you on WhatsApp. May we?';
 /**
  * Sends the call permission request a waiting WhatsApp call needs (API.md §15), as an ordinary
  * send of the channel (it is in the contact's timeline, with its statuses): inside the 24 h service
- * window Meta's interactive `call_permission_request`; outside it the request's `permissionTemplate`,
- * an approved template with a call permission button. With neither possible the call ends Failed,
+ * window Meta's interactive `call_permission_request`; outside it the request's `permissionTemplate`
+ * (else the channel's, in its calling settings), an approved template with a call permission button. With neither possible the call ends Failed,
  * NoPermission, saying why.
  */
 @Injectable()
@@ -23,6 +24,7 @@ export class CallPermissionRequests {
   constructor(
     private readonly ivr: OutboundIvrService,
     private readonly sends: SendAcceptance,
+    private readonly channels: ChannelsService,
   ) {}
 
   @JobHandler(JobName.RequestCallPermission, { concurrency: 16 })
@@ -38,12 +40,17 @@ export class CallPermissionRequests {
       await this.sends.sendFreeForm(principal, call.channelId, { toNumber: call.destinationNumber }, permissionRequest(call));
     } catch (err) {
       if (!(err instanceof DomainError && err.code === 'WhatsApp:ServiceWindowExpired')) return this.cannotAsk(call, err);
-      if (!call.permissionTemplate)
+      // The request's own template, else the channel's (its calling settings).
+      const channel = await this.channels.getRecent(call.workspaceId, call.channelId).catch(() => null);
+      const template = call.permissionTemplate ?? channel?.whatsAppCalling?.permissionTemplate ?? null;
+      if (!template)
         return this.cannotAsk(
           call,
-          new Error('the 24 h service window is closed and the request gave no permissionTemplate to send instead'),
+          new Error(
+            "the 24 h service window is closed, and neither the request nor the channel's calling settings give a permissionTemplate to send instead",
+          ),
         );
-      const { name, language } = call.permissionTemplate;
+      const { name, language } = template;
       await this.sends
         .sendTemplate(
           principal,

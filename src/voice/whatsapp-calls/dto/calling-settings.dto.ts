@@ -4,6 +4,7 @@ import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, IsUUID, M
 import type { CallHours, WhatsAppCallingSettings } from '../../../channels/channel.entity.js';
 import { IsOptionalNotNull } from '../../../common/validation/optional.js';
 import { ValidateNestedObject } from '../../../common/validation/nested.js';
+import { PermissionTemplateDto } from '../../../outbound-ivr/dto/create-outbound-ivr.dto.js';
 
 const DAYS = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'] as const;
 /** Meta's clock times: `HHMM`, 24 h. */
@@ -68,6 +69,16 @@ export class SetWhatsAppCallingDto {
   @ValidateIf((_, v) => v !== null)
   @IsUUID()
   afterHoursFlowId?: string | null;
+  /**
+   * The approved template with a call permission request button that asks a user for permission to
+   * call outside the 24 h service window, for a Create Outbound IVR that gives no `permissionTemplate`
+   * of its own. Null or absent: none (such a call then ends NoPermission, saying why).
+   */
+  @ApiProperty({ required: false, nullable: true, type: PermissionTemplateDto })
+  @IsOptional()
+  @ValidateNestedObject()
+  @Type(() => PermissionTemplateDto)
+  permissionTemplate?: PermissionTemplateDto | null;
 }
 
 export class CallHoursViewDto {
@@ -87,9 +98,11 @@ export class WhatsAppCallingDto {
   inboundFlowId: string | null;
   @ApiProperty({ nullable: true, type: String, format: 'uuid' })
   afterHoursFlowId: string | null;
+  @ApiProperty({ nullable: true, type: PermissionTemplateDto })
+  permissionTemplate: PermissionTemplateDto | null;
 
   static from(channelId: string, settings: WhatsAppCallingSettings): WhatsAppCallingDto {
-    return { channelId, ...settings };
+    return { channelId, ...settings, permissionTemplate: settings.permissionTemplate ?? null };
   }
 }
 
@@ -112,5 +125,6 @@ export function settingsOf(body: SetWhatsAppCallingDto): WhatsAppCallingSettings
     callbackPermission: body.callbackPermission ?? false,
     inboundFlowId: body.inboundFlowId ?? null,
     afterHoursFlowId: body.afterHoursFlowId ?? null,
+    permissionTemplate: body.permissionTemplate ? { name: body.permissionTemplate.name, language: body.permissionTemplate.language } : null,
   };
 }
