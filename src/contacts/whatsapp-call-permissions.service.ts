@@ -82,6 +82,25 @@ export class WhatsAppCallPermissions {
   }
 
   /**
+   * Meta refused a call for want of permission (its error 138006) although a grant was recorded: the
+   * user revoked it, or it lapsed, without a webhook saying so. The grant is dropped as of `at` (the
+   * user's permission reads Unknown, and the next call asks again); an answer Meta reports from after
+   * `at` still counts. False when no grant was recorded.
+   */
+  async revoke(workspaceId: string, channelId: string, userNumber: string, at: Date): Promise<boolean> {
+    return inTransaction(async () => {
+      const row = await this.permissions.lockOrCreate(workspaceId, channelId, userNumber);
+      if (row.status !== 'Granted' || (row.answeredAt && row.answeredAt > at)) return false;
+      await this.permissions.update(
+        workspaceId,
+        { channelId, userNumber },
+        { status: null, expiresAt: null, permanent: false, answeredAt: at },
+      );
+      return true;
+    });
+  }
+
+  /**
    * Takes one permission request within Meta's limits, in the caller's transaction (with the call
    * that waits for it), as sent at `at`; throws CallPermissionRequestLimit past them, before Meta
    * would refuse.

@@ -17,6 +17,10 @@ import { SpeechSynthesizer } from '../speech/speech-synthesizer.js';
 import { SendGovernor } from '../governor/send-governor.service.js';
 import { Outbox } from '../queue/outbox.service.js';
 import { JobName } from '../queue/queue-names.js';
+import { WhatsAppCallPermissions } from '../contacts/whatsapp-call-permissions.service.js';
+
+/** The hang-up cause of a WhatsApp call Meta refused for want of the user's permission (its error 138006). */
+const NO_PERMISSION = 'NoPermission';
 
 /**
  * The worker's side of a call: synthesize what must be spoken, fix the script, and place the call
@@ -35,6 +39,7 @@ export class CallPlacer {
     private readonly providers: VoiceProviders,
     private readonly governor: SendGovernor,
     private readonly outbox: Outbox,
+    private readonly permissions: WhatsAppCallPermissions,
   ) {}
 
   /**
@@ -114,17 +119,31 @@ export class CallPlacer {
       }
       if (err instanceof VoiceProviderUnavailable || err instanceof VoiceProviderRefused) {
         const cause = err instanceof VoiceProviderRefused ? err.hangupCause : 'PROVIDER_UNAVAILABLE';
+        const revoked = cause === NO_PERMISSION && overWhatsApp(channel, request) && (await this.revokePermission(channel, request));
         await this.tracker.progress(ref, {
           kind: 'ended',
           at: new Date(),
           ending: 'failed',
-          errorMessage: err.message,
+          errorMessage: revoked
+            ? `${err.message} The permission recorded for this user was dropped: the next call asks them for it again.`
+            : err.message,
           hangupCause: cause,
         });
         return;
       }
       throw err;
     }
+  }
+
+  /**
+   * Meta refused a WhatsApp call for want of the user's permission (API.md §15) although the service
+   * had one: the user revoked it without a webhook saying so, and the stored grant is dropped.
+   */
+  private async revokePermission(channel: Channel, request: OutboundIvrRequestEntity): Promise<boolean> {
+    return this.permissions.revoke(request.workspaceId, channel.id, request.destinationNumber, new Date()).catch((err: unknown) => {
+      this.logger.warn(`Outbound IVR ${request.id}: the refused call permission was not dropped: ${(err as Error).message}`);
+      return false;
+    });
   }
 
   /** Asks the provider to end a call that was cancelled while it ran. */

@@ -30,7 +30,7 @@ const APP_SECRET = 'permission-flow-app-secret';
  * permission request that could not be sent does not count against Meta's limits on asking; a
  * user's answer is applied after its message is recorded, never holding it up; the reads each
  * request makes use indexes; outside the service window the channel's permission template asks
- * when the request names none.
+ * when the request names none; Meta refusing a call for want of permission drops the recorded one.
  */
 describeWithApp(
   'WhatsApp call permission: repeats, concurrency, failed requests, replies after commit, the channel template, revoked permissions',
@@ -356,6 +356,30 @@ describeWithApp(
         const off = await fx.a.api.request('PUT', `/v1/channels/${channelId}/calling`, { json: { enabled: true } });
         assert.equal(off.body.permissionTemplate, null);
       }
+    });
+
+    it('Meta refuses a call for want of permission (138006) although one was granted: Failed NoPermission saying so, the grant is dropped, and the next call asks again', async () => {
+      const user = '966510000010';
+      await grantCallPermission(fx.a.api, { id: channelId, webhookUrl, appSecret: APP_SECRET, phoneNumberId: PHONE_NUMBER_ID }, user);
+      meta.connectScript.push(
+        FakeCloudApi.error(400, 138006, 'Business-initiated calling is not allowed: no approved call permission request'),
+      );
+      const call = await createIvr(user);
+      assert.equal(call.status, 200, call.text);
+      assert.equal(call.body.awaitingPermission, false);
+      const done = await finished(call.body.id);
+      assert.equal(done.status, 7);
+      assert.equal(done.hangupCause, 'NoPermission');
+      assert.match(done.errorMessage, /138006/);
+      assert.match(done.errorMessage, /permission recorded for this user was dropped: the next call asks them for it again/);
+      const consent = await fx.a.api.get(`/v1/contacts/${await contactOf(user)}/consent`);
+      assert.deepEqual(consent.body.whatsAppCalls, { status: 'Unknown', expiresAt: null, permanent: false });
+      await userWrites(user);
+      const again = await createIvr(user);
+      assert.equal(again.status, 200, again.text);
+      assert.equal(again.body.awaitingPermission, true);
+      await permissionRequestTo(user);
+      await fx.a.api.post(`/v1/outbound-ivr/${again.body.id}/cancel`, {});
     });
   },
 );
