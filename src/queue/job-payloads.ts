@@ -46,7 +46,10 @@ export interface JobPayloads {
   [JobName.ReceiveWhatsAppMessage]: { channelId: string; message: InboundMessage };
   [JobName.ProcessWhatsAppWebhook]: { channelId: string; notification: CloudWebhookNotification };
   [JobName.DownloadWhatsAppMedia]: DownloadMediaPayload;
-  /** `expiresAt` (a temporary grant's end) and `at` (when the user answered) are ISO timestamps. */
+  /**
+   * `userNumber`: the user's number, or their BSUID when they share none (as the permission is kept);
+   * `expiresAt` (a temporary grant's end) and `at` (when the user answered) are ISO timestamps.
+   */
   [JobName.ApplyCallPermissionReply]: {
     channelId: string;
     userNumber: string;
