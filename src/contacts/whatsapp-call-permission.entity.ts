@@ -10,7 +10,7 @@ export class WhatsAppCallPermission {
   @PrimaryColumn('uuid') workspaceId: string;
   @PrimaryColumn('uuid') channelId: string;
   /** The user's number, E.164. */
-  @PrimaryColumn({ type: 'varchar', length: 32 }) userNumber: string;
+  @PrimaryColumn({ type: 'varchar', length: 150 }) userNumber: string;
   /** Granted or Denied; null while only requests were sent. */
   @Column({ type: 'varchar', length: 10, nullable: true }) status: 'Granted' | 'Denied' | null;
   /** When a temporary permission ends; null for a permanent one (or none). */

@@ -103,11 +103,6 @@ export class OutboundIvrService {
     // A WhatsApp user who has not given this number permission to call is asked first (API.md §15);
     // the sandbox's simulated users permit every call.
     const overMeta = !channel.hasVoice && channel.whatsAppProvider === 'cloud-api';
-    if (overMeta && input.destinationNumber.length > PERMISSION_USER_MAX_LENGTH)
-      throw IvrInvalidRequest(
-        `WhatsApp user id '${input.destinationNumber}' is longer than the ${PERMISSION_USER_MAX_LENGTH} characters a call permission is kept under; it cannot be called yet.`,
-        ['destinationNumber'],
-      );
     if (overMeta && (await this.mayNeedPermission(workspaceId, channel.id, input.destinationNumber))) {
       const timeoutMinutes = input.permissionTimeoutMinutes ?? IVR_DEFAULTS.permissionTimeoutMinutes;
       const inserted = await this.insertOverWhatsApp(principal, record, place, timeoutMinutes, response);
@@ -425,12 +420,6 @@ export class OutboundIvrService {
     });
   }
 }
-
-/**
- * The longest user a WhatsApp call permission is kept under (`whatsapp_call_permissions.user_number`
- * is varchar(32)): a longer BSUID could never be granted one, so a call to it is refused up front.
- */
-export const PERMISSION_USER_MAX_LENGTH = 32;
 
 /** Meta's limit on connected calls from one number to one WhatsApp user in 24 h (its calling limits). */
 const CONNECTED_CALLS_PER_DAY = 100;

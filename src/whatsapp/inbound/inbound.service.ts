@@ -21,7 +21,6 @@ import { WhatsAppContactsService } from './whatsapp-contacts.service.js';
 import { ContactConsent } from '../../contacts/contact-consent.service.js';
 import type { WhatsAppIdentity } from '../../contacts/contact-identity.service.js';
 import { SendPolicyService } from '../../send-policy/send-policy.service.js';
-import { PERMISSION_USER_MAX_LENGTH } from '../../outbound-ivr/outbound-ivr.service.js';
 import { inTransaction } from '../../database/transactions.js';
 
 export type { InboundMessage } from './inbound-message.js';
@@ -152,7 +151,7 @@ export class InboundService {
       const permission = echo ? undefined : message.callPermissionReply;
       // Kept under the user's number, or their BSUID when they share none (calls to them name it, API.md §15).
       const user = message.fromNumber ?? message.fromUserId;
-      if (permission && user && user.length <= PERMISSION_USER_MAX_LENGTH) {
+      if (permission && user) {
         const { granted, permanent, expiresAt } = permission;
         jobs.push({
           jobName: JobName.ApplyCallPermissionReply,
