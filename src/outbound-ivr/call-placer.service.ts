@@ -42,10 +42,6 @@ export class CallPlacer {
     private readonly permissions: WhatsAppCallPermissions,
   ) {}
 
-  /**
-   * Places the call of a Pending request. `lastAttempt` says the queue will not retry this job: a
-   * provider that stays unavailable then ends the call Failed instead of leaving it Pending.
-   */
   /** Placing jobs running in this process (a sandbox or WhatsApp call is followed inside its job). */
   get placing(): number {
     return this.running;
@@ -53,6 +49,10 @@ export class CallPlacer {
 
   private running = 0;
 
+  /**
+   * Places the call of a Pending request. `lastAttempt` says the queue will not retry this job: a
+   * provider that stays unavailable then ends the call Failed instead of leaving it Pending.
+   */
   async place(ref: CallRef, lastAttempt: boolean): Promise<void> {
     this.running++;
     try {

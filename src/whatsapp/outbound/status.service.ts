@@ -337,7 +337,6 @@ function groupedBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<stri
   return groups;
 }
 
-/** A send outcome's move of its event, by id (forward only, see {@link MOVABLE_FROM}). */
 /**
  * A WhatsApp call's permission request that failed for good (Meta refused it; a send that may have
  * reached Meta is not one): the job that gives it back to Meta's limits and ends the calls waiting
@@ -350,6 +349,7 @@ function unsentPermissionRequest(workspaceId: string, event: MovedEvent, change:
   return [{ jobName: JobName.CallPermissionRequestUnsent, workspaceId, payload: { requestId, reason } }];
 }
 
+/** A send outcome's move of its event, by id (forward only, see {@link MOVABLE_FROM}). */
 function eventMove({ eventId, change }: SendOutcomeMove) {
   return {
     eventId,
