@@ -84,7 +84,15 @@ describeWithApp('Call recording through a Twilio-compatible voice API (API.md §
     const call = fx.fake.calls.at(-1)!;
     const recording = [...fx.fake.recordings.values()].find((r) => r.callSid === call.sid)!;
     const base = `/2010-04-01/Accounts/${ACCOUNT_SID}/Recordings/${recording.sid}`;
-    const asked = fx.fake.requests.filter((r) => r.path.startsWith(base)).map((r) => `${r.method} ${r.path}`);
+    // The delete at Twilio follows the stored recording's settling: awaited, not assumed done.
+    const asked = await waitFor(
+      async () => {
+        const paths = fx.fake.requests.filter((r) => r.path.startsWith(base)).map((r) => `${r.method} ${r.path}`);
+        return paths.some((p) => p.startsWith('DELETE')) ? paths : null;
+      },
+      10_000,
+      'the recording deleted at Twilio',
+    );
     assert.deepEqual(asked, [`GET ${base}.wav`, `DELETE ${base}.json`]);
     assert.equal(
       fx.fake.requests.find((r) => r.path === `${base}.wav`)!.authorization,
