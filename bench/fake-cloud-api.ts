@@ -26,8 +26,10 @@ const FLUSH_MS = 10;
 
 /**
  * A WhatsApp Cloud API stand-in on 127.0.0.1: answers every send like Meta and records when each
- * arrived; serves inbound media as the Graph API does (`GET /{media-id}` describes it, its `url`
- * serves the bytes, both with the bearer token): every media id is the same file, {@link mediaBytes}.
+ * arrived; answers a number's settings (`POST /{phone-number-id}/settings`, calling) with
+ * `{ success: true }`; serves inbound media as the Graph API does (`GET /{media-id}` describes it,
+ * its `url` serves the bytes, both with the bearer token): every media id is the same file,
+ * {@link mediaBytes}.
  *
  * The server runs in a thread of its own: arrivals are stamped on that thread's event loop, which
  * nothing else runs on. On the bench's loop (the load generator, the result counting) a 23 ms stall
@@ -167,6 +169,12 @@ async function serve(port: number): Promise<void> {
     if (req.method === 'GET') {
       req.resume();
       serveMedia(path, req.headers.authorization, res);
+      return;
+    }
+    if (/^\/v\d+\.\d+\/[^/]+\/settings$/.test(path)) {
+      // A phone number's settings (calling): Meta answers `{ success: true }`.
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true }));
       return;
     }
     // Stamped when the request's head arrives, as Meta would count it, not once its body is read.

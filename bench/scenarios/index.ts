@@ -9,6 +9,7 @@ import { webhookFanOutScenario, webhookThrottleScenario } from './webhook-endpoi
 import { createIvrScenario, ivrThroughputScenario, ivrWorkerAloneScenario } from './outbound-ivr.js';
 import { recordedCallsScenario, recordingDownloadScenario } from './call-recording.js';
 import { whatsAppCallMediaScenario } from './whatsapp-call-media.js';
+import { whatsAppIvrCallsScenario } from './whatsapp-ivr-calls.js';
 import { sendTemplateScenario, sustainedSendScenario } from './whatsapp.js';
 import { inboundEdgeScenario, inboundMediaScenario } from './whatsapp-inbound.js';
 import { listConversationsScenario, seedScenario as conversationSeedScenario, timelineScenario } from './conversations.js';
@@ -184,6 +185,7 @@ export const SCENARIOS: Scenario[] = [
   recordedCallsScenario,
   recordingDownloadScenario,
   whatsAppCallMediaScenario,
+  whatsAppIvrCallsScenario,
   ivrWorkerAloneScenario,
   createIvrScenario,
   usageScenario,

@@ -3,7 +3,7 @@ import { RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, RtpPacket, type RT
 import { LatenessHistogram } from './lateness-histogram.js';
 import { MediaPathNotConnected } from './media-path.errors.js';
 import { FRAME_MS, OPUS_RTP_CLOCK_RATE, OpusFrameEncoder } from './opus-frames.js';
-import { pacePackets, type PacedSend } from './packet-pacer.js';
+import { pacePackets, type PacedResult, type PacedSend } from './packet-pacer.js';
 import type { PcmAudio } from './pcm-audio.js';
 import { TelephoneEventReceiver } from './telephone-events.js';
 
@@ -165,8 +165,12 @@ export class WebRtcMediaTransport {
       histograms,
     );
     this.playing = paced;
-    const result = await paced.done;
-    if (this.playing === paced) this.playing = undefined;
+    let result: PacedResult;
+    try {
+      result = await paced.done;
+    } finally {
+      if (this.playing === paced) this.playing = undefined;
+    }
     return { ...result, firstPacketAfterMs: result.packets > 0 ? firstPacketAt - calledAt : 0, dueAt };
   }
 
