@@ -19,6 +19,8 @@ import { Ffmpeg } from '../src/media/ffmpeg.js';
 import { EspeakThread } from '../src/speech/espeak-thread.js';
 import { LatenessHistogram } from '../src/voice/webrtc/lateness-histogram.js';
 import { pcmFromWav, type PcmAudio } from '../src/voice/webrtc/pcm-audio.js';
+import { MediaThread } from '../src/voice/webrtc/media-thread.js';
+import type { PacingReport } from '../src/voice/webrtc/packet-pacer.js';
 import { WebRtcMediaTransport } from '../src/voice/webrtc/webrtc-media-transport.js';
 
 const COUNTS = (process.env.WEBRTC_CALLS ?? '10,50,100,200').split(',').map(Number);
@@ -98,7 +100,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function run(count: number, audio: PcmAudio, farEnd: FarEnd): Promise<Record<string, unknown>> {
   const loadBefore = loadavg()[0];
   const idle = await idleTimerLateness();
-  const shared = new LatenessHistogram();
   const calls: WebRtcMediaTransport[] = [];
   const connectMs: number[] = [];
   const setupStarted = performance.now();
@@ -109,7 +110,7 @@ async function run(count: number, audio: PcmAudio, farEnd: FarEnd): Promise<Reco
         const id = first + i;
         const { sdp } = await farEnd.ask({ type: 'offer', id });
         const startedAt = performance.now();
-        const call = await WebRtcMediaTransport.answer(sdp, { ...LOCAL, sharedLateness: shared });
+        const call = await WebRtcMediaTransport.answer(sdp, LOCAL);
         calls[id] = call;
         farEnd.tell({ type: 'answer', id, sdp: call.localSdp });
         await call.connected();
@@ -122,8 +123,11 @@ async function run(count: number, audio: PcmAudio, farEnd: FarEnd): Promise<Reco
   calls.forEach((call, i) => call.onKey((key) => keys[i].push(key)));
   await sleep(500);
 
+  await MediaThread.closePacingWindow(); // the pacing report covers the playing only
+  const pacing: PacingReport[] = [];
+  const stopListening = MediaThread.onPacingReport((report) => pacing.push(report));
   const cpuBefore = process.cpuUsage();
-  const eluBefore = performance.eventLoopUtilization();
+  const eluBefore = MediaThread.eventLoopUtilization();
   const playStarted = performance.now();
   const reports = await Promise.all(
     calls.map(async (call, i) => {
@@ -133,8 +137,11 @@ async function run(count: number, audio: PcmAudio, farEnd: FarEnd): Promise<Reco
   );
   const playSeconds = (performance.now() - playStarted) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
-  const elu = performance.eventLoopUtilization(eluBefore);
+  const elu = MediaThread.eventLoopUtilization(eluBefore)!;
   const cpuMs = (cpu.user + cpu.system) / 1000;
+  await MediaThread.closePacingWindow();
+  stopListening();
+  const [paced] = pacing;
 
   await farEnd.ask({ type: 'press', key: '7' }, 'pressed');
   await sleep(1000);
@@ -148,15 +155,15 @@ async function run(count: number, audio: PcmAudio, farEnd: FarEnd): Promise<Reco
     'connect p50 ms': Math.round(quantile(connectMs, 0.5)),
     'connect max ms': Math.round(Math.max(...connectMs)),
     'setup s': +setupSeconds.toFixed(1),
-    'lateness p50 ms': +shared.quantile(0.5).toFixed(1),
-    'lateness p99 ms': +shared.quantile(0.99).toFixed(1),
-    'lateness max ms': +shared.max.toFixed(1),
+    'lateness p50 ms': +paced.p50Ms.toFixed(1),
+    'lateness p99 ms': +paced.p99Ms.toFixed(1),
+    'lateness max ms': +paced.maxMs.toFixed(1),
     'first packet p99 ms': +quantile(
       reports.map((r) => r.firstPacketAfterMs),
       0.99,
     ).toFixed(1),
-    // The share of wall time the event loop was running callbacks: near 100 with a low CPU % means the
-    // thread was runnable but waiting for a core (a busy machine), not short of work to do.
+    // The share of wall time the media thread's event loop was running callbacks: near 100 with a low CPU %
+    // means the thread was runnable but waiting for a core (a busy machine), not short of work to do.
     'event loop busy %': Math.round(elu.utilization * 100),
     'CPU %': +((cpuMs / (playSeconds * 1000)) * 100).toFixed(0),
     // Per second of audio sent (50 packets), so that a starved run that sent late is not counted cheaper.

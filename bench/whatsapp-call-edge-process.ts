@@ -6,7 +6,7 @@
 import { FakeCloudApi } from '../test/support/fake-cloud-api.js';
 import { FakeMetaCalls, type FakeCall } from '../test/support/fake-meta-calls.js';
 
-/** What the bench asks for once every call has ended. */
+/** What the bench asks for once every call of a round has ended. */
 export interface EdgeStats {
   calls: number;
   /** Per call: from ACCEPTED posted to the first prompt packet's arrival (ms). */
@@ -72,8 +72,12 @@ async function main(): Promise<void> {
   meta.callee = { answer: 'accept', ringMs: 200 };
   graph.calls = meta;
   setInterval(() => pressWhenHeard(meta), POLL_MS);
+  // A round's figures, then a clean slate for the next round.
   process.on('message', (request: { type: 'stats' }) => {
-    if (request.type === 'stats') process.send?.({ type: 'stats', stats: stats(meta) });
+    if (request.type !== 'stats') return;
+    process.send?.({ type: 'stats', stats: stats(meta) });
+    meta.calls.clear();
+    pressed.clear();
   });
   process.send?.({ type: 'listening', url: graph.url });
 }

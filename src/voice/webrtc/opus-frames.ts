@@ -1,4 +1,4 @@
-import { Encoder } from '@evan/opus';
+import { Encoder } from './opus-codec.js';
 import { OPUS_INPUT_RATES, type PcmAudio } from './pcm-audio.js';
 
 /** Every packet carries 20 ms of audio, the WebRTC default (`minptime` in Meta's offer). */

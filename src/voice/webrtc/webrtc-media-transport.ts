@@ -1,127 +1,54 @@
-import { Decoder } from '@evan/opus';
-import { RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, RtpPacket, type RTCRtpTransceiver } from 'werift';
-import { LatenessHistogram } from './lateness-histogram.js';
-import { MediaPathNotConnected } from './media-path.errors.js';
-import { FRAME_MS, OPUS_RTP_CLOCK_RATE, OpusFrameEncoder } from './opus-frames.js';
-import { pacePackets, type PacedResult, type PacedSend } from './packet-pacer.js';
+import { MediaThread, type Ask } from './media-thread.js';
+import type { MediaTransportOptions, PlaybackReport, ReceivedAudioListener } from './peer-media.js';
 import type { PcmAudio } from './pcm-audio.js';
-import { TelephoneEventReceiver } from './telephone-events.js';
 
-export interface MediaTransportOptions {
-  /** ICE host candidates to add to the machine's own addresses (a public address behind 1:1 NAT; 127.0.0.1 in tests). */
-  hostAddresses?: string[];
-  /** When set, only candidate pairs whose local address is one of these are tried. */
-  onlyLocalAddresses?: string[];
-  /** UDP ports to gather host candidates on (a firewall's opening). */
-  icePortRange?: [number, number];
-  /** How long ICE + DTLS may take once both descriptions are set before the path is reported failed. Default 10 s. */
-  connectTimeoutMs?: number;
-  /** A process-wide histogram the paced packets' lateness is also recorded in (the per-call one is `lateness`). */
-  sharedLateness?: LatenessHistogram;
-}
-
-/** Audio the far end sent: one decoded packet, mono 16-bit PCM at {@link RECEIVED_AUDIO_RATE}, and its RTP timestamp (48 kHz clock). */
-export type ReceivedAudioListener = (samples: Int16Array, rtpTimestamp: number) => void;
-
-/** Received Opus is decoded at telephony rate, the rate recordings are kept at. */
-export const RECEIVED_AUDIO_RATE = 8000;
-
-export interface PlaybackReport {
-  packets: number;
-  stopped: boolean;
-  /** From play() to the first packet handed to SRTP. */
-  firstPacketAfterMs: number;
-  /** When the first packet was due (epoch ms): the prompt's place in the call, whatever the event loop's delays. */
-  dueAt: number;
-}
-
-const OPUS = { mimeType: 'audio/opus', clockRate: OPUS_RTP_CLOCK_RATE, channels: 2 } as const;
-const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
-
-/** Opus for the audio, telephone-event (RFC 4733) at both clock rates peers offer it at, for the keys. */
-function codecs(): RTCRtpCodecParameters[] {
-  return [
-    new RTCRtpCodecParameters({ ...OPUS, payloadType: 111, parameters: 'minptime=10;useinbandfec=1' }),
-    new RTCRtpCodecParameters({ mimeType: 'audio/telephone-event', clockRate: 8000, channels: 1, payloadType: 126 }),
-    new RTCRtpCodecParameters({ mimeType: 'audio/telephone-event', clockRate: 48_000, channels: 1, payloadType: 110 }),
-  ];
-}
+export { RECEIVED_AUDIO_RATE, type MediaTransportOptions, type PlaybackReport, type ReceivedAudioListener } from './peer-media.js';
 
 /**
- * One call's media over WebRTC: an audio peer connection (ICE, DTLS-SRTP, Opus) that plays PCM
- * prompts paced in real time and reports the keys the far end sends as RFC 4733 telephone-events.
- * It knows nothing of dialogs: signalling (the SDP in Meta's webhooks and API calls) is the caller's.
- * Non-trickle: the local SDP holds every candidate, as Meta's one-shot SDP exchange needs.
+ * One call's media over WebRTC (see PeerMedia, which does the work in the process's media thread):
+ * an audio peer connection that plays PCM prompts paced in real time as Opus and reports the keys
+ * the far end sends. Signalling (the SDP in Meta's webhooks and API calls) is the caller's.
  */
 export class WebRtcMediaTransport {
-  /** Lateness of every packet this call sent against its 20 ms slot. */
-  readonly lateness = new LatenessHistogram();
-  private readonly transceiver: RTCRtpTransceiver;
   private readonly keyListeners: Array<(key: string) => void> = [];
   private readonly audioListeners: ReceivedAudioListener[] = [];
-  /** Made at the first listener: a call nobody records decodes nothing. */
-  private decoder: Decoder | undefined;
-  private readonly keys = new TelephoneEventReceiver((key) => this.keyListeners.forEach((listener) => listener(key)));
-  private readonly connectTimeoutMs: number;
-  private readonly createdAt = performance.now();
-  private readonly timestampBase = Math.floor(Math.random() * 2 ** 32);
-  private sequenceNumber = Math.floor(Math.random() * 2 ** 16);
-  private playing: PacedSend | undefined;
   private connection: Promise<void> | undefined;
+  private sdp = '';
   private closed = false;
+  private readonly call: number;
 
-  private constructor(
-    private readonly pc: RTCPeerConnection,
-    private readonly options: MediaTransportOptions,
-  ) {
-    this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-    this.transceiver = pc.addTransceiver('audio', { direction: 'sendrecv' });
-    this.transceiver.onTrack.subscribe((track) =>
-      track.onReceiveRtp.subscribe((rtp) => {
-        if (this.telephoneEventTypes().has(rtp.header.payloadType)) this.keys.receive(rtp.header.timestamp, rtp.payload);
-        else if (this.decoder && this.opusTypes().has(rtp.header.payloadType)) this.hear(rtp.payload, rtp.header.timestamp);
-      }),
-    );
+  private constructor(private readonly thread: MediaThread) {
+    this.call = thread.register({
+      key: (key) => this.keyListeners.forEach((listener) => listener(key)),
+      audio: (samples, rtpTimestamp) => this.audioListeners.forEach((listener) => listener(samples, rtpTimestamp)),
+      lost: () => (this.closed = true),
+    });
   }
 
   /** Answers a far end's offer (Meta's offer for a user-initiated call). The answer is `localSdp`. */
   static async answer(remoteOffer: string, options: MediaTransportOptions = {}): Promise<WebRtcMediaTransport> {
-    const transport = new WebRtcMediaTransport(peerConnection(options), options);
-    try {
-      await transport.pc.setRemoteDescription({ type: 'offer', sdp: remoteOffer });
-      await transport.pc.setLocalDescription(await transport.pc.createAnswer());
-      await transport.gathered();
-    } catch (error) {
-      await transport.close();
-      throw error;
-    }
+    const transport = new WebRtcMediaTransport(MediaThread.get());
+    await transport.open({ op: 'answer', call: transport.call, options, offerSdp: remoteOffer });
     transport.startConnecting();
     return transport;
   }
 
   /** Makes an offer (for a business-initiated call's `connect`); pass the far end's answer to acceptAnswer(). */
   static async offer(options: MediaTransportOptions = {}): Promise<WebRtcMediaTransport> {
-    const transport = new WebRtcMediaTransport(peerConnection(options), options);
-    try {
-      await transport.pc.setLocalDescription(await transport.pc.createOffer());
-      await transport.gathered();
-    } catch (error) {
-      await transport.close();
-      throw error;
-    }
+    const transport = new WebRtcMediaTransport(MediaThread.get());
+    await transport.open({ op: 'offer', call: transport.call, options });
     return transport;
   }
 
   async acceptAnswer(remoteAnswer: string): Promise<void> {
-    await this.pc.setRemoteDescription({ type: 'answer', sdp: remoteAnswer });
+    await this.thread.ask({ op: 'acceptAnswer', call: this.call, sdp: remoteAnswer });
     this.startConnecting();
   }
 
   /** This side's SDP, candidates included. */
   get localSdp(): string {
-    const sdp = this.pc.localDescription?.sdp;
-    if (!sdp) throw new Error('No local description yet');
-    return sdp;
+    if (!this.sdp) throw new Error('No local description yet');
+    return this.sdp;
   }
 
   /**
@@ -137,9 +64,9 @@ export class WebRtcMediaTransport {
     this.keyListeners.push(listener);
   }
 
-  /** Hands every Opus packet the far end sends, decoded, to `listener` (a call's recording). */
+  /** Hands every Opus packet the far end sends, decoded to mono PCM at RECEIVED_AUDIO_RATE, to `listener` (a call's recording). */
   onAudio(listener: ReceivedAudioListener): void {
-    this.decoder ??= new Decoder({ channels: 1, sample_rate: RECEIVED_AUDIO_RATE });
+    if (this.audioListeners.length === 0) this.thread.tell({ op: 'listenAudio', call: this.call });
     this.audioListeners.push(listener);
   }
 
@@ -149,121 +76,39 @@ export class WebRtcMediaTransport {
    */
   async play(audio: PcmAudio): Promise<PlaybackReport> {
     await this.connected();
-    this.stop();
-    const encoder = new OpusFrameEncoder(audio);
-    const calledAt = performance.now();
-    const dueAt = Date.now();
-    let firstPacketAt = 0;
-    const histograms = this.options.sharedLateness ? [this.lateness, this.options.sharedLateness] : [this.lateness];
-    const paced = pacePackets(
-      () => encoder.nextFrame(),
-      (payload, index, dueAt) => {
-        if (index === 0) firstPacketAt = performance.now();
-        this.sendOpus(payload, index === 0, dueAt);
-      },
-      FRAME_MS,
-      histograms,
-    );
-    this.playing = paced;
-    let result: PacedResult;
-    try {
-      result = await paced.done;
-    } finally {
-      if (this.playing === paced) this.playing = undefined;
-    }
-    return { ...result, firstPacketAfterMs: result.packets > 0 ? firstPacketAt - calledAt : 0, dueAt };
+    return this.thread.play(this.call, audio);
   }
 
   /** Stops the prompt playing, if any. */
   stop(): void {
-    this.playing?.stop();
-    this.playing = undefined;
+    this.thread.tell({ op: 'stop', call: this.call });
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.stop();
-    await this.pc.close();
-  }
-
-  private sendOpus(payload: Buffer, firstOfPrompt: boolean, dueAt: number): void {
-    // The timestamp follows the grid's wall clock, so a pause between prompts shows as a gap.
-    const timestamp = (this.timestampBase + Math.round(((dueAt - this.createdAt) * OPUS_RTP_CLOCK_RATE) / 1000)) >>> 0;
-    this.sequenceNumber = (this.sequenceNumber + 1) & 0xffff;
-    const header = new RtpHeader({ payloadType: 111, sequenceNumber: this.sequenceNumber, timestamp, marker: firstOfPrompt });
-    void this.transceiver.sender.sendRtp(new RtpPacket(header, payload));
-  }
-
-  private hear(payload: Buffer, rtpTimestamp: number): void {
-    let pcm: Uint8Array;
     try {
-      pcm = this.decoder!.decode(payload);
+      await this.thread.ask({ op: 'close', call: this.call });
     } catch {
-      return; // a damaged packet is a gap in the recording, not the call's end
+      // the thread is gone, and the peer with it
+    } finally {
+      this.thread.forget(this.call);
     }
-    // Copied: the decoder's output is not necessarily 2-byte aligned, nor kept.
-    const samples = new Int16Array(pcm.byteLength / 2);
-    Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength).copy(Buffer.from(samples.buffer));
-    for (const listener of this.audioListeners) listener(samples, rtpTimestamp);
   }
 
-  private opusTypes(): Set<number> {
-    return new Set(this.transceiver.codecs.filter((c) => c.mimeType.toLowerCase() === 'audio/opus').map((c) => c.payloadType));
-  }
-
-  private telephoneEventTypes(): Set<number> {
-    return new Set(this.transceiver.codecs.filter((c) => c.mimeType.toLowerCase() === 'audio/telephone-event').map((c) => c.payloadType));
-  }
-
-  private gathered(): Promise<void> {
-    if (this.pc.iceGatheringState === 'complete') return Promise.resolve();
-    return new Promise((resolve) => {
-      const { unSubscribe } = this.pc.iceGatheringStateChange.subscribe((state) => {
-        if (state !== 'complete') return;
-        unSubscribe();
-        resolve();
-      });
-    });
+  private async open(request: Extract<Ask, { op: 'offer' | 'answer' }>): Promise<void> {
+    try {
+      this.sdp = await this.thread.ask<string>(request);
+    } catch (error) {
+      this.closed = true;
+      this.thread.forget(this.call);
+      throw error;
+    }
   }
 
   private startConnecting(): void {
-    const startedAt = performance.now();
-    const elapsed = () => Math.round(performance.now() - startedAt);
-    this.connection = new Promise<void>((resolve, reject) => {
-      const fail = (reason: 'timeout' | 'ice-failed' | 'closed') => {
-        clearTimeout(timer);
-        unSubscribe();
-        reject(new MediaPathNotConnected(reason, reason === 'timeout' ? this.connectTimeoutMs : elapsed()));
-        void this.close();
-      };
-      const timer = setTimeout(() => fail('timeout'), this.connectTimeoutMs);
-      const { unSubscribe } = this.pc.connectionStateChange.subscribe((state) => {
-        if (state === 'connected') {
-          clearTimeout(timer);
-          unSubscribe();
-          resolve();
-        } else if (state === 'failed') fail('ice-failed');
-        else if (state === 'closed') fail('closed');
-      });
-      if (this.pc.connectionState === 'connected') {
-        clearTimeout(timer);
-        unSubscribe();
-        resolve();
-      }
-    });
+    this.connection = this.thread.ask({ op: 'connected', call: this.call });
     // A caller that never asks must not see an unhandled rejection.
     this.connection.catch(() => undefined);
   }
-}
-
-function peerConnection(options: MediaTransportOptions): RTCPeerConnection {
-  const only = options.onlyLocalAddresses;
-  return new RTCPeerConnection({
-    codecs: { audio: codecs() },
-    iceUseIpv6: false,
-    iceAdditionalHostAddresses: options.hostAddresses,
-    icePortRange: options.icePortRange,
-    iceFilterCandidatePair: only ? (pair) => only.includes(pair.localCandidate.host) : undefined,
-  });
 }

@@ -1,11 +1,12 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { closePacingWindow, onPacingReport, type PacingReport } from '../webrtc/packet-pacer.js';
+import { MediaThread } from '../webrtc/media-thread.js';
+import type { PacingReport } from '../webrtc/packet-pacer.js';
 
 /** Above this p99 a 20 ms packet's lateness is audible as jitter at the far end's buffer: logged as a warning. */
 const LATE_P99_MS = 10;
 
 /**
- * Logs the process's WhatsApp call media pacing once a minute while calls play (and at shutdown):
+ * Logs the media thread's WhatsApp call pacing once a minute while calls play (and at shutdown):
  * prompts, packets and how late they left their 20 ms slots. A worker carrying more calls than its
  * cores hold shows here first, as a p99 over {@link LATE_P99_MS} ms.
  */
@@ -15,11 +16,11 @@ export class MediaPacingLog implements OnModuleInit, OnApplicationShutdown {
   private stopListening: (() => void) | undefined;
 
   onModuleInit(): void {
-    this.stopListening = onPacingReport((report) => this.write(report));
+    this.stopListening = MediaThread.onPacingReport((report) => this.write(report));
   }
 
-  onApplicationShutdown(): void {
-    closePacingWindow();
+  async onApplicationShutdown(): Promise<void> {
+    await MediaThread.closePacingWindow().catch(() => undefined); // a thread that died has nothing to report
     this.stopListening?.();
   }
 

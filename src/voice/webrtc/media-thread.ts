@@ -1,0 +1,140 @@
+import { join } from 'node:path';
+import type { EventLoopUtilization } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+import { MediaPathNotConnected } from './media-path.errors.js';
+import type { MediaEvent, Message, Request, ThreadError } from './media-thread.protocol.js';
+import type { PacingReport } from './packet-pacer.js';
+import type { PlaybackReport } from './peer-media.js';
+
+export type Ask = Request extends infer R ? (R extends { seq: number } ? Omit<R, 'seq'> : never) : never;
+type Tell = Exclude<Request, { seq: number }>;
+
+/** What a call's transport hears from the thread. */
+export interface CallListener {
+  key(key: string): void;
+  audio(samples: Int16Array, rtpTimestamp: number): void;
+  /** The thread is gone: every pending request of the call has failed; nothing more will come. */
+  lost(error: Error): void;
+}
+
+function fromThread(error: ThreadError): Error {
+  return error.mediaPath ? new MediaPathNotConnected(error.mediaPath.reason, error.mediaPath.afterMs) : new Error(error.message);
+}
+
+/**
+ * The process's media thread (media-thread.worker.ts), started at the first call and restarted at
+ * the next after a crash: requests with replies, one-way orders, and the events it sends back
+ * (keys, received audio, pacing reports) handed to the calls and listeners they belong to.
+ */
+export class MediaThread {
+  private static current: MediaThread | undefined;
+  private static readonly pacingListeners = new Set<(report: PacingReport) => void>();
+
+  private readonly worker = new Worker(join(__dirname, 'media-thread.worker.js'));
+  private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  private readonly calls = new Map<number, CallListener>();
+  private nextSeq = 1;
+  private nextCall = 1;
+  private gone: Error | undefined;
+  /** Prompts the thread holds, by the samples' identity (the prompt cache keeps one array per file). */
+  private readonly promptIds = new WeakMap<Int16Array, number>();
+  private nextPrompt = 1;
+  private readonly forgetPrompts = new FinalizationRegistry<number>((prompt) => this.tell({ op: 'forgetPrompt', prompt }));
+
+  private constructor() {
+    // Calls in progress keep the process alive through their jobs, not through this thread.
+    this.worker.unref();
+    this.worker.on('message', (message: Message) => this.take(message));
+    this.worker.on('error', (error) => this.lose(error));
+    this.worker.on('exit', (code) => this.lose(new Error(`The media thread exited with code ${code}`)));
+  }
+
+  /** The running thread, started if there is none. */
+  static get(): MediaThread {
+    if (!MediaThread.current) MediaThread.current = new MediaThread();
+    return MediaThread.current;
+  }
+
+  /** Whether a thread is running (one that was never needed is not started to report nothing). */
+  static get running(): boolean {
+    return MediaThread.current !== undefined;
+  }
+
+  /** Calls `listener` with each of the media thread's pacing reports (see PacingReport); returns the function that stops it. */
+  static onPacingReport(listener: (report: PacingReport) => void): () => void {
+    MediaThread.pacingListeners.add(listener);
+    return () => MediaThread.pacingListeners.delete(listener);
+  }
+
+  /** How busy the media thread's event loop was since `since` (as performance.eventLoopUtilization()); undefined with no thread. */
+  static eventLoopUtilization(since?: EventLoopUtilization): EventLoopUtilization | undefined {
+    return MediaThread.current?.worker.performance.eventLoopUtilization(since);
+  }
+
+  /** Ends the thread's pacing window now: its report reaches the listeners before this resolves. */
+  static async closePacingWindow(): Promise<void> {
+    await MediaThread.current?.ask({ op: 'closePacingWindow' });
+  }
+
+  /** A new call's id; its events go to `listener`. */
+  register(listener: CallListener): number {
+    const call = this.nextCall++;
+    this.calls.set(call, listener);
+    return call;
+  }
+
+  forget(call: number): void {
+    this.calls.delete(call);
+  }
+
+  ask<T = void>(request: Ask): Promise<T> {
+    if (this.gone) return Promise.reject(this.gone);
+    const seq = this.nextSeq++;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(seq, { resolve: resolve as (value: unknown) => void, reject });
+      this.worker.postMessage({ ...request, seq });
+    });
+  }
+
+  tell(request: Tell): void {
+    if (!this.gone) this.worker.postMessage(request);
+  }
+
+  /** Plays `audio` on a call; the samples cross to the thread the first time only. */
+  play(call: number, audio: { sampleRate: number; samples: Int16Array }): Promise<PlaybackReport> {
+    let prompt = this.promptIds.get(audio.samples);
+    if (prompt !== undefined) return this.ask({ op: 'play', call, prompt });
+    prompt = this.nextPrompt++;
+    this.promptIds.set(audio.samples, prompt);
+    this.forgetPrompts.register(audio.samples, prompt);
+    return this.ask({ op: 'play', call, prompt, audio });
+  }
+
+  private take(message: Message): void {
+    if (message.kind === 'events') {
+      for (const event of message.events) this.dispatch(event);
+      return;
+    }
+    const pending = this.pending.get(message.seq);
+    this.pending.delete(message.seq);
+    if ('error' in message) pending?.reject(fromThread(message.error));
+    else pending?.resolve(message.value);
+  }
+
+  private dispatch(event: MediaEvent): void {
+    if (event.event === 'pacing') for (const listener of MediaThread.pacingListeners) listener(event.report);
+    else if (event.event === 'key') this.calls.get(event.call)?.key(event.key);
+    else this.calls.get(event.call)?.audio(event.samples, event.rtpTimestamp);
+  }
+
+  /** The thread died: its calls' media is gone with it. The next call starts a new thread. */
+  private lose(error: Error): void {
+    if (this.gone) return;
+    this.gone = error;
+    if (MediaThread.current === this) MediaThread.current = undefined;
+    for (const { reject } of this.pending.values()) reject(error);
+    this.pending.clear();
+    for (const listener of this.calls.values()) listener.lost(error);
+    this.calls.clear();
+  }
+}
