@@ -2,7 +2,11 @@
 // main entry (whose native addon is what that entry loads on Linux x64), without the ctl helpers.
 declare module '@evan/opus/wasm/index.js' {
   export class Encoder {
-    constructor(options: { channels: 1 | 2; sample_rate: 8000 | 12000 | 16000 | 24000 | 48000; application: 'voip' | 'audio' | 'restricted_lowdelay' });
+    constructor(options: {
+      channels: 1 | 2;
+      sample_rate: 8000 | 12000 | 16000 | 24000 | 48000;
+      application: 'voip' | 'audio' | 'restricted_lowdelay';
+    });
     encode(pcm: ArrayBufferView): Uint8Array;
   }
   export class Decoder {

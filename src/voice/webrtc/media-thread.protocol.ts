@@ -25,9 +25,7 @@ export interface ThreadError {
   mediaPath?: { reason: MediaPathFailure; afterMs: number };
 }
 
-export type Reply =
-  | { kind: 'reply'; seq: number; value?: string | PlaybackReport }
-  | { kind: 'reply'; seq: number; error: ThreadError };
+export type Reply = { kind: 'reply'; seq: number; value?: string | PlaybackReport } | { kind: 'reply'; seq: number; error: ThreadError };
 
 /** What the media thread tells the process unasked, in batches (see {@link Message}). */
 export type MediaEvent =

@@ -34,7 +34,8 @@ function flush(): void {
 }
 
 function threadError(error: unknown): ThreadError {
-  if (error instanceof MediaPathNotConnected) return { message: error.message, mediaPath: { reason: error.reason, afterMs: error.afterMs } };
+  if (error instanceof MediaPathNotConnected)
+    return { message: error.message, mediaPath: { reason: error.reason, afterMs: error.afterMs } };
   return { message: error instanceof Error ? error.message : String(error) };
 }
 
@@ -92,7 +93,9 @@ function handle(request: Request): void {
     case 'stop':
       return peers.get(request.call)?.stop();
     case 'listenAudio':
-      return peers.get(request.call)?.onAudio((samples, rtpTimestamp) => emit({ event: 'audio', call: request.call, samples, rtpTimestamp }));
+      return peers
+        .get(request.call)
+        ?.onAudio((samples, rtpTimestamp) => emit({ event: 'audio', call: request.call, samples, rtpTimestamp }));
     case 'forgetPrompt':
       prompts.delete(request.prompt);
       return;
