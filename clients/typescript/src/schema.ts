@@ -2568,6 +2568,13 @@ export interface components {
             status: "Pending" | "Scheduled" | "Sent" | "Delivered" | "Read" | "Replied" | "Failed" | "SkippedOptedOut" | "SkippedNoPhone" | "Cancelled" | "Completed" | "NoAnswer" | "Busy";
             /** @description ISO 8601 UTC. */
             updatedAt: string;
+            /**
+             * @description The contact's WhatsApp business-scoped user id (BSUID) when the campaign started: an IVR campaign
+             *     on a WhatsApp channel with calling calls a contact without a number by it (on a phone line such a
+             *     contact is SkippedNoPhone, `errorCode` OutboundIvr:PhoneNumberRequired).
+             * @example US.13491208655302741918
+             */
+            whatsAppUserId: string | null;
         };
         CampaignRedialDto: {
             /**
