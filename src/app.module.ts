@@ -39,6 +39,7 @@ import { GovernorModule } from './governor/governor.module.js';
 import { ScheduledModule } from './scheduled/scheduled.module.js';
 import { CampaignsModule } from './campaigns/campaigns.module.js';
 import { WhatsAppCallsModule } from './voice/whatsapp-calls/whatsapp-calls.module.js';
+import { CallingSettingsModule } from './voice/whatsapp-calls/calling-settings.module.js';
 
 @Module({
   imports: [
@@ -77,6 +78,7 @@ import { WhatsAppCallsModule } from './voice/whatsapp-calls/whatsapp-calls.modul
     OutboundIvrFlowsModule,
     OutboundIvrModule,
     WhatsAppCallsModule,
+    CallingSettingsModule,
     HealthModule,
     DemoSeedModule,
   ],

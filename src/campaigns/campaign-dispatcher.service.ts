@@ -227,18 +227,20 @@ export class CampaignDispatcher {
 
   /**
    * Calls one recipient through Create Outbound IVR's path (consent, quiet hours, the channel's
-   * limits apply there). The externalId names the recipient and the attempt: a retry after a crash
+   * limits, a WhatsApp user's call permission apply there), at its number or, over WhatsApp, its
+   * BSUID. The externalId names the recipient and the attempt: a retry after a crash
    * gets the same call back, never a second one.
    */
   private callPlacer(campaign: Campaign, ivr: CampaignIvr): Sender {
     const { workspaceId, id: campaignId } = campaign;
     const principal = this.principalOf(campaign);
-    const call = async ({ contactId, phoneNumber, attempts }: ClaimedRecipient): Promise<void> => {
+    const call = async ({ contactId, phoneNumber, whatsAppUserId, attempts }: ClaimedRecipient): Promise<void> => {
       try {
         const placed = await this.calls.create(principal, {
           ...ivr,
           channelId: campaign.channelId,
-          destinationNumber: phoneNumber,
+          // A contact without a number is Pending only where the call goes over WhatsApp: called by its BSUID.
+          destinationNumber: (phoneNumber ?? whatsAppUserId)!,
           externalId: `campaign:${campaignId}:${contactId}:${attempts + 1}`,
         });
         await this.recipients.linkCall(workspaceId, campaignId, contactId, placed.id);

@@ -18,8 +18,10 @@ export class CampaignRecipient {
   @PrimaryColumn('uuid', { primaryKeyConstraintName: 'PK_campaign_recipients' }) campaignId: string;
   @PrimaryColumn('uuid', { primaryKeyConstraintName: 'PK_campaign_recipients' }) contactId: string;
   @Column('uuid') workspaceId: string;
-  /** The number at the snapshot (null: SkippedNoPhone). */
+  /** The number at the snapshot (null: SkippedNoPhone, unless the campaign calls over WhatsApp and has the BSUID). */
   @Column({ type: 'varchar', length: 32, nullable: true }) phoneNumber: string | null;
+  /** The contact's BSUID at the snapshot: an IVR campaign over WhatsApp calls a contact without a number by it. */
+  @Column({ type: 'varchar', length: 150, nullable: true }) whatsAppUserId: string | null;
   @Column({ type: 'varchar', length: 20 }) status: StoredRecipientStatus;
   /** The send, linked in the transaction that recorded it: a linked recipient is never sent again. */
   @Column({ type: 'uuid', nullable: true }) conversationEventId: string | null;

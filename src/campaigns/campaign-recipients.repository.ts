@@ -10,10 +10,11 @@ import { CampaignRecipient, type StoredRecipientStatus } from './campaign-recipi
 import type { CampaignRedial } from './campaign.entity.js';
 import { CampaignCountsDto, type CampaignRecipientDto, type RecipientStatus } from './dto/campaign.dto.js';
 
-/** A recipient a dispatcher claimed. */
+/** A recipient a dispatcher claimed: its number, else (an IVR campaign over WhatsApp) its BSUID. */
 export interface ClaimedRecipient {
   contactId: string;
-  phoneNumber: string;
+  phoneNumber: string | null;
+  whatsAppUserId: string | null;
   /** Calls placed to it so far. */
   attempts: number;
 }
@@ -24,6 +25,15 @@ export interface RecipientLink {
   eventId: string;
   /** Waiting out quiet hours (the recipient shows Scheduled). */
   scheduled: boolean;
+}
+
+/**
+ * How a snapshot treats a contact without a number: Pending, to be called by its BSUID (an IVR
+ * campaign over WhatsApp), or SkippedNoPhone with `errorCode` saying why (null: no reason given).
+ */
+export interface WithoutNumber {
+  byWhatsAppUserId: boolean;
+  errorCode: string | null;
 }
 
 /** A recipient ended without a send, for {@link CampaignRecipientsRepository.settleMany}. */
@@ -68,7 +78,7 @@ const REPLY_WINDOW = "interval '7 days'";
  * send that left (from the send's second on: an inbound message carries Meta's timestamp, in whole seconds). Computed here so that the status and inbound paths need not know about campaigns.
  */
 const DERIVED = `
-  SELECT r.campaign_id, r.contact_id, r.phone_number, r.conversation_event_id, r.outbound_ivr_id, r.updated_at,
+  SELECT r.campaign_id, r.contact_id, r.phone_number, r.whats_app_user_id, r.conversation_event_id, r.outbound_ivr_id, r.updated_at,
          e.status AS event_status, coalesce(rep.replied, false) AS replied,
          o.status AS call_status, o.answered_at IS NOT NULL AND o.result <> ${OutboundIvrResult.AnsweringMachine} AS answered, o.result = ${OutboundIvrResult.DigitPressed} AS digit_pressed,
          CASE WHEN e.id IS NOT NULL THEN CASE WHEN rep.replied THEN 'Replied' ELSE e.status END
@@ -92,6 +102,7 @@ interface DerivedRow {
   campaign_id: string;
   contact_id: string;
   phone_number: string | null;
+  whats_app_user_id: string | null;
   conversation_event_id: string | null;
   outbound_ivr_id: string | null;
   updated_at: Date;
@@ -108,23 +119,32 @@ export class CampaignRecipientsRepository extends WorkspaceScopedRepository<Camp
 
   /**
    * The audience snapshot: one INSERT … SELECT of the contacts `audience` selects (`workspace_id,
-   * id, phone_number`, its parameters `$1`…), Pending, or SkippedNoPhone without a number. Returns
-   * how many rows it wrote.
+   * id, phone_number, whats_app_user_id`, its parameters `$1`…), Pending, or without a number as
+   * `withoutNumber` says (Pending to be called by the BSUID, else SkippedNoPhone). Returns how many
+   * rows it wrote.
    */
-  async snapshot(workspaceId: string, campaignId: string, audience: { sql: string; params: unknown[] }): Promise<number> {
-    const shifted = audience.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + 2}`);
+  async snapshot(
+    workspaceId: string,
+    campaignId: string,
+    audience: { sql: string; params: unknown[] },
+    withoutNumber: WithoutNumber,
+  ): Promise<number> {
+    const shifted = audience.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + 4}`);
     const rows = await this.sql<{ n: number }>(
       workspaceId,
       `WITH inserted AS (
-         INSERT INTO campaign_recipients (workspace_id, campaign_id, contact_id, phone_number, status, updated_at)
-         SELECT m.workspace_id, $2::uuid, m.id, m.phone_number,
-                CASE WHEN m.phone_number IS NULL THEN 'SkippedNoPhone' ELSE 'Pending' END, now()
+         INSERT INTO campaign_recipients (workspace_id, campaign_id, contact_id, phone_number, whats_app_user_id, status, error_code, updated_at)
+         SELECT m.workspace_id, $2::uuid, m.id, m.phone_number, m.whats_app_user_id, reach.status,
+                CASE WHEN reach.status = 'SkippedNoPhone' THEN $4::varchar END, now()
            FROM (${shifted}) m
+          CROSS JOIN LATERAL (
+            SELECT CASE WHEN m.phone_number IS NOT NULL OR ($3::boolean AND m.whats_app_user_id IS NOT NULL) THEN 'Pending'
+                        ELSE 'SkippedNoPhone' END AS status) reach
           WHERE m.workspace_id = $1
          ON CONFLICT DO NOTHING
          RETURNING 1)
        SELECT count(*)::int AS n FROM inserted`,
-      [campaignId, ...audience.params],
+      [campaignId, withoutNumber.byWhatsAppUserId, withoutNumber.errorCode, ...audience.params],
     );
     return rows[0].n;
   }
@@ -165,8 +185,9 @@ export class CampaignRecipientsRepository extends WorkspaceScopedRepository<Camp
          UPDATE campaign_recipients r SET lease_until = now() + ${LEASE}
            FROM picked c
           WHERE r.workspace_id = $1 AND r.campaign_id = $2 AND r.contact_id = c.contact_id
-          RETURNING r.contact_id, r.phone_number, r.attempts)
-       SELECT contact_id AS "contactId", phone_number AS "phoneNumber", attempts FROM claimed ORDER BY contact_id`,
+          RETURNING r.contact_id, r.phone_number, r.whats_app_user_id, r.attempts)
+       SELECT contact_id AS "contactId", phone_number AS "phoneNumber", whats_app_user_id AS "whatsAppUserId", attempts
+         FROM claimed ORDER BY contact_id`,
       [campaignId, limit, after],
     );
   }
@@ -385,6 +406,7 @@ export class CampaignRecipientsRepository extends WorkspaceScopedRepository<Camp
       items: rows.map((row) => ({
         contactId: row.contact_id,
         phoneNumber: row.phone_number,
+        whatsAppUserId: row.whats_app_user_id,
         status: row.status,
         conversationEventId: row.conversation_event_id,
         outboundIvrId: row.outbound_ivr_id,

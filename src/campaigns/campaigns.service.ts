@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Principal } from '../auth/principal.js';
 import { ChannelsService } from '../channels/channels.service.js';
-import { DomainError } from '../common/errors/domain-error.js';
+import { DomainError, NotFoundError } from '../common/errors/domain-error.js';
 import { newId } from '../common/id.js';
 import type { PagedResult } from '../common/paging/paged-result.js';
 import type { PagedRequestDto } from '../common/paging/paged-request.dto.js';
@@ -17,7 +17,8 @@ import { buildTemplateMessage } from '../whatsapp/templates/template-message.js'
 import { TemplatesService, type TemplateUpdate } from '../whatsapp/templates/templates.service.js';
 import type { Campaign, CampaignAudience, CampaignStatus, CampaignTemplate } from './campaign.entity.js';
 import { propertyNames, sampleParameters } from './campaign-parameters.js';
-import { CampaignRecipientsRepository } from './campaign-recipients.repository.js';
+import { CampaignRecipientsRepository, type WithoutNumber } from './campaign-recipients.repository.js';
+import { PHONE_NUMBER_REQUIRED } from '../outbound-ivr/outbound-ivr.errors.js';
 import { CampaignsRepository, type CampaignMove } from './campaigns.repository.js';
 import { CampaignNotFound, IllegalCampaignTransition, InvalidCampaign } from './campaigns.errors.js';
 import type { CampaignCountsDto, CampaignRecipientDto, CreateCampaignDto, RecipientStatus } from './dto/campaign.dto.js';
@@ -148,18 +149,34 @@ export class CampaignsService {
     if (campaign.status !== 'Draft') throw IllegalCampaignTransition('start', campaign.status);
     // Built on the pool before the transaction: reading there takes no second connection.
     const audience = await this.contacts.audienceSql(workspaceId, criteriaOf(campaign.audience), campaign.audience.contactIds);
+    const withoutNumber = await this.withoutNumber(campaign);
     const now = new Date();
     const later = campaign.scheduledAt !== null && campaign.scheduledAt > now;
     let snapshotted = 0;
     const started = await inTransaction(async () => {
       const patch = later ? { status: 'Scheduled' as const } : { status: 'Running' as const, startedAt: now };
       await this.moveIn(campaign, 'start', ['Draft'], patch);
-      snapshotted = await this.recipients.snapshot(workspaceId, id, audience);
+      snapshotted = await this.recipients.snapshot(workspaceId, id, audience, withoutNumber);
       await this.enqueueDispatch(workspaceId, id, later ? campaign.scheduledAt : null);
       return { ...campaign, ...patch };
     });
     if (snapshotted >= ANALYZE_AFTER_ROWS) await this.refreshRecipientStatistics();
     return started;
+  }
+
+  /**
+   * A contact without a number: an IVR campaign over WhatsApp calls it by its BSUID (API.md §15),
+   * with the consent and permission rules of any call; on a phone line it is SkippedNoPhone, saying
+   * why (as Create Outbound IVR would refuse the call); a template campaign skips it as before.
+   */
+  private async withoutNumber(campaign: Campaign): Promise<WithoutNumber> {
+    if (!campaign.ivr) return { byWhatsAppUserId: false, errorCode: null };
+    // A channel that cannot call any more (deleted, calling turned off) fails each call when it is placed, saying so.
+    const byWhatsAppUserId = await this.ivr.callsWhatsAppUserIds(campaign.workspaceId, campaign.channelId).catch((err: unknown) => {
+      if (err instanceof NotFoundError) return false;
+      throw err;
+    });
+    return { byWhatsAppUserId, errorCode: byWhatsAppUserId ? null : PHONE_NUMBER_REQUIRED };
   }
 
   /** The campaign has started whatever happens here: a failure only leaves the planner's figures older. */

@@ -120,4 +120,12 @@ export class Channel extends AuditedEntity {
   get hasWhatsAppCalling(): boolean {
     return this.hasWhatsApp && this.whatsAppCalling?.enabled === true;
   }
+
+  /**
+   * Its calls go over WhatsApp (calling enabled, no phone line): a WhatsApp user who shares no
+   * number is called by their BSUID (API.md §15). A channel with a phone line places phone calls.
+   */
+  get callsOverWhatsApp(): boolean {
+    return !this.hasVoice && this.hasWhatsAppCalling;
+  }
 }

@@ -193,13 +193,14 @@ export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
 
   /**
    * The workspace's contacts matching the criteria (and, with `contactIds`, among those), selecting
-   * `workspace_id, id, phone_number`: a query to embed in a set-based statement (a campaign's audience).
+   * `workspace_id, id, phone_number, whats_app_user_id`: a query to embed in a set-based statement (a campaign's audience).
    */
   matchingAudience(workspaceId: string, criteria: CheckedContactCriteria, contactIds?: readonly string[]): SelectQueryBuilder<Contact> {
     const qb = this.matching(workspaceId, criteria)
       .select('c.workspace_id', 'workspace_id')
       .addSelect('c.id', 'id')
-      .addSelect('c.phone_number', 'phone_number');
+      .addSelect('c.phone_number', 'phone_number')
+      .addSelect('c.whats_app_user_id', 'whats_app_user_id');
     if (contactIds) qb.andWhere('c.id = ANY(:contactIds::uuid[])', { contactIds });
     return qb;
   }

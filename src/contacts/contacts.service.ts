@@ -106,7 +106,7 @@ export class ContactsService {
   /**
    * A campaign's audience (API.md §13) as SQL to embed in a set-based statement: the contacts
    * matching Search Contacts criteria (checked as Search Contacts checks them), or those of
-   * `contactIds` that are the workspace's, selecting `workspace_id, id, phone_number`; its
+   * `contactIds` that are the workspace's, selecting `workspace_id, id, phone_number, whats_app_user_id`; its
    * parameters are `$1`… in `params`.
    */
   async audienceSql(

@@ -12,9 +12,12 @@ export const IvrAlreadyFinished = (id: string) =>
 export const InvalidTwilioSignature = () =>
   new DomainError('Voice:InvalidSignature', 'The X-Twilio-Signature header is missing or does not match.', ErrorKind.Forbidden);
 
+/** The code of {@link IvrPhoneNumberRequired}: a campaign's recipient skipped for it says so. */
+export const PHONE_NUMBER_REQUIRED = 'OutboundIvr:PhoneNumberRequired';
+
 /** Calls need a phone number: a destination given as a WhatsApp user id whose contact has none (or no contact has it). */
 export const IvrPhoneNumberRequired = (message: string) =>
-  new ValidationError('OutboundIvr:PhoneNumberRequired', message, { validationErrors: [{ message, members: ['destinationNumber'] }] });
+  new ValidationError(PHONE_NUMBER_REQUIRED, message, { validationErrors: [{ message, members: ['destinationNumber'] }] });
 
 /** A call to a contact opted out of calls (API.md §13: the do-not-call list). */
 export const IvrRecipientOptedOut = (phoneNumber: string) =>

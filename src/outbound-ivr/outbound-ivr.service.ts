@@ -69,7 +69,7 @@ export class OutboundIvrService {
     // A BSUID calls its contact's number; over WhatsApp (a channel without a phone line), a user who
     // shares none is called by the BSUID itself.
     const user = isWhatsAppUserId(input.destinationNumber)
-      ? await this.whatsAppUser(workspaceId, input.destinationNumber, !channel.hasVoice)
+      ? await this.whatsAppUser(workspaceId, input.destinationNumber, channel.callsOverWhatsApp)
       : null;
     if (user) input = { ...input, destinationNumber: user.destination };
     // API.md §13: no call to a contact opted out of calls (one indexed read of the number's contact).
@@ -102,7 +102,7 @@ export class OutboundIvrService {
     const place = { jobName: JobName.PlaceIvrCall, workspaceId, runAt: dueAt, payload: { requestId: record.id } } as const;
     // A WhatsApp user who has not given this number permission to call is asked first (API.md §15);
     // the sandbox's simulated users permit every call.
-    const overMeta = !channel.hasVoice && channel.whatsAppProvider === 'cloud-api';
+    const overMeta = channel.callsOverWhatsApp && channel.whatsAppProvider === 'cloud-api';
     if (overMeta && (await this.mayNeedPermission(workspaceId, channel.id, input.destinationNumber))) {
       const timeoutMinutes = input.permissionTimeoutMinutes ?? IVR_DEFAULTS.permissionTimeoutMinutes;
       const inserted = await this.insertOverWhatsApp(principal, record, place, timeoutMinutes, response);
@@ -273,6 +273,14 @@ export class OutboundIvrService {
     assertWebhookTarget(input.webhookUrl, 'webhookUrl', this.config.webhooks.allowPrivateNetworks);
     await this.channels.getRecent(workspaceId, input.channelId, 'voice');
     if (input.flowId) await this.flows.getCurrentVersion(workspaceId, input.flowId);
+  }
+
+  /**
+   * Whether calls on the channel reach a WhatsApp user known only by their BSUID (a destination
+   * {@link create} takes as it is): over WhatsApp they do; a phone line needs a number.
+   */
+  async callsWhatsAppUserIds(workspaceId: string, channelId: string): Promise<boolean> {
+    return (await this.channels.getRecent(workspaceId, channelId, 'voice')).callsOverWhatsApp;
   }
 
   get(workspaceId: string, id: string): Promise<OutboundIvrRequestEntity> {

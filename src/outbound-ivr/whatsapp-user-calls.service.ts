@@ -4,10 +4,8 @@ import type { Channel } from '../channels/channel.entity.js';
 import { ChannelConfigInvalid } from '../channels/channels.errors.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { CALLBACK_PERMISSION_MS, WhatsAppCallPermissions } from '../contacts/whatsapp-call-permissions.service.js';
-import { toE164 } from '../common/phone/phone-number.js';
-import { isWhatsAppUserId } from '../common/phone/whatsapp-user-id.js';
 import { flowForUserCall } from '../voice/whatsapp-calls/call-hours.js';
-import type { CallSignal } from '../voice/whatsapp-calls/call-signals.js';
+import { callerIds, isUserCallOffer, type CallSignal, type UserCallOffer } from '../voice/whatsapp-calls/call-signals.js';
 import { OutboundIvrService } from './outbound-ivr.service.js';
 import { WhatsAppVoiceProvider } from './providers/whatsapp-voice.provider.js';
 
@@ -30,8 +28,7 @@ export class WhatsAppUserCalls {
 
   /** Takes the user-initiated calls among `signals`; never throws (Meta's webhook is answered regardless). */
   async handle(channel: Channel, signals: CallSignal[]): Promise<void> {
-    for (const offer of signals) {
-      if (offer.kind !== 'connect' || offer.sdpType !== 'offer') continue;
+    for (const offer of signals.filter(isUserCallOffer)) {
       await this.grantCallback(channel, offer);
       if (await this.answerWithFlow(channel, offer)) continue;
       await this.whatsApp
@@ -46,7 +43,7 @@ export class WhatsAppUserCalls {
    * With callback permission on the number, Meta lets the business call a user back for 7 days
    * after the user called (API.md §15): kept as their permission, and calls waiting for it go.
    */
-  private async grantCallback(channel: Channel, offer: Extract<CallSignal, { kind: 'connect' }>): Promise<void> {
+  private async grantCallback(channel: Channel, offer: UserCallOffer): Promise<void> {
     const caller = callerOf(offer);
     if (!channel.whatsAppCalling?.callbackPermission || !caller) return;
     const at = new Date();
@@ -80,7 +77,7 @@ export class WhatsAppUserCalls {
   }
 
   /** Records the call for the flow that answers it now; false when there is none to answer with. */
-  private async answerWithFlow(channel: Channel, offer: Extract<CallSignal, { kind: 'connect' }>): Promise<boolean> {
+  private async answerWithFlow(channel: Channel, offer: UserCallOffer): Promise<boolean> {
     const flowId = flowForUserCall(channel.whatsAppCalling, new Date());
     if (!flowId) return false;
     // A `from` that is no valid number is kept as Meta gave it.
@@ -105,8 +102,7 @@ export class WhatsAppUserCalls {
  * Who calls: their number (E.164) when Meta shares it, else their business-scoped user id (`from_user_id`,
  * a user with a username who hides their number, 2026); null when the webhook names neither.
  */
-function callerOf(offer: Extract<CallSignal, { kind: 'connect' }>): string | null {
-  const number = toE164(offer.from);
-  if (number) return number;
-  return isWhatsAppUserId(offer.fromUserId) ? offer.fromUserId : null;
+function callerOf(offer: UserCallOffer): string | null {
+  const { phoneNumber, userId } = callerIds(offer);
+  return phoneNumber ?? userId;
 }

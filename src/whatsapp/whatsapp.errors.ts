@@ -1,13 +1,18 @@
 import { ConflictError, DomainError, ErrorKind, NotFoundError, ValidationError } from '../common/errors/domain-error.js';
 
-export const TemplateNotFound = (name: string, language: string) =>
-  new ValidationError('WhatsApp:TemplateNotFound', `No approved template '${name}' in language '${language}' on this channel.`);
+/** A request field naming the template, when the template is a setting (a channel's) rather than a send's: the error names it. */
+const namingField = (message: string, member: string | undefined) =>
+  member ? { validationErrors: [{ message, members: [member] }] } : undefined;
+
+export const TemplateNotFound = (name: string, language: string, member?: string) => {
+  const message = `No approved template '${name}' in language '${language}' on this channel.`;
+  return new ValidationError('WhatsApp:TemplateNotFound', message, namingField(message, member));
+};
 /** A stored template Meta has not approved (or no longer approves): `status` says where it stands. */
-export const TemplateNotApproved = (name: string, language: string, status: string) =>
-  new ValidationError(
-    'WhatsApp:TemplateNotApproved',
-    `Template '${name}' (${language}) is ${status}, not APPROVED: it cannot be sent until Meta approves it again.`,
-  );
+export const TemplateNotApproved = (name: string, language: string, status: string, member?: string) => {
+  const message = `Template '${name}' (${language}) is ${status}, not APPROVED: it cannot be sent until Meta approves it again.`;
+  return new ValidationError('WhatsApp:TemplateNotApproved', message, namingField(message, member));
+};
 /** No template of this name on the channel (Delete Template). */
 export const TemplateNameNotFound = (name: string) =>
   new NotFoundError('WhatsApp:UnknownTemplateName', `No template named '${name}' on this channel.`);

@@ -642,6 +642,51 @@ describeWithApp(
       assert.equal(shown.get(dnc.id)?.status, 'SkippedOptedOut');
     });
 
+    it('IVR campaign on a phone line: a contact known only by its BSUID is SkippedNoPhone with the reason (a phone line needs a number); the others are called', async () => {
+      const channel = await voiceChannel({ answer: true, pressDigits: ['1'] });
+      const digits = nextDigits();
+      const numbered = await newContact(fx.a, { name: `Numbered ${digits}`, phoneNumber: `+${digits}` });
+      const bsuid = 'SA.8800112233445566';
+      const usernameOnly = await newContact(fx.a, { name: 'Username only', whatsAppUserId: bsuid });
+      const campaign = await created(fx.a, {
+        name: 'Phone line, BSUID contact',
+        channelId: channel,
+        kind: 'OutboundIvr',
+        ivr: ivrBody(),
+        audience: { contactIds: [numbered.id, usernameOnly.id] },
+      });
+      const started = await action(fx.a, campaign.id, 'start');
+      assert.equal(started.status, 200, started.text);
+      assert.equal(started.body.counts.skippedNoPhone, 1, 'skipped at the snapshot');
+      const done = await becomes(fx.a, campaign.id, (c) => c.status === 'Completed', 'the call list to complete');
+      assert.equal(done.counts.total, 2);
+      assert.equal(done.counts.sent, 1);
+      assert.equal(done.counts.skippedNoPhone, 1);
+      const shown = new Map((await recipients(fx.a, campaign.id)).items.map((r) => [r.contactId, r]));
+      assert.deepEqual(
+        (({ status, phoneNumber, whatsAppUserId, errorCode, outboundIvrId }) => ({
+          status,
+          phoneNumber,
+          whatsAppUserId,
+          errorCode,
+          outboundIvrId,
+        }))(shown.get(usernameOnly.id)!),
+        {
+          status: 'SkippedNoPhone',
+          phoneNumber: null,
+          whatsAppUserId: bsuid,
+          errorCode: 'OutboundIvr:PhoneNumberRequired',
+          outboundIvrId: null,
+        },
+      );
+      assert.equal(shown.get(numbered.id)?.status, 'Completed');
+      assert.deepEqual(
+        (await callsOf(campaign.id)).map((c) => c.destinationNumber),
+        [`+${digits}`],
+        'one call, to the number',
+      );
+    });
+
     it('IVR campaign with a redial policy: busy lines are called again up to maxAttempts, then end Busy', async () => {
       const channel = await voiceChannel({ answer: 'busy' });
       const numbers = [nextDigits(), nextDigits()];

@@ -1,11 +1,22 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
+import { DataSource } from 'typeorm';
 import { describeWithApp } from '../support/describe-with-app.js';
 import { createChannel } from '../support/fixtures.js';
 import { FakeCloudApi } from '../support/fake-cloud-api.js';
 
 const TOKEN = 'EAAG-calling-token';
 const PHONE_NUMBER_ID = '2098765';
+
+/** Templates with a call permission request button as Meta lists them: one approved, one paused. */
+const CALL_TEMPLATE = {
+  name: 'may_we_call',
+  language: 'en',
+  category: 'UTILITY',
+  status: 'APPROVED',
+  components: [{ type: 'BODY', text: 'May we call you?' }, { type: 'CALL_PERMISSION_REQUEST' }],
+};
+const PAUSED_TEMPLATE = { ...CALL_TEMPLATE, name: 'may_we_call_paused', status: 'PAUSED' };
 
 const HOURS = {
   timezoneId: 'Asia/Riyadh',
@@ -51,6 +62,59 @@ describeWithApp(
       });
       assert.equal(flow.status, 200, flow.text);
       flowId = flow.body.id;
+    });
+
+    it("permissionTemplate must be one of the channel's synced templates, APPROVED, in that language: else a 400 naming the field, and nothing is written (as Send Template refuses a template the cache does not know, a channel never synced knows none)", async () => {
+      const stored = async (id: string) =>
+        (
+          await fx.t.app
+            .get(DataSource)
+            .query<Array<{ calling: unknown }>>('SELECT whats_app_calling AS calling FROM channels WHERE id = $1', [id])
+        )[0].calling;
+      const settings = (permissionTemplate: { name: string; language: string }) => ({ enabled: true, permissionTemplate });
+      const refused = async (id: string, template: { name: string; language: string }, code: string, message: RegExp) => {
+        const before = { posts: settingsPosts().length, stored: await stored(id) };
+        const res = await put(id, settings(template));
+        assert.equal(res.status, 400, `${JSON.stringify(template)}: ${res.text}`);
+        assert.equal(res.body.statusCode, 400);
+        assert.equal(res.body.error.code, code, res.text);
+        assert.match(res.body.error.message, message);
+        assert.ok(
+          res.body.error.validationErrors?.some((e: { members: string[] }) => e.members.includes('permissionTemplate')),
+          `names permissionTemplate: ${res.text}`,
+        );
+        assert.equal(settingsPosts().length, before.posts, 'nothing reached Meta');
+        assert.deepEqual(await stored(id), before.stored, 'nothing stored');
+      };
+
+      // Never synced: the channel's cache knows no template at all.
+      await refused(
+        channelId,
+        { name: CALL_TEMPLATE.name, language: 'en' },
+        'WhatsApp:TemplateNotFound',
+        /No approved template 'may_we_call'/,
+      );
+
+      fx.fake.templatePages = [{ data: [CALL_TEMPLATE, PAUSED_TEMPLATE] }];
+      const synced = await fx.t.admin.post(`/admin/v1/channels/${channelId}/templates/sync`);
+      assert.deepEqual(synced.body, { synced: 2 }, synced.text);
+      await refused(channelId, { name: 'no_such_template', language: 'en' }, 'WhatsApp:TemplateNotFound', /no_such_template/);
+      await refused(channelId, { name: CALL_TEMPLATE.name, language: 'fr' }, 'WhatsApp:TemplateNotFound', /in language 'fr'/);
+      await refused(channelId, { name: PAUSED_TEMPLATE.name, language: 'en' }, 'WhatsApp:TemplateNotApproved', /is PAUSED, not APPROVED/);
+
+      // Another channel's template is not this channel's.
+      const other = await fx.t.admin.post(`/admin/v1/workspaces/${fx.a.workspaceId}/channels`, {
+        name: 'Other line',
+        type: 2,
+        phoneNumber: '+14155550902',
+        whatsApp: { provider: 'cloud-api', phoneNumberId: '2098766', wabaId: '556', accessToken: TOKEN, appSecret: 's', verifyToken: 'v' },
+      });
+      assert.equal(other.status, 200, other.text);
+      await refused(other.body.id, { name: CALL_TEMPLATE.name, language: 'en' }, 'WhatsApp:TemplateNotFound', /may_we_call/);
+
+      const ok = await put(channelId, settings({ name: CALL_TEMPLATE.name, language: 'en' }));
+      assert.equal(ok.status, 200, ok.text);
+      assert.deepEqual(ok.body.permissionTemplate, { name: CALL_TEMPLATE.name, language: 'en' });
     });
 
     it("enables calling with hours and flows: Meta's settings are posted with the channel's token, as Meta documents them", async () => {

@@ -292,5 +292,45 @@ describeWithApp(
       assert.equal(consent.body.whatsAppCalls.permanent, true);
       await meta.closeAll();
     });
+
+    it("a call naming the caller's number and BSUID teaches the number's contact the BSUID, as a message does; a later call naming the BSUID alone is that contact's", async () => {
+      const number = '966507770011';
+      const bsuid = 'SA.6611223344556677';
+      const known = await fx.a.api.post('/v1/contacts', { name: 'Known by number', phoneNumber: `+${number}` });
+      assert.equal(known.status, 200, known.text);
+      const contactId = known.body.id as string;
+
+      const call = await meta.userCalls({ number, userId: bsuid });
+      await heardThePrompt(call);
+      await call.peer.pressKey('1', 200);
+      const record = await recordOfCall(call.id);
+      assert.equal(record.destinationNumber, `+${number}`, 'the caller is their number when Meta gives it');
+      await waitFor(
+        async () => (await fx.a.api.get(`/v1/contacts/${contactId}`)).body.whatsAppUserId === bsuid,
+        10_000,
+        'the contact to learn its BSUID from the call',
+      );
+      const history = await fx.a.api.get(`/v1/contacts/${contactId}/history?MaxResultCount=100`);
+      assert.ok(
+        (history.body.items as Payload[]).some((e) => e.propertyName === 'WhatsAppUserId' && e.newValue === bsuid),
+        `the BSUID learnt is in the contact's history: ${history.text}`,
+      );
+      assert.equal((await callHookOf(call.id)).contactId, contactId);
+      await call.peer.close();
+
+      const again = await meta.userCalls(bsuid);
+      await heardThePrompt(again);
+      await again.peer.pressKey('2', 200);
+      const second = await recordOfCall(again.id);
+      assert.equal(second.destinationNumber, bsuid);
+      assert.equal((await callHookOf(again.id)).contactId, contactId, 'the BSUID alone finds the contact that learnt it');
+      const found = await fx.a.api.post('/v1/contacts/search', { whatsAppUserId: bsuid });
+      assert.deepEqual(
+        (found.body.items as Payload[]).map((c) => c.id),
+        [contactId],
+        'no second contact for the BSUID',
+      );
+      await again.peer.close();
+    });
   },
 );

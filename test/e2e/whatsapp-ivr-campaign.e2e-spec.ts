@@ -3,7 +3,8 @@ import { before, it } from 'node:test';
 import { pcmFromWav } from '../../src/voice/webrtc/pcm-audio.js';
 import { describeWithApp } from '../support/describe-with-app.js';
 import { FakeCloudApi } from '../support/fake-cloud-api.js';
-import { grantCallPermission } from '../support/call-permission.js';
+import { callPermissionReply, grantCallPermission } from '../support/call-permission.js';
+import { content, inbound } from '../support/cloud-notifications.js';
 import { FakeMetaCalls, type FakeCall } from '../support/fake-meta-calls.js';
 import { waitFor } from '../support/fixtures.js';
 import { uploadFile } from '../support/media-fixtures.js';
@@ -44,6 +45,7 @@ describeWithApp(
     let channelId: string;
     let meta: FakeMetaCalls;
     let promptUrl: string;
+    let webhookUrl: string;
     const contactOf = new Map<string, string>();
     const callWebhookPath = '/whatsapp-campaign-calls';
 
@@ -64,7 +66,7 @@ describeWithApp(
       });
       assert.equal(created.status, 200, created.text);
       channelId = created.body.id;
-      const webhookUrl = `${fx.t.baseUrl}/v1/whatsapp/webhooks/${channelId}`;
+      webhookUrl = `${fx.t.baseUrl}/v1/whatsapp/webhooks/${channelId}`;
       meta = new FakeMetaCalls(webhookUrl, APP_SECRET, PHONE_NUMBER_ID);
       fx.fake.calls = meta;
       meta.callee = { answer: 'accept', ringMs: 150 };
@@ -89,6 +91,14 @@ describeWithApp(
     });
 
     const campaignOf = async (id: string) => (await fx.a.api.get(`/v1/campaigns/${id}`)).body as Payload;
+    const notify = async (notification: unknown) => assert.equal(await FakeCloudApi.notify(webhookUrl, APP_SECRET, notification), 200);
+    /** The whole prompt has reached the far end (as many Opus packets as it lasts in 20 ms frames). */
+    const promptHeard = (far: FakeCall, what: string) =>
+      waitFor(
+        async () => far.peer.packetsOf('audio/opus').length >= Math.ceil(pcmFromWav(promptWav()).samples.length / (RATE / 50)),
+        20_000,
+        `the prompt at ${what}`,
+      );
 
     it('calls each recipient over WhatsApp: the prompt reaches each user, their keys are the answers, the report counts them, one outcome webhook per call', async () => {
       const outcomePath = '/ivr/campaign';
@@ -207,6 +217,116 @@ describeWithApp(
       }
       await new Promise((resolve) => setTimeout(resolve, 1000));
       assert.equal(fx.receiver.at(outcomePath).length, USERS.length, 'no outcome webhook twice');
+      await meta.closeAll();
+    });
+
+    it('contacts known only by their BSUID are called by it over WhatsApp, under the rules numbered ones have: one opted out of calls is skipped, one without permission is asked first', async () => {
+      const granted = 'SA.7700112233445501';
+      const optedOut = 'SA.7700112233445502';
+      const asked = 'SA.7700112233445503';
+      // Two users give the number permission for good (their replies, BSUID only, make their contacts); the third writes first.
+      for (const user of [granted, optedOut])
+        await notify(callPermissionReply(PHONE_NUMBER_ID, user, 'accept', true, `wamid.permission.${user}`));
+      const hello = inbound({ userId: asked, name: 'Asked' }, `wamid.hello.${asked}`, content.text('Hi')) as Payload;
+      hello.entry[0].changes[0].value.metadata.phone_number_id = PHONE_NUMBER_ID;
+      await notify(hello);
+      const idOf = new Map<string, string>();
+      for (const user of [granted, optedOut, asked]) {
+        const contact = await waitFor(
+          async () => {
+            const found = ((await fx.a.api.post('/v1/contacts/search', { whatsAppUserId: user })).body.items as Payload[] | undefined)?.[0];
+            if (!found || user === asked) return found;
+            const consent = await fx.a.api.get(`/v1/contacts/${found.id}/consent`);
+            return consent.body.whatsAppCalls?.status === 'Granted' ? found : undefined;
+          },
+          15_000,
+          `the contact of ${user}`,
+        );
+        assert.equal(contact.phoneNumber, null, `${user} shares no number`);
+        idOf.set(user, contact.id as string);
+      }
+      const dnc = await fx.a.api.put(`/v1/contacts/${idOf.get(optedOut)}/consent`, { calls: { status: 'OptedOut' } });
+      assert.equal(dnc.status, 200, dnc.text);
+
+      const outcomePath = '/ivr/bsuid-campaign';
+      const created = await fx.a.api.post('/v1/campaigns', {
+        name: 'WhatsApp users without numbers',
+        channelId,
+        kind: 'OutboundIvr',
+        ivr: {
+          audioFileUrl: promptUrl,
+          options: [
+            { digit: '1', description: 'Confirm' },
+            { digit: '2', description: 'Cancel' },
+          ],
+          webhookUrl: fx.receiver.url(outcomePath),
+          maxAudioRetries: 0,
+          inputTimeoutMs: 4000,
+        },
+        audience: { contactIds: [granted, optedOut, asked].map((u) => idOf.get(u)) },
+      });
+      assert.equal(created.status, 200, created.text);
+      const campaignId = created.body.id as string;
+      const started = await fx.a.api.post(`/v1/campaigns/${campaignId}/start`, {});
+      assert.equal(started.status, 200, started.text);
+      assert.equal(started.body.counts.total, 3);
+      assert.equal(started.body.counts.skippedNoPhone, 0, 'a WhatsApp call needs no number');
+
+      // With permission: called at once, by BSUID (Graph's `recipient`), and answers.
+      const first = await waitFor(async () => [...meta.calls.values()].find((c) => c.to === granted), 30_000, `the call to ${granted}`);
+      const connect = fx.fake.requests.find(
+        (r) => r.path === `/v25.0/${PHONE_NUMBER_ID}/calls` && r.body?.action === 'connect' && r.body?.recipient === granted,
+      )!;
+      assert.equal(connect.body.to, undefined, 'called by BSUID, not by a number');
+      await promptHeard(first, granted);
+      await first.peer.pressKey('1', 200);
+
+      // Without permission: asked at the BSUID first, called once they accept.
+      const request = await waitFor(
+        async () => fx.fake.sendsToRecipient(asked).find((r) => (r.body as Payload).interactive?.type === 'call_permission_request'),
+        15_000,
+        `the call permission request to ${asked}`,
+      );
+      assert.equal((request.body as Payload).to, undefined);
+      assert.equal([...meta.calls.values()].filter((c) => c.to === asked).length, 0, 'no call before the answer');
+      await notify(callPermissionReply(PHONE_NUMBER_ID, asked, 'accept', false, `wamid.reply.${asked}`));
+      const second = await waitFor(async () => [...meta.calls.values()].find((c) => c.to === asked), 15_000, `the call to ${asked}`);
+      await promptHeard(second, asked);
+      await second.peer.pressKey('2', 200);
+
+      const done = await waitFor(
+        async () => {
+          const campaign = await campaignOf(campaignId);
+          return campaign.status === 'Completed' ? campaign : null;
+        },
+        40_000,
+        'the campaign to complete',
+      );
+      assert.equal(done.counts.total, 3);
+      assert.equal(done.counts.sent, 2);
+      assert.equal(done.counts.answered, 2);
+      assert.equal(done.counts.digitPressed, 2);
+      assert.equal(done.counts.skippedOptedOut, 1);
+      assert.equal(done.counts.skippedNoPhone, 0);
+      assert.equal([...meta.calls.values()].filter((c) => c.to === optedOut).length, 0, 'no call to the user opted out of calls');
+
+      const recipients = (await fx.a.api.get(`/v1/campaigns/${campaignId}/recipients?MaxResultCount=100`)).body.items as Payload[];
+      const calls = (await fx.a.api.get('/v1/outbound-ivr?MaxResultCount=100')).body.items as Payload[];
+      const shown = (user: string) => recipients.find((r) => r.contactId === idOf.get(user))!;
+      assert.equal(shown(optedOut).status, 'SkippedOptedOut');
+      for (const [user, far, key] of [
+        [granted, first, '1'],
+        [asked, second, '2'],
+      ] as const) {
+        const recipient = shown(user);
+        assert.equal(recipient.status, 'Completed', JSON.stringify(recipient));
+        assert.equal(recipient.phoneNumber, null);
+        assert.equal(recipient.whatsAppUserId, user);
+        const call = calls.find((c) => c.id === recipient.outboundIvrId)!;
+        assert.equal(call.destinationNumber, user, 'the call names the BSUID');
+        assert.equal(call.callId, far.id);
+        assert.equal(call.pressedDigit, key);
+      }
       await meta.closeAll();
     });
   },

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { inbound, PHONE_NUMBER_ID } from '../support/cloud-notifications.js';
+import { inbound, PHONE_NUMBER_ID, status } from '../support/cloud-notifications.js';
 import { callPermissionReply, grantCallPermission } from '../support/call-permission.js';
 import { describeWithApp } from '../support/describe-with-app.js';
 import { FakeCloudApi } from '../support/fake-cloud-api.js';
@@ -250,6 +250,58 @@ describeWithApp(
         fx.fake.sendLatencyMs = 0;
       }
       assert.equal(permissionRequestsTo(user).length, 1);
+      const again = await createIvr(user);
+      assert.equal(again.status, 200, again.text);
+      assert.equal(again.body.awaitingPermission, true);
+      await waitFor(async () => permissionRequestsTo(user).length === 2, 15_000, 'the request sent again');
+      await fx.a.api.post(`/v1/outbound-ivr/${again.body.id}/cancel`, {});
+    });
+
+    it("Meta takes the permission request (a wamid) and later reports it failed: it is given back, and the calls waiting for it end NoPermission at once, naming Meta's error, one outcome webhook each", async () => {
+      const user = '966510000011';
+      await userWrites(user);
+      const first = await createIvr(user);
+      const joined = await createIvr(user);
+      for (const res of [first, joined]) {
+        assert.equal(res.status, 200, res.text);
+        assert.equal(res.body.awaitingPermission, true);
+      }
+      const request = await permissionRequestTo(user);
+      assert.equal(request.answer?.status, 200, 'Meta accepted the request');
+      const wamid = (request.answer.body as { messages: Array<{ id: string }> }).messages[0].id;
+      await notify(status(wamid, 'sent', { recipientId: user }));
+      await notify(
+        status(wamid, 'failed', {
+          recipientId: user,
+          errors: [
+            {
+              code: 131026,
+              title: 'Message undeliverable',
+              message: 'Message undeliverable',
+              error_data: { details: 'Message Undeliverable.' },
+            },
+          ],
+        }),
+      );
+      // Promptly: the calls would otherwise wait out their 60-minute permission timeout.
+      for (const res of [first, joined]) {
+        const done = await finished(res.body.id, 15_000);
+        assert.equal(done.status, 7, JSON.stringify(done));
+        assert.equal(done.hangupCause, 'NoPermission');
+        assert.equal(done.awaitingPermission, false);
+        assert.match(done.errorMessage, /call permission request/);
+        assert.match(done.errorMessage, /131026/, "Meta's error code");
+        assert.match(done.errorMessage, /Message undeliverable/, "Meta's words");
+      }
+      const outcomes = await waitFor(
+        async () => (fx.receiver.at(`/ivr/${user}`).length >= 2 ? fx.receiver.at(`/ivr/${user}`) : null),
+        10_000,
+        'the outcome webhooks',
+      );
+      await sleep(1500);
+      assert.equal(fx.receiver.at(`/ivr/${user}`).length, 2, 'one outcome webhook per call, once');
+      assert.deepEqual(outcomes.map((d) => (JSON.parse(d.body) as { id: string }).id).sort(), [first.body.id, joined.body.id].sort());
+      // Given back: the next call asks at once (a request counted would be a 429, Meta's 1 a day).
       const again = await createIvr(user);
       assert.equal(again.status, 200, again.text);
       assert.equal(again.body.awaitingPermission, true);

@@ -114,18 +114,20 @@ export class FakeMetaCalls {
   /**
    * A WhatsApp user calls the business: Meta's `connect` webhook with its SDP offer (a real peer's).
    * `from` is the user's number (digits), or their BSUID: a user who shares no number is named by
-   * `from_user_id` only.
+   * `from_user_id` only; or both, for a user who shares their number and has a BSUID.
    */
-  async userCalls(from: string): Promise<FakeCall> {
+  async userCalls(from: string | { number: string; userId: string }): Promise<FakeCall> {
     const peer = await FarEndPeer.offer();
     const id = `wacid.${randomBytes(18).toString('base64url')}`;
-    const call: FakeCall = { id, to: from, tracking: undefined, peer, direction: 'USER_INITIATED', actions: [] };
+    const number = typeof from === 'string' ? from : from.number;
+    const call: FakeCall = { id, to: number, tracking: undefined, peer, direction: 'USER_INITIATED', actions: [] };
     this.calls.set(id, call);
     await this.post(
       this.callsChange([
         {
           id,
-          ...user('from', from),
+          // A user who shares their number and has a BSUID is named by both (`from` and `from_user_id`).
+          ...(typeof from === 'string' ? user('from', from) : { from: from.number, from_user_id: from.userId }),
           to: BUSINESS_NUMBER,
           event: 'connect',
           timestamp: nowSeconds(),

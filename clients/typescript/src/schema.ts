@@ -549,7 +549,7 @@ export interface paths {
         get?: never;
         /**
          * Set WhatsApp Calling
-         * @description Turns WhatsApp voice calls on or off for a WhatsApp channel and sets the number's calling settings at Meta (cloud-api: `POST /{phone-number-id}/settings`): call hours, whether callers are asked to allow call-backs, and the flows that answer users' calls (`inboundFlowId`, outside the hours `afterHoursFlowId`), and the approved template that asks a user for call permission outside the 24 h service window when a Create Outbound IVR names none (`permissionTemplate`, kept here only). Replaces the whole setting. Meta's refusal is a 400 with Meta's words and changes nothing.
+         * @description Turns WhatsApp voice calls on or off for a WhatsApp channel and sets the number's calling settings at Meta (cloud-api: `POST /{phone-number-id}/settings`): call hours, whether callers are asked to allow call-backs, and the flows that answer users' calls (`inboundFlowId`, outside the hours `afterHoursFlowId`), and the approved template that asks a user for call permission outside the 24 h service window when a Create Outbound IVR names none (`permissionTemplate`, kept here only: one of the channel's stored templates, synced or kept from Meta's template webhooks, of that name and language and APPROVED, else a 400 `WhatsApp:TemplateNotFound` or `WhatsApp:TemplateNotApproved` naming `permissionTemplate`, as Send Template refuses it; a channel never synced has none). Replaces the whole setting. A 400, ours or Meta's (with Meta's words), changes nothing.
          */
         put: operations["setWhatsAppCalling"];
         post?: never;
@@ -2568,6 +2568,13 @@ export interface components {
             status: "Pending" | "Scheduled" | "Sent" | "Delivered" | "Read" | "Replied" | "Failed" | "SkippedOptedOut" | "SkippedNoPhone" | "Cancelled" | "Completed" | "NoAnswer" | "Busy";
             /** @description ISO 8601 UTC. */
             updatedAt: string;
+            /**
+             * @description The contact's WhatsApp business-scoped user id (BSUID) when the campaign started: an IVR campaign
+             *     on a WhatsApp channel with calling calls a contact without a number by it (on a phone line such a
+             *     contact is SkippedNoPhone, `errorCode` OutboundIvr:PhoneNumberRequired).
+             * @example US.13491208655302741918
+             */
+            whatsAppUserId: string | null;
         };
         CampaignRedialDto: {
             /**
@@ -3672,9 +3679,10 @@ export interface components {
             name: string | null;
         };
         /**
-         * @description What the flow's calls do when an answering machine picks up (API.md §14): Off, Hangup, or
-         *     LeaveMessage (the voicemail after the beep, then hang up). A call's own `machineDetection`
-         *     overrides it.
+         * @description What happens when an answering machine picks up (API.md §14): Off runs the IVR whoever answers;
+         *     Hangup ends the call at once; LeaveMessage waits for the beep, plays the voicemail prompt and
+         *     hangs up. Either way the call ends with result 8 AnsweringMachine. Absent: the flow's setting
+         *     (with flowId), else Off.
          * @enum {string}
          */
         MachineDetection: "Off" | "Hangup" | "LeaveMessage";
@@ -5014,7 +5022,9 @@ export interface components {
             /**
              * @description The approved template with a call permission request button that asks a user for permission to
              *     call outside the 24 h service window, for a Create Outbound IVR that gives no `permissionTemplate`
-             *     of its own. Null or absent: none (such a call then ends NoPermission, saying why).
+             *     of its own. Null or absent: none (such a call then ends NoPermission, saying why). It must be one
+             *     of the channel's stored (synced) templates of that name and language, APPROVED: else a 400
+             *     `WhatsApp:TemplateNotFound` or `WhatsApp:TemplateNotApproved` naming this field.
              */
             permissionTemplate?: components["schemas"]["PermissionTemplateDto"] | null;
         };

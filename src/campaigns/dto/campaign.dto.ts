@@ -222,6 +222,12 @@ export class CampaignDto {
 export class CampaignRecipientDto {
   contactId: string;
   @ApiProperty({ type: String, nullable: true, example: '+966501234567' }) phoneNumber: string | null;
+  /**
+   * The contact's WhatsApp business-scoped user id (BSUID) when the campaign started: an IVR campaign
+   * on a WhatsApp channel with calling calls a contact without a number by it (on a phone line such a
+   * contact is SkippedNoPhone, `errorCode` OutboundIvr:PhoneNumberRequired).
+   */
+  @ApiProperty({ type: String, nullable: true, example: 'US.13491208655302741918' }) whatsAppUserId: string | null;
   @ApiProperty({ enum: RECIPIENT_STATUSES }) status: RecipientStatus;
   /** The WhatsApp send (template campaigns). */
   @ApiProperty({ type: String, nullable: true }) conversationEventId: string | null;

@@ -1,3 +1,7 @@
+import { toE164 } from '../../common/phone/phone-number.js';
+import { isWhatsAppUserId } from '../../common/phone/whatsapp-user-id.js';
+import type { WhatsAppIds } from '../../contacts/whatsapp-ids.js';
+
 /**
  * What Meta's `calls` webhook field says about a call (API.md §15), reduced to what the worker
  * running the call needs: the SDP of `connect`, the statuses (RINGING, ACCEPTED, REJECTED) and
@@ -13,6 +17,8 @@ export type CallSignal = { callId: string; phoneNumberId: string } & (
       from: string;
       /** The caller's business-scoped user id (`from_user_id`), when Meta gives it; the only id of a user who shares no number. */
       fromUserId: string;
+      /** The caller's parent BSUID (`from_parent_user_id`), when Meta gives it. */
+      fromParentUserId: string;
       to: string;
     }
   | { kind: 'status'; status: 'RINGING' | 'ACCEPTED' | 'REJECTED' }
@@ -25,6 +31,7 @@ interface CallEntry {
   direction?: unknown;
   from?: unknown;
   from_user_id?: unknown;
+  from_parent_user_id?: unknown;
   to?: unknown;
   session?: { sdp_type?: unknown; sdp?: unknown };
   status?: unknown;
@@ -73,6 +80,7 @@ function callSignal(phoneNumberId: string, call: CallEntry): CallSignal[] {
         sdp: call.session.sdp,
         from: str(call.from),
         fromUserId: str(call.from_user_id),
+        fromParentUserId: str(call.from_parent_user_id),
         to: str(call.to),
       },
     ];
@@ -84,6 +92,23 @@ function callSignal(phoneNumberId: string, call: CallEntry): CallSignal[] {
     ];
   }
   return [];
+}
+
+/** A WhatsApp user's call: a `connect` carrying the user's SDP offer. */
+export type UserCallOffer = Extract<CallSignal, { kind: 'connect' }>;
+
+export function isUserCallOffer(signal: CallSignal): signal is UserCallOffer {
+  return signal.kind === 'connect' && signal.sdpType === 'offer';
+}
+
+/**
+ * Who places a user's call, as a message names its sender: their number (E.164) when Meta shares
+ * it, their business-scoped user id and parent BSUID when Meta gives them (2026's usernames);
+ * each null when absent (or not in its form).
+ */
+export function callerIds(offer: UserCallOffer): WhatsAppIds {
+  const id = (value: string) => (isWhatsAppUserId(value) ? value : null);
+  return { phoneNumber: toE164(offer.from) ?? null, userId: id(offer.fromUserId), parentUserId: id(offer.fromParentUserId) };
 }
 
 function list<T>(value: unknown): T[] {

@@ -15,7 +15,7 @@ export class CallingSettingsController {
   @ApiOperation({
     summary: 'Set WhatsApp Calling',
     description:
-      "Turns WhatsApp voice calls on or off for a WhatsApp channel and sets the number's calling settings at Meta (cloud-api: `POST /{phone-number-id}/settings`): call hours, whether callers are asked to allow call-backs, and the flows that answer users' calls (`inboundFlowId`, outside the hours `afterHoursFlowId`), and the approved template that asks a user for call permission outside the 24 h service window when a Create Outbound IVR names none (`permissionTemplate`, kept here only). Replaces the whole setting. Meta's refusal is a 400 with Meta's words and changes nothing.",
+      "Turns WhatsApp voice calls on or off for a WhatsApp channel and sets the number's calling settings at Meta (cloud-api: `POST /{phone-number-id}/settings`): call hours, whether callers are asked to allow call-backs, and the flows that answer users' calls (`inboundFlowId`, outside the hours `afterHoursFlowId`), and the approved template that asks a user for call permission outside the 24 h service window when a Create Outbound IVR names none (`permissionTemplate`, kept here only: one of the channel's stored templates, synced or kept from Meta's template webhooks, of that name and language and APPROVED, else a 400 `WhatsApp:TemplateNotFound` or `WhatsApp:TemplateNotApproved` naming `permissionTemplate`, as Send Template refuses it; a channel never synced has none). Replaces the whole setting. A 400, ours or Meta's (with Meta's words), changes nothing.",
   })
   @ApiBody({ type: SetWhatsAppCallingDto })
   @ApiOkResponse({ type: WhatsAppCallingDto })

@@ -3,6 +3,7 @@ import type { CallHours, WhatsAppCallingSettings } from '../../channels/channel.
 import { ChannelsService } from '../../channels/channels.service.js';
 import { AppConfig } from '../../config/app-config.js';
 import { OutboundIvrFlowsService } from '../../outbound-ivr-flows/outbound-ivr-flows.service.js';
+import { TemplatesService } from '../../whatsapp/templates/templates.service.js';
 import { setCallingSettings } from './graph-calling.js';
 import { CallingSettingsInvalid } from './whatsapp-calls.errors.js';
 
@@ -12,12 +13,14 @@ export class CallingSettingsService {
   constructor(
     private readonly channels: ChannelsService,
     private readonly flows: OutboundIvrFlowsService,
+    private readonly templates: TemplatesService,
     private readonly config: AppConfig,
   ) {}
 
   /**
-   * Checks everything, then writes Meta's settings (cloud-api numbers), then stores them: a refusal
-   * by Meta leaves the stored settings as they were.
+   * Checks everything (the hours, the flows, the permission template: one of the channel's synced
+   * templates, APPROVED), then writes Meta's settings (cloud-api numbers), then stores them: a
+   * refusal, ours or Meta's, leaves the stored settings as they were.
    */
   async set(workspaceId: string, channelId: string, settings: WhatsAppCallingSettings, actorId: string): Promise<WhatsAppCallingSettings> {
     const channel = await this.channels.get(workspaceId, channelId, 'whatsapp');
@@ -26,6 +29,9 @@ export class CallingSettingsService {
       const flowId = settings[member];
       if (flowId) await this.flows.getCurrentVersion(workspaceId, flowId);
     }
+    // Checked as Send Template checks the template it sends: stored for this channel and APPROVED.
+    const template = settings.permissionTemplate;
+    if (template) await this.templates.approved(channel, template.name, template.language, 'permissionTemplate');
     if (channel.whatsAppProvider === 'cloud-api') {
       const { accessToken } = this.channels.whatsAppCredentials(channel);
       await setCallingSettings(

@@ -4,6 +4,8 @@ import type { ReferralInfo } from '../../conversations/message-details.js';
 import type { MessagePricing } from '../../conversations/message-events.js';
 import type { IdentityUpdate, InboundMessage, SharedContact } from './inbound-message.js';
 import { describeCloudError } from '../providers/cloud-api-errors.js';
+import type { WhatsAppIds } from '../../contacts/whatsapp-ids.js';
+import { callerIds, isUserCallOffer, readCallSignals } from '../../voice/whatsapp-calls/call-signals.js';
 
 /** A user's entry in a notification's `contacts`: profile name, phone (`wa_id`) and business-scoped ids. */
 export interface CloudContact {
@@ -348,11 +350,24 @@ export interface ReadNotification {
   preferences: MarketingPreference[];
   /** Template lifecycle changes (status, category, quality), in the order Meta sent them. */
   templates: TemplateLifecycleEvent[];
+  /** The users whose calls the notification announces (a `calls` connect with their SDP offer), by the ids Meta gives. */
+  callers: WhatsAppIds[];
 }
 
 /** Splits a notification into inbound messages, status updates and identity changes, in provider-neutral form. */
 export function readNotification(notification: CloudWebhookNotification): ReadNotification {
-  const result: ReadNotification = { messages: [], changes: [], statuses: [], identityUpdates: [], preferences: [], templates: [] };
+  const result: ReadNotification = {
+    messages: [],
+    changes: [],
+    statuses: [],
+    identityUpdates: [],
+    preferences: [],
+    templates: [],
+    callers: readCallSignals(notification)
+      .filter(isUserCallOffer)
+      .map(callerIds)
+      .filter((ids) => ids.phoneNumber || ids.userId),
+  };
   for (const change of (notification.entry ?? []).flatMap((e) => e.changes ?? [])) {
     const value = change.value ?? {};
     if (change.field && TEMPLATE_FIELDS.has(change.field)) {

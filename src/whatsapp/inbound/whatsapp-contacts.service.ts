@@ -63,6 +63,14 @@ export class WhatsAppContactsService {
   }
 
   /**
+   * A user a notification names without a message (the caller of a WhatsApp call, API.md §15): their
+   * contact, known exactly as a message's sender is ({@link sender}), in a transaction of its own.
+   */
+  named(workspaceId: string, identity: WhatsAppIdentity): Promise<Contact> {
+    return inTransaction(() => this.sender(workspaceId, identity, null));
+  }
+
+  /**
    * {@link sender} for the messages of a batch, in order, in the caller's transaction: one read for
    * all of them; a sender that is new, lacks an id or names two contacts takes the one-by-one path.
    */

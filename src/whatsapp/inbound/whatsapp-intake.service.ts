@@ -342,12 +342,14 @@ export class WhatsAppIntake implements OnModuleInit, OnApplicationBootstrap, Bef
     await this.intake.retryLater(row.id, backoffDelay(row.attempts, err) / 1000, reason);
   }
 
-  /** Applies a notification's identity changes, then records its messages, statuses and marketing preferences. */
+  /** Applies a notification's identity changes and callers, then records its messages, statuses and marketing preferences. */
   async process(workspaceId: string, channelId: string, notification: CloudWebhookNotification): Promise<void> {
-    const { messages, changes, statuses, identityUpdates, preferences, templates } = readNotification(notification ?? {});
+    const { messages, changes, statuses, identityUpdates, preferences, templates, callers } = readNotification(notification ?? {});
     // Identity first (API.md §14): a message from a rotated BSUID in the same notification then finds
     // the contact by its new id, and the system message announcing it is recorded under the new ids.
     for (const update of identityUpdates) await this.contacts.applyIdentityUpdate(workspaceId, update);
+    // A user's call names them as a message does (API.md §15): their contact learns the ids it lacked, or is made.
+    for (const caller of callers) await this.contacts.named(workspaceId, caller);
     for (const message of messages) await this.inbound.receive(workspaceId, channelId, message);
     this.countReceived(workspaceId, channelId, received(messages));
     // After the messages: an edit may change a message of the same notification.
@@ -389,8 +391,9 @@ type BatchableContent = ({ kind: 'messages' } & MessagesOnly) | ({ kind: 'status
 function batchableContent(row: ClaimedRow): BatchableContent | undefined {
   try {
     const body = (JSON.parse(row.body) as CloudWebhookNotification) ?? {};
-    const { messages, changes, statuses, identityUpdates, preferences, templates } = readNotification(body);
-    if (identityUpdates.length + preferences.length + templates.length + readTierUpdates(body).length > 0) return undefined;
+    const { messages, changes, statuses, identityUpdates, preferences, templates, callers } = readNotification(body);
+    if (identityUpdates.length + preferences.length + templates.length + callers.length + readTierUpdates(body).length > 0)
+      return undefined;
     if (statuses.length === 0) return { kind: 'messages', messages, changes };
     if (messages.length + changes.length === 0) return { kind: 'statuses', statuses };
     return undefined;

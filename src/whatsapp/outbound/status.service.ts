@@ -103,6 +103,8 @@ export class StatusService {
       }
       // In the transaction: should it fail, the statuses come again with it.
       for (const { event, change } of moved) await this.optOutIfRefused(workspaceId, event, change);
+      // A permission request Meta took and then reports failed never reached the user (API.md §15).
+      await this.outbox.enqueue(moved.flatMap(({ event, change }) => unsentPermissionRequest(workspaceId, event, change)));
       return { moved, recorded };
     });
     for (const { event, change } of moved) {
@@ -246,9 +248,10 @@ export class StatusService {
     return event;
   }
 
-  /** What a moved event changes elsewhere: {@link optOutIfRefused}, then {@link learnUserId}. */
+  /** What a moved event changes elsewhere: {@link optOutIfRefused}, a permission request's end, then {@link learnUserId}. */
   private async afterMove(workspaceId: string, event: MovedEvent, change: StatusChange): Promise<void> {
     await this.optOutIfRefused(workspaceId, event, change);
+    await this.outbox.enqueue(unsentPermissionRequest(workspaceId, event, change));
     await this.learnUserId(workspaceId, event, change);
   }
 
@@ -338,14 +341,16 @@ function groupedBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<stri
 }
 
 /**
- * A WhatsApp call's permission request that failed for good (Meta refused it; a send that may have
- * reached Meta is not one): the job that gives it back to Meta's limits and ends the calls waiting
- * for it (API.md §15). Nothing for any other message.
+ * A WhatsApp call's permission request that failed for good: Meta refused it when it was sent, or
+ * took it (a wamid) and then reported it `failed` in a status webhook; a send that may have reached
+ * Meta (interrupted) is not one. The job that gives it back to Meta's limits and ends the calls
+ * waiting for it, saying why in Meta's words (API.md §15). Nothing for any other message.
  */
 function unsentPermissionRequest(workspaceId: string, event: MovedEvent, change: StatusChange): OutboxEntry[] {
   const requestId = event.attachment?.callPermissionRequest === true ? event.attachment.outboundIvrRequestId : undefined;
   if (change.status !== 'Failed' || typeof requestId !== 'string' || change.errorCode === SEND_INTERRUPTED) return [];
-  const reason = [change.errorCode, change.errorReason].filter(Boolean).join(': ') || 'WhatsApp refused the message.';
+  const refusal = [change.errorCode, change.errorReason].filter(Boolean).join(': ') || 'WhatsApp refused the message.';
+  const reason = change.providerMessageId ? `WhatsApp accepted it, then reported that it failed: ${refusal}` : refusal;
   return [{ jobName: JobName.CallPermissionRequestUnsent, workspaceId, payload: { requestId, reason } }];
 }
 

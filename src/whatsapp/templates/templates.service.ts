@@ -148,14 +148,15 @@ export class TemplatesService {
 
   /**
    * The channel's APPROVED template of this name and language: 400 WhatsApp:TemplateNotFound when
-   * none is stored, WhatsApp:TemplateNotApproved (naming its status) when it is stored but not
-   * approved. Served from memory for a few seconds (every send reads one); a sync or a lifecycle
-   * webhook is seen at once by every process (the `templates` invalidation).
+   * none is stored (a channel whose templates were never synced has none), WhatsApp:TemplateNotApproved
+   * (naming its status) when it is stored but not approved; `member`, when given, is the request
+   * field the error names. Served from memory for a few seconds (every send reads one); a sync or a
+   * lifecycle webhook is seen at once by every process (the `templates` invalidation).
    */
-  async approved(channel: Readonly<Channel>, name: string, language: string): Promise<Readonly<WhatsAppTemplate>> {
+  async approved(channel: Readonly<Channel>, name: string, language: string, member?: string): Promise<Readonly<WhatsAppTemplate>> {
     const template = await this.stored(channel, name, language);
-    if (!template) throw TemplateNotFound(name, language);
-    if (template.status !== 'APPROVED') throw TemplateNotApproved(name, language, template.status);
+    if (!template) throw TemplateNotFound(name, language, member);
+    if (template.status !== 'APPROVED') throw TemplateNotApproved(name, language, template.status, member);
     return template;
   }
 

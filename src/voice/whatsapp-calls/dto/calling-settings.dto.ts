@@ -72,7 +72,9 @@ export class SetWhatsAppCallingDto {
   /**
    * The approved template with a call permission request button that asks a user for permission to
    * call outside the 24 h service window, for a Create Outbound IVR that gives no `permissionTemplate`
-   * of its own. Null or absent: none (such a call then ends NoPermission, saying why).
+   * of its own. Null or absent: none (such a call then ends NoPermission, saying why). It must be one
+   * of the channel's stored (synced) templates of that name and language, APPROVED: else a 400
+   * `WhatsApp:TemplateNotFound` or `WhatsApp:TemplateNotApproved` naming this field.
    */
   @ApiProperty({ required: false, nullable: true, type: PermissionTemplateDto })
   @IsOptional()
