@@ -3,6 +3,8 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 # npm workspaces: the TypeScript client's manifest is part of the install.
 COPY clients/typescript/package.json clients/typescript/
+# Fixes to dependencies (patch-package, run by npm's postinstall): see patches/.
+COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 COPY . .
 # The same build as `npm start` and `npm test` (the service, its tests and the TypeScript client); the

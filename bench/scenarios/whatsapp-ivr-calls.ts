@@ -23,7 +23,7 @@ const RAMP_RATE = Number(process.env.BENCH_WHATSAPP_IVR_RATE ?? 20);
 const LATE_P99_MS = 10;
 const FIRST_PACKET_MS = 500;
 
-/** The worker's media pacing reports (see src/voice/whatsapp-calls/media-pacing-log.ts), from its JSON log. */
+/** The worker's media pacing reports (see src/voice/whatsapp-calls/media-thread-log.ts), from its JSON log. */
 interface PacingReport {
   prompts: number;
   packets: number;
@@ -187,8 +187,8 @@ const lateness = (reports: PacingReport[]) =>
 const spread = (values: number[]) =>
   `p50 ${quantile(values, 0.5).toFixed(0)} / p99 ${quantile(values, 0.99).toFixed(0)} / max ${Math.max(...values).toFixed(0)} ms`;
 
-/** The checks of a round: judged for the measured round, shown only for the burst. */
-function roundChecks(name: string, r: Round, judged: boolean): ScenarioResult['checks'] {
+/** The checks of a round; the first packet's delay is judged in the measured round only (see the scenario). */
+function roundChecks(name: string, r: Round, judgeFirstPacket: boolean): ScenarioResult['checks'] {
   const packets = r.reports.reduce((sum, report) => sum + report.packets, 0);
   const worstP99 = Math.max(...r.reports.map((report) => report.p99Ms));
   const firstPacket = r.edge.firstPacketAfterAcceptedMs;
@@ -198,12 +198,12 @@ function roundChecks(name: string, r: Round, judged: boolean): ScenarioResult['c
       ok: r.completed === CALLS && r.edge.mostPromptsAtOnce >= CALLS,
     },
     {
-      what: `${name}: worker pacing ${packets} packets, lateness ${lateness(r.reports)}${judged ? ` (p99 ≤ ${LATE_P99_MS})` : ''}`,
-      ok: !judged || (r.reports.length > 0 && worstP99 <= LATE_P99_MS),
+      what: `${name}: worker pacing ${packets} packets, lateness ${lateness(r.reports)} (p99 ≤ ${LATE_P99_MS})`,
+      ok: r.reports.length > 0 && worstP99 <= LATE_P99_MS,
     },
     {
-      what: `${name}: first prompt packet after ACCEPTED ${spread(firstPacket)} over ${firstPacket.length} calls${judged ? ` (p99 ≤ ${FIRST_PACKET_MS})` : ''}`,
-      ok: firstPacket.length === CALLS && (!judged || quantile(firstPacket, 0.99) <= FIRST_PACKET_MS),
+      what: `${name}: first prompt packet after ACCEPTED ${spread(firstPacket)} over ${firstPacket.length} calls${judgeFirstPacket ? ` (p99 ≤ ${FIRST_PACKET_MS})` : ''}`,
+      ok: firstPacket.length === CALLS && (!judgeFirstPacket || quantile(firstPacket, 0.99) <= FIRST_PACKET_MS),
     },
     {
       what: `${name}: prompt packets at the edge per call min ${Math.min(...r.edge.packets)}, max ${Math.max(...r.edge.packets)}; worker CPU ${r.cpuSeconds.toFixed(1)} s (${((r.cpuSeconds * 1000) / Math.max(1, packets / 50)).toFixed(2)} ms per call-second of audio), peak RSS ${r.peakRssMb} MB`,
@@ -218,13 +218,13 @@ function roundChecks(name: string, r: Round, judged: boolean): ScenarioResult['c
  * with a real WebRTC peer per call, posts the `calls` webhooks (RINGING, ACCEPTED), receives each
  * call's prompt (eSpeak, about 15 s) as Opus and presses 1 once it has heard it all.
  *
- * Two rounds, each with a worker of its own. The measured one places the calls at RAMP_RATE a second
- * (a campaign's calls starting over a few seconds, all playing at once after that): every call
- * Completed with the digit; the worker's packets on their 20 ms slots (its pacing report: p99
- * lateness ≤ 10 ms); the first prompt packet at the user ≤ 500 ms after ACCEPTED (p99). The burst
- * round places all of them at once and is shown, not judged: a hundred DTLS handshakes in two
- * seconds share the media thread with the prompts already playing. The transport alone is measured
- * by "WhatsApp call media".
+ * Two rounds, each with a worker of its own, both judged on pacing: every call Completed with the
+ * digit, and the worker's packets on their 20 ms slots (its pacing report: p99 lateness ≤ 10 ms).
+ * The measured round places the calls at RAMP_RATE a second (a campaign's calls starting over a few
+ * seconds, all playing at once after that) and is also judged on the first prompt packet at the
+ * user ≤ 500 ms after ACCEPTED (p99). The burst round places all of them at once: a hundred DTLS
+ * handshakes in about two seconds queue in the media thread, so its first packets are shown, not
+ * judged. The transport alone is measured by "WhatsApp call media".
  */
 export const whatsAppIvrCallsScenario: Scenario = {
   name: `WhatsApp IVR calls: ${CALLS} at once through the API and one worker, real WebRTC peers as Meta`,

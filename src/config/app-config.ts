@@ -73,6 +73,8 @@ export class AppConfig {
     recordingRetentionMs: number;
     callIntelligenceWaitMs: number;
     whatsAppCallHostAddresses: string[];
+    /** The WhatsApp call media thread's niceness (see WHATSAPP_CALL_MEDIA_NICENESS). */
+    whatsAppCallMediaNiceness: number;
     whatsAppCallConnectTimeoutMs: number;
     whatsAppCallRingTimeoutMs: number;
   };
@@ -169,6 +171,7 @@ export class AppConfig {
       whatsAppCallHostAddresses: env.WHATSAPP_CALL_HOST_ADDRESSES.split(',').filter(Boolean),
       whatsAppCallConnectTimeoutMs: env.WHATSAPP_CALL_CONNECT_TIMEOUT_MS,
       whatsAppCallRingTimeoutMs: env.WHATSAPP_CALL_RING_TIMEOUT_MS,
+      whatsAppCallMediaNiceness: env.WHATSAPP_CALL_MEDIA_NICENESS,
     };
   }
 

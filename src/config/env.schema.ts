@@ -15,6 +15,7 @@ import {
   validateSync,
 } from 'class-validator';
 import { DURATION_PATTERN, parseDuration } from '../common/time/duration.js';
+import { DEFAULT_MEDIA_THREAD_NICENESS } from '../voice/webrtc/media-thread.js';
 import { productionSecretProblems } from './production-secrets.js';
 
 const toBoolean = ({ value }: { value: unknown }) => {
@@ -159,6 +160,12 @@ export class EnvSchema {
   @Transform(toInt) @IsInt() @Min(500) @Max(120_000) WHATSAPP_CALL_CONNECT_TIMEOUT_MS = 10_000;
   /** How long a WhatsApp user's phone may ring before the call is terminated as not answered. */
   @Transform(toInt) @IsInt() @Min(1000) @Max(600_000) WHATSAPP_CALL_RING_TIMEOUT_MS = 60_000;
+  /**
+   * The niceness the worker's WhatsApp call media thread runs at (Linux; -20 highest, 19 lowest):
+   * above the rest of the machine's work, so that its 20 ms packets leave on time on a busy machine.
+   * Below 0 needs CAP_SYS_NICE (root has it; a container needs `cap_add: [SYS_NICE]`).
+   */
+  @Transform(toInt) @IsInt() @Min(-20) @Max(19) WHATSAPP_CALL_MEDIA_NICENESS = DEFAULT_MEDIA_THREAD_NICENESS;
   /** An outbound call placed this long ago without a final report is settled by the sweeper. */
   @Transform(toInt) @IsInt() @Min(1) @Max(1440) IVR_STALE_CALL_MINUTES = 60;
   /** Recordings of calls (API.md §16) are deleted this long after they were stored. */

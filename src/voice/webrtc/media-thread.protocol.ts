@@ -2,6 +2,13 @@ import type { MediaPathFailure } from './media-path.errors.js';
 import type { PacingReport } from './packet-pacer.js';
 import type { MediaTransportOptions, PlaybackReport } from './peer-media.js';
 import type { PcmAudio } from './pcm-audio.js';
+import type { PriorityOutcome } from './thread-priority.js';
+
+/** What the thread is started with. */
+export interface ThreadSettings {
+  /** The niceness the thread asks for (see setThreadNiceness); 0 leaves it as the process's. */
+  niceness: number;
+}
 
 /**
  * What the process asks of its media thread. `call` names a call's peer; `seq` pairs a request
@@ -31,6 +38,7 @@ export type Reply = { kind: 'reply'; seq: number; value?: string | PlaybackRepor
 export type MediaEvent =
   | { event: 'key'; call: number; key: string }
   | { event: 'audio'; call: number; samples: Int16Array; rtpTimestamp: number }
-  | { event: 'pacing'; report: PacingReport };
+  | { event: 'pacing'; report: PacingReport }
+  | { event: 'priority'; outcome: PriorityOutcome };
 
 export type Message = Reply | { kind: 'events'; events: MediaEvent[] };

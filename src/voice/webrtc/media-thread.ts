@@ -2,9 +2,13 @@ import { join } from 'node:path';
 import type { EventLoopUtilization } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { MediaPathNotConnected } from './media-path.errors.js';
-import type { MediaEvent, Message, Request, ThreadError } from './media-thread.protocol.js';
+import type { MediaEvent, Message, Request, ThreadError, ThreadSettings } from './media-thread.protocol.js';
 import type { PacingReport } from './packet-pacer.js';
 import type { PlaybackReport } from './peer-media.js';
+import type { PriorityOutcome } from './thread-priority.js';
+
+/** The media thread's niceness unless configured otherwise (WHATSAPP_CALL_MEDIA_NICENESS). */
+export const DEFAULT_MEDIA_THREAD_NICENESS = -10;
 
 export type Ask = Request extends infer R ? (R extends { seq: number } ? Omit<R, 'seq'> : never) : never;
 type Tell = Exclude<Request, { seq: number }>;
@@ -28,9 +32,11 @@ function fromThread(error: ThreadError): Error {
  */
 export class MediaThread {
   private static current: MediaThread | undefined;
+  private static settings: ThreadSettings = { niceness: DEFAULT_MEDIA_THREAD_NICENESS };
   private static readonly pacingListeners = new Set<(report: PacingReport) => void>();
+  private static readonly priorityListeners = new Set<(outcome: PriorityOutcome) => void>();
 
-  private readonly worker = new Worker(join(__dirname, 'media-thread.worker.js'));
+  private readonly worker = new Worker(join(__dirname, 'media-thread.worker.js'), { workerData: MediaThread.settings });
   private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   private readonly calls = new Map<number, CallListener>();
   private nextSeq = 1;
@@ -55,6 +61,11 @@ export class MediaThread {
     return MediaThread.current;
   }
 
+  /** Settings for the threads started from now on. */
+  static configure(settings: ThreadSettings): void {
+    MediaThread.settings = settings;
+  }
+
   /** Whether a thread is running (one that was never needed is not started to report nothing). */
   static get running(): boolean {
     return MediaThread.current !== undefined;
@@ -69,6 +80,12 @@ export class MediaThread {
   /** How busy the media thread's event loop was since `since` (as performance.eventLoopUtilization()); undefined with no thread. */
   static eventLoopUtilization(since?: EventLoopUtilization): EventLoopUtilization | undefined {
     return MediaThread.current?.worker.performance.eventLoopUtilization(since);
+  }
+
+  /** Calls `listener` with what became of each new thread's priority request. */
+  static onPriority(listener: (outcome: PriorityOutcome) => void): () => void {
+    MediaThread.priorityListeners.add(listener);
+    return () => MediaThread.priorityListeners.delete(listener);
   }
 
   /** Ends the thread's pacing window now: its report reaches the listeners before this resolves. */
@@ -123,6 +140,7 @@ export class MediaThread {
 
   private dispatch(event: MediaEvent): void {
     if (event.event === 'pacing') for (const listener of MediaThread.pacingListeners) listener(event.report);
+    else if (event.event === 'priority') for (const listener of MediaThread.priorityListeners) listener(event.outcome);
     else if (event.event === 'key') this.calls.get(event.call)?.key(event.key);
     else this.calls.get(event.call)?.audio(event.samples, event.rtpTimestamp);
   }
