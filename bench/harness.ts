@@ -127,7 +127,8 @@ export class NodeProcess {
   async stop(): Promise<void> {
     if (this.child.exitCode !== null) return;
     await new Promise<void>((resolve) => {
-      this.child.once('exit', () => resolve());
+      // 'close', not 'exit': the output is read to its end (a process's last log lines come at its exit).
+      this.child.once('close', () => resolve());
       this.child.kill('SIGTERM');
     });
   }

@@ -141,6 +141,8 @@ async function run(count: number, audio: PcmAudio, farEnd: FarEnd): Promise<Reco
   const cpuMs = (cpu.user + cpu.system) / 1000;
   await MediaThread.closePacingWindow();
   stopListening();
+  // One window: the playing lasts less than the report's minute.
+  if (pacing.length !== 1) throw new Error(`expected one pacing report for the playing, got ${pacing.length}`);
   const [paced] = pacing;
 
   await farEnd.ask({ type: 'press', key: '7' }, 'pressed');

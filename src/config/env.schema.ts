@@ -163,7 +163,7 @@ export class EnvSchema {
   /**
    * The niceness the worker's WhatsApp call media thread runs at (Linux; -20 highest, 19 lowest):
    * above the rest of the machine's work, so that its 20 ms packets leave on time on a busy machine.
-   * Below 0 needs CAP_SYS_NICE (root has it; a container needs `cap_add: [SYS_NICE]`).
+   * Below 0 needs CAP_SYS_NICE (root has it) or an RLIMIT_NICE of 20 minus it (a container: `ulimits: nice: 30`).
    */
   @Transform(toInt) @IsInt() @Min(-20) @Max(19) WHATSAPP_CALL_MEDIA_NICENESS = DEFAULT_MEDIA_THREAD_NICENESS;
   /** An outbound call placed this long ago without a final report is settled by the sweeper. */

@@ -361,7 +361,7 @@ const WHATSAPP_USAGE_EXAMPLES: Record<string, ExamplesObject> = {
 const WHATSAPP_CALLING_EXAMPLES: Record<string, ExamplesObject> = {
   setWhatsAppCalling: {
     businessHours: example(
-      'Calls on, taken Sunday to Thursday 09:00-17:00 Riyadh time, callers asked to allow call-backs, users outside the service window asked for call permission with an approved template',
+      'Calls on, taken Sunday to Thursday 09:00-17:00 Riyadh time, callers asked to allow call-backs, call permission asked for inside the service window only (no permission template: set an approved template of the channel with a call permission button to ask outside it)',
       {
         enabled: true,
         callHours: {
@@ -376,7 +376,8 @@ const WHATSAPP_CALLING_EXAMPLES: Record<string, ExamplesObject> = {
         callbackPermission: true,
         inboundFlowId: null,
         afterHoursFlowId: null,
-        permissionTemplate: { name: 'may_we_call', language: 'en' },
+        // { name, language }: an APPROVED template of this channel with a call permission button (the demo channel has none).
+        permissionTemplate: null,
       },
     ),
     callsOff: example('Calls off', { enabled: false }),

@@ -8,9 +8,13 @@ declare module '@evan/opus/wasm/index.js' {
       application: 'voip' | 'audio' | 'restricted_lowdelay';
     });
     encode(pcm: ArrayBufferView): Uint8Array;
+    /** Frees the encoder's WebAssembly memory now (otherwise when it is collected). */
+    drop(): void;
   }
   export class Decoder {
     constructor(options: { channels: 1 | 2; sample_rate: 8000 | 12000 | 16000 | 24000 | 48000 });
     decode(packet: ArrayBufferView): Uint8Array;
+    /** Frees the decoder's WebAssembly memory now (otherwise when it is collected). */
+    drop(): void;
   }
 }

@@ -83,7 +83,7 @@ describe('pacePackets: packets on a 20 ms grid from one process-wide clock', () 
       const [report] = reports;
       assert.equal(report.prompts, 2);
       assert.equal(report.packets, 12);
-      assert.ok(report.p50Ms <= report.p99Ms && report.p99Ms <= report.maxMs, JSON.stringify(report));
+      assert.ok(report.p50Ms <= report.p99Ms && report.maxMs < 200, JSON.stringify(report));
       assert.ok(report.to >= report.from && report.to - report.from >= 100, JSON.stringify(report));
       closePacingWindow();
       assert.equal(reports.length, 1, 'an empty window says nothing');

@@ -69,7 +69,7 @@ describe('WebRTC media transport: a real peer on 127.0.0.1 as Meta’s edge', ()
     stopListening();
     assert.equal(reports.length, 1);
     assert.equal(reports[0].packets, expectedPackets);
-    assert.ok(reports[0].p99Ms <= reports[0].maxMs);
+    assert.ok(reports[0].p99Ms < 100, `one call's p99 lateness ${reports[0].p99Ms} ms`);
     console.log(
       `prompt: ${report.packets} packets, lateness p50 ${reports[0].p50Ms.toFixed(1)} ms, p99 ${reports[0].p99Ms.toFixed(1)} ms, max ${reports[0].maxMs.toFixed(1)} ms`,
     );
@@ -95,6 +95,7 @@ describe('WebRTC media transport: a real peer on 127.0.0.1 as Meta’s edge', ()
   it('reports a media path that never connects as an error within the time limit, and closes it', async () => {
     const far = await FarEndPeer.offer();
     const transport = await WebRtcMediaTransport.answer(far.offerSdp, { ...LOCAL, connectTimeoutMs: 1500 });
+    cleanup.push(() => transport.close());
     // The far end goes away without ever taking the answer: nothing answers the connectivity checks.
     await far.close();
     const startedAt = performance.now();

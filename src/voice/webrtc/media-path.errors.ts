@@ -17,3 +17,11 @@ export class MediaPathNotConnected extends Error {
     this.name = 'MediaPathNotConnected';
   }
 }
+
+/** The media thread stopped (crashed or exited): every call it carried has lost its media. */
+export class MediaThreadLost extends Error {
+  constructor(cause: string) {
+    super(`The media thread stopped: ${cause}`);
+    this.name = 'MediaThreadLost';
+  }
+}

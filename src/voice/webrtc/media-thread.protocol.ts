@@ -1,7 +1,6 @@
 import type { MediaPathFailure } from './media-path.errors.js';
 import type { PacingReport } from './packet-pacer.js';
 import type { MediaTransportOptions, PlaybackReport } from './peer-media.js';
-import type { PcmAudio } from './pcm-audio.js';
 import type { PriorityOutcome } from './thread-priority.js';
 
 /** What the thread is started with. */
@@ -12,14 +11,14 @@ export interface ThreadSettings {
 
 /**
  * What the process asks of its media thread. `call` names a call's peer; `seq` pairs a request
- * with its {@link Reply}. A prompt is sent once as `audio` and named by `prompt` from then on.
+ * with its {@link Reply}. A prompt's samples are sent once and named by `prompt` from then on.
  */
 export type Request =
   | { op: 'offer'; seq: number; call: number; options: MediaTransportOptions }
   | { op: 'answer'; seq: number; call: number; options: MediaTransportOptions; offerSdp: string }
   | { op: 'acceptAnswer'; seq: number; call: number; sdp: string }
   | { op: 'connected'; seq: number; call: number }
-  | { op: 'play'; seq: number; call: number; prompt: number; audio?: PcmAudio }
+  | { op: 'play'; seq: number; call: number; prompt: number; sampleRate: number; samples?: Int16Array }
   | { op: 'close'; seq: number; call: number }
   | { op: 'closePacingWindow'; seq: number }
   | { op: 'stop'; call: number }

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import type { EventLoopUtilization } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import { MediaPathNotConnected } from './media-path.errors.js';
+import { Logger } from '@nestjs/common';
+import { MediaPathNotConnected, MediaThreadLost } from './media-path.errors.js';
 import type { MediaEvent, Message, Request, ThreadError, ThreadSettings } from './media-thread.protocol.js';
 import type { PacingReport } from './packet-pacer.js';
 import type { PlaybackReport } from './peer-media.js';
@@ -18,7 +19,7 @@ export interface CallListener {
   key(key: string): void;
   audio(samples: Int16Array, rtpTimestamp: number): void;
   /** The thread is gone: every pending request of the call has failed; nothing more will come. */
-  lost(error: Error): void;
+  lost(error: MediaThreadLost): void;
 }
 
 function fromThread(error: ThreadError): Error {
@@ -38,10 +39,11 @@ export class MediaThread {
 
   private readonly worker = new Worker(join(__dirname, 'media-thread.worker.js'), { workerData: MediaThread.settings });
   private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  private readonly logger = new Logger('MediaThread');
   private readonly calls = new Map<number, CallListener>();
   private nextSeq = 1;
   private nextCall = 1;
-  private gone: Error | undefined;
+  private gone: MediaThreadLost | undefined;
   /** Prompts the thread holds, by the samples' identity (the prompt cache keeps one array per file). */
   private readonly promptIds = new WeakMap<Int16Array, number>();
   private nextPrompt = 1;
@@ -51,8 +53,9 @@ export class MediaThread {
     // Calls in progress keep the process alive through their jobs, not through this thread.
     this.worker.unref();
     this.worker.on('message', (message: Message) => this.take(message));
-    this.worker.on('error', (error) => this.lose(error));
-    this.worker.on('exit', (code) => this.lose(new Error(`The media thread exited with code ${code}`)));
+    this.worker.on('error', (error) => this.lose(new MediaThreadLost(error.message)));
+    this.worker.on('messageerror', (error) => this.lose(new MediaThreadLost(`a message could not be read: ${error.message}`)));
+    this.worker.on('exit', (code) => this.lose(new MediaThreadLost(`it exited with code ${code}`)));
   }
 
   /** The running thread, started if there is none. */
@@ -64,11 +67,6 @@ export class MediaThread {
   /** Settings for the threads started from now on. */
   static configure(settings: ThreadSettings): void {
     MediaThread.settings = settings;
-  }
-
-  /** Whether a thread is running (one that was never needed is not started to report nothing). */
-  static get running(): boolean {
-    return MediaThread.current !== undefined;
   }
 
   /** Calls `listener` with each of the media thread's pacing reports (see PacingReport); returns the function that stops it. */
@@ -88,9 +86,9 @@ export class MediaThread {
     return () => MediaThread.priorityListeners.delete(listener);
   }
 
-  /** Ends the thread's pacing window now: its report reaches the listeners before this resolves. */
-  static async closePacingWindow(): Promise<void> {
-    await MediaThread.current?.ask({ op: 'closePacingWindow' });
+  /** Ends the thread's pacing window now: its report reaches the listeners before this resolves (or within `timeoutMs`). */
+  static async closePacingWindow(timeoutMs = 2000): Promise<void> {
+    await MediaThread.current?.ask({ op: 'closePacingWindow' }, timeoutMs);
   }
 
   /** A new call's id; its events go to `listener`. */
@@ -104,12 +102,29 @@ export class MediaThread {
     this.calls.delete(call);
   }
 
-  ask<T = void>(request: Ask): Promise<T> {
+  /** Sends `request` and resolves with the thread's reply; rejects after `timeoutMs` if given (a thread that hangs). */
+  ask<T = void>(request: Ask, timeoutMs?: number): Promise<T> {
     if (this.gone) return Promise.reject(this.gone);
     const seq = this.nextSeq++;
     return new Promise<T>((resolve, reject) => {
-      this.pending.set(seq, { resolve: resolve as (value: unknown) => void, reject });
-      this.worker.postMessage({ ...request, seq });
+      const timer =
+        timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              this.pending.delete(seq);
+              reject(new Error(`The media thread did not answer ${request.op} within ${timeoutMs} ms`));
+            }, timeoutMs);
+      const settle = (then: () => void) => {
+        clearTimeout(timer);
+        then();
+      };
+      this.pending.set(seq, { resolve: (value) => settle(() => resolve(value as T)), reject: (error) => settle(() => reject(error)) });
+      try {
+        this.worker.postMessage({ ...request, seq });
+      } catch (error) {
+        this.pending.delete(seq);
+        settle(() => reject(error));
+      }
     });
   }
 
@@ -119,12 +134,13 @@ export class MediaThread {
 
   /** Plays `audio` on a call; the samples cross to the thread the first time only. */
   play(call: number, audio: { sampleRate: number; samples: Int16Array }): Promise<PlaybackReport> {
-    let prompt = this.promptIds.get(audio.samples);
-    if (prompt !== undefined) return this.ask({ op: 'play', call, prompt });
+    const { sampleRate, samples } = audio;
+    let prompt = this.promptIds.get(samples);
+    if (prompt !== undefined) return this.ask({ op: 'play', call, prompt, sampleRate });
     prompt = this.nextPrompt++;
-    this.promptIds.set(audio.samples, prompt);
-    this.forgetPrompts.register(audio.samples, prompt);
-    return this.ask({ op: 'play', call, prompt, audio });
+    this.promptIds.set(samples, prompt);
+    this.forgetPrompts.register(samples, prompt);
+    return this.ask({ op: 'play', call, prompt, sampleRate, samples });
   }
 
   private take(message: Message): void {
@@ -138,15 +154,20 @@ export class MediaThread {
     else pending?.resolve(message.value);
   }
 
+  /** One event to whoever listens; a listener that throws is logged and costs no other event of the batch. */
   private dispatch(event: MediaEvent): void {
-    if (event.event === 'pacing') for (const listener of MediaThread.pacingListeners) listener(event.report);
-    else if (event.event === 'priority') for (const listener of MediaThread.priorityListeners) listener(event.outcome);
-    else if (event.event === 'key') this.calls.get(event.call)?.key(event.key);
-    else this.calls.get(event.call)?.audio(event.samples, event.rtpTimestamp);
+    try {
+      if (event.event === 'pacing') for (const listener of MediaThread.pacingListeners) listener(event.report);
+      else if (event.event === 'priority') for (const listener of MediaThread.priorityListeners) listener(event.outcome);
+      else if (event.event === 'key') this.calls.get(event.call)?.key(event.key);
+      else this.calls.get(event.call)?.audio(event.samples, event.rtpTimestamp);
+    } catch (error) {
+      this.logger.error({ err: error }, `A listener of the media thread's ${event.event} event failed`);
+    }
   }
 
   /** The thread died: its calls' media is gone with it. The next call starts a new thread. */
-  private lose(error: Error): void {
+  private lose(error: MediaThreadLost): void {
     if (this.gone) return;
     this.gone = error;
     if (MediaThread.current === this) MediaThread.current = undefined;

@@ -10,13 +10,12 @@ import { MediaPathNotConnected } from './media-path.errors.js';
 import type { MediaEvent, Message, Request, ThreadError, ThreadSettings } from './media-thread.protocol.js';
 import { closePacingWindow, onPacingReport } from './packet-pacer.js';
 import { PeerMedia, type PlaybackReport } from './peer-media.js';
-import type { PcmAudio } from './pcm-audio.js';
 import { setThreadNiceness } from './thread-priority.js';
 
 const port = parentPort!;
 const peers = new Map<number, PeerMedia>();
-/** Prompts by the id the process gave them; the same object plays for every call, so its Opus frames are made once. */
-const prompts = new Map<number, PcmAudio>();
+/** Prompts' samples by the id the process gave them; the same array plays for every call, so its Opus frames are made once. */
+const prompts = new Map<number, Int16Array>();
 
 let events: MediaEvent[] = [];
 let flushing = false;
@@ -79,11 +78,11 @@ function handle(request: Request): void {
     case 'connected':
       return void answer(request.seq, () => peer(request.call).connected());
     case 'play': {
-      if (request.audio) prompts.set(request.prompt, request.audio);
-      const audio = prompts.get(request.prompt);
+      if (request.samples) prompts.set(request.prompt, request.samples);
+      const samples = prompts.get(request.prompt);
       return void answer(request.seq, () => {
-        if (!audio) throw new Error(`Prompt ${request.prompt} was never sent to the media thread`);
-        return peer(request.call).play(audio);
+        if (!samples) throw new Error(`Prompt ${request.prompt} was never sent to the media thread`);
+        return peer(request.call).play({ sampleRate: request.sampleRate, samples });
       });
     }
     case 'close':

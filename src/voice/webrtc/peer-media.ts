@@ -33,7 +33,7 @@ export interface PlaybackReport {
 }
 
 const OPUS = { mimeType: 'audio/opus', clockRate: OPUS_RTP_CLOCK_RATE, channels: 2 } as const;
-const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 /** Opus for the audio, telephone-event (RFC 4733) at both clock rates peers offer it at, for the keys. */
 function codecs(): RTCRtpCodecParameters[] {
@@ -180,6 +180,8 @@ export class PeerMedia {
     if (this.closed) return;
     this.closed = true;
     this.stop();
+    this.decoder?.drop(); // WebAssembly memory: freed now, not whenever the collector gets to it
+    this.decoder = undefined;
     await this.pc.close();
   }
 

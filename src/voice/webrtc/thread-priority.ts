@@ -7,7 +7,7 @@ export type PriorityOutcome = { niceness: number; applied: true } | { niceness: 
 /**
  * Sets the niceness of the calling thread alone (Linux schedules threads as tasks: setpriority on
  * the thread's id, from /proc/thread-self). Lower is sooner: a media thread at -10 is run before the
- * machine's ordinary work when both are ready. Negative values need CAP_SYS_NICE.
+ * machine's ordinary work when both are ready. Negative values need CAP_SYS_NICE or RLIMIT_NICE.
  */
 export function setThreadNiceness(niceness: number): PriorityOutcome {
   if (process.platform !== 'linux')
@@ -20,6 +20,8 @@ export function setThreadNiceness(niceness: number): PriorityOutcome {
     setPriority(threadId, niceness);
     return { niceness, applied: true };
   } catch (error) {
-    return { niceness, applied: false, reason: (error as NodeJS.ErrnoException).code ?? String(error) };
+    // os.setPriority throws a SystemError: the errno's name (EACCES) is in `info`.
+    const failure = error as { info?: { code?: string }; code?: string; message?: string };
+    return { niceness, applied: false, reason: failure.info?.code ?? failure.code ?? String(failure.message ?? error) };
   }
 }

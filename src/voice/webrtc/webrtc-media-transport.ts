@@ -1,6 +1,10 @@
+import type { MediaThreadLost } from './media-path.errors.js';
 import { MediaThread, type Ask } from './media-thread.js';
-import type { MediaTransportOptions, PlaybackReport, ReceivedAudioListener } from './peer-media.js';
+import { DEFAULT_CONNECT_TIMEOUT_MS, type MediaTransportOptions, type PlaybackReport, type ReceivedAudioListener } from './peer-media.js';
 import type { PcmAudio } from './pcm-audio.js';
+
+/** Beyond a call's own connect time limit, how long an unanswered thread is waited for. */
+const THREAD_MARGIN_MS = 5000;
 
 export { RECEIVED_AUDIO_RATE, type MediaTransportOptions, type PlaybackReport, type ReceivedAudioListener } from './peer-media.js';
 
@@ -12,22 +16,29 @@ export { RECEIVED_AUDIO_RATE, type MediaTransportOptions, type PlaybackReport, t
 export class WebRtcMediaTransport {
   private readonly keyListeners: Array<(key: string) => void> = [];
   private readonly audioListeners: ReceivedAudioListener[] = [];
+  private readonly lostListeners: Array<(error: MediaThreadLost) => void> = [];
   private connection: Promise<void> | undefined;
   private sdp = '';
   private closed = false;
   private readonly call: number;
 
-  private constructor(private readonly thread: MediaThread) {
+  private constructor(
+    private readonly thread: MediaThread,
+    private readonly connectTimeoutMs: number,
+  ) {
     this.call = thread.register({
       key: (key) => this.keyListeners.forEach((listener) => listener(key)),
       audio: (samples, rtpTimestamp) => this.audioListeners.forEach((listener) => listener(samples, rtpTimestamp)),
-      lost: () => (this.closed = true),
+      lost: (error) => {
+        this.closed = true;
+        this.lostListeners.forEach((listener) => listener(error));
+      },
     });
   }
 
   /** Answers a far end's offer (Meta's offer for a user-initiated call). The answer is `localSdp`. */
   static async answer(remoteOffer: string, options: MediaTransportOptions = {}): Promise<WebRtcMediaTransport> {
-    const transport = new WebRtcMediaTransport(MediaThread.get());
+    const transport = new WebRtcMediaTransport(MediaThread.get(), options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS);
     await transport.open({ op: 'answer', call: transport.call, options, offerSdp: remoteOffer });
     transport.startConnecting();
     return transport;
@@ -35,7 +46,7 @@ export class WebRtcMediaTransport {
 
   /** Makes an offer (for a business-initiated call's `connect`); pass the far end's answer to acceptAnswer(). */
   static async offer(options: MediaTransportOptions = {}): Promise<WebRtcMediaTransport> {
-    const transport = new WebRtcMediaTransport(MediaThread.get());
+    const transport = new WebRtcMediaTransport(MediaThread.get(), options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS);
     await transport.open({ op: 'offer', call: transport.call, options });
     return transport;
   }
@@ -53,7 +64,8 @@ export class WebRtcMediaTransport {
 
   /**
    * Resolves when ICE and DTLS are up and SRTP can flow; rejects with MediaPathNotConnected when they
-   * fail, when the transport is closed first, or when `connectTimeoutMs` passes (then it is closed).
+   * fail, when the transport is closed first, or when `connectTimeoutMs` passes (then it is closed),
+   * and with MediaThreadLost when the media thread stops first.
    */
   connected(): Promise<void> {
     if (!this.connection) return Promise.reject(new Error('No remote description yet: call acceptAnswer() first'));
@@ -62,6 +74,11 @@ export class WebRtcMediaTransport {
 
   onKey(listener: (key: string) => void): void {
     this.keyListeners.push(listener);
+  }
+
+  /** Called if the media thread stops while this call is open: its media is gone (MediaThreadLost). */
+  onLost(listener: (error: MediaThreadLost) => void): void {
+    this.lostListeners.push(listener);
   }
 
   /** Hands every Opus packet the far end sends, decoded to mono PCM at RECEIVED_AUDIO_RATE, to `listener` (a call's recording). */
@@ -107,7 +124,8 @@ export class WebRtcMediaTransport {
   }
 
   private startConnecting(): void {
-    this.connection = this.thread.ask({ op: 'connected', call: this.call });
+    // The thread keeps the time limit; this one only stops a thread that hangs from hanging the call.
+    this.connection = this.thread.ask({ op: 'connected', call: this.call }, this.connectTimeoutMs + THREAD_MARGIN_MS);
     // A caller that never asks must not see an unhandled rejection.
     this.connection.catch(() => undefined);
   }

@@ -37,7 +37,7 @@ export class MediaThreadLog implements OnModuleInit, OnApplicationShutdown {
     if (outcome.applied) this.logger.log(`The media thread runs at niceness ${outcome.niceness}`);
     else
       this.logger.warn(
-        `The media thread could not take niceness ${outcome.niceness} (${outcome.reason}): its packets may leave late on a busy machine. Give the worker CAP_SYS_NICE (a container: cap_add SYS_NICE) or set WHATSAPP_CALL_MEDIA_NICENESS=0`,
+        `The media thread could not take niceness ${outcome.niceness} (${outcome.reason}): its packets may leave late on a busy machine. Give the worker CAP_SYS_NICE or an RLIMIT_NICE of 20 minus the niceness (a container: ulimits nice 30), or set WHATSAPP_CALL_MEDIA_NICENESS=0`,
       );
   }
 

@@ -1,4 +1,4 @@
-import { MediaPathNotConnected } from '../webrtc/media-path.errors.js';
+import { MediaPathNotConnected, MediaThreadLost } from '../webrtc/media-path.errors.js';
 import type { WebRtcMediaTransport } from '../webrtc/webrtc-media-transport.js';
 import type { CallSignal } from './call-signals.js';
 import { terminateCall, type GraphNumber } from './graph-calling.js';
@@ -56,9 +56,11 @@ export abstract class WhatsAppCall {
   /** Once both descriptions are set: a media path that fails (or never comes up in time) ends the call. */
   protected watchMediaPath(): void {
     this.media.connected().catch((err: unknown) => {
-      const message = err instanceof MediaPathNotConnected ? err.message : String(err);
+      const message = err instanceof MediaPathNotConnected || err instanceof MediaThreadLost ? err.message : String(err);
       void this.hangUp({ kind: 'media-failed', message });
     });
+    // Media lost later (the thread stopped mid-call) ends the call too, not the next prompt or time limit.
+    this.media.onLost((err) => void this.hangUp({ kind: 'media-failed', message: err.message }));
   }
 
   /** Timers of the direction that must not fire once the call is ending. */
