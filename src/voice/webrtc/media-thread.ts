@@ -175,5 +175,7 @@ export class MediaThread {
     this.pending.clear();
     for (const listener of this.calls.values()) listener.lost(error);
     this.calls.clear();
+    // A thread still running (a message it sent could not be read) is stopped with its peers.
+    void this.worker.terminate();
   }
 }
