@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { MediaPathNotConnected } from '../../src/voice/webrtc/media-path.errors.js';
+import { MediaPathNotConnected, MediaThreadLost } from '../../src/voice/webrtc/media-path.errors.js';
 import { MediaThread } from '../../src/voice/webrtc/media-thread.js';
 import type { PacingReport } from '../../src/voice/webrtc/packet-pacer.js';
 import { pcmFromWav, type PcmAudio } from '../../src/voice/webrtc/pcm-audio.js';
@@ -108,5 +108,34 @@ describe('WebRTC media transport: a real peer on 127.0.0.1 as Meta’s edge', ()
     assert.ok(['timeout', 'ice-failed'].includes(error.reason));
     assert.ok(elapsedMs <= 1500 + 500, `reported after ${elapsedMs} ms, limit 1500 ms`);
     await assert.rejects(transport.play({ sampleRate: RATE, samples: new Int16Array(160) }), MediaPathNotConnected);
+  });
+
+  it('a media thread that stops mid-prompt ends the call: play() and onLost report MediaThreadLost; the next call gets a new thread', async () => {
+    const far = await FarEndPeer.offer();
+    cleanup.push(() => far.close());
+    const transport = await WebRtcMediaTransport.answer(far.offerSdp, { ...LOCAL, connectTimeoutMs: 10_000 });
+    await far.acceptAnswer(transport.localSdp);
+    await transport.connected();
+    const lost: Error[] = [];
+    transport.onLost((error) => lost.push(error));
+    // Its outcome is taken at once: the rejection comes while the thread is being stopped.
+    const playing = transport.play({ sampleRate: RATE, samples: new Int16Array(RATE * 5) }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await waitFor(async () => far.packetsOf('audio/opus').length >= 5, 5000, 'the prompt under way');
+    await MediaThread.stop();
+    assert.ok((await playing) instanceof MediaThreadLost, 'the prompt under way failed with the thread');
+    assert.equal(lost.length, 1);
+    assert.ok(lost[0] instanceof MediaThreadLost, String(lost[0]));
+    await assert.rejects(transport.play({ sampleRate: RATE, samples: new Int16Array(160) }), MediaThreadLost);
+
+    const next = await WebRtcMediaTransport.offer(LOCAL);
+    cleanup.push(() => next.close());
+    const nextFar = await FarEndPeer.answer(next.localSdp);
+    cleanup.push(() => nextFar.close());
+    await next.acceptAnswer(nextFar.answerSdp);
+    await next.connected();
+    assert.equal((await next.play({ sampleRate: RATE, samples: new Int16Array(RATE / 5) })).packets, 10);
   });
 });

@@ -64,6 +64,14 @@ export class MediaThread {
     return MediaThread.current;
   }
 
+  /** Stops the running thread (a worker shutting down): the media of any call still on it is lost. */
+  static async stop(): Promise<void> {
+    const thread = MediaThread.current;
+    if (!thread) return;
+    thread.lose(new MediaThreadLost('the process is stopping'));
+    await thread.worker.terminate();
+  }
+
   /** Settings for the threads started from now on. */
   static configure(settings: ThreadSettings): void {
     MediaThread.settings = settings;
