@@ -2,9 +2,9 @@
 // clock of their prompts live here, on an event loop that does nothing else. On the worker's main
 // loop, database replies, webhooks and job bookkeeping for a hundred calls made 20 ms packets leave
 // late (p99 72 ms, max 141 ms); here only media work can delay them. It asks for a higher priority
-// than the machine's other work (WHATSAPP_CALL_MEDIA_NICENESS): with another process busy on every
-// core, its packets' p99 lateness was 37-47 ms at its process's niceness and 7-8 ms at -10, a
-// hundred calls. Driven by media-thread.ts.
+// than the machine's other work (WHATSAPP_CALL_MEDIA_NICENESS): with a process spinning on one of
+// the two cores, its packets' p99 lateness was 37-47 ms at its process's niceness and 7-8 ms at -10,
+// a hundred calls. Driven by media-thread.ts.
 import { parentPort, workerData } from 'node:worker_threads';
 import { MediaPathNotConnected } from './media-path.errors.js';
 import type { MediaEvent, Message, Request, ThreadError, ThreadSettings } from './media-thread.protocol.js';
