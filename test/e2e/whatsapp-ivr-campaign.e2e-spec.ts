@@ -100,10 +100,10 @@ describeWithApp(
         `the prompt at ${what}`,
       );
 
-    it('calls each recipient over WhatsApp: the prompt reaches each user, their keys are the answers, the report counts them, one outcome webhook per call', async () => {
-      const outcomePath = '/ivr/campaign';
+    /** Creates an IVR campaign on the channel asking the uploaded question (1 Confirm, 2 Cancel) of `contactIds`, and starts it. */
+    const startIvrCampaign = async (name: string, outcomePath: string, inputTimeoutMs: number, contactIds: string[]) => {
       const created = await fx.a.api.post('/v1/campaigns', {
-        name: 'WhatsApp confirmations',
+        name,
         channelId,
         kind: 'OutboundIvr',
         ivr: {
@@ -114,14 +114,25 @@ describeWithApp(
           ],
           webhookUrl: fx.receiver.url(outcomePath),
           maxAudioRetries: 0,
-          inputTimeoutMs: 2000,
+          inputTimeoutMs,
         },
-        audience: { contactIds: USERS.map((u) => contactOf.get(u.number)) },
+        audience: { contactIds },
       });
       assert.equal(created.status, 200, created.text);
       const campaignId = created.body.id as string;
       const started = await fx.a.api.post(`/v1/campaigns/${campaignId}/start`, {});
       assert.equal(started.status, 200, started.text);
+      return { campaignId, started };
+    };
+
+    it('calls each recipient over WhatsApp: the prompt reaches each user, their keys are the answers, the report counts them, one outcome webhook per call', async () => {
+      const outcomePath = '/ivr/campaign';
+      const { campaignId, started } = await startIvrCampaign(
+        'WhatsApp confirmations',
+        outcomePath,
+        2000,
+        USERS.map((u) => contactOf.get(u.number)!),
+      );
       assert.equal(started.body.counts.total, USERS.length);
 
       // Each recipient is called over WhatsApp (Meta's `connect` to the user's number), once.
@@ -249,26 +260,12 @@ describeWithApp(
       assert.equal(dnc.status, 200, dnc.text);
 
       const outcomePath = '/ivr/bsuid-campaign';
-      const created = await fx.a.api.post('/v1/campaigns', {
-        name: 'WhatsApp users without numbers',
-        channelId,
-        kind: 'OutboundIvr',
-        ivr: {
-          audioFileUrl: promptUrl,
-          options: [
-            { digit: '1', description: 'Confirm' },
-            { digit: '2', description: 'Cancel' },
-          ],
-          webhookUrl: fx.receiver.url(outcomePath),
-          maxAudioRetries: 0,
-          inputTimeoutMs: 4000,
-        },
-        audience: { contactIds: [granted, optedOut, asked].map((u) => idOf.get(u)) },
-      });
-      assert.equal(created.status, 200, created.text);
-      const campaignId = created.body.id as string;
-      const started = await fx.a.api.post(`/v1/campaigns/${campaignId}/start`, {});
-      assert.equal(started.status, 200, started.text);
+      const { campaignId, started } = await startIvrCampaign(
+        'WhatsApp users without numbers',
+        outcomePath,
+        4000,
+        [granted, optedOut, asked].map((u) => idOf.get(u)!),
+      );
       assert.equal(started.body.counts.total, 3);
       assert.equal(started.body.counts.skippedNoPhone, 0, 'a WhatsApp call needs no number');
 
